@@ -1,0 +1,28 @@
+import { BLOB_READ_MAX_BYTES } from '../../protocol/limits';
+import type { Patchset, Side } from '../../protocol/patchset';
+import { err, ok, rennetError, type Result } from '../../protocol/result';
+import type { BlobContent } from '../../protocol/rpc';
+import { runGit } from '../git/run';
+import { checkRepoRelativePath } from './paths';
+
+/**
+ * Reads a captured file's base or head blob by the object id recorded at capture time, so the
+ * bytes never change with later edits to the checkout.
+ */
+export async function readCapturedBlob(repoRoot: string, patchset: Patchset, path: string, side: Side): Promise<Result<BlobContent>> {
+  const checked = checkRepoRelativePath(path);
+  if (!checked.ok) return checked;
+  const file = patchset.files.find((f) => f.path === path || (side === 'base' && f.oldPath === path));
+  if (!file) return err(rennetError('not-found', `${path} is not a changed file of ${patchset.id}`, { path }));
+  const oid = side === 'base' ? file.oldOid : file.newOid;
+  if (!oid) return err(rennetError('not-found', `${path} has no ${side} side in ${patchset.id} (${file.status})`, { path }));
+  if (file.submodule) return err(rennetError('not-found', `${path} is a submodule; its content is another repository`, { path }));
+  const result = await runGit(['cat-file', 'blob', oid], { cwd: repoRoot, maxStdoutBytes: BLOB_READ_MAX_BYTES + 1 });
+  if (result.code !== 0 && !result.cut) {
+    return err(rennetError('git-failed', `could not read ${side} blob ${oid} of ${path}: ${result.stderr.trim()}`));
+  }
+  const truncated = result.stdout.length > BLOB_READ_MAX_BYTES;
+  const bytes = truncated ? result.stdout.subarray(0, BLOB_READ_MAX_BYTES) : result.stdout;
+  const binary = bytes.subarray(0, 8000).includes(0);
+  return ok({ path, side, oid, text: binary ? null : bytes.toString('utf8'), binary, bytes: bytes.length, truncated });
+}

@@ -1,0 +1,245 @@
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import {
+  CAPTURE_CONTEXT_LINES,
+  CAPTURE_MAX_FILE_BYTES,
+  CAPTURE_MAX_PATCH_BYTES_PER_FILE,
+} from '../../protocol/limits';
+import type { CaptureOptions, FileChange, Patchset, PatchsetTotals } from '../../protocol/patchset';
+import { err, ok, rennetError, type Result } from '../../protocol/result';
+import type { Target } from '../../protocol/session';
+import { GitError, gitText, runGit } from '../git/run';
+import { canonicalJson, contentId } from './ids';
+import { DiffParseError, parseDiffOutput } from './parseDiff';
+import { currentBranch, resolveCommit, type RepoHandle } from './repo';
+
+/** Hidden ref namespace that keeps synthetic working-tree commits reachable (never a branch). */
+export const CAPTURE_REF_PREFIX = 'refs/rennet/captures/';
+/** git's own binary heuristic looks at this many leading bytes for a NUL. */
+const BINARY_SNIFF_BYTES = 8000;
+
+export function captureOptions(overrides?: Partial<CaptureOptions>): CaptureOptions {
+  return {
+    maxFileBytes: overrides?.maxFileBytes ?? CAPTURE_MAX_FILE_BYTES,
+    maxPatchBytesPerFile: overrides?.maxPatchBytesPerFile ?? CAPTURE_MAX_PATCH_BYTES_PER_FILE,
+    contextLines: overrides?.contextLines ?? CAPTURE_CONTEXT_LINES,
+  };
+}
+
+/**
+ * The diff flags, fixed so that user configuration (diff.algorithm, diff.noprefix, color.ui,
+ * external diff drivers, textconv, diff.context, diff.interHunkContext) cannot change a capture.
+ */
+export function diffArgs(options: CaptureOptions, base: string, head: string): string[] {
+  return [
+    '-c', `core.bigFileThreshold=${options.maxFileBytes}`,
+    'diff', '--raw', '-p', '-z',
+    '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative',
+    '--find-renames', `-U${options.contextLines}`, '--inter-hunk-context=0',
+    '--diff-algorithm=myers', '--indent-heuristic',
+    '--submodule=short', '--ignore-submodules=none',
+    '--src-prefix=a/', '--dst-prefix=b/', '--full-index', '--no-abbrev',
+    base, head, '--',
+  ];
+}
+
+/** The command a person (or a seat) runs to see exactly this diff. */
+export function diffCommandFor(options: CaptureOptions, base: string, head: string): string {
+  return `git diff --find-renames -U${options.contextLines} --diff-algorithm=myers ${base} ${head}`;
+}
+
+interface ResolvedTarget {
+  head: string;
+  headRef: string;
+  baseTip: string;
+}
+
+/** Captures a target into an immutable, content-addressed patchset. Writes nothing on failure. */
+export async function capturePatchset(
+  repo: RepoHandle,
+  target: Target,
+  overrides?: Partial<CaptureOptions>,
+): Promise<Result<Patchset>> {
+  const options = captureOptions(overrides);
+  try {
+    const baseTip = await resolveCommit(repo, target.base);
+    if (!baseTip.ok) return baseTip;
+
+    let resolved: ResolvedTarget;
+    if (target.kind === 'branch') {
+      const head = await resolveCommit(repo, target.head);
+      if (!head.ok) return head;
+      resolved = { head: head.value, headRef: target.head, baseTip: baseTip.value };
+    } else {
+      const head = await snapshotWorkingTree(repo);
+      if (!head.ok) return head;
+      resolved = { head: head.value.commit, headRef: `${head.value.branch} (working tree)`, baseTip: baseTip.value };
+    }
+
+    const mergeBase = await findMergeBase(repo, target.base, resolved);
+    if (!mergeBase.ok) return mergeBase;
+
+    const [baseTree, headTree] = await Promise.all([
+      gitText(['rev-parse', `${mergeBase.value}^{tree}`], { cwd: repo.root }),
+      gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
+    ]);
+    if (baseTree === headTree) {
+      return err(
+        rennetError(
+          'empty-change',
+          target.kind === 'branch'
+            ? `nothing to review: ${target.head} has no changes against ${target.base} (their trees are identical at the merge-base ${mergeBase.value.slice(0, 12)})`
+            : `nothing to review: the working tree has no changes against ${target.base}`,
+        ),
+      );
+    }
+
+    const diff = await runGit(diffArgs(options, mergeBase.value, resolved.head), { cwd: repo.root });
+    if (diff.code !== 0) throw new GitError(['diff'], diff.code, diff.stderr);
+    const files = parseDiffOutput(diff.stdout, options);
+    await settleOversizedFiles(repo, files, options);
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+    const body: Omit<Patchset, 'id'> = {
+      base: mergeBase.value,
+      head: resolved.head,
+      headTree,
+      baseRef: target.base,
+      headRef: resolved.headRef,
+      baseTip: resolved.baseTip,
+      targetKind: target.kind,
+      diffCommand: diffCommandFor(options, mergeBase.value, resolved.head),
+      options,
+      totals: totalsOf(files),
+      files,
+    };
+    return ok({ id: contentId('ps', [canonicalJson(body)]), ...body });
+  } catch (error) {
+    if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's diff: ${error.message}`));
+    if (error instanceof GitError) return err(rennetError('git-failed', error.message));
+    throw error;
+  }
+}
+
+async function findMergeBase(repo: RepoHandle, baseRef: string, resolved: ResolvedTarget): Promise<Result<string>> {
+  const result = await runGit(['merge-base', resolved.baseTip, resolved.head], { cwd: repo.root });
+  if (result.code === 0) return ok(result.stdout.toString('utf8').trim());
+  if (repo.shallow) {
+    return err(
+      rennetError(
+        'shallow-missing-merge-base',
+        `${repo.root} is a shallow clone and the merge-base of ${resolved.headRef} and ${baseRef} is not in it; fetch more history (git fetch --unshallow, or --deepen=<n>) and try again`,
+      ),
+    );
+  }
+  return err(rennetError('no-merge-base', `${resolved.headRef} and ${baseRef} share no history (no merge-base)`));
+}
+
+/**
+ * Records the working tree (tracked, deleted and non-ignored untracked files) as a commit on top
+ * of HEAD without touching HEAD, the branch or the user's index: a temporary index file takes
+ * the writes, and a hidden ref keeps the commit reachable so its blobs stay readable.
+ */
+async function snapshotWorkingTree(repo: RepoHandle): Promise<Result<{ commit: string; branch: string }>> {
+  if (repo.bare) return err(rennetError('bare-working-tree', `${repo.root} is a bare repository; it has no working tree to review`));
+  const branch = await currentBranch(repo);
+  if (!branch) {
+    return err(rennetError('detached-head', 'Review Working Tree needs a checked-out branch, but HEAD is detached; check out a branch first'));
+  }
+  const headCommit = await resolveCommit(repo, 'HEAD');
+  if (!headCommit.ok) return headCommit;
+
+  const scratch = mkdtempSync(join(tmpdir(), 'rennet-index-'));
+  try {
+    const tempIndex = join(scratch, 'index');
+    let userIndex = await gitText(['rev-parse', '--git-path', 'index'], { cwd: repo.root });
+    if (!isAbsolute(userIndex)) userIndex = join(repo.root, userIndex);
+    // Starting from a copy of the user's index reuses its stat cache; the copy is all we write.
+    if (existsSync(userIndex)) copyFileSync(userIndex, tempIndex);
+    else await gitText(['read-tree', headCommit.value], { cwd: repo.root, env: { GIT_INDEX_FILE: tempIndex } });
+    await gitText(['add', '--all', '--', '.'], { cwd: repo.root, env: { GIT_INDEX_FILE: tempIndex } });
+    const tree = await gitText(['write-tree'], { cwd: repo.root, env: { GIT_INDEX_FILE: tempIndex } });
+
+    // Fixed identity and dates make the commit id a function of (tree, parent): capturing an
+    // unchanged working tree twice yields the same commit and so the same patchset id.
+    const headDate = await gitText(['show', '-s', '--format=%ct', headCommit.value], { cwd: repo.root });
+    const identity = {
+      GIT_AUTHOR_NAME: 'Rennet',
+      GIT_AUTHOR_EMAIL: 'rennet@localhost',
+      GIT_COMMITTER_NAME: 'Rennet',
+      GIT_COMMITTER_EMAIL: 'rennet@localhost',
+      GIT_AUTHOR_DATE: `@${headDate} +0000`,
+      GIT_COMMITTER_DATE: `@${headDate} +0000`,
+    };
+    const commit = await gitText(
+      ['commit-tree', '--no-gpg-sign', tree, '-p', headCommit.value, '-m', `rennet: working tree of ${branch}`],
+      { cwd: repo.root, env: identity },
+    );
+    await gitText(['update-ref', `${CAPTURE_REF_PREFIX}${commit}`, commit], { cwd: repo.root });
+    return ok({ commit, branch });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * git reports files over core.bigFileThreshold as binary. Tell the two apart: a text file over the
+ * limit is captured truncated (its size and the limit stated), a real binary stays binary.
+ */
+async function settleOversizedFiles(repo: RepoHandle, files: FileChange[], options: CaptureOptions): Promise<void> {
+  const candidates = files.filter((f) => f.binary);
+  if (candidates.length === 0) return;
+  const oids = [...new Set(candidates.flatMap((f) => [f.oldOid, f.newOid]).filter((o): o is string => o !== null))];
+  const sizes = await blobSizes(repo, oids);
+  for (const file of candidates) {
+    const baseBytes = file.oldOid ? (sizes.get(file.oldOid) ?? null) : null;
+    const headBytes = file.newOid ? (sizes.get(file.newOid) ?? null) : null;
+    const oversized = (baseBytes ?? 0) > options.maxFileBytes || (headBytes ?? 0) > options.maxFileBytes;
+    if (!oversized) continue;
+    const sides = [file.oldOid, file.newOid].filter((o): o is string => o !== null);
+    const looksBinary = (await Promise.all(sides.map((oid) => blobLooksBinary(repo, oid)))).some(Boolean);
+    if (looksBinary) continue;
+    file.binary = false;
+    file.truncated = true;
+    file.truncation = {
+      reason: 'file-size',
+      limitBytes: options.maxFileBytes,
+      baseBytes,
+      headBytes,
+      tailFrom: { base: file.oldOid ? 1 : null, head: file.newOid ? 1 : null },
+    };
+  }
+}
+
+async function blobSizes(repo: RepoHandle, oids: readonly string[]): Promise<Map<string, number>> {
+  const result = await runGit(['cat-file', '--batch-check=%(objectname) %(objectsize)'], {
+    cwd: repo.root,
+    input: `${oids.join('\n')}\n`,
+  });
+  const sizes = new Map<string, number>();
+  for (const line of result.stdout.toString('utf8').split('\n')) {
+    const [oid, size] = line.split(' ');
+    if (oid && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));
+  }
+  return sizes;
+}
+
+async function blobLooksBinary(repo: RepoHandle, oid: string): Promise<boolean> {
+  const head = await runGit(['cat-file', 'blob', oid], { cwd: repo.root, maxStdoutBytes: BINARY_SNIFF_BYTES });
+  return head.stdout.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
+export function totalsOf(files: readonly FileChange[]): PatchsetTotals {
+  const totals: PatchsetTotals = { files: files.length, additions: 0, deletions: 0, hunks: 0, binary: 0, submodules: 0, truncated: 0, uncounted: 0 };
+  for (const file of files) {
+    totals.additions += file.additions ?? 0;
+    totals.deletions += file.deletions ?? 0;
+    totals.hunks += file.hunks.length;
+    if (file.binary) totals.binary++;
+    if (file.submodule) totals.submodules++;
+    if (file.truncated) totals.truncated++;
+    if (file.additions === null || file.deletions === null) totals.uncounted++;
+  }
+  return totals;
+}

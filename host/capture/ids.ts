@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import { CONTENT_ID_HEX_LENGTH } from '../../protocol/limits';
+
+/** `prefix-` + the first 16 hex characters of SHA-256 over the parts, NUL-separated. */
+export function contentId(prefix: string, parts: readonly string[]): string {
+  const hash = createHash('sha256');
+  parts.forEach((part, index) => {
+    if (index > 0) hash.update('\0');
+    hash.update(part, 'utf8');
+  });
+  return `${prefix}-${hash.digest('hex').slice(0, CONTENT_ID_HEX_LENGTH)}`;
+}
+
+/**
+ * A hunk's identity is its path, its verbatim @@ header (which carries line numbers, so two
+ * byte-identical hunks in one file never collide) and its body.
+ */
+export function hunkId(path: string, header: string, body: string): string {
+  return contentId('h', [path, header, body]);
+}
+
+/** Deterministic JSON: object keys sorted, so equal content always hashes equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const sorted: Record<string, unknown> = {};
+      for (const key of Object.keys(v as Record<string, unknown>).sort()) {
+        sorted[key] = (v as Record<string, unknown>)[key];
+      }
+      return sorted;
+    }
+    return v;
+  });
+}

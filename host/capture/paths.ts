@@ -1,0 +1,13 @@
+import { err, ok, rennetError, type Result } from '../../protocol/result';
+
+/** A path crossing a boundary must be repo-relative: no absolute, ~-rooted, backslash or .. forms. */
+export function checkRepoRelativePath(path: string): Result<string> {
+  const refuse = (why: string) => err(rennetError('invalid-path', `"${path}" is not a repository-relative path: ${why}`, { path }));
+  if (path.length === 0) return refuse('it is empty');
+  if (path.includes('\0')) return refuse('it contains a NUL byte');
+  if (path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path)) return refuse('it is absolute');
+  if (path.startsWith('~')) return refuse('it is rooted at a home directory');
+  if (path.includes('\\')) return refuse('it uses backslashes');
+  if (path.split('/').some((segment) => segment === '..' || segment === '.' || segment === '')) return refuse('it has an empty, "." or ".." segment');
+  return ok(path);
+}

@@ -1,0 +1,90 @@
+import { realpathSync, statSync } from 'node:fs';
+import { simpleGit } from 'simple-git';
+import { BRANCH_LIST_MAX } from '../../protocol/limits';
+import { err, ok, rennetError, type Result } from '../../protocol/result';
+import type { BranchList } from '../../protocol/session';
+import { GitError, gitEnvironment, gitText, runGit } from '../git/run';
+
+/** A repository Rennet can read: its root (work tree or bare git dir) and what kind it is. */
+export interface RepoHandle {
+  /** Canonical path: the work tree's top level, or the git dir of a bare repository. */
+  root: string;
+  bare: boolean;
+  shallow: boolean;
+}
+
+export async function openRepo(dir: string): Promise<Result<RepoHandle>> {
+  try {
+    if (!statSync(dir).isDirectory()) return err(rennetError('not-a-repository', `${dir} is not a directory`));
+  } catch {
+    return err(rennetError('not-a-repository', `${dir} does not exist`));
+  }
+  const probe = await runGit(['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--is-shallow-repository'], { cwd: dir });
+  if (probe.code !== 0) {
+    return err(rennetError('not-a-repository', `${dir} is not a git repository`, { path: dir }));
+  }
+  const [bareFlag, gitDir, shallowFlag] = probe.stdout.toString('utf8').trim().split('\n');
+  const bare = bareFlag === 'true';
+  let root = gitDir ?? dir;
+  if (!bare) {
+    const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir });
+    if (top.code !== 0) return err(rennetError('not-a-repository', `${dir} is inside a git directory, not a work tree`));
+    root = top.stdout.toString('utf8').trim();
+  }
+  return ok({ root: realpathSync(root), bare, shallow: shallowFlag === 'true' });
+}
+
+/** Resolves a ref to a full commit id, or says precisely why not. */
+export async function resolveCommit(repo: RepoHandle, ref: string): Promise<Result<string>> {
+  if (ref.startsWith('-')) return err(rennetError('unknown-ref', `"${ref}" is not a ref`, { ref }));
+  const object = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], { cwd: repo.root });
+  if (object.code !== 0) return err(rennetError('unknown-ref', `unknown ref "${ref}" in ${repo.root}`, { ref }));
+  const commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: repo.root });
+  if (commit.code !== 0) return err(rennetError('not-a-commit', `"${ref}" names a ${await objectType(repo, ref)}, not a commit`, { ref }));
+  return ok(commit.stdout.toString('utf8').trim());
+}
+
+async function objectType(repo: RepoHandle, ref: string): Promise<string> {
+  const type = await runGit(['cat-file', '-t', '--end-of-options', ref], { cwd: repo.root });
+  return type.code === 0 ? type.stdout.toString('utf8').trim() : 'non-commit object';
+}
+
+/** The branch HEAD is on, or null when detached (or unborn). */
+export async function currentBranch(repo: RepoHandle): Promise<string | null> {
+  const head = await runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: repo.root });
+  return head.code === 0 ? head.stdout.toString('utf8').trim() : null;
+}
+
+/** origin/HEAD's branch, else main, else master; local name when a local branch exists. */
+export async function defaultBase(repo: RepoHandle, localBranches: readonly string[]): Promise<string | null> {
+  const local = new Set(localBranches);
+  const originHead = await runGit(['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD'], { cwd: repo.root });
+  if (originHead.code === 0) {
+    const remoteName = originHead.stdout.toString('utf8').trim(); // e.g. origin/main
+    const short = remoteName.replace(/^origin\//, '');
+    return local.has(short) ? short : remoteName;
+  }
+  for (const candidate of ['main', 'master']) {
+    if (local.has(candidate)) return candidate;
+    const remote = await runGit(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${candidate}`], { cwd: repo.root });
+    if (remote.code === 0) return `origin/${candidate}`;
+  }
+  return null;
+}
+
+/** Local branches for the picker: current first, then most recently committed. */
+export async function listBranches(repo: RepoHandle): Promise<Result<BranchList>> {
+  try {
+    // simple-git (the user's choice) for the repository queries; argv underneath, no shell.
+    const git = simpleGit({ baseDir: repo.root }).env(gitEnvironment() as Record<string, string>);
+    const refs = await git.raw(['for-each-ref', '--sort=-committerdate', '--format=%(refname:short)', `--count=${BRANCH_LIST_MAX}`, 'refs/heads']);
+    const byDate = refs.split('\n').filter((name) => name.length > 0);
+    const current = await currentBranch(repo);
+    const branches = current ? [current, ...byDate.filter((b) => b !== current)] : byDate;
+    return ok({ repoRoot: repo.root, current, branches, defaultBase: await defaultBase(repo, byDate) });
+  } catch (error) {
+    return err(rennetError('git-failed', `could not list branches: ${(error as Error).message}`));
+  }
+}
+
+export { GitError, gitText };

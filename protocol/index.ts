@@ -1,0 +1,5 @@
+export * from './limits';
+export * from './result';
+export * from './patchset';
+export * from './session';
+export * from './webview';

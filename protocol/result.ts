@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { ERROR_MESSAGE_MAX_CHARS } from './limits';
+
+/** A result a caller must decide on: success carries a value, failure a typed error. */
+export type Result<T, E = RennetError> = { ok: true; value: T } | { ok: false; error: E };
+
+export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
+export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
+
+/** Why a request was refused. Codes are stable; messages are for people. */
+export const ErrorCode = z.enum([
+  'not-a-repository',
+  'unknown-ref',
+  'not-a-commit',
+  'empty-change',
+  'no-merge-base',
+  'shallow-missing-merge-base',
+  'detached-head',
+  'bare-working-tree',
+  'invalid-path',
+  'not-found',
+  'git-failed',
+  'store-failed',
+  'host-unavailable',
+  'invalid-request',
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export const RennetError = z.object({
+  code: ErrorCode,
+  message: z.string(),
+  /** Optional machine-readable detail (the ref that was unknown, the path that was refused). */
+  detail: z.record(z.string(), z.string()).optional(),
+});
+export type RennetError = z.infer<typeof RennetError>;
+
+export function rennetError(code: ErrorCode, message: string, detail?: Record<string, string>): RennetError {
+  const bounded =
+    message.length > ERROR_MESSAGE_MAX_CHARS
+      ? `${message.slice(0, ERROR_MESSAGE_MAX_CHARS)}… [truncated, ${message.length} characters in all]`
+      : message;
+  return detail ? { code, message: bounded, detail } : { code, message: bounded };
+}
+
+/** zod schema for a Result over the wire. */
+export const resultSchema = <T extends z.ZodTypeAny>(value: T) =>
+  z.discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true), value }),
+    z.object({ ok: z.literal(false), error: RennetError }),
+  ]);

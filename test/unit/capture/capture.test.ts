@@ -1,0 +1,369 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { capturePatchset } from '../../../host/capture/capture';
+import { readCapturedBlob } from '../../../host/capture/blob';
+import { openRepo, type RepoHandle } from '../../../host/capture/repo';
+import type { FileChange, Patchset } from '../../../protocol/patchset';
+import { Patchset as PatchsetSchema } from '../../../protocol/patchset';
+import type { Target } from '../../../protocol/session';
+import { TestRepo, tempDir } from '../../fixtures/gitRepo';
+
+async function handle(dir: string): Promise<RepoHandle> {
+  const repo = await openRepo(dir);
+  assert.ok(repo.ok, repo.ok ? '' : repo.error.message);
+  return repo.value;
+}
+
+async function capture(repo: TestRepo, target: Target, options?: { maxFileBytes?: number; maxPatchBytesPerFile?: number }): Promise<Patchset> {
+  const result = await capturePatchset(await handle(repo.dir), target, options);
+  assert.ok(result.ok, result.ok ? '' : `${result.error.code}: ${result.error.message}`);
+  PatchsetSchema.parse(result.value);
+  return result.value;
+}
+
+function file(patchset: Patchset, path: string): FileChange {
+  const found = patchset.files.find((f) => f.path === path);
+  assert.ok(found, `${path} not in [${patchset.files.map((f) => JSON.stringify(f.path)).join(', ')}]`);
+  return found;
+}
+
+const lines = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n') + '\n';
+
+describe('capture against real git repositories', function () {
+  this.timeout(60_000);
+  let repo: TestRepo;
+  afterEach(() => repo?.cleanup());
+
+  function branchRange(setup: (r: TestRepo) => void, change: (r: TestRepo) => void): { base: string; head: string } {
+    repo = new TestRepo();
+    setup(repo);
+    const base = repo.commit('base');
+    repo.branch('feature');
+    change(repo);
+    const head = repo.commit('change');
+    return { base, head };
+  }
+
+  it('records a modification with hunks, line numbers, regions and counts that match git', async () => {
+    const { base, head } = branchRange(
+      (r) => r.write('src/app.ts', lines(40)),
+      (r) => r.write('src/app.ts', lines(40).replace('line 10\n', 'line ten\n').replace('line 30\n', 'line 30\nline 30b\n')),
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.equal(ps.base, base);
+    assert.equal(ps.head, head);
+    assert.match(ps.id, /^ps-[0-9a-f]{16}$/);
+    const f = file(ps, 'src/app.ts');
+    assert.equal(f.status, 'modified');
+    assert.equal(f.oldPath, null);
+    assert.equal(f.hunks.length, 2);
+    const [first, second] = f.hunks as [FileChange['hunks'][0], FileChange['hunks'][0]];
+    assert.deepEqual([first.oldStart, first.oldLines, first.newStart, first.newLines], [7, 7, 7, 7]);
+    assert.deepEqual([second.oldStart, second.oldLines, second.newStart, second.newLines], [28, 6, 28, 7]);
+    assert.match(first.id, /^h-[0-9a-f]{16}$/);
+    assert.notEqual(first.id, second.id);
+    const changed = first.lines.find((l) => l.kind === 'add');
+    assert.deepEqual(changed, { kind: 'add', text: 'line ten', oldLine: null, newLine: 10 });
+    assert.deepEqual(
+      f.regions.filter((r) => r.hunkId === second.id),
+      [
+        { side: 'base', startLine: 28, endLine: 33, hunkId: second.id },
+        { side: 'head', startLine: 28, endLine: 34, hunkId: second.id },
+      ],
+    );
+    const numstat = repo.git('diff', '--numstat', base, head).split('\t');
+    assert.equal(f.additions, Number(numstat[0]));
+    assert.equal(f.deletions, Number(numstat[1]));
+    assert.deepEqual(ps.totals, { files: 1, additions: 2, deletions: 1, hunks: 2, binary: 0, submodules: 0, truncated: 0, uncounted: 0 });
+  });
+
+  it('detects a pure rename and a rename with an edit', async () => {
+    branchRange(
+      (r) => r.write('a/pure.ts', lines(20, 'pure')).write('a/edited.ts', lines(20, 'edited')),
+      (r) => {
+        r.remove('a/pure.ts').remove('a/edited.ts');
+        r.write('b/pure.ts', lines(20, 'pure'));
+        r.write('b/edited.ts', lines(20, 'edited').replace('edited 5\n', 'edited five\n'));
+      },
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    const pure = file(ps, 'b/pure.ts');
+    assert.equal(pure.status, 'renamed');
+    assert.equal(pure.oldPath, 'a/pure.ts');
+    assert.equal(pure.similarity, 100);
+    assert.equal(pure.hunks.length, 0);
+    assert.deepEqual([pure.additions, pure.deletions], [0, 0]);
+    const edited = file(ps, 'b/edited.ts');
+    assert.equal(edited.status, 'renamed');
+    assert.equal(edited.oldPath, 'a/edited.ts');
+    assert.ok((edited.similarity ?? 0) >= 50 && (edited.similarity ?? 0) < 100);
+    assert.deepEqual([edited.additions, edited.deletions], [1, 1]);
+    assert.equal(ps.files.length, 2);
+  });
+
+  it('records added and deleted files with the absent side null', async () => {
+    branchRange(
+      (r) => r.write('gone.txt', 'bye\n').write('keep.txt', 'k\n'),
+      (r) => r.remove('gone.txt').write('new.txt', 'hello\nworld\n'),
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    const added = file(ps, 'new.txt');
+    assert.equal(added.status, 'added');
+    assert.equal(added.oldMode, null);
+    assert.equal(added.oldOid, null);
+    assert.equal(added.newMode, '100644');
+    assert.deepEqual([added.additions, added.deletions], [2, 0]);
+    assert.deepEqual(added.regions.map((r) => r.side), ['head']);
+    const deleted = file(ps, 'gone.txt');
+    assert.equal(deleted.status, 'deleted');
+    assert.equal(deleted.newOid, null);
+    assert.deepEqual([deleted.additions, deleted.deletions], [0, 1]);
+    assert.deepEqual(deleted.regions.map((r) => r.side), ['base']);
+  });
+
+  it('marks binary files and mode changes, and counts binary lines as unknown rather than zero', async () => {
+    branchRange(
+      (r) => r.write('run.sh', 'echo hi\n').write('logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3])),
+      (r) => r.chmod('run.sh', 0o755).write('logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 9, 9, 9, 9])),
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    const bin = file(ps, 'logo.png');
+    assert.equal(bin.binary, true);
+    assert.equal(bin.additions, null);
+    assert.equal(bin.deletions, null);
+    assert.equal(bin.hunks.length, 0);
+    const mode = file(ps, 'run.sh');
+    assert.equal(mode.modeChanged, true);
+    assert.equal(mode.oldMode, '100644');
+    assert.equal(mode.newMode, '100755');
+    assert.equal(mode.status, 'modified');
+    assert.deepEqual([mode.additions, mode.deletions], [0, 0]);
+    assert.equal(ps.totals.binary, 1);
+    assert.equal(ps.totals.uncounted, 1);
+  });
+
+  it('states a submodule as blocked (no hunks, unknown counts)', async () => {
+    repo = new TestRepo();
+    repo.write('README.md', 'r\n').commit('base');
+    repo.branch('feature');
+    const fakeCommit = 'a'.repeat(40);
+    repo.git('update-index', '--add', '--cacheinfo', `160000,${fakeCommit},vendor/lib`);
+    repo.git('commit', '-q', '-m', 'add submodule');
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    const sub = file(ps, 'vendor/lib');
+    assert.equal(sub.submodule, true);
+    assert.equal(sub.newMode, '160000');
+    assert.equal(sub.newOid, fakeCommit);
+    assert.equal(sub.hunks.length, 0);
+    assert.equal(sub.additions, null);
+    assert.equal(ps.totals.submodules, 1);
+  });
+
+  it('keeps a missing trailing newline and CRLF line endings exactly', async () => {
+    branchRange(
+      (r) => r.write('eof.txt', 'a\nb').write('dos.txt', 'one\r\ntwo\r\n'),
+      (r) => r.write('eof.txt', 'a\nB').write('dos.txt', 'one\r\nTWO\r\n'),
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    const eof = file(ps, 'eof.txt').hunks[0]!;
+    const del = eof.lines.find((l) => l.kind === 'del')!;
+    const add = eof.lines.find((l) => l.kind === 'add')!;
+    assert.equal(del.text, 'b');
+    assert.equal(del.noNewlineAtEof, true);
+    assert.equal(add.text, 'B');
+    assert.equal(add.noNewlineAtEof, true);
+    const dos = file(ps, 'dos.txt').hunks[0]!;
+    assert.equal(dos.lines.find((l) => l.kind === 'add')!.text, 'TWO\r');
+    assert.equal(dos.lines.find((l) => l.kind === 'context')!.text, 'one\r');
+  });
+
+  it('handles paths with spaces, unicode and a newline in the name', async () => {
+    const weird = 'dir with space/naïve ✓\nname.md';
+    branchRange(
+      (r) => r.write('dir with space/plain file.txt', 'x\n'),
+      (r) => r.write('dir with space/plain file.txt', 'y\n').write(weird, 'hello\n').write('日本語/ファイル.ts', 'export {};\n'),
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.equal(file(ps, 'dir with space/plain file.txt').status, 'modified');
+    assert.equal(file(ps, weird).status, 'added');
+    assert.equal(file(ps, '日本語/ファイル.ts').status, 'added');
+    assert.equal(ps.files.length, 3);
+  });
+
+  it('refuses an empty change and a base equal to head, saying so', async () => {
+    repo = new TestRepo();
+    repo.write('a.txt', 'a\n').commit('base');
+    repo.branch('feature');
+    const same = await capturePatchset(await handle(repo.dir), { kind: 'branch', head: 'feature', base: 'main' });
+    assert.ok(!same.ok);
+    assert.equal(same.error.code, 'empty-change');
+    assert.match(same.error.message, /nothing to review/);
+    repo.commit('empty commit, same tree');
+    const emptyTree = await capturePatchset(await handle(repo.dir), { kind: 'branch', head: 'feature', base: 'main' });
+    assert.ok(!emptyTree.ok);
+    assert.equal(emptyTree.error.code, 'empty-change');
+  });
+
+  it('truncates a file over the size limit and states the limit', async () => {
+    branchRange(
+      (r) => r.write('big.log', lines(3000)),
+      (r) => r.write('big.log', lines(3000).replace('line 1500\n', 'changed\n')),
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' }, { maxFileBytes: 4096 });
+    const big = file(ps, 'big.log');
+    assert.equal(big.truncated, true);
+    assert.equal(big.binary, false, 'a text file over the limit is truncated, not binary');
+    assert.equal(big.truncation?.reason, 'file-size');
+    assert.equal(big.truncation?.limitBytes, 4096);
+    assert.ok((big.truncation?.headBytes ?? 0) > 4096);
+    assert.deepEqual(big.truncation?.tailFrom, { base: 1, head: 1 });
+    assert.equal(big.hunks.length, 0);
+    assert.equal(big.additions, null);
+    assert.equal(ps.totals.truncated, 1);
+  });
+
+  it('keeps the hunks that fit when a patch is over its limit and states where the tail starts', async () => {
+    const before = lines(2000);
+    const after = before.replace(/line (\d*0)\n/g, 'LINE $1\n');
+    branchRange((r) => r.write('many.txt', before), (r) => r.write('many.txt', after));
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' }, { maxPatchBytesPerFile: 2048 });
+    const many = file(ps, 'many.txt');
+    assert.equal(many.truncated, true);
+    assert.equal(many.truncation?.reason, 'patch-size');
+    assert.ok(many.hunks.length > 0 && many.hunks.length < 200, `kept ${many.hunks.length}`);
+    const lastKept = many.hunks[many.hunks.length - 1]!;
+    assert.ok((many.truncation?.tailFrom.head ?? 0) > lastKept.newStart + lastKept.newLines - 1);
+    assert.equal(many.additions, 200, 'counts cover the whole file even when hunks are dropped');
+  });
+
+  it('is content-addressed: the same range twice gives the same id and ids', async () => {
+    branchRange((r) => r.write('a.txt', lines(10)), (r) => r.write('a.txt', lines(10).replace('line 3', 'three')));
+    const first = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    const second = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.equal(first.id, second.id);
+    assert.deepEqual(first, second);
+    repo.write('a.txt', lines(10).replace('line 3', 'THREE')).commit('again');
+    const third = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.notEqual(third.id, first.id);
+  });
+
+  it('diffs from the merge-base, not from the moved base tip', async () => {
+    repo = new TestRepo();
+    repo.write('a.txt', 'a\n').write('b.txt', 'b\n');
+    const forkPoint = repo.commit('base');
+    repo.branch('feature').write('a.txt', 'A\n').commit('feature work');
+    repo.checkout('main').write('b.txt', 'B on main\n').commit('main moved');
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.equal(ps.base, forkPoint);
+    assert.equal(ps.baseTip, repo.head('main'));
+    assert.deepEqual(ps.files.map((f) => f.path), ['a.txt']);
+  });
+
+  it('captures a bare repository when both refs are commits', async () => {
+    branchRange((r) => r.write('a.txt', 'a\n'), (r) => r.write('a.txt', 'b\n'));
+    const bareDir = tempDir('rennet-bare-');
+    execFileSync('git', ['clone', '-q', '--bare', repo.dir, bareDir]);
+    const bare = await handle(bareDir);
+    assert.equal(bare.bare, true);
+    const result = await capturePatchset(bare, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.ok(result.ok, result.ok ? '' : result.error.message);
+    assert.deepEqual(result.value.files.map((f) => f.path), ['a.txt']);
+    const wt = await capturePatchset(bare, { kind: 'working-tree', base: 'main' });
+    assert.ok(!wt.ok);
+    assert.equal(wt.error.code, 'bare-working-tree');
+  });
+
+  it('refuses bad input with a clear message: not a repository, unknown ref, non-commit', async () => {
+    const plain = tempDir('rennet-plain-');
+    const notRepo = await openRepo(plain);
+    assert.ok(!notRepo.ok);
+    assert.equal(notRepo.error.code, 'not-a-repository');
+    const missing = await openRepo(join(plain, 'nope'));
+    assert.ok(!missing.ok);
+    repo = new TestRepo();
+    repo.write('a.txt', 'a\n').commit('base');
+    const h = await handle(repo.dir);
+    const unknown = await capturePatchset(h, { kind: 'branch', head: 'no-such-branch', base: 'main' });
+    assert.ok(!unknown.ok);
+    assert.equal(unknown.error.code, 'unknown-ref');
+    assert.match(unknown.error.message, /no-such-branch/);
+    const optionLike = await capturePatchset(h, { kind: 'branch', head: '--output=/tmp/x', base: 'main' });
+    assert.ok(!optionLike.ok);
+    assert.equal(optionLike.error.code, 'unknown-ref');
+    const tree = await capturePatchset(h, { kind: 'branch', head: 'HEAD^{tree}', base: 'main' });
+    assert.ok(!tree.ok);
+    assert.equal(tree.error.code, 'not-a-commit');
+  });
+
+  it('refuses a shallow clone that lacks the merge-base, naming the fix', async () => {
+    repo = new TestRepo();
+    repo.write('a.txt', 'a\n').commit('root');
+    repo.write('a.txt', 'b\n').commit('second');
+    repo.branch('feature').write('f.txt', 'f\n').commit('f1');
+    repo.write('f.txt', 'g\n').commit('f2');
+    repo.checkout('main').write('m.txt', 'm\n').commit('m1');
+    repo.write('m.txt', 'n\n').commit('m2');
+    const shallow = tempDir('rennet-shallow-');
+    execFileSync('git', ['clone', '-q', '--depth=1', '--no-single-branch', `file://${repo.dir}`, shallow]);
+    const h = await handle(shallow);
+    assert.equal(h.shallow, true);
+    const result = await capturePatchset(h, { kind: 'branch', head: 'origin/feature', base: 'origin/main' });
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, 'shallow-missing-merge-base');
+    assert.match(result.error.message, /unshallow|deepen/);
+  });
+
+  it('captures the working tree (tracked, deleted, untracked; not ignored) without touching HEAD or the index', async () => {
+    repo = new TestRepo();
+    repo.write('.gitignore', 'ignored.log\n').write('tracked.txt', 'one\n').write('doomed.txt', 'x\n').commit('base');
+    repo.branch('feature').write('committed.txt', 'c\n').commit('feature commit');
+    repo.write('tracked.txt', 'two\n').remove('doomed.txt').write('untracked.txt', 'u\n').write('ignored.log', 'noise\n');
+    repo.write('staged.txt', 'staged\n');
+    repo.git('add', 'staged.txt');
+    const headBefore = repo.head();
+    const indexBefore = readFileSync(join(repo.dir, '.git', 'index'));
+    const statusBefore = repo.git('status', '--porcelain');
+    const ps = await capture(repo, { kind: 'working-tree', base: 'main' });
+    assert.equal(repo.head(), headBefore, 'HEAD unchanged');
+    assert.deepEqual(readFileSync(join(repo.dir, '.git', 'index')), indexBefore, 'index bytes unchanged');
+    assert.equal(repo.git('status', '--porcelain'), statusBefore);
+    assert.equal(repo.git('symbolic-ref', '--short', 'HEAD'), 'feature');
+    assert.deepEqual(
+      ps.files.map((f) => `${f.status}:${f.path}`),
+      ['added:committed.txt', 'deleted:doomed.txt', 'added:staged.txt', 'modified:tracked.txt', 'added:untracked.txt'],
+    );
+    assert.equal(ps.targetKind, 'working-tree');
+    assert.equal(ps.headRef, 'feature (working tree)');
+    assert.equal(repo.git('rev-parse', `refs/rennet/captures/${ps.head}`), ps.head, 'a hidden ref keeps the capture reachable');
+    const again = await capture(repo, { kind: 'working-tree', base: 'main' });
+    assert.equal(again.id, ps.id, 'an unchanged working tree captures to the same id');
+  });
+
+  it('refuses a working-tree review on a detached HEAD', async () => {
+    repo = new TestRepo();
+    repo.write('a.txt', 'a\n').commit('base');
+    repo.write('a.txt', 'b\n').commit('second');
+    repo.git('checkout', '-q', '--detach', 'HEAD');
+    const result = await capturePatchset(await handle(repo.dir), { kind: 'working-tree', base: 'main' });
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, 'detached-head');
+  });
+
+  it('reads base and head blobs immutably: later edits to the checkout change nothing', async () => {
+    branchRange((r) => r.write('a.txt', 'old\n'), (r) => r.write('a.txt', 'new\n'));
+    repo.write('a.txt', 'edited after capture\n');
+    const ps = await capture(repo, { kind: 'working-tree', base: 'main' });
+    writeFileSync(join(repo.dir, 'a.txt'), 'edited again\n');
+    repo.write('a.txt', 'and once more\n').commit('moved on');
+    const head = await readCapturedBlob(repo.dir, ps, 'a.txt', 'head');
+    const base = await readCapturedBlob(repo.dir, ps, 'a.txt', 'base');
+    assert.ok(head.ok && base.ok);
+    assert.equal(head.value.text, 'edited after capture\n');
+    assert.equal(base.value.text, 'old\n');
+    const escape = await readCapturedBlob(repo.dir, ps, '../etc/passwd', 'head');
+    assert.ok(!escape.ok);
+    assert.equal(escape.error.code, 'invalid-path');
+  });
+});
