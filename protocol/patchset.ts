@@ -119,7 +119,7 @@ export const Patchset = z.object({
   /** The reviewed commit (full id). A working-tree capture records a synthetic commit held by a hidden ref. */
   head: z.string(),
   headTree: z.string(),
-  /** What the user asked for, as typed. */
+  /** The refs as asked; for a working-tree capture, headRef is the checked-out branch. */
   baseRef: z.string(),
   headRef: z.string(),
   /** The base ref's own commit (may be ahead of `base`). */

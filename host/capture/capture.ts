@@ -11,7 +11,7 @@ import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { Target } from '../../protocol/session';
 import { GitError, gitText, runGit } from '../git/run';
 import { canonicalJson, contentId } from './ids';
-import { DiffParseError, parseDiffOutput } from './parseDiff';
+import { DiffParseError, DiffStreamParser } from './parseDiff';
 import { currentBranch, resolveCommit, type RepoHandle } from './repo';
 
 /** Hidden ref namespace that keeps synthetic working-tree commits reachable (never a branch). */
@@ -63,27 +63,27 @@ export async function capturePatchset(
 ): Promise<Result<Patchset>> {
   const options = captureOptions(overrides);
   try {
-    const baseTip = await resolveCommit(repo, target.base);
+    const [baseTip, branchHead] = await Promise.all([
+      resolveCommit(repo, target.base),
+      target.kind === 'branch' ? resolveCommit(repo, target.head) : Promise.resolve(null),
+    ]);
     if (!baseTip.ok) return baseTip;
 
     let resolved: ResolvedTarget;
     if (target.kind === 'branch') {
-      const head = await resolveCommit(repo, target.head);
+      const head = branchHead as Result<string>;
       if (!head.ok) return head;
       resolved = { head: head.value, headRef: target.head, baseTip: baseTip.value };
     } else {
       const head = await snapshotWorkingTree(repo);
       if (!head.ok) return head;
-      resolved = { head: head.value.commit, headRef: `${head.value.branch} (working tree)`, baseTip: baseTip.value };
+      resolved = { head: head.value.commit, headRef: head.value.branch, baseTip: baseTip.value };
     }
 
     const mergeBase = await findMergeBase(repo, target.base, resolved);
     if (!mergeBase.ok) return mergeBase;
 
-    const [baseTree, headTree] = await Promise.all([
-      gitText(['rev-parse', `${mergeBase.value}^{tree}`], { cwd: repo.root }),
-      gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
-    ]);
+    const [baseTree = '', headTree = ''] = (await gitText(['rev-parse', `${mergeBase.value}^{tree}`, `${resolved.head}^{tree}`], { cwd: repo.root })).split('\n');
     if (baseTree === headTree) {
       return err(
         rennetError(
@@ -95,9 +95,11 @@ export async function capturePatchset(
       );
     }
 
-    const diff = await runGit(diffArgs(options, mergeBase.value, resolved.head), { cwd: repo.root });
+    // Parse while git is still writing: each file is parsed as soon as the next one begins.
+    const parser = new DiffStreamParser(options);
+    const diff = await runGit(diffArgs(options, mergeBase.value, resolved.head), { cwd: repo.root, onStdout: (chunk) => parser.push(chunk) });
     if (diff.code !== 0) throw new GitError(['diff'], diff.code, diff.stderr);
-    const files = parseDiffOutput(diff.stdout, options);
+    const files = parser.end();
     await settleOversizedFiles(repo, files, options);
     files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
@@ -114,12 +116,25 @@ export async function capturePatchset(
       totals: totalsOf(files),
       files,
     };
-    return ok({ id: contentId('ps', [canonicalJson(body)]), ...body });
+    return ok({ id: patchsetId(body), ...body });
   } catch (error) {
     if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's diff: ${error.message}`));
     if (error instanceof GitError) return err(rennetError('git-failed', error.message));
     throw error;
   }
+}
+
+/**
+ * The patchset's content address. Hunk ids already hash every hunk's path, header and body, so
+ * the id covers the whole capture by hashing the metadata and the hunk ids, not every line again.
+ */
+export function patchsetId(body: Omit<Patchset, 'id'>): string {
+  const { files, ...meta } = body;
+  const fileParts = files.map((file) => {
+    const { hunks, regions: _regions, ...fileMeta } = file;
+    return `${canonicalJson(fileMeta)}\n${hunks.map((h) => h.id).join(',')}`;
+  });
+  return contentId('ps', [canonicalJson(meta), ...fileParts]);
 }
 
 async function findMergeBase(repo: RepoHandle, baseRef: string, resolved: ResolvedTarget): Promise<Result<string>> {

@@ -35,58 +35,18 @@ const SUBMODULE_MODE = '160000';
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 const DIFF_HEADER = Buffer.from('diff --git ');
 
-function readUntilNul(buf: Buffer, from: number): [string, number] {
-  const end = buf.indexOf(NUL, from);
-  if (end < 0) throw new DiffParseError(`unterminated raw record at byte ${from}`);
-  return [buf.toString('utf8', from, end), end + 1];
-}
-
-/** Splits the combined output into raw records and the byte offset where the patch begins. */
+/** The raw records at the start of the combined output and the offset where the patch begins. */
 export function parseRaw(buf: Buffer): { records: RawRecord[]; patchStart: number } {
   const records: RawRecord[] = [];
   let p = 0;
   while (p < buf.length && buf[p] === COLON) {
-    let meta: string;
-    [meta, p] = readUntilNul(buf, p + 1);
-    const [oldMode, newMode, oldOid, newOid, status] = meta.split(' ');
-    if (!oldMode || !newMode || !oldOid || !newOid || !status) {
-      throw new DiffParseError(`malformed raw record ":${meta}"`);
-    }
-    const letter = status.charAt(0);
-    const score = status.length > 1 ? Number.parseInt(status.slice(1), 10) : null;
-    let path: string;
-    [path, p] = readUntilNul(buf, p);
-    let oldPath: string | null = null;
-    if (letter === 'R' || letter === 'C') {
-      oldPath = path;
-      [path, p] = readUntilNul(buf, p);
-    }
-    records.push({
-      oldMode: oldMode === '000000' ? null : oldMode,
-      newMode: newMode === '000000' ? null : newMode,
-      oldOid: ZERO_OID.test(oldOid) ? null : oldOid,
-      newOid: ZERO_OID.test(newOid) ? null : newOid,
-      letter,
-      score: score !== null && Number.isFinite(score) ? score : null,
-      path,
-      oldPath,
-    });
+    const read = tryReadRecord(buf, p);
+    if (!read) throw new DiffParseError(`unterminated raw record at byte ${p}`);
+    records.push(read.record);
+    p = read.next;
   }
   while (p < buf.length && buf[p] === NUL) p++;
   return { records, patchStart: p };
-}
-
-/** Byte ranges of each "diff --git" section. Content lines never start with it (they carry a marker). */
-export function splitPatchSections(buf: Buffer, start: number): Array<[number, number]> {
-  const starts: number[] = [];
-  let p = start;
-  while (p < buf.length) {
-    const at = buf.indexOf(DIFF_HEADER, p);
-    if (at < 0) break;
-    if (at === start || buf[at - 1] === 0x0a) starts.push(at);
-    p = at + DIFF_HEADER.length;
-  }
-  return starts.map((s, i) => [s, starts[i + 1] ?? buf.length]);
 }
 
 function statusOf(letter: string): FileStatus {
@@ -110,39 +70,47 @@ interface ParsedSection {
   hunkBytes: number[];
 }
 
-/** Parses one file's patch section (header lines, then @@ hunks). */
+/** Parses one file's patch section (header lines, then @@ hunks), scanning by offsets. */
 export function parseSection(path: string, text: string): ParsedSection {
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
   const hunks: Hunk[] = [];
   const hunkBytes: number[] = [];
   let binary = false;
-  let i = 0;
-  for (; i < lines.length; i++) {
-    const line = lines[i] as string;
-    if (line.startsWith('@@ ')) break;
-    if (line.startsWith('Binary files ') && line.endsWith(' differ')) binary = true;
+  let pos = 0;
+  const length = text.endsWith('\n') ? text.length - 1 : text.length;
+  /** The line at an offset (without its newline) and the offset after it; null at the end. */
+  const lineAt = (at: number): [string, number] | null => {
+    if (at >= length) return null;
+    let nl = text.indexOf('\n', at);
+    if (nl < 0 || nl > length) nl = length;
+    return [text.slice(at, nl), nl + 1];
+  };
+  for (let line = lineAt(pos); line; line = lineAt(pos)) {
+    if (line[0].startsWith('@@ ')) break;
+    if (line[0].startsWith('Binary files ') && line[0].endsWith(' differ')) binary = true;
+    pos = line[1];
   }
-  while (i < lines.length) {
-    const header = lines[i] as string;
+  for (let headerLine = lineAt(pos); headerLine; headerLine = lineAt(pos)) {
+    const header = headerLine[0];
     const match = HUNK_HEADER.exec(header);
     if (!match) throw new DiffParseError(`expected a hunk header in ${path}, found "${header.slice(0, 80)}"`);
     const oldStart = Number(match[1]);
     const oldLines = match[2] === undefined ? 1 : Number(match[2]);
     const newStart = Number(match[3]);
     const newLines = match[4] === undefined ? 1 : Number(match[4]);
-    i++;
+    pos = headerLine[1];
+    const bodyStart = pos;
+    let bodyEnd = pos;
     let oldLeft = oldLines;
     let newLeft = newLines;
     let oldLine = oldStart;
     let newLine = newStart;
     let additions = 0;
     let deletions = 0;
-    const body: string[] = [];
     const diffLines: DiffLine[] = [];
-    while (i < lines.length && (oldLeft > 0 || newLeft > 0 || (lines[i] as string).startsWith('\\'))) {
-      const raw = lines[i] as string;
+    for (let current = lineAt(pos); current; current = lineAt(pos)) {
+      const raw = current[0];
       const marker = raw.charAt(0);
+      if (oldLeft <= 0 && newLeft <= 0 && marker !== '\\') break;
       const content = raw.slice(1);
       if (marker === '\\') {
         const previous = diffLines[diffLines.length - 1];
@@ -163,11 +131,11 @@ export function parseSection(path: string, text: string): ParsedSection {
       } else {
         throw new DiffParseError(`unexpected line in hunk of ${path}: "${raw.slice(0, 80)}"`);
       }
-      body.push(raw);
-      i++;
+      bodyEnd = current[1] - 1;
+      pos = current[1];
     }
     if (oldLeft > 0 || newLeft > 0) throw new DiffParseError(`hunk "${header}" of ${path} ends early`);
-    const bodyText = body.join('\n');
+    const bodyText = text.slice(bodyStart, Math.max(bodyStart, bodyEnd));
     hunks.push({
       id: hunkId(path, header, bodyText),
       header,
@@ -197,17 +165,130 @@ export function regionsOf(hunks: readonly Hunk[]): ChangedRegion[] {
   return regions;
 }
 
-/** Parses the whole combined output. Files appear in git's order. */
-export function parseDiffOutput(buf: Buffer, options: ParseOptions): FileChange[] {
-  const { records, patchStart } = parseRaw(buf);
-  const sections = splitPatchSections(buf, patchStart);
-  if (sections.length !== records.length) {
-    throw new DiffParseError(`git reported ${records.length} changed files but ${sections.length} patch sections`);
+/**
+ * Incremental parser: git's output is pushed as it arrives, and each file's section is parsed as
+ * soon as the next section starts, so parsing overlaps git's own work.
+ */
+export class DiffStreamParser {
+  private pending: Buffer = Buffer.alloc(0);
+  private inPatch = false;
+  private scanFrom = 1;
+  private readonly records: RawRecord[] = [];
+  private readonly files: FileChange[] = [];
+
+  constructor(private readonly options: ParseOptions) {}
+
+  push(chunk: Buffer): void {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    if (!this.inPatch) this.readRaw();
+    if (this.inPatch) this.readSections(false);
   }
-  return records.map((record, index) => {
-    const [from, to] = sections[index] as [number, number];
-    return fileChangeOf(record, buf.toString('utf8', from, to), to - from, options);
-  });
+
+  end(): FileChange[] {
+    if (!this.inPatch) this.readRaw(true);
+    this.readSections(true);
+    if (this.files.length !== this.records.length) {
+      throw new DiffParseError(`git reported ${this.records.length} changed files but ${this.files.length} patch sections`);
+    }
+    return this.files;
+  }
+
+  private readRaw(final = false): void {
+    let p = 0;
+    while (p < this.pending.length && this.pending[p] === COLON) {
+      const record = tryReadRecord(this.pending, p);
+      if (!record) break;
+      this.records.push(record.record);
+      p = record.next;
+    }
+    const rest = this.pending.subarray(p);
+    if (rest.length > 0 && rest[0] !== COLON) {
+      let skip = 0;
+      while (skip < rest.length && rest[skip] === NUL) skip++;
+      this.pending = rest.subarray(skip);
+      this.inPatch = true;
+      this.scanFrom = 1;
+    } else {
+      this.pending = rest;
+      if (final && rest.length > 0) throw new DiffParseError('unterminated raw record at the end of git\'s output');
+      if (final) this.inPatch = true;
+    }
+  }
+
+  private readSections(final: boolean): void {
+    for (;;) {
+      if (this.pending.length === 0) return;
+      if (!startsWithDiffHeader(this.pending, 0)) throw new DiffParseError('patch output does not start with a diff header');
+      let boundary = -1;
+      let at = this.pending.indexOf(SECTION_BOUNDARY, Math.max(0, this.scanFrom - 1));
+      if (at >= 0) boundary = at + 1;
+      if (boundary < 0) {
+        if (!final) {
+          this.scanFrom = Math.max(1, this.pending.length - SECTION_BOUNDARY.length);
+          return;
+        }
+        boundary = this.pending.length;
+      }
+      this.takeSection(this.pending.subarray(0, boundary));
+      this.pending = this.pending.subarray(boundary);
+      this.scanFrom = 1;
+      at = -1;
+    }
+  }
+
+  private takeSection(section: Buffer): void {
+    const record = this.records[this.files.length];
+    if (!record) throw new DiffParseError(`more patch sections than the ${this.records.length} changed files git reported`);
+    this.files.push(fileChangeOf(record, section.toString('utf8'), section.length, this.options));
+  }
+}
+
+const SECTION_BOUNDARY = Buffer.from('\ndiff --git ');
+
+function startsWithDiffHeader(buf: Buffer, at: number): boolean {
+  return buf.length - at >= DIFF_HEADER.length && buf.subarray(at, at + DIFF_HEADER.length).equals(DIFF_HEADER);
+}
+
+function tryReadRecord(buf: Buffer, from: number): { record: RawRecord; next: number } | null {
+  const metaEnd = buf.indexOf(NUL, from + 1);
+  if (metaEnd < 0) return null;
+  const meta = buf.toString('utf8', from + 1, metaEnd);
+  const [oldMode, newMode, oldOid, newOid, status] = meta.split(' ');
+  if (!oldMode || !newMode || !oldOid || !newOid || !status) throw new DiffParseError(`malformed raw record ":${meta}"`);
+  const letter = status.charAt(0);
+  const score = status.length > 1 ? Number.parseInt(status.slice(1), 10) : null;
+  const firstEnd = buf.indexOf(NUL, metaEnd + 1);
+  if (firstEnd < 0) return null;
+  let path = buf.toString('utf8', metaEnd + 1, firstEnd);
+  let next = firstEnd + 1;
+  let oldPath: string | null = null;
+  if (letter === 'R' || letter === 'C') {
+    const secondEnd = buf.indexOf(NUL, next);
+    if (secondEnd < 0) return null;
+    oldPath = path;
+    path = buf.toString('utf8', next, secondEnd);
+    next = secondEnd + 1;
+  }
+  return {
+    record: {
+      oldMode: oldMode === '000000' ? null : oldMode,
+      newMode: newMode === '000000' ? null : newMode,
+      oldOid: ZERO_OID.test(oldOid) ? null : oldOid,
+      newOid: ZERO_OID.test(newOid) ? null : newOid,
+      letter,
+      score: score !== null && Number.isFinite(score) ? score : null,
+      path,
+      oldPath,
+    },
+    next,
+  };
+}
+
+/** Parses the whole combined output at once (the same parser, one push). */
+export function parseDiffOutput(buf: Buffer, options: ParseOptions): FileChange[] {
+  const parser = new DiffStreamParser(options);
+  parser.push(buf);
+  return parser.end();
 }
 
 export function fileChangeOf(record: RawRecord, sectionText: string, sectionBytes: number, options: ParseOptions): FileChange {

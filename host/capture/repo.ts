@@ -3,7 +3,7 @@ import { simpleGit } from 'simple-git';
 import { BRANCH_LIST_MAX } from '../../protocol/limits';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { BranchList } from '../../protocol/session';
-import { GitError, gitEnvironment, gitText, runGit } from '../git/run';
+import { GitError, gitText, runGit } from '../git/run';
 
 /** A repository Rennet can read: its root (work tree or bare git dir) and what kind it is. */
 export interface RepoHandle {
@@ -19,29 +19,29 @@ export async function openRepo(dir: string): Promise<Result<RepoHandle>> {
   } catch {
     return err(rennetError('not-a-repository', `${dir} does not exist`));
   }
-  const probe = await runGit(['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--is-shallow-repository'], { cwd: dir });
-  if (probe.code !== 0) {
+  // One call: in a bare repository --show-toplevel fails after the other answers are printed.
+  const probe = await runGit(['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--is-shallow-repository', '--show-toplevel'], { cwd: dir });
+  const [bareFlag, gitDir, shallowFlag, topLevel] = probe.stdout.toString('utf8').trim().split('\n');
+  if (bareFlag !== 'true' && bareFlag !== 'false') {
     return err(rennetError('not-a-repository', `${dir} is not a git repository`, { path: dir }));
   }
-  const [bareFlag, gitDir, shallowFlag] = probe.stdout.toString('utf8').trim().split('\n');
   const bare = bareFlag === 'true';
-  let root = gitDir ?? dir;
-  if (!bare) {
-    const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir });
-    if (top.code !== 0) return err(rennetError('not-a-repository', `${dir} is inside a git directory, not a work tree`));
-    root = top.stdout.toString('utf8').trim();
+  if (!bare && (probe.code !== 0 || !topLevel)) {
+    return err(rennetError('not-a-repository', `${dir} is inside a git directory, not a work tree`));
   }
+  const root = bare ? (gitDir ?? dir) : (topLevel as string);
   return ok({ root: realpathSync(root), bare, shallow: shallowFlag === 'true' });
 }
 
 /** Resolves a ref to a full commit id, or says precisely why not. */
 export async function resolveCommit(repo: RepoHandle, ref: string): Promise<Result<string>> {
   if (ref.startsWith('-')) return err(rennetError('unknown-ref', `"${ref}" is not a ref`, { ref }));
+  const commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: repo.root });
+  if (commit.code === 0) return ok(commit.stdout.toString('utf8').trim());
+  // Only on failure: tell an unknown ref from one that names a tree or a blob.
   const object = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], { cwd: repo.root });
   if (object.code !== 0) return err(rennetError('unknown-ref', `unknown ref "${ref}" in ${repo.root}`, { ref }));
-  const commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: repo.root });
-  if (commit.code !== 0) return err(rennetError('not-a-commit', `"${ref}" names a ${await objectType(repo, ref)}, not a commit`, { ref }));
-  return ok(commit.stdout.toString('utf8').trim());
+  return err(rennetError('not-a-commit', `"${ref}" names a ${await objectType(repo, ref)}, not a commit`, { ref }));
 }
 
 async function objectType(repo: RepoHandle, ref: string): Promise<string> {
@@ -76,7 +76,9 @@ export async function defaultBase(repo: RepoHandle, localBranches: readonly stri
 export async function listBranches(repo: RepoHandle): Promise<Result<BranchList>> {
   try {
     // simple-git (the user's choice) for the repository queries; argv underneath, no shell.
-    const git = simpleGit({ baseDir: repo.root }).env(gitEnvironment() as Record<string, string>);
+    // A minimal environment: simple-git refuses editor/pager/ssh variables a user's shell may carry,
+    // and a read of refs needs none of them.
+    const git = simpleGit({ baseDir: repo.root }).env(minimalGitEnvironment());
     const refs = await git.raw(['for-each-ref', '--sort=-committerdate', '--format=%(refname:short)', `--count=${BRANCH_LIST_MAX}`, 'refs/heads']);
     const byDate = refs.split('\n').filter((name) => name.length > 0);
     const current = await currentBranch(repo);
@@ -85,6 +87,15 @@ export async function listBranches(repo: RepoHandle): Promise<Result<BranchList>
   } catch (error) {
     return err(rennetError('git-failed', `could not list branches: ${(error as Error).message}`));
   }
+}
+
+function minimalGitEnvironment(): Record<string, string> {
+  const env: Record<string, string> = { LC_ALL: 'C' };
+  for (const name of ['PATH', 'HOME', 'USERPROFILE', 'SYSTEMROOT', 'TMPDIR', 'TEMP', 'TMP', 'XDG_CONFIG_HOME']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
 }
 
 export { GitError, gitText };

@@ -12,6 +12,8 @@ export interface GitRunOptions {
   input?: string | Buffer;
   /** Read at most this many stdout bytes, then stop git (used for binary sniffing). */
   maxStdoutBytes?: number;
+  /** Receive stdout as it arrives instead of collecting it (result.stdout is then empty). */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface GitRunResult {
@@ -58,6 +60,10 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
       if (cut) return;
+      if (options.onStdout) {
+        options.onStdout(chunk);
+        return;
+      }
       chunks.push(chunk);
       size += chunk.length;
       if (options.maxStdoutBytes !== undefined && size >= options.maxStdoutBytes) {

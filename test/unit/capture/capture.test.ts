@@ -335,7 +335,7 @@ describe('capture against real git repositories', function () {
       ['added:committed.txt', 'deleted:doomed.txt', 'added:staged.txt', 'modified:tracked.txt', 'added:untracked.txt'],
     );
     assert.equal(ps.targetKind, 'working-tree');
-    assert.equal(ps.headRef, 'feature (working tree)');
+    assert.equal(ps.headRef, 'feature', 'the branch whose working tree was captured');
     assert.equal(repo.git('rev-parse', `refs/rennet/captures/${ps.head}`), ps.head, 'a hidden ref keeps the capture reachable');
     const again = await capture(repo, { kind: 'working-tree', base: 'main' });
     assert.equal(again.id, ps.id, 'an unchanged working tree captures to the same id');
@@ -365,5 +365,36 @@ describe('capture against real git repositories', function () {
     const escape = await readCapturedBlob(repo.dir, ps, '../etc/passwd', 'head');
     assert.ok(!escape.ok);
     assert.equal(escape.error.code, 'invalid-path');
+  });
+});
+
+describe('repository queries', function () {
+  this.timeout(30_000);
+  it('lists local branches with the current one first and finds the default base', async () => {
+    const { listBranches } = await import('../../../host/capture/repo');
+    const repo = new TestRepo();
+    try {
+      repo.write('a.txt', 'a\n').commit('base');
+      repo.branch('older').write('b.txt', 'b\n').commit('older work');
+      repo.checkout('main').branch('feature').write('c.txt', 'c\n').commit('feature work');
+      const previousEditor = process.env.EDITOR;
+      process.env.EDITOR = 'vim'; // a user's shell variable must not break the listing
+      const result = await listBranches(await handle(repo.dir));
+      if (previousEditor === undefined) delete process.env.EDITOR;
+      else process.env.EDITOR = previousEditor;
+      assert.ok(result.ok, result.ok ? '' : result.error.message);
+      assert.equal(result.value.current, 'feature');
+      assert.equal(result.value.branches[0], 'feature');
+      assert.deepEqual([...result.value.branches].sort(), ['feature', 'main', 'older']);
+      assert.equal(result.value.defaultBase, 'main');
+      repo.git('branch', '-m', 'main', 'trunk');
+      repo.git('update-ref', 'refs/remotes/origin/trunk', 'trunk');
+      repo.git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/trunk');
+      const viaOrigin = await listBranches(await handle(repo.dir));
+      assert.ok(viaOrigin.ok);
+      assert.equal(viaOrigin.value.defaultBase, 'trunk', "origin/HEAD's branch wins, named by its local branch");
+    } finally {
+      repo.cleanup();
+    }
   });
 });
