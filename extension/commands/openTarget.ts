@@ -1,0 +1,28 @@
+import * as vscode from 'vscode';
+import type { Target } from '../../protocol';
+import type { Ctx } from '../ctx';
+import { describe } from '../hostClient';
+import { openReview } from '../review';
+
+/**
+ * Capture `target` (or reattach to its session) and open or reveal its board panel.
+ * Every refusal is shown as an error message; returns the session id when a panel is shown.
+ */
+export async function openTarget(ctx: Ctx, repo: string, target: Target, currentBranch?: string | null): Promise<string | undefined> {
+  try {
+    const result = await openReview(ctx.host, repo, target, currentBranch);
+    if (!result.ok) {
+      void vscode.window.showErrorMessage(result.error.message);
+      return undefined;
+    }
+    const { snapshot, reattached, captured } = result.value;
+    ctx.log.info(
+      `Review ${snapshot.session.id} ${reattached ? 'reattached' : 'opened'}${captured ? ', new capture' : ''} (${snapshot.session.targetKey}).`,
+    );
+    ctx.panels.show(snapshot);
+    return snapshot.session.id;
+  } catch (error) {
+    void vscode.window.showErrorMessage(describe(error));
+    return undefined;
+  }
+}

@@ -1,0 +1,13 @@
+import type * as vscode from 'vscode';
+import type { BoardPanels } from './boardPanel';
+import type { HostClient } from './hostClient';
+
+/** What every command factory receives (rust-analyzer style: `(ctx) => async () => {…}`). */
+export interface Ctx {
+  readonly extension: vscode.ExtensionContext;
+  readonly host: HostClient;
+  readonly panels: BoardPanels;
+  readonly log: vscode.LogOutputChannel;
+}
+
+export type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => Promise<unknown>;

@@ -1,0 +1,5 @@
+export { Store, type StoreOptions, type StoredEvent, type SessionInput } from './store';
+export { StoreError, isStoreError } from './errors';
+export { defaultDataDir } from './paths';
+export { SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations';
+export { benchStoreAppend } from './bench';

@@ -1,0 +1,336 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Patchset, Target, targetKey, type Session } from '../../protocol';
+import { DurableDb, type DurableOptions, type Reader, type Row } from './durable-db';
+import { StoreError, describeError, storeFailed } from './errors';
+import { randomHex, removeStaleTemps, writeFileAtomic } from './fsutil';
+import { SCHEMA_VERSION, assertSupportedSchema, migrate } from './migrations';
+
+export interface StoreOptions {
+  /** Compact (snapshot + fresh journal) after this many journal records. Default 1000. */
+  compactEvery?: number;
+  /** …or once the journal reaches this many bytes. Default 16 MiB. */
+  compactBytes?: number;
+  /** sql-wasm.wasm location; default: next to the running bundle, else node_modules. */
+  wasmPath?: string;
+  /** How long to wait for another process holding the store lock. Default 10 s. */
+  lockTimeoutMs?: number;
+  /** A compaction after an acknowledged write failed (the write stands; compaction is retried later). */
+  onCompactionError?: (error: unknown) => void;
+  /** Test hook (crash injection); see DurableStep. */
+  onStep?: DurableOptions['onStep'];
+}
+
+export interface StoredEvent {
+  seq: number;
+  kind: string;
+  payload: unknown;
+  at: string;
+}
+
+export interface SessionInput {
+  repoRoot: string;
+  target: Target;
+  now: string;
+}
+
+const PATCHSET_DIR = 'patchsets';
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Rennet's durable store: sessions, patchset metadata and per-session event logs in sql.js,
+ * made durable by DurableDb; patchset bodies as content-addressed files. Every method is
+ * synchronous after `open`; a write that returns is on disk (README.md).
+ */
+export class Store {
+  private constructor(
+    private readonly durable: DurableDb,
+    readonly dir: string,
+    readonly schemaVersion: number,
+  ) {}
+
+  static async open(dir: string, opts: StoreOptions = {}): Promise<Store> {
+    const resolved = path.resolve(dir);
+    const durable = await DurableDb.open(resolved, {
+      ...opts,
+      onExternalChange: (reader) => assertSupportedSchema(reader, resolved, SCHEMA_VERSION),
+    });
+    try {
+      const patchsets = path.join(resolved, PATCHSET_DIR);
+      fs.mkdirSync(patchsets, { recursive: true });
+      removeStaleTemps(patchsets);
+      const { to } = migrate(durable);
+      return new Store(durable, resolved, to);
+    } catch (error) {
+      durable.close();
+      throw error instanceof StoreError ? error : storeFailed(`Could not open the store at ${resolved}`, error);
+    }
+  }
+
+  // --- patchsets --------------------------------------------------------------------------------
+
+  /**
+   * Stores a captured patchset: its body as `patchsets/<id>.json` (durable before the row that
+   * names it is journaled), its metadata as a row. Content-addressed: a second put of a known id
+   * writes nothing at all.
+   */
+  putPatchset(patchset: Patchset): { created: boolean } {
+    const id = checkId(patchset.id, 'patchset');
+    if (this.hasPatchset(id)) return { created: false };
+    const body = Buffer.from(JSON.stringify(patchset), 'utf8');
+    const file = this.patchsetPath(id);
+    const hunks = patchset.files.reduce((n, f) => n + f.hunks.length, 0);
+    const createdAt = new Date().toISOString();
+    return this.durable.write((tx) => {
+      if (tx.get('SELECT 1 AS x FROM patchsets WHERE id = ?', [id])) return { created: false };
+      // A file without a row is left from a crash between the two steps; it is complete (atomic rename).
+      if (!sameSize(file, body.length)) writeFileAtomic(file, body);
+      tx.run(
+        `INSERT INTO patchsets (id, base, head, base_ref, head_ref, target_kind, created_at, file_count, hunk_count, byte_size)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [id, patchset.base, patchset.head, patchset.baseRef, patchset.headRef, patchset.targetKind, createdAt, patchset.files.length, hunks, body.length],
+      );
+      return { created: true };
+    });
+  }
+
+  hasPatchset(id: string): boolean {
+    return this.durable.read((r) => r.get('SELECT 1 AS x FROM patchsets WHERE id = ?', [id]) !== undefined);
+  }
+
+  /** The patchset, read from its file and validated; undefined when the store does not hold it. */
+  getPatchset(id: string): Patchset | undefined {
+    if (!this.hasPatchset(id)) return undefined;
+    const file = this.patchsetPath(checkId(id, 'patchset'));
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (error) {
+      throw storeFailed(`Patchset ${id} is recorded in the store but its file ${file} cannot be read`, error, { patchsetId: id });
+    }
+    let parsed: ReturnType<typeof Patchset.safeParse>;
+    try {
+      parsed = Patchset.safeParse(JSON.parse(text));
+    } catch (error) {
+      throw storeFailed(`Patchset file ${file} is not valid JSON`, error, { patchsetId: id });
+    }
+    if (!parsed.success) {
+      throw storeFailed(`Patchset file ${file} does not match the Patchset schema: ${parsed.error.message}`, undefined, { patchsetId: id });
+    }
+    if (parsed.data.id !== id) throw storeFailed(`Patchset file ${file} holds ${parsed.data.id}, not ${id}`, undefined, { patchsetId: id });
+    return parsed.data;
+  }
+
+  // --- sessions ---------------------------------------------------------------------------------
+
+  findSession(repoRoot: string, key: string): Session | undefined {
+    return this.durable.read((r) => {
+      const row = r.get('SELECT * FROM sessions WHERE repo_root = ? AND target_key = ?', [repoRoot, key]);
+      return row ? sessionFromRow(r, row) : undefined;
+    });
+  }
+
+  /** Creates the session for (repoRoot, target); refuses ('invalid-request') when one exists. */
+  createSession(input: SessionInput): Session {
+    const { session, created } = this.getOrCreateSession(input);
+    if (!created) {
+      throw new StoreError(
+        'invalid-request',
+        `A session for ${session.targetKey} in ${session.repoRoot} already exists (${session.id})`,
+        { sessionId: session.id },
+      );
+    }
+    return session;
+  }
+
+  getOrCreateSession(input: SessionInput): { session: Session; created: boolean } {
+    const target = parseTarget(input.target);
+    const key = targetKey(target);
+    return this.durable.write((tx) => {
+      const existing = tx.get('SELECT * FROM sessions WHERE repo_root = ? AND target_key = ?', [input.repoRoot, key]);
+      if (existing) return { session: sessionFromRow(tx, existing), created: false };
+      const session: Session = {
+        id: `s-${randomHex(8)}`,
+        repoRoot: input.repoRoot,
+        targetKey: key,
+        target,
+        createdAt: input.now,
+        updatedAt: input.now,
+        activePatchsetId: null,
+        patchsetIds: [],
+      };
+      tx.run(
+        `INSERT INTO sessions (id, repo_root, target_key, target_json, created_at, updated_at, active_patchset_id)
+         VALUES (?, ?, ?, ?, ?, ?, NULL)`,
+        [session.id, session.repoRoot, key, JSON.stringify(target), input.now, input.now],
+      );
+      return { session, created: true };
+    });
+  }
+
+  getSession(id: string): Session | undefined {
+    return this.durable.read((r) => {
+      const row = r.get('SELECT * FROM sessions WHERE id = ?', [id]);
+      return row ? sessionFromRow(r, row) : undefined;
+    });
+  }
+
+  /** Every session, most recently updated first. */
+  listSessions(): Session[] {
+    return this.durable.read((r) => {
+      const byId = new Map<string, string[]>();
+      for (const link of r.all('SELECT session_id, patchset_id FROM session_patchsets ORDER BY session_id, ord')) {
+        const sid = str(link, 'session_id');
+        const list = byId.get(sid) ?? [];
+        list.push(str(link, 'patchset_id'));
+        byId.set(sid, list);
+      }
+      return r
+        .all('SELECT * FROM sessions ORDER BY updated_at DESC, created_at DESC, id')
+        .map((row) => toSession(row, byId.get(str(row, 'id')) ?? []));
+    });
+  }
+
+  /** Adds the patchset to the session's list (if new), makes it active and sets updatedAt = now. */
+  attachPatchset(sessionId: string, patchsetId: string, now: string): Session {
+    return this.durable.write((tx) => {
+      if (!tx.get('SELECT 1 AS x FROM sessions WHERE id = ?', [sessionId])) throw notFound('session', sessionId);
+      if (!tx.get('SELECT 1 AS x FROM patchsets WHERE id = ?', [patchsetId])) throw notFound('patchset', patchsetId);
+      if (!tx.get('SELECT 1 AS x FROM session_patchsets WHERE session_id = ? AND patchset_id = ?', [sessionId, patchsetId])) {
+        const next = num(tx.get('SELECT COALESCE(MAX(ord), 0) + 1 AS next FROM session_patchsets WHERE session_id = ?', [sessionId]) ?? {}, 'next');
+        tx.run('INSERT INTO session_patchsets (session_id, ord, patchset_id, attached_at) VALUES (?, ?, ?, ?)', [sessionId, next, patchsetId, now]);
+      }
+      tx.run('UPDATE sessions SET active_patchset_id = ?, updated_at = ? WHERE id = ?', [patchsetId, now, sessionId]);
+      const row = tx.get('SELECT * FROM sessions WHERE id = ?', [sessionId]);
+      if (!row) throw notFound('session', sessionId);
+      return sessionFromRow(tx, row);
+    });
+  }
+
+  // --- events -----------------------------------------------------------------------------------
+
+  /** Appends to the session's log; seq is per session, from 1, without gaps. Durable when it returns. */
+  appendEvent(sessionId: string, kind: string, payload: unknown, now: string): { seq: number } {
+    const { firstSeq } = this.appendEvents(sessionId, [{ kind, payload }], now);
+    return { seq: firstSeq };
+  }
+
+  /** Appends several events in one transaction (one journal record, one fsync). */
+  appendEvents(sessionId: string, events: ReadonlyArray<{ kind: string; payload: unknown }>, now: string): { firstSeq: number; lastSeq: number } {
+    const encoded = events.map((e) => ({ kind: e.kind, json: encodePayload(e.payload) }));
+    return this.durable.write((tx) => {
+      if (!tx.get('SELECT 1 AS x FROM sessions WHERE id = ?', [sessionId])) throw notFound('session', sessionId);
+      const last = num(tx.get('SELECT COALESCE(MAX(seq), 0) AS last FROM events WHERE session_id = ?', [sessionId]) ?? {}, 'last');
+      let seq = last;
+      for (const e of encoded) {
+        seq += 1;
+        tx.run('INSERT INTO events (session_id, seq, kind, payload_json, at) VALUES (?, ?, ?, ?, ?)', [sessionId, seq, e.kind, e.json, now]);
+      }
+      return { firstSeq: last + 1, lastSeq: seq };
+    });
+  }
+
+  readEvents(sessionId: string, afterSeq = 0): StoredEvent[] {
+    return this.durable.read((r) =>
+      r
+        .all('SELECT seq, kind, payload_json, at FROM events WHERE session_id = ? AND seq > ? ORDER BY seq', [sessionId, afterSeq])
+        .map((row) => ({ seq: num(row, 'seq'), kind: str(row, 'kind'), payload: JSON.parse(str(row, 'payload_json')) as unknown, at: str(row, 'at') })),
+    );
+  }
+
+  countEvents(sessionId?: string): number {
+    return this.durable.read((r) =>
+      num(
+        (sessionId === undefined
+          ? r.get('SELECT COUNT(*) AS n FROM events')
+          : r.get('SELECT COUNT(*) AS n FROM events WHERE session_id = ?', [sessionId])) ?? {},
+        'n',
+      ),
+    );
+  }
+
+  // --- maintenance ------------------------------------------------------------------------------
+
+  /** Snapshot now and start a fresh journal (normally automatic). */
+  compact(): void {
+    this.durable.compact();
+  }
+
+  /** Diagnostics: last transaction seq and the journal's size. */
+  stats(): { seq: number; journalBytes: number; journalRecords: number } {
+    const { seq, journalBytes, journalRecords } = this.durable.stats();
+    return { seq, journalBytes, journalRecords };
+  }
+
+  close(): void {
+    this.durable.close();
+  }
+
+  private patchsetPath(id: string): string {
+    return path.join(this.dir, PATCHSET_DIR, `${id}.json`);
+  }
+}
+
+function checkId(id: string, what: string): string {
+  if (!SAFE_ID.test(id)) throw new StoreError('invalid-request', `Refusing ${what} id ${JSON.stringify(id)}: not a safe file name`);
+  return id;
+}
+
+function sameSize(file: string, size: number): boolean {
+  try {
+    return fs.statSync(file).size === size;
+  } catch {
+    return false;
+  }
+}
+
+function parseTarget(target: Target): Target {
+  const parsed = Target.safeParse(target);
+  if (!parsed.success) throw new StoreError('invalid-request', `Invalid review target: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+function encodePayload(payload: unknown): string {
+  try {
+    return JSON.stringify(payload) ?? 'null';
+  } catch (error) {
+    throw new StoreError('invalid-request', `Event payload cannot be stored as JSON: ${describeError(error)}`);
+  }
+}
+
+function notFound(what: string, id: string): StoreError {
+  return new StoreError('not-found', `No ${what} ${id} in the store`, { [`${what}Id`]: id });
+}
+
+function sessionFromRow(r: Reader, row: Row): Session {
+  const ids = r
+    .all('SELECT patchset_id FROM session_patchsets WHERE session_id = ? ORDER BY ord', [str(row, 'id')])
+    .map((link) => str(link, 'patchset_id'));
+  return toSession(row, ids);
+}
+
+function toSession(row: Row, patchsetIds: string[]): Session {
+  const active = row.active_patchset_id;
+  return {
+    id: str(row, 'id'),
+    repoRoot: str(row, 'repo_root'),
+    targetKey: str(row, 'target_key'),
+    target: Target.parse(JSON.parse(str(row, 'target_json'))),
+    createdAt: str(row, 'created_at'),
+    updatedAt: str(row, 'updated_at'),
+    activePatchsetId: typeof active === 'string' ? active : null,
+    patchsetIds,
+  };
+}
+
+function str(row: Row, column: string): string {
+  const value = row[column];
+  if (typeof value !== 'string') throw storeFailed(`Store column ${column} is not text`);
+  return value;
+}
+
+function num(row: Row, column: string): number {
+  const value = row[column];
+  if (typeof value !== 'number') throw storeFailed(`Store column ${column} is not a number`);
+  return value;
+}

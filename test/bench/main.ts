@@ -1,0 +1,151 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { capturePatchset } from '../../host/capture/capture';
+import { openRepo } from '../../host/capture/repo';
+import { runGit } from '../../host/git/run';
+import { benchStoreAppend } from '../../host/store/bench';
+import { startHost } from '../contract/hostProcess';
+import { HostHello } from '../../protocol/rpc';
+import { TestRepo, tempDir } from '../fixtures/gitRepo';
+
+/**
+ * `npm run bench`: figures printed, never asserted. Every timing is reported beside a baseline
+ * measured in the same run, as a ratio.
+ */
+const FILES = Number(process.env.BENCH_FILES ?? 1000);
+const HUNKS_PER_FILE = Number(process.env.BENCH_HUNKS_PER_FILE ?? 10);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+function makeLargeRange(): { repo: TestRepo; base: string; head: string } {
+  const repo = new TestRepo();
+  // Changed lines 20 apart with 3 context lines never merge, so each file yields HUNKS_PER_FILE hunks.
+  const linesPerFile = HUNKS_PER_FILE * 20 + 10;
+  const body = (i: number, changed: boolean) =>
+    Array.from({ length: linesPerFile }, (_, n) => (changed && n % 20 === 10 ? `changed ${i}:${n}` : `file ${i} line ${n} some ordinary source text`)).join('\n') + '\n';
+  for (let i = 0; i < FILES; i++) {
+    const dir = join(repo.dir, `pkg${i % 20}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `module${i}.ts`), body(i, false));
+  }
+  const base = repo.commit('base');
+  repo.branch('feature');
+  for (let i = 0; i < FILES; i++) writeFileSync(join(repo.dir, `pkg${i % 20}`, `module${i}.ts`), body(i, true));
+  const head = repo.commit('change every file');
+  return { repo, base, head };
+}
+
+/** Child mode: capture once and print this process's peak RSS (the host's memory for a capture). */
+async function childCapture(dir: string): Promise<void> {
+  const repo = await openRepo(dir);
+  if (!repo.ok) throw new Error(repo.error.message);
+  const before = process.resourceUsage().maxRSS;
+  const result = await capturePatchset(repo.value, { kind: 'branch', head: 'feature', base: 'main' });
+  if (!result.ok) throw new Error(result.error.message);
+  process.stdout.write(JSON.stringify({ idleMaxRssKb: before, maxRssKb: process.resourceUsage().maxRSS, hunks: result.value.totals.hunks }));
+}
+
+async function benchCapture(): Promise<void> {
+  console.log(`\n## Capture: ${FILES} files × ${HUNKS_PER_FILE} hunks (median of ${RUNS} runs)`);
+  const t0 = performance.now();
+  const { repo, base, head } = makeLargeRange();
+  console.log(`fixture built in ${ms(performance.now() - t0)}`);
+  try {
+    const handle = await openRepo(repo.dir);
+    if (!handle.ok) throw new Error(handle.error.message);
+    const plain: number[] = [];
+    const captured: number[] = [];
+    let hunks = 0;
+    let files = 0;
+    for (let i = 0; i < RUNS; i++) {
+      let s = performance.now();
+      const diff = await runGit(['diff', base, head], { cwd: repo.dir });
+      plain.push(performance.now() - s);
+      if (diff.code !== 0) throw new Error(diff.stderr);
+      s = performance.now();
+      const result = await capturePatchset(handle.value, { kind: 'branch', head: 'feature', base: 'main' });
+      captured.push(performance.now() - s);
+      if (!result.ok) throw new Error(result.error.message);
+      hunks = result.value.totals.hunks;
+      files = result.value.totals.files;
+    }
+    const ratio = median(captured) / median(plain);
+    console.log(`captured ${files} files, ${hunks} hunks (complete: ${files === FILES && hunks === FILES * HUNKS_PER_FILE})`);
+    console.log(`plain git diff      ${ms(median(plain))}`);
+    console.log(`rennet capture      ${ms(median(captured))}`);
+    console.log(`ratio               ${ratio.toFixed(2)}× (target ≤ 1.3×)`);
+
+    const child = spawnSync(process.execPath, [__filename, '--child-capture', repo.dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (child.status !== 0) throw new Error(child.stderr);
+    const mem = JSON.parse(child.stdout) as { idleMaxRssKb: number; maxRssKb: number };
+    console.log(`host peak RSS       ${(mem.maxRssKb / 1024).toFixed(0)} MiB during capture (idle process ${(mem.idleMaxRssKb / 1024).toFixed(0)} MiB; ratio ${(mem.maxRssKb / mem.idleMaxRssKb).toFixed(2)}×)`);
+  } finally {
+    repo.cleanup();
+  }
+}
+
+async function benchStore(): Promise<void> {
+  console.log(`\n## Store: acknowledged append with ${EVENTS} existing events`);
+  const dir = tempDir('rennet-bench-store-');
+  try {
+    const r = await benchStoreAppend(dir, EVENTS, 2000);
+    // Baseline: one fsync'd append of the same size to a plain file, in this run.
+    const file = join(tmpdir(), `rennet-bench-fsync-${process.pid}`);
+    const { openSync, writeSync, fsyncSync, closeSync } = await import('node:fs');
+    const fd = openSync(file, 'a');
+    const lat: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const s = performance.now();
+      writeSync(fd, `{"seq":${i},"kind":"ask.stage","payload":{"text":"baseline"}}\n`);
+      fsyncSync(fd);
+      lat.push(performance.now() - s);
+    }
+    closeSync(fd);
+    rmSync(file, { force: true });
+    const p = (q: number) => [...lat].sort((a, b) => a - b)[Math.floor(lat.length * q)] as number;
+    console.log(`preload             ${ms(r.preloadMs)}`);
+    console.log(`append p50          ${ms(r.p50Ms)}  (plain write+fsync p50 ${ms(p(0.5))}; ratio ${(r.p50Ms / p(0.5)).toFixed(2)}×)`);
+    console.log(`append p99          ${ms(r.p99Ms)}  (plain write+fsync p99 ${ms(p(0.99))}; ratio ${(r.p99Ms / p(0.99)).toFixed(2)}×)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function benchColdStart(): Promise<void> {
+  console.log('\n## Host cold start (spawn → hello answered), median of 5');
+  const host: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const dir = tempDir('rennet-bench-host-');
+    let s = performance.now();
+    const h = await startHost(dir);
+    await h.connection.sendRequest(HostHello, {});
+    host.push(performance.now() - s);
+    await h.stop();
+    rmSync(dir, { recursive: true, force: true });
+    s = performance.now();
+    await new Promise((resolve) => spawn(process.execPath, ['-e', '0']).once('exit', resolve));
+    bare.push(performance.now() - s);
+  }
+  console.log(`host ready          ${ms(median(host))}`);
+  console.log(`node -e 0           ${ms(median(bare))}  (ratio ${(median(host) / median(bare)).toFixed(2)}×)`);
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--child-capture') return childCapture(process.argv[3] as string);
+  console.log(`# Rennet bench · node ${process.version} · ${new Date().toISOString()}`);
+  await benchCapture();
+  await benchStore();
+  await benchColdStart();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

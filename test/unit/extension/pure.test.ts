@@ -1,0 +1,104 @@
+import * as assert from 'node:assert/strict';
+import { baseItems, headItems } from '../../../extension/branchItems';
+import { contentSecurityPolicy, escapeHtml, panelHtml } from '../../../extension/html';
+import { checkRepoRelativePath } from '../../../extension/paths';
+import { captureTitle, panelTitle } from '../../../extension/titles';
+
+describe('extension (pure parts)', () => {
+  describe('checkRepoRelativePath', () => {
+    it('accepts plain repo-relative paths', () => {
+      assert.deepEqual(checkRepoRelativePath('src/app.ts'), { ok: true, segments: ['src', 'app.ts'] });
+      assert.deepEqual(checkRepoRelativePath('README.md'), { ok: true, segments: ['README.md'] });
+      assert.equal(checkRepoRelativePath('a/..b/c..').ok, true);
+    });
+
+    it('refuses absolute, escaping and odd paths', () => {
+      for (const bad of ['', '/etc/passwd', '\\\\server\\share', 'C:/x', 'c:\\x', '../x', 'a/../../x', 'a\\..\\x', 'a//b', './a', 'a/\0b']) {
+        assert.equal(checkRepoRelativePath(bad).ok, false, JSON.stringify(bad));
+      }
+    });
+  });
+
+  describe('panel html', () => {
+    const html = panelHtml({
+      cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
+      scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js',
+      nonce: 'n0nce',
+      title: 'Rennet · a vs b',
+    });
+
+    it('has a strict CSP: nonce scripts and styles, nothing inline or remote', () => {
+      const csp = contentSecurityPolicy('https://x', 'n0nce');
+      assert.equal(
+        csp,
+        "default-src 'none'; script-src 'nonce-n0nce'; style-src https://x 'nonce-n0nce'; img-src https://x data:; font-src https://x;",
+      );
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
+      assert.ok(html.includes(`content="${escapeHtml(contentSecurityPolicy('https://file+.vscode-resource.vscode-cdn.net', 'n0nce'))}"`));
+    });
+
+    it('loads the bundle with the nonce, and hands FAST the nonce', () => {
+      assert.match(html, /<script nonce="n0nce" src="https:\/\/file\+\.vscode-resource\.vscode-cdn\.net\/ext\/dist\/webview\.js"><\/script>/);
+      assert.match(html, /<meta property="csp-nonce" content="n0nce">/);
+      assert.equal((html.match(/<script/g) ?? []).length, 1);
+      assert.doesNotMatch(html, /style="/);
+    });
+
+    it('escapes the title', () => {
+      const evil = panelHtml({ cspSource: 'x', scriptUri: 'y', nonce: 'n', title: '<img src=x onerror=alert(1)>' });
+      assert.doesNotMatch(evil, /<img/);
+    });
+  });
+
+  describe('titles', () => {
+    it('names panels by target', () => {
+      assert.equal(panelTitle({ kind: 'branch', head: 'feat', base: 'main' }), 'Rennet · feat vs main');
+      assert.equal(panelTitle({ kind: 'working-tree', base: 'main' }), 'Rennet · working tree vs main');
+      assert.equal(captureTitle({ kind: 'branch', head: 'feat', base: 'main' }), 'Rennet: capturing feat against main…');
+      assert.equal(
+        captureTitle({ kind: 'working-tree', base: 'main' }, 'feat'),
+        'Rennet: capturing the working tree of feat against main…',
+      );
+    });
+  });
+
+  describe('branch picker items', () => {
+    const list = { repoRoot: '/r', current: 'feat', branches: ['feat', 'main', 'dev'], defaultBase: 'main' };
+
+    it('puts the current branch first, marked current', () => {
+      assert.deepEqual(
+        headItems({ ...list, branches: ['main', 'feat', 'dev'] }).map((i) => [i.ref, i.description]),
+        [
+          ['feat', 'current'],
+          ['main', undefined],
+          ['dev', undefined],
+        ],
+      );
+      assert.deepEqual(
+        headItems({ ...list, current: null }).map((i) => i.ref),
+        ['feat', 'main', 'dev'],
+      );
+    });
+
+    it('puts the default base first, marked default, and never offers the head', () => {
+      assert.deepEqual(
+        baseItems(list, 'feat').map((i) => [i.ref, i.description]),
+        [
+          ['main', 'default'],
+          ['dev', undefined],
+        ],
+      );
+      assert.deepEqual(
+        baseItems(list, 'main').map((i) => [i.ref, i.description]),
+        [
+          ['feat', 'current'],
+          ['dev', undefined],
+        ],
+      );
+      assert.deepEqual(
+        baseItems({ ...list, defaultBase: null }, 'dev').map((i) => i.ref),
+        ['feat', 'main'],
+      );
+    });
+  });
+});

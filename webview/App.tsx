@@ -1,0 +1,338 @@
+import { createContext, Fragment } from 'preact';
+import { useContext, useEffect, useReducer } from 'preact/hooks';
+import type { FileSummary, HostStatus, PatchsetSummary, Session, SessionSnapshot } from '../protocol';
+import type { PanelBridge } from './bridge';
+import { Button, CountBadge } from './components';
+import {
+  additionsText,
+  deletionsText,
+  headLabel,
+  headNote,
+  mergeBaseNote,
+  openSide,
+  plural,
+  shortId,
+  stateBadges,
+  statusLabel,
+  statusTitle,
+  targetKindLabel,
+  targetLabel,
+  totalsParts,
+} from './format';
+import { initialModel, reduce, type PanelAction } from './state';
+
+const BridgeContext = createContext<PanelBridge | null>(null);
+
+function useBridge(): PanelBridge {
+  const bridge = useContext(BridgeContext);
+  if (!bridge) throw new Error('App components need a PanelBridge');
+  return bridge;
+}
+
+export interface AppProps {
+  bridge: PanelBridge;
+}
+
+/** The board panel. Says `ready` on mount; draws whatever snapshot the extension sends. */
+export function App({ bridge }: AppProps) {
+  const [model, dispatch] = useReducer(reduce, initialModel);
+
+  useEffect(() => {
+    const unsubscribe = bridge.onMessage((message) => dispatch({ type: 'message', message }));
+    bridge.post({ type: 'rennet/panel/ready' });
+    return unsubscribe;
+  }, [bridge]);
+
+  const sessionId = model.snapshot?.session.id;
+  useEffect(() => {
+    if (sessionId) bridge.setState({ sessionId });
+  }, [bridge, sessionId]);
+
+  const recapture = () => {
+    dispatch({ type: 'refresh-requested' });
+    bridge.post({ type: 'rennet/panel/refresh' });
+  };
+
+  return (
+    <BridgeContext.Provider value={bridge}>
+      <main class="rn-panel" data-testid="rennet-panel" aria-busy={model.refreshing ? 'true' : 'false'}>
+        <HostStatusBanner status={model.hostStatus} />
+        {model.error !== null && <ErrorBanner message={model.error} dispatch={dispatch} />}
+        {!model.received || !model.snapshot ? (
+          <p class="rn-muted" data-testid="loading" role="status">
+            {model.error ? 'The review could not be loaded.' : 'Loading the review…'}
+          </p>
+        ) : (
+          <Review snapshot={model.snapshot} refreshing={model.refreshing} onRecapture={recapture} />
+        )}
+      </main>
+    </BridgeContext.Provider>
+  );
+}
+
+function HostStatusBanner({ status }: { status: HostStatus | null }) {
+  if (!status || status.state === 'running') return null;
+  const text =
+    status.state === 'starting'
+      ? 'Starting the Rennet host…'
+      : status.state === 'restarting'
+        ? 'The Rennet host stopped unexpectedly and is restarting; this review is read back from the store when it is up.'
+        : 'The Rennet host is stopped. Run “Rennet: Restart Host” from the Command Palette.';
+  return (
+    <div
+      class={`rn-banner rn-banner-${status.state === 'failed' ? 'error' : 'warning'}`}
+      data-testid="host-status"
+      data-state={status.state}
+      role={status.state === 'failed' ? 'alert' : 'status'}
+    >
+      <strong class="rn-banner-label">Host {status.state}</strong> <span>{text}</span>
+      {status.message && <div class="rn-banner-detail">{status.message}</div>}
+    </div>
+  );
+}
+
+function ErrorBanner({ message, dispatch }: { message: string; dispatch: (action: PanelAction) => void }) {
+  return (
+    <div class="rn-banner rn-banner-error" data-testid="error-banner" role="alert">
+      <strong class="rn-banner-label">Error</strong> <span data-testid="error-message">{message}</span>
+      <button
+        type="button"
+        class="rn-link rn-banner-dismiss"
+        aria-label="Dismiss error"
+        data-testid="dismiss-error"
+        onClick={() => dispatch({ type: 'dismiss-error' })}
+      >
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
+interface ReviewProps {
+  snapshot: SessionSnapshot;
+  refreshing: boolean;
+  onRecapture: () => void;
+}
+
+function Review({ snapshot, refreshing, onRecapture }: ReviewProps) {
+  const { session, patchset } = snapshot;
+  return (
+    <>
+      <header class="rn-header" data-testid="patchset-header" data-session-id={session.id}>
+        <div class="rn-title-row">
+          <h1 class="rn-title" data-testid="target-title">
+            {targetLabel(session.target)}
+          </h1>
+          <span class="rn-chip" data-testid="target-kind" data-kind={session.target.kind}>
+            {targetKindLabel(session.target.kind)}
+          </span>
+          <span class="rn-spacer" />
+          <Button
+            onClick={onRecapture}
+            disabled={refreshing}
+            ariaLabel={refreshing ? 'Recapturing the target' : 'Recapture the target (new commits, working-tree edits)'}
+            testId="recapture"
+          >
+            {refreshing ? 'Recapturing…' : 'Recapture'}
+          </Button>
+        </div>
+        {patchset ? <PatchsetFacts patchset={patchset} /> : null}
+      </header>
+      {patchset ? <FileList patchset={patchset} /> : <NotCaptured session={session} />}
+    </>
+  );
+}
+
+function PatchsetFacts({ patchset }: { patchset: PatchsetSummary }) {
+  const note = headNote(patchset);
+  return (
+    <>
+      <dl class="rn-ids">
+        <div>
+          <dt>Base</dt>
+          <dd>
+            <code class="rn-id" data-testid="base-id" data-full-id={patchset.base} title={patchset.base}>
+              {shortId(patchset.base)}
+            </code>{' '}
+            <span class="rn-muted">merge-base with {patchset.baseRef}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Head</dt>
+          <dd>
+            <code class="rn-id" data-testid="head-id" data-full-id={patchset.head} title={patchset.head}>
+              {shortId(patchset.head)}
+            </code>{' '}
+            <span class="rn-muted">{headLabel(patchset)}</span>
+          </dd>
+        </div>
+      </dl>
+      <p class="rn-note" data-testid="merge-base-note">
+        {mergeBaseNote(patchset)}
+      </p>
+      {note && (
+        <p class="rn-note" data-testid="head-note">
+          {note}
+        </p>
+      )}
+      <p class="rn-totals" data-testid="totals" aria-label="Totals">
+        {totalsParts(patchset.totals).map((part, index) => (
+          <Fragment key={part.key}>
+            {index > 0 && <span class="rn-sep" aria-hidden="true"> · </span>}
+            <span class={`rn-total rn-total-${part.key}`} data-total={part.key} title={part.title}>
+              {part.text}
+            </span>
+          </Fragment>
+        ))}
+      </p>
+      <details class="rn-details" data-testid="capture-details">
+        <summary>Full commit ids and the command that reproduces this diff</summary>
+        <dl class="rn-full-ids">
+          <dt>Base (merge-base)</dt>
+          <dd>
+            <code data-testid="base-id-full">{patchset.base}</code>
+          </dd>
+          <dt>{patchset.baseRef} tip</dt>
+          <dd>
+            <code>{patchset.baseTip}</code>
+          </dd>
+          <dt>Head</dt>
+          <dd>
+            <code data-testid="head-id-full">{patchset.head}</code>
+          </dd>
+          <dt>Patchset</dt>
+          <dd>
+            <code>{patchset.id}</code>
+          </dd>
+          <dt>Diff command</dt>
+          <dd>
+            <code class="rn-command">{patchset.diffCommand}</code>
+          </dd>
+        </dl>
+      </details>
+    </>
+  );
+}
+
+function NotCaptured({ session }: { session: Session }) {
+  return (
+    <section class="rn-empty" data-testid="empty-state">
+      <h2>Not captured yet</h2>
+      <p>
+        This review of {targetLabel(session.target)} has no captured change. Use Recapture to capture it now; the
+        capture is pinned and later edits never change it.
+      </p>
+    </section>
+  );
+}
+
+function FileList({ patchset }: { patchset: PatchsetSummary }) {
+  if (patchset.files.length === 0) {
+    return (
+      <section class="rn-empty" data-testid="empty-state">
+        <h2>No changed files</h2>
+        <p>This capture holds no file changes.</p>
+      </section>
+    );
+  }
+  return (
+    <section class="rn-files" aria-labelledby="rn-files-heading">
+      <h2 id="rn-files-heading" class="rn-section-title">
+        Changed files <CountBadge count={patchset.files.length} label={plural(patchset.files.length, 'file')} testId="file-count" />
+      </h2>
+      <div class="rn-table-wrap">
+      <table class="rn-file-table" data-testid="file-list">
+        <thead>
+          <tr>
+            <th scope="col" class="rn-col-status">
+              Status
+            </th>
+            <th scope="col">File</th>
+            <th scope="col" class="rn-num">
+              Added
+            </th>
+            <th scope="col" class="rn-num">
+              Deleted
+            </th>
+            <th scope="col" class="rn-num">
+              Hunks
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {patchset.files.map((file) => (
+            <FileRow key={file.path} file={file} />
+          ))}
+        </tbody>
+      </table>
+      </div>
+    </section>
+  );
+}
+
+function FileRow({ file }: { file: FileSummary }) {
+  const bridge = useBridge();
+  const adds = additionsText(file.additions);
+  const dels = deletionsText(file.deletions);
+  const badges = stateBadges(file);
+  const side = openSide(file);
+  const open = () => bridge.post({ type: 'rennet/panel/openFile', path: file.path, side });
+  return (
+    <tr
+      class="rn-file-row"
+      data-testid="file-row"
+      data-path={file.path}
+      data-status={file.status}
+      data-binary={file.binary ? 'true' : undefined}
+      data-submodule={file.submodule ? 'true' : undefined}
+      data-truncated={file.truncated ? 'true' : undefined}
+    >
+      <td>
+        <span class={`rn-status rn-status-${file.status}`} data-testid="file-status" title={statusTitle(file)}>
+          {statusLabel(file)}
+        </span>
+      </td>
+      <td class="rn-path-cell">
+        <button
+          type="button"
+          class="rn-link rn-path"
+          data-testid="open-file"
+          aria-label={`Open ${file.path}${side === 'base' ? ' (base side)' : ''}`}
+          title={side === 'base' ? `Open ${file.path} as it was at the base` : `Open ${file.path}`}
+          onClick={open}
+        >
+          {file.path}
+        </button>
+        {file.oldPath && (
+          <span class="rn-renamed-from" data-testid="renamed-from">
+            renamed from <code>{file.oldPath}</code>
+          </span>
+        )}
+        {badges.length > 0 && (
+          <span class="rn-badges">
+            {badges.map((badge) => (
+              <span
+                key={badge.kind}
+                class={`rn-badge rn-badge-${badge.kind}`}
+                data-testid="file-badge"
+                data-kind={badge.kind}
+                title={badge.title}
+              >
+                {badge.text}
+              </span>
+            ))}
+          </span>
+        )}
+      </td>
+      <td class={`rn-num rn-add${adds.known ? '' : ' rn-unknown'}`} data-testid="file-additions" title={adds.title}>
+        {adds.text}
+      </td>
+      <td class={`rn-num rn-del${dels.known ? '' : ' rn-unknown'}`} data-testid="file-deletions" title={dels.title}>
+        {dels.text}
+      </td>
+      <td class="rn-num" data-testid="file-hunks" title={`${plural(file.hunkCount, 'hunk')} captured`}>
+        {file.hunkCount}
+      </td>
+    </tr>
+  );
+}
