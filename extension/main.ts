@@ -1,3 +1,4 @@
+import './zodConfig';
 import * as vscode from 'vscode';
 import type { RennetApi } from './api';
 import { BlobDocumentProvider, BLOB_SCHEME } from './blobDocuments';

