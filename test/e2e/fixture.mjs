@@ -37,6 +37,15 @@ function pngBytes(seed) {
  * and `feature`, checked out, whose diff against main covers: modified, added, deleted, renamed
  * with an edit, a pure mode change, a binary file, and paths with spaces.
  */
+/** Over 1 MiB of CSV text; `changed` edits one row in the middle. */
+function bigCsv(changed) {
+  const rows = [];
+  for (let i = 0; i < 30_000; i++) rows.push(i === 15_000 && changed ? `${i},changed,row` : `${i},ordinary,row with some padding text`);
+  return `${rows.join('\n')}\n`;
+}
+
+export const CAPTURE_LIMIT_BYTES = 1024 * 1024;
+
 export function makeFixtureRepo(dir) {
   fs.mkdirSync(dir, { recursive: true });
   git(dir, ['init', '-q', '-b', 'main']);
@@ -52,6 +61,7 @@ export function makeFixtureRepo(dir) {
   write(dir, 'docs/old-name.md', lines('doc', 20));
   write(dir, 'scripts/run.sh', '#!/bin/sh\necho run\n', 0o644);
   write(dir, 'assets/logo.png', pngBytes(1));
+  write(dir, 'data/big.csv', bigCsv(false));
   git(dir, ['add', '-A']);
   git(dir, ['commit', '-q', '-m', 'initial']);
 
@@ -76,7 +86,13 @@ export function makeFixtureRepo(dir) {
   fs.chmodSync(path.join(dir, 'scripts/run.sh'), 0o755);
   // binary, modified
   write(dir, 'assets/logo.png', pngBytes(2));
+  // text over the default 1 MiB capture limit: captured truncated, its size stated
+  write(dir, 'data/big.csv', bigCsv(true));
   git(dir, ['add', '-A']);
+  // a submodule (gitlink): recorded but not reviewed; an empty directory is how an
+  // uninitialized submodule looks in a checkout
+  git(dir, ['update-index', '--add', '--cacheinfo', `160000,${'5'.repeat(40)},vendor/lib`]);
+  fs.mkdirSync(path.join(dir, 'vendor/lib'), { recursive: true });
   git(dir, ['commit', '-q', '-m', 'feature work']);
 
   // main moves on after the branch point: not part of the reviewed diff.
@@ -101,7 +117,7 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
   for (let i = 0; i < raw.length - 1; ) {
     const meta = raw[i++];
     if (!meta.startsWith(':')) continue;
-    const [oldMode, newMode, , , statusField] = meta.slice(1).split(' ');
+    const [oldMode, newMode, oldOid, newOid, statusField] = meta.slice(1).split(' ');
     const letter = statusField[0];
     let oldPath = null;
     let p = raw[i++];
@@ -118,6 +134,10 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
       newMode: newMode === '000000' ? null : newMode,
       modeChanged: oldMode !== '000000' && newMode !== '000000' && oldMode !== newMode,
       binary: false,
+      submodule: oldMode === '160000' || newMode === '160000',
+      truncated: false,
+      oldOid,
+      newOid,
       additions: 0,
       deletions: 0,
       hunks: 0,
@@ -144,7 +164,26 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
       f.deletions = Number(d);
     }
   }
+  const blobSize = (oid, p) => {
+    if (!oid || /^0+$/.test(oid)) return fs.existsSync(path.join(repo, p)) ? fs.statSync(path.join(repo, p)).size : 0;
+    return Number(git(repo, ['cat-file', '-s', oid]).trim());
+  };
   for (const f of files.values()) {
+    if (f.submodule) {
+      // a gitlink has no lines to review: counts unknown, no hunks
+      f.additions = null;
+      f.deletions = null;
+      f.hunks = 0;
+      continue;
+    }
+    const sizes = [f.oldMode ? blobSize(f.oldOid, f.oldPath ?? f.path) : 0, f.newMode ? blobSize(f.newOid, f.path) : 0];
+    if (!f.binary && sizes.some((n) => n > CAPTURE_LIMIT_BYTES)) {
+      f.truncated = true;
+      f.additions = null;
+      f.deletions = null;
+      f.hunks = 0;
+      continue;
+    }
     const patch = git(repo, ['diff', '-U3', '-M', '--no-color', '--no-ext-diff', ...range, '--', ...(f.oldPath ? [f.oldPath] : []), f.path]);
     f.hunks = patch.split('\n').filter((l) => l.startsWith('@@ ')).length;
   }
@@ -158,6 +197,8 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
       newMode: (fs.statSync(path.join(repo, u)).mode & 0o111) ? '100755' : '100644',
       modeChanged: false,
       binary: false,
+      submodule: false,
+      truncated: false,
       additions: text.split('\n').length - (text.endsWith('\n') ? 1 : 0),
       deletions: 0,
       hunks: text.length ? 1 : 0,
@@ -174,6 +215,9 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
       deletions: list.reduce((s, f) => s + (f.deletions ?? 0), 0),
       hunks: list.reduce((s, f) => s + f.hunks, 0),
       binary: list.filter((f) => f.binary).length,
+      submodules: list.filter((f) => f.submodule).length,
+      truncated: list.filter((f) => f.truncated).length,
+      uncounted: list.filter((f) => f.additions === null).length,
     },
   };
 }

@@ -153,7 +153,12 @@ function checkRows(shown, expected, label) {
       if (!mode) problems.push(`${p}: git says mode ${f.oldMode}→${f.newMode}, no mode badge: ${showRow(row)}`);
       else if (!(mode.text.includes(f.oldMode) && mode.text.includes(f.newMode))) problems.push(`${p}: mode badge ${JSON.stringify(mode.text)} does not name ${f.oldMode}→${f.newMode}`);
     } else if (mode) problems.push(`${p}: no mode change in git, but a mode badge ${JSON.stringify(mode.text)}`);
-    for (const k of kinds) if (!['binary', 'mode'].includes(k)) problems.push(`${p}: unexpected "${k}" badge: ${showRow(row)}`);
+    const submodule = row.badges.find((b) => b.kind === 'submodule');
+    if (f.submodule !== Boolean(submodule)) problems.push(`${p}: git says submodule=${f.submodule}, badge ${submodule ? 'present' : 'absent'}: ${showRow(row)}`);
+    const truncated = row.badges.find((b) => b.kind === 'truncated');
+    if (f.truncated !== Boolean(truncated)) problems.push(`${p}: over the capture limit=${f.truncated}, truncated badge ${truncated ? 'present' : 'absent'}: ${showRow(row)}`);
+    if (truncated && !/1024 KiB/.test(truncated.text)) problems.push(`${p}: truncated badge ${JSON.stringify(truncated.text)} does not state the 1024 KiB limit`);
+    for (const k of kinds) if (!['binary', 'mode', 'submodule', 'truncated'].includes(k)) problems.push(`${p}: unexpected "${k}" badge: ${showRow(row)}`);
     if (f.oldPath) {
       if (!row.renamedFrom || !row.renamedFrom.includes(f.oldPath)) problems.push(`${p}: should say renamed from ${JSON.stringify(f.oldPath)}: ${showRow(row)}`);
     } else if (row.renamedFrom) problems.push(`${p}: not a rename, but says ${JSON.stringify(row.renamedFrom)}`);
@@ -178,6 +183,9 @@ function checkTotals(shown, expected, label) {
     hunks: `${expected.totals.hunks} hunk${expected.totals.hunks === 1 ? '' : 's'}`,
   };
   if (expected.totals.binary) want.binary = `${expected.totals.binary} binary`;
+  if (expected.totals.submodules) want.submodules = `${expected.totals.submodules} submodule${expected.totals.submodules === 1 ? '' : 's'}`;
+  if (expected.totals.truncated) want.truncated = `${expected.totals.truncated} truncated`;
+  if (expected.totals.uncounted) want.uncounted = `${expected.totals.uncounted} uncounted`;
   const problems = [];
   for (const [k, v] of Object.entries(want)) if (t[k] !== v) problems.push(`${k}: shows ${JSON.stringify(t[k] ?? null)}, git says ${JSON.stringify(v)}`);
   expect(problems.length === 0, `${label}: totals ${JSON.stringify(shown.totalsText)} disagree with git diff --numstat: ${problems.join('; ')}`);
