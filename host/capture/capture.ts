@@ -80,11 +80,19 @@ export async function capturePatchset(
       resolved = { head: head.value.commit, headRef: head.value.branch, baseTip: baseTip.value };
     }
 
-    const mergeBase = await findMergeBase(repo, target.base, resolved);
+    const [mergeBase, headTree] = await Promise.all([
+      findMergeBase(repo, target.base, resolved),
+      gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
+    ]);
     if (!mergeBase.ok) return mergeBase;
 
-    const [baseTree = '', headTree = ''] = (await gitText(['rev-parse', `${mergeBase.value}^{tree}`, `${resolved.head}^{tree}`], { cwd: repo.root })).split('\n');
-    if (baseTree === headTree) {
+    // Parse while git is still writing: each file is parsed as soon as the next one begins.
+    const parser = new DiffStreamParser(options);
+    const diff = await runGit(diffArgs(options, mergeBase.value, resolved.head), { cwd: repo.root, onStdout: (chunk) => parser.push(chunk) });
+    if (diff.code !== 0) throw new GitError(['diff'], diff.code, diff.stderr);
+    const files = parser.end();
+    if (files.length === 0) {
+      // Identical trees at the merge-base and the head: nothing to review.
       return err(
         rennetError(
           'empty-change',
@@ -94,12 +102,6 @@ export async function capturePatchset(
         ),
       );
     }
-
-    // Parse while git is still writing: each file is parsed as soon as the next one begins.
-    const parser = new DiffStreamParser(options);
-    const diff = await runGit(diffArgs(options, mergeBase.value, resolved.head), { cwd: repo.root, onStdout: (chunk) => parser.push(chunk) });
-    if (diff.code !== 0) throw new GitError(['diff'], diff.code, diff.stderr);
-    const files = parser.end();
     await settleOversizedFiles(repo, files, options);
     files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 

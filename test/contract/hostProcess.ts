@@ -13,9 +13,9 @@ export interface HostUnderTest {
   stop(): Promise<void>;
 }
 
-export async function startHost(storeDir: string): Promise<HostUnderTest> {
-  if (!existsSync(HOST_BUNDLE)) throw new Error(`${HOST_BUNDLE} is missing; run npm run build first`);
-  const child = spawn(process.execPath, [HOST_BUNDLE, '--stdio', '--store', storeDir], { stdio: ['pipe', 'pipe', 'pipe'] });
+export async function startHost(storeDir: string, bundle = HOST_BUNDLE): Promise<HostUnderTest> {
+  if (!existsSync(bundle)) throw new Error(`${bundle} is missing; run npm run build first`);
+  const child = spawn(process.execPath, [bundle, '--stdio', '--store', storeDir], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => (stderr += chunk));
