@@ -53,6 +53,8 @@ export class HostClient implements vscode.Disposable {
   private everRunning = false;
   /** A crash-restart is in flight; the next Running state re-says hello and recovers panels. */
   private recovering = false;
+  /** Settles `starting` once a crash-restart has answered hello (or failed). */
+  private recovery: { resolve(info: HostInfo): void; reject(error: Error): void } | undefined;
   private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -193,6 +195,8 @@ export class HostClient implements vscode.Disposable {
           this.log.error(message);
           this.info = undefined;
           this.recovering = false;
+          this.recovery?.reject(new HostUnavailableError(message));
+          this.recovery = undefined;
           this.starting = undefined;
           this.setStatus({ state: 'failed', message });
           this.offerRestart(message);
@@ -235,6 +239,8 @@ export class HostClient implements vscode.Disposable {
       this.log.error(message);
       this.info = undefined;
       this.recovering = false;
+      this.recovery?.reject(new HostUnavailableError(message));
+      this.recovery = undefined;
       this.starting = undefined;
       this.setStatus({ state: 'failed', message });
       this.offerRestart(message);
@@ -243,6 +249,14 @@ export class HostClient implements vscode.Disposable {
     this.restarts.push(now);
     this.info = undefined;
     this.recovering = true;
+    // Callers of start() (every request) wait for the restarted host instead of reusing the
+    // dead one's hello.
+    this.starting = new Promise<HostInfo>((resolve, reject) => {
+      this.recovery = { resolve, reject };
+    });
+    this.starting.catch(() => {
+      /* surfaced through request() and the status */
+    });
     this.log.warn(`Rennet host stopped unexpectedly; restarting (${this.restarts.length} of ${MAX_RESTARTS} in ${RESTART_WINDOW_MS / 60_000} minutes).`);
     this.setStatus({ state: 'restarting', message: 'The Rennet host stopped unexpectedly and is restarting.' });
     return { action: CloseAction.Restart, handled: true };
@@ -255,6 +269,8 @@ export class HostClient implements vscode.Disposable {
       this.info = info;
       this.log.info(`Rennet host restarted (pid ${info.pid}); ${info.sessions} session(s) read back from the store.`);
       this.setStatus({ state: 'running', message: null });
+      this.recovery?.resolve(info);
+      this.recovery = undefined;
       void vscode.window.showWarningMessage(
         'Rennet host stopped unexpectedly; restarted — your sessions are read back from the store.',
       );
@@ -262,6 +278,8 @@ export class HostClient implements vscode.Disposable {
     } catch (error) {
       const message = `The Rennet host restarted but does not answer: ${describe(error)}`;
       this.log.error(message);
+      this.recovery?.reject(new HostUnavailableError(message));
+      this.recovery = undefined;
       this.starting = undefined;
       this.setStatus({ state: 'failed', message });
       this.offerRestart(message);
@@ -323,6 +341,8 @@ export class HostClient implements vscode.Disposable {
     this.client = undefined;
     this.info = undefined;
     this.recovering = false;
+    this.recovery?.reject(new HostUnavailableError('The Rennet host was stopped before its restart finished.'));
+    this.recovery = undefined;
     this.everRunning = false;
     if (!client) return;
     try {

@@ -131,6 +131,30 @@ export function registerSuites(ctx: SuiteContext): void {
         assert.equal(again.sessionId, sessionId, 'after a host restart the same target opened another session');
         assert.equal(again.reattached, true);
       });
+
+      it('a host killed with SIGKILL is restarted by itself and reads the sessions back', async () => {
+        const before = await api.hostInfo();
+        process.kill(before.pid, 'SIGKILL');
+        // The client notices the dead process, restarts it and says hello again: no user action.
+        let after: Awaited<ReturnType<typeof api.hostInfo>> | undefined;
+        const statuses = new Set<string>();
+        for (let i = 0; i < 150; i++) {
+          const status = api.hostStatus();
+          if (status) statuses.add(status.state);
+          if (status?.state === 'running') {
+            const info = await api.hostInfo();
+            if (info.pid !== before.pid) {
+              after = info;
+              break;
+            }
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.ok(after, `no new host 15 s after SIGKILL of ${before.pid}; states seen: ${[...statuses].join(', ')}`);
+        assert.equal(after.sessions, before.sessions, 'the restarted host did not read every session back');
+        const again = unwrap(await api.openReview(ctx.fixtureRepo, branch), 'openReview after a crash');
+        assert.equal(again.sessionId, sessionId, 'after a crash the same target opened another session');
+      });
     });
   });
 }
