@@ -1,7 +1,12 @@
 import { parseArgs } from 'node:util';
+import { LENSES, type Lens } from '../protocol/board';
 import type { Patchset, PatchsetSummary } from '../protocol/patchset';
 import type { RennetError } from '../protocol/result';
 import type { Target } from '../protocol/session';
+import { buildCitationIndex } from './board/citations';
+import { startSeatServer } from './board/mcpServer';
+import { BoardSeat, openDraftingBoard } from './board/seat';
+import { buildBoardTools, toolListing } from './board/tools';
 import { formatPatchsetSummary } from './format';
 import { resolveStoreDir } from './storeDir';
 import { ReviewService } from './service';
@@ -15,6 +20,8 @@ import { HOST_VERSION } from './version';
 const USAGE = `Usage:
   rennet review  --repo DIR [--base REF] [--head REF | --working-tree] [--json]
   rennet capture --repo DIR --base REF (--head REF | --working-tree) [--json]
+  rennet tools   --lens LENS [--json]
+  rennet seat-server --repo DIR --base REF (--head REF | --working-tree) --lens LENS [--author NAME]
   rennet --version | --help
 
 Options:
@@ -24,7 +31,16 @@ Options:
   --working-tree       review uncommitted and untracked files of the current branch
   --max-file-bytes N   capture files larger than N bytes truncated (default 1048576)
   --store DIR          the data directory (default $RENNET_DATA_DIR or the platform's data directory)
-  --json               print JSON (capture: the whole patchset; review: the session snapshot)
+  --json               print JSON (capture: the whole patchset; review: the session snapshot;
+                       tools: the tool list exactly as a seat server serves it)
+  --lens LENS          design, sequence, decisions, flagged or noise
+  --author NAME        who the seat is, stamped on what it writes (seat-server; default "seat")
+
+seat-server captures the range, opens a drafting board for LENS (noise: with one host-placed
+member per captured hunk), and serves that lens's board tools over MCP (Streamable HTTP) on
+127.0.0.1. It prints one JSON line {"url", "headers"} (every request must carry those headers),
+serves until stdin closes or SIGTERM, then prints the board as one JSON line and exits 0.
+See docs/seat-server.md.
 `;
 
 class UsageError extends Error {}
@@ -42,6 +58,8 @@ async function main(argv: string[]): Promise<number> {
       'max-file-bytes': { type: 'string' },
       store: { type: 'string' },
       json: { type: 'boolean', default: false },
+      lens: { type: 'string' },
+      author: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -55,8 +73,21 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
-  if (command !== 'review' && command !== 'capture') throw new UsageError(`unknown command "${command}"`);
+  if (!['review', 'capture', 'tools', 'seat-server'].includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+  const lensCommand = command === 'tools' || command === 'seat-server';
+  if (!lensCommand && values.lens !== undefined) throw new UsageError(`--lens is not an option of ${command}`);
+  if (command !== 'seat-server' && values.author !== undefined) throw new UsageError(`--author is not an option of ${command}`);
+  let lens: Lens | undefined;
+  if (lensCommand) {
+    if (!values.lens) throw new UsageError(`${command} needs --lens LENS (${LENSES.join(', ')})`);
+    if (!(LENSES as readonly string[]).includes(values.lens)) throw new UsageError(`unknown lens "${values.lens}" (one of ${LENSES.join(', ')})`);
+    lens = values.lens as Lens;
+  }
+  if (command === 'tools') {
+    writeOut(values.json ? JSON.stringify(toolListing(buildBoardTools(lens as Lens)), null, 2) : toolsText(lens as Lens));
+    return 0;
+  }
   if (!values.repo) throw new UsageError('--repo DIR is required');
   if (values.head && values['working-tree']) throw new UsageError('--head and --working-tree exclude each other');
   let maxFileBytes: number | undefined;
@@ -69,14 +100,19 @@ async function main(argv: string[]): Promise<number> {
   const store = await Store.open(resolveStoreDir(storeArgs, process.env));
   try {
     const service = new ReviewService({ store });
-    if (command === 'capture') {
-      if (!values.base) throw new UsageError('capture needs --base REF');
-      if (!values.head && !values['working-tree']) throw new UsageError('capture needs --head REF or --working-tree');
+    if (command === 'capture' || command === 'seat-server') {
+      if (!values.base) throw new UsageError(`${command} needs --base REF`);
+      if (!values.head && !values['working-tree']) throw new UsageError(`${command} needs --head REF or --working-tree`);
       const target: Target = values['working-tree']
         ? { kind: 'working-tree', base: values.base }
         : { kind: 'branch', head: values.head as string, base: values.base };
       const result = await service.capture(values.repo, target, maxFileBytes === undefined ? undefined : { maxFileBytes });
       if (!result.ok) return refuse(result.error);
+      if (command === 'seat-server') {
+        // The store is not needed while serving; release it so the VS Code host can write.
+        store.close();
+        return await serveSeat(result.value.patchset, lens as Lens, values.author ?? 'seat');
+      }
       writeOut(values.json ? JSON.stringify(result.value.patchset, null, 2) : captureText(result.value.patchset, result.value.created));
       return 0;
     }
@@ -110,6 +146,40 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     store.close();
   }
+}
+
+/** Serves one seat until stdin closes (or SIGTERM/SIGINT), then prints the board. */
+async function serveSeat(patchset: Patchset, lens: Lens, author: string): Promise<number> {
+  const context = { author, citations: buildCitationIndex(patchset) };
+  const seat = new BoardSeat({ state: openDraftingBoard(lens, patchset, context), context });
+  const server = await startSeatServer({ seat });
+  // Listen for the end before announcing the server, so a stop right after the line is not lost.
+  const stopped = new Promise<void>((resolve) => {
+    const done = () => resolve();
+    process.stdin.once('end', done).once('close', done).once('error', done);
+    process.once('SIGTERM', done).once('SIGINT', done);
+    process.stdin.resume();
+  });
+  writeOut(JSON.stringify({ url: server.url, headers: server.headers }));
+  await stopped;
+  await server.close();
+  process.stdin.destroy();
+  writeOut(JSON.stringify(seat.snapshot()));
+  return 0;
+}
+
+function toolsText(lens: Lens): string {
+  return buildBoardTools(lens)
+    .map((tool) => {
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown[]; items?: { type?: unknown } }>;
+      const required = new Set(tool.inputSchema.required ?? []);
+      const fields = Object.entries(properties).map(([name, p]) => {
+        const type = Array.isArray(p.enum) ? p.enum.join('|') : p.type === 'array' ? `${String(p.items?.type ?? 'any')}[]` : String(p.type ?? 'any');
+        return `${name}${required.has(name) ? '' : '?'}: ${type}`;
+      });
+      return `${tool.name}(${fields.join(', ')})\n    ${tool.description}`;
+    })
+    .join('\n');
 }
 
 function captureText(patchset: Patchset, created: boolean): string {

@@ -3,3 +3,4 @@ export * from './result';
 export * from './patchset';
 export * from './session';
 export * from './webview';
+export * from './board';

@@ -3,7 +3,7 @@
 // failure or when a level ran no test.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -17,8 +17,8 @@ function run(title, command, args, env = {}) {
   return result.status ?? 1;
 }
 
-function level(title, command, args, summaryFile) {
-  const code = run(title, command, args, { RENNET_TEST_SUMMARY: summaryFile });
+function level(title, command, args, summaryFile, env = {}) {
+  const code = run(title, command, args, { ...env, RENNET_TEST_SUMMARY: summaryFile });
   const summary = existsSync(summaryFile) ? JSON.parse(readFileSync(summaryFile, 'utf8')) : null;
   if (!summary) {
     console.log(`${title}: no summary written (exit ${code})`);
@@ -36,7 +36,16 @@ if (!process.env.RENNET_SKIP_BUILD) {
 }
 if (run('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) !== 0) process.exit(1);
 
-level('unit+contract', 'npx', ['mocha', '--reporter', join(root, 'test/summaryReporter.cjs')], join(scratch, 'mocha.json'));
+// The real Claude Code and Codex CLIs (driven against scripted model servers on loopback): the
+// contract tests that need them would otherwise skip, and a skip is not a pass.
+if (run('agent CLIs', 'bash', ['test/install-agent-clis.sh']) !== 0) process.exit(1);
+const cache = process.env.RENNET_TEST_CACHE ?? join(homedir(), '.cache', 'rennet-test');
+const agents = JSON.parse(readFileSync(join(cache, 'agents', 'paths.json'), 'utf8'));
+
+level('unit+contract', 'npx', ['mocha', '--reporter', join(root, 'test/summaryReporter.cjs')], join(scratch, 'mocha.json'), {
+  RENNET_CLAUDE_BIN: agents.claude,
+  RENNET_CODEX_BIN: agents.codex,
+});
 if (!process.env.RENNET_SKIP_E2E) {
   level('e2e', 'node', ['test/e2e/run.mjs'], join(scratch, 'e2e.json'));
 }

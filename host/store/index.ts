@@ -3,3 +3,12 @@ export { StoreError, isStoreError } from './errors';
 export { defaultDataDir } from './paths';
 export { SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations';
 export { benchStoreAppend } from './bench';
+export {
+  boardKeyOf,
+  parseBoardKey,
+  type BoardKeyParts,
+  type BoardMetaInput,
+  type StoredBoardMeta,
+  type BoardEventInput,
+  type StoredBoardEvent,
+} from './boards';

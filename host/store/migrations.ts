@@ -59,6 +59,39 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID`);
     },
   },
+  {
+    version: 2,
+    description: 'lens boards: per-board element event log and board metadata',
+    up(tx) {
+      // A board is keyed by `<sessionId>/<generationId or patchsetId>/<lens>` (host/store/boards.ts).
+      // Its elements are an append-only log; its envelope is one row, rewritten per accepted write.
+      tx.run(`CREATE TABLE board_events (
+        board_key TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        verb TEXT NOT NULL,
+        payload_json TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (board_key, seq)
+      ) WITHOUT ROWID`);
+      tx.run(`CREATE TABLE board_meta (
+        board_key TEXT PRIMARY KEY NOT NULL,
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        generation_id TEXT,
+        patchset_id TEXT NOT NULL,
+        lens TEXT NOT NULL,
+        status TEXT NOT NULL,
+        absence TEXT,
+        revision INTEGER NOT NULL,
+        next_id INTEGER NOT NULL,
+        document_json TEXT NOT NULL,
+        repairs_json TEXT NOT NULL,
+        last_finish_json TEXT,
+        event_seq INTEGER NOT NULL,
+        updated_at TEXT NOT NULL
+      )`);
+      tx.run('CREATE INDEX board_meta_by_session ON board_meta (session_id, board_key)');
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = latestVersion(MIGRATIONS);

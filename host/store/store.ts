@@ -5,6 +5,18 @@ import { DurableDb, type DurableOptions, type Reader, type Row } from './durable
 import { StoreError, describeError, storeFailed } from './errors';
 import { randomHex, removeStaleTemps, writeFileAtomic } from './fsutil';
 import { SCHEMA_VERSION, assertSupportedSchema, migrate } from './migrations';
+import {
+  appendBoardEventsTx,
+  boardEventFromRow,
+  boardKeyOf,
+  boardMetaFromRow,
+  compareBoardMeta,
+  putBoardMetaTx,
+  type BoardEventInput,
+  type BoardMetaInput,
+  type StoredBoardEvent,
+  type StoredBoardMeta,
+} from './boards';
 
 export interface StoreOptions {
   /** Compact (snapshot + fresh journal) after this many journal records. Default 1000. */
@@ -246,6 +258,59 @@ export class Store {
           : r.get('SELECT COUNT(*) AS n FROM events WHERE session_id = ?', [sessionId])) ?? {},
         'n',
       ),
+    );
+  }
+
+  // --- boards (boards.ts: key design, the two tables, and how the halves stay consistent) -------
+
+  /** Appends to a board's element event log; seq is per board, from 1, without gaps. Durable when it returns. */
+  appendBoardEvents(boardKey: string, events: readonly BoardEventInput[], now: string): { firstSeq: number; lastSeq: number } {
+    return this.durable.write((tx) => appendBoardEventsTx(tx, boardKey, events, now));
+  }
+
+  /** A board's events in seq order: after `afterSeq`, up to `uptoSeq` (inclusive) when given. */
+  readBoardEvents(boardKey: string, afterSeq = 0, uptoSeq?: number): StoredBoardEvent[] {
+    return this.durable.read((r) =>
+      r
+        .all('SELECT seq, verb, payload_json, at FROM board_events WHERE board_key = ? AND seq > ? AND seq <= ? ORDER BY seq', [
+          boardKey,
+          afterSeq,
+          uptoSeq ?? Number.MAX_SAFE_INTEGER,
+        ])
+        .map(boardEventFromRow),
+    );
+  }
+
+  /**
+   * Inserts or replaces a board's envelope; the key is derived from its parts (boardKeyOf) and the
+   * row records the board's last event seq. 'not-found' for an unknown session.
+   */
+  putBoardMeta(meta: BoardMetaInput): StoredBoardMeta {
+    return this.durable.write((tx) => putBoardMetaTx(tx, meta));
+  }
+
+  /** Appends a write's events and the envelope after it in one transaction (one journal record). */
+  commitBoardWrite(meta: BoardMetaInput, events: readonly BoardEventInput[]): { firstSeq: number; lastSeq: number; meta: StoredBoardMeta } {
+    const boardKey = boardKeyOf(meta);
+    return this.durable.write((tx) => {
+      const { firstSeq, lastSeq } = appendBoardEventsTx(tx, boardKey, events, meta.updatedAt);
+      return { firstSeq, lastSeq, meta: putBoardMetaTx(tx, meta) };
+    });
+  }
+
+  getBoardMeta(boardKey: string): StoredBoardMeta | undefined {
+    return this.durable.read((r) => {
+      const row = r.get('SELECT * FROM board_meta WHERE board_key = ?', [boardKey]);
+      return row ? boardMetaFromRow(row) : undefined;
+    });
+  }
+
+  /** Every board's envelope (of one session, when given): by session, generation or patchset, then lens order. */
+  listBoardMeta(sessionId?: string): StoredBoardMeta[] {
+    return this.durable.read((r) =>
+      (sessionId === undefined ? r.all('SELECT * FROM board_meta') : r.all('SELECT * FROM board_meta WHERE session_id = ?', [sessionId]))
+        .map(boardMetaFromRow)
+        .sort(compareBoardMeta),
     );
   }
 

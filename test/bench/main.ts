@@ -7,6 +7,7 @@ import { capturePatchset } from '../../host/capture/capture';
 import { openRepo } from '../../host/capture/repo';
 import { runGit } from '../../host/git/run';
 import { benchStoreAppend } from '../../host/store/bench';
+import { benchToolCalls, formatToolCallBench } from '../../host/board/bench';
 import { startHost } from '../contract/hostProcess';
 import { HostHello } from '../../protocol/rpc';
 import { TestRepo, tempDir } from '../fixtures/gitRepo';
@@ -144,6 +145,8 @@ async function main(): Promise<void> {
   await benchCapture();
   await benchStore();
   await benchColdStart();
+  console.log('\n## Board tool calls on the 1,252-element Noise board (in-process vs MCP over loopback)');
+  console.log(formatToolCallBench(await benchToolCalls()));
 }
 
 main().catch((error: unknown) => {

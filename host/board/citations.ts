@@ -1,0 +1,212 @@
+import type { FileChange, Patchset } from '../../protocol/patchset';
+import type { CitationIndexLike, CitationResolution } from './state';
+
+/**
+ * The citation predicate: is every line of a 1-based inclusive range inside ONE captured changed
+ * region on the named side of a path? Built once per patchset in O(files + regions); each
+ * resolution is a map lookup plus a binary search over that side's sorted regions.
+ */
+
+type SideName = 'base' | 'head';
+
+export interface LineCounts {
+  base?: number;
+  head?: number;
+}
+
+export interface CitationIndexOptions {
+  /** Known file lengths per path (the head path; a rename's old name may be given too). */
+  lineCounts?: ReadonlyMap<string, LineCounts> | Readonly<Record<string, LineCounts>>;
+}
+
+/** One side of one file: its regions sorted by start line, as parallel arrays. */
+interface SideRegions {
+  /** The name the file has on this side (a rename's base side is its old name). */
+  path: string;
+  starts: number[];
+  ends: number[];
+  hunkIds: string[];
+  /** First uncaptured line of a truncated side: everything from it to end of file counts as changed. */
+  tailFrom: number | null;
+  lineCount: number | null;
+}
+
+interface FileEntry {
+  file: FileChange;
+  base: SideRegions | null;
+  head: SideRegions | null;
+  lineAddressable: boolean;
+}
+
+export interface CitationIndex extends CitationIndexLike {
+  /** Every path a citation may name: head paths, and a rename's old name. */
+  readonly paths: readonly string[];
+  hasPath(path: string): boolean;
+  /** Changed paths whose last segment is `basename`. */
+  pathsNamed(basename: string): readonly string[];
+  /** Number of captured changed regions (both sides). */
+  readonly regionCount: number;
+}
+
+export function buildCitationIndex(patchset: Patchset, options: CitationIndexOptions = {}): CitationIndex {
+  const counts = toCountLookup(options.lineCounts);
+  const byHead = new Map<string, FileEntry>();
+  /** Base-side lookups: a file's own path and, for a rename, its old name. Old names win. */
+  const byBase = new Map<string, FileEntry>();
+  const byBaseOld = new Map<string, FileEntry>();
+  const byBasename = new Map<string, string[]>();
+  const namedSeen = new Set<string>();
+  let regionCount = 0;
+
+  for (const file of patchset.files) {
+    const entry = entryOf(file, counts);
+    regionCount += file.regions.length;
+    byHead.set(file.path, entry);
+    if (!byBase.has(file.path)) byBase.set(file.path, entry);
+    if (file.oldPath !== null) byBaseOld.set(file.oldPath, entry);
+    for (const path of file.oldPath !== null ? [file.path, file.oldPath] : [file.path]) {
+      if (namedSeen.has(path)) continue;
+      namedSeen.add(path);
+      const name = basenameOf(path);
+      const list = byBasename.get(name);
+      if (list) list.push(path);
+      else byBasename.set(name, [path]);
+    }
+  }
+  const paths = [...new Set([...byHead.keys(), ...byBaseOld.keys()])];
+  const known = new Set(paths);
+
+  function lookup(path: string, side: SideName): FileEntry | undefined {
+    if (side === 'head') return byHead.get(path);
+    return byBaseOld.get(path) ?? byBase.get(path);
+  }
+
+  function resolve(path: string, side: SideName, start: number, end: number): CitationResolution {
+    const entry = lookup(path, side);
+    const range = `${path}:${rangeText(start, end)}`;
+    if (!entry) {
+      const renamedTo = side === 'head' ? byBaseOld.get(path) : undefined;
+      if (renamedTo) {
+        return refuse(
+          'side-absent',
+          null,
+          `${path} was renamed to ${renamedTo.file.path}; its head side is ${renamedTo.file.path}, and ${path} names only the base side`,
+        );
+      }
+      return refuse('unknown-path', null, `${path} is not a changed file of this patchset`);
+    }
+    if (!entry.lineAddressable) {
+      const what = entry.file.submodule ? 'a submodule (its content is another repository)' : 'a binary file';
+      return refuse('not-line-addressable', null, `${path} is ${what}; it has no lines to cite`);
+    }
+    const regions = entry[side];
+    if (!regions) {
+      const why = side === 'base' ? 'was added by this change, so it has no base side' : 'was deleted by this change, so it has no head side';
+      return refuse('side-absent', null, `${path} ${why}; cite the ${side === 'base' ? 'head' : 'base'} side`);
+    }
+    if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start) {
+      return refuse('outside-changed-regions', nearestText(regions, start, end), `${range} is not a 1-based line range with start ≤ end`);
+    }
+    if (regions.lineCount !== null && end > regions.lineCount) {
+      return refuse(
+        'past-end-of-file',
+        null,
+        `${range} (${side}) runs past the end of the file, which has ${regions.lineCount.toLocaleString('en-US')} line${regions.lineCount === 1 ? '' : 's'} on that side`,
+      );
+    }
+    if (regions.tailFrom !== null && start >= regions.tailFrom) {
+      return { ok: true, path: regions.path, hunkIds: [] };
+    }
+    const i = lastStartAtOrBefore(regions.starts, start);
+    if (i >= 0 && end <= (regions.ends[i] as number)) {
+      return { ok: true, path: regions.path, hunkIds: [regions.hunkIds[i] as string] };
+    }
+    return refuse('outside-changed-regions', nearestText(regions, start, end), `${range} (${side}) is not inside a changed region`);
+  }
+
+  return {
+    patchsetId: patchset.id,
+    paths,
+    regionCount,
+    resolve,
+    hasPath: (path) => known.has(path),
+    pathsNamed: (basename) => byBasename.get(basename) ?? [],
+  };
+}
+
+function refuse(reason: Extract<CitationResolution, { ok: false }>['reason'], nearest: string | null, message: string): CitationResolution {
+  return { ok: false, reason, nearest, message };
+}
+
+function entryOf(file: FileChange, counts: (path: string) => LineCounts | undefined): FileEntry {
+  const lineAddressable = !file.binary && !file.submodule;
+  const hasBase = file.oldOid !== null && file.status !== 'added';
+  const hasHead = file.newOid !== null && file.status !== 'deleted';
+  const known = counts(file.path);
+  const knownOld = file.oldPath !== null ? counts(file.oldPath) : undefined;
+  const side = (name: SideName, path: string, lineCount: number | undefined): SideRegions => {
+    const own = file.regions.filter((r) => r.side === name && r.hunkId !== null).sort((a, b) => a.startLine - b.startLine);
+    return {
+      path,
+      starts: own.map((r) => r.startLine),
+      ends: own.map((r) => r.endLine),
+      hunkIds: own.map((r) => r.hunkId as string),
+      tailFrom: file.truncation?.tailFrom[name] ?? null,
+      lineCount: lineCount ?? null,
+    };
+  };
+  return {
+    file,
+    lineAddressable,
+    base: hasBase ? side('base', file.oldPath ?? file.path, knownOld?.base ?? known?.base) : null,
+    head: hasHead ? side('head', file.path, known?.head) : null,
+  };
+}
+
+function toCountLookup(counts: CitationIndexOptions['lineCounts']): (path: string) => LineCounts | undefined {
+  if (!counts) return () => undefined;
+  if (counts instanceof Map) return (path) => counts.get(path);
+  const record = counts as Readonly<Record<string, LineCounts>>;
+  return (path) => (Object.prototype.hasOwnProperty.call(record, path) ? record[path] : undefined);
+}
+
+/** Index of the last region whose start is ≤ line, or -1. */
+function lastStartAtOrBefore(starts: readonly number[], line: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((starts[mid] as number) <= line) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** The changed range on this side closest to [start, end] (a truncated tail counts), as "path:a-b". */
+function nearestText(regions: SideRegions, start: number, end: number): string | null {
+  const i = lastStartAtOrBefore(regions.starts, start);
+  let best: { start: number; end: number | null; distance: number } | null = null;
+  const consider = (s: number, e: number | null) => {
+    const distance = e !== null && e < start ? start - e : s > end ? s - end : 0;
+    if (!best || distance < best.distance) best = { start: s, end: e, distance };
+  };
+  for (const j of [i, i + 1]) {
+    if (j >= 0 && j < regions.starts.length) consider(regions.starts[j] as number, regions.ends[j] as number);
+  }
+  if (regions.tailFrom !== null) consider(regions.tailFrom, null);
+  if (!best) return null;
+  const found = best as { start: number; end: number | null };
+  return found.end === null ? `${regions.path}:${found.start} to end of file` : `${regions.path}:${rangeText(found.start, found.end)}`;
+}
+
+export function rangeText(start: number, end: number): string {
+  return start === end ? `${start}` : `${start}-${end}`;
+}
+
+function basenameOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? path : path.slice(slash + 1);
+}
