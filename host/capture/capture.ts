@@ -31,7 +31,7 @@ export function captureOptions(overrides?: Partial<CaptureOptions>): CaptureOpti
  * The diff flags, fixed so that user configuration (diff.algorithm, diff.noprefix, color.ui,
  * external diff drivers, textconv, diff.context, diff.interHunkContext) cannot change a capture.
  */
-export function diffArgs(options: CaptureOptions, base: string, head: string): string[] {
+export function diffArgs(options: CaptureOptions, base: string, head: string, fromMergeBase = false): string[] {
   return [
     '-c', `core.bigFileThreshold=${options.maxFileBytes}`,
     'diff', '--raw', '-p', '-z',
@@ -40,6 +40,7 @@ export function diffArgs(options: CaptureOptions, base: string, head: string): s
     '--diff-algorithm=myers', '--indent-heuristic',
     '--submodule=short', '--ignore-submodules=none',
     '--src-prefix=a/', '--dst-prefix=b/', '--full-index', '--no-abbrev',
+    ...(fromMergeBase ? ['--merge-base'] : []),
     base, head, '--',
   ];
 }
@@ -80,16 +81,22 @@ export async function capturePatchset(
       resolved = { head: head.value.commit, headRef: head.value.branch, baseTip: baseTip.value };
     }
 
-    const [mergeBase, headTree] = await Promise.all([
+    // The diff computes the merge-base itself (--merge-base) while the same merge-base is asked
+    // for the record, so neither waits on the other; both read the same resolved commit ids.
+    const [mergeBase, headTree, streamed] = await Promise.all([
       findMergeBase(repo, target.base, resolved),
       gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
+      streamDiff(repo, diffArgs(options, resolved.baseTip, resolved.head, true), options),
     ]);
     if (!mergeBase.ok) return mergeBase;
-
-    // Parse while git is still writing: each file is parsed as soon as the next one begins.
-    const parser = new DiffStreamParser(options);
-    const diff = await runGit(diffArgs(options, mergeBase.value, resolved.head), { cwd: repo.root, onStdout: (chunk) => parser.push(chunk) });
-    if (diff.code !== 0) throw new GitError(['diff'], diff.code, diff.stderr);
+    let parser = streamed.parser;
+    if (streamed.code !== 0) {
+      // git refuses --merge-base when there are several merge-bases (criss-cross history);
+      // diff from the one `git merge-base` chose instead.
+      const retry = await streamDiff(repo, diffArgs(options, mergeBase.value, resolved.head), options);
+      if (retry.code !== 0) throw new GitError(['diff'], retry.code, retry.stderr);
+      parser = retry.parser;
+    }
     const files = parser.end();
     if (files.length === 0) {
       // Identical trees at the merge-base and the head: nothing to review.
@@ -137,6 +144,25 @@ export function patchsetId(body: Omit<Patchset, 'id'>): string {
     return `${canonicalJson(fileMeta)}\n${hunks.map((h) => h.id).join(',')}`;
   });
   return contentId('ps', [canonicalJson(meta), ...fileParts]);
+}
+
+/** Runs one diff and parses it while git is still writing: each file as soon as the next begins. */
+async function streamDiff(repo: RepoHandle, args: string[], options: CaptureOptions): Promise<{ code: number; stderr: string; parser: DiffStreamParser }> {
+  const parser = new DiffStreamParser(options);
+  let parseError: unknown;
+  const result = await runGit(args, {
+    cwd: repo.root,
+    onStdout: (chunk) => {
+      if (parseError) return;
+      try {
+        parser.push(chunk);
+      } catch (error) {
+        parseError = error;
+      }
+    },
+  });
+  if (result.code === 0 && parseError) throw parseError;
+  return { code: result.code, stderr: result.stderr, parser };
 }
 
 async function findMergeBase(repo: RepoHandle, baseRef: string, resolved: ResolvedTarget): Promise<Result<string>> {

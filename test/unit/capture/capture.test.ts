@@ -261,6 +261,23 @@ describe('capture against real git repositories', function () {
     assert.deepEqual(ps.files.map((f) => f.path), ['a.txt']);
   });
 
+  it('captures a criss-cross history (two merge-bases) from the one git merge-base chooses', async () => {
+    repo = new TestRepo();
+    repo.write('shared.txt', 'root\n').commit('root');
+    repo.branch('x').write('x.txt', 'x1\n').commit('x1');
+    repo.checkout('main').branch('y').write('y.txt', 'y1\n').commit('y1');
+    repo.checkout('x');
+    repo.git('merge', '-q', '--no-ff', '-m', 'x takes y1', 'y');
+    repo.checkout('y');
+    repo.git('merge', '-q', '--no-ff', '-m', 'y takes x1', 'x~1');
+    repo.checkout('x').write('x.txt', 'x2\n').commit('x2');
+    assert.equal(repo.git('merge-base', '--all', 'x', 'y').split('\n').length, 2, 'the fixture has two merge-bases');
+    const ps = await capture(repo, { kind: 'branch', head: 'x', base: 'y' });
+    assert.equal(ps.base, repo.git('merge-base', 'x', 'y'));
+    const expected = repo.git('diff', '--name-only', ps.base, 'x').split('\n').sort();
+    assert.deepEqual(ps.files.map((f) => f.path), expected);
+  });
+
   it('captures a bare repository when both refs are commits', async () => {
     branchRange((r) => r.write('a.txt', 'a\n'), (r) => r.write('a.txt', 'b\n'));
     const bareDir = tempDir('rennet-bare-');
