@@ -538,15 +538,15 @@ const parentAdmissible: BoundaryRule = {
       const admits = PARENT_KINDS[el.kind];
       if (el.parent === null) {
         if (!TOP_LEVEL_KINDS.includes(el.kind)) {
-          out.push(refusal('parent-admissible', 'parent_id', `a ${el.kind} cannot sit at the top level`, `parent_id naming a ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
+          out.push(refusal('parent-admissible', 'parent_id', `${article(el.kind)} ${el.kind} cannot sit at the top level`, `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
         }
         continue;
       }
       const parent = next.elements.get(el.parent);
       if (!parent) {
-        out.push(refusal('parent-admissible', 'parent_id', `${clip(el.parent, 40)} names no element on this board`, `parent_id naming a ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
+        out.push(refusal('parent-admissible', 'parent_id', `${clip(el.parent, 40)} names no element on this board`, `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
       } else if (!admits.includes(parent.kind)) {
-        out.push(refusal('parent-admissible', 'parent_id', `a ${el.kind} cannot sit under a ${parent.kind} (${parent.id})`, `parent_id naming a ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
+        out.push(refusal('parent-admissible', 'parent_id', `a ${el.kind} cannot sit under a ${parent.kind} (${parent.id})`, `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
       }
     }
     return out;
@@ -1028,4 +1028,9 @@ export function runFinishTier(state: BoardState): FinishPointer[] {
 /** Rules a caller may not silence: a Refusal's rule is always a registered boundary id. */
 export function isBoundaryRule(rule: RuleId): rule is BoundaryRuleId {
   return (BOUNDARY_RULES as readonly string[]).includes(rule);
+}
+
+/** "a" or "an" before a kind name. */
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }

@@ -99,7 +99,7 @@ function parentDescription(kind: ElementKind): string {
   const parents = PARENT_KINDS[kind].join(', ');
   return TOP_LEVEL_KINDS.includes(kind)
     ? `Id of the element this one sits under (${parents}); omit to place it at the top level.`
-    : `Id of the element this one sits under (${parents}); needed, since a ${kind} cannot sit at the top level.`;
+    : `Id of the element this one sits under (${parents}); needed, since ${article(kind)} ${kind} cannot sit at the top level.`;
 }
 
 function referenceNote(kind: ElementKind): string {
@@ -306,4 +306,9 @@ function walk(toolName: string, field: string, schema: Record<string, unknown>, 
       out.push(`${toolName}: field ${field} is a tuple`);
     }
   }
+}
+
+/** "a" or "an" before a kind name. */
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }
