@@ -4,3 +4,4 @@ export * from './patchset';
 export * from './session';
 export * from './webview';
 export * from './board';
+export * from './review';

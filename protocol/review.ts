@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { Absence, Lens } from './board';
+
+/**
+ * A generation's lanes and the document `rennet review --json FILE` writes (docs/review-json.md).
+ * Element fields are camelCase here (startLine, introMarkdown), converted from the board's
+ * snake_case tool-input names at the edge.
+ */
+
+/** Seat state of one lane, as the rail shows it. */
+export const LaneState = z.enum(['queued', 'waiting', 'working', 'settled', 'absent', 'failed']);
+export type LaneState = z.infer<typeof LaneState>;
+
+/** A typed failure: the drafter's words and whether another attempt could plausibly succeed. */
+export const LaneFailure = z.object({
+  message: z.string(),
+  /** null: no account (an unknown ladder is not an exhausted one). */
+  retryable: z.boolean().nullable(),
+  attempts: z.number().int().nonnegative(),
+});
+export type LaneFailure = z.infer<typeof LaneFailure>;
+
+/** Spend of one seat turn. A turn without usage says so (null), never a fake zero. */
+export const SeatSpend = z.object({
+  seat: z.string(),
+  lens: Lens,
+  role: z.enum(['drafter', 'reviewer', 'compiler']),
+  harness: z.string(),
+  model: z.string().nullable(),
+  durationMs: z.number().nonnegative(),
+  inputTokens: z.number().int().nonnegative().nullable(),
+  outputTokens: z.number().int().nonnegative().nullable(),
+  /** Board tool calls the seat made, refusals included; null for a turn with no board to call. */
+  toolCalls: z.number().int().nonnegative().nullable(),
+  refusals: z.number().int().nonnegative().nullable(),
+  priceUsd: z.number().nonnegative().nullable(),
+});
+export type SeatSpend = z.infer<typeof SeatSpend>;
+
+export const PhaseName = z.enum(['report', 'lens-draft', 'lens-repair', 'reveal', 'first-core-board', 'first-element']);
+export const PhaseTiming = z.object({
+  phase: PhaseName,
+  /** Required for lane-scoped phases, absent on generation-wide ones. */
+  lens: Lens.nullable(),
+  seat: z.string().nullable(),
+  startedAt: z.string(),
+  durationMs: z.number().nonnegative(),
+});
+export type PhaseTiming = z.infer<typeof PhaseTiming>;
+
+export const ReportElement = z.object({ id: z.string(), kind: z.string(), parent: z.string().nullable() }).catchall(z.unknown());
+export type ReportElement = z.infer<typeof ReportElement>;
+
+export const ReportBoard = z.object({
+  lens: Lens,
+  state: z.enum(['settled', 'absent', 'failed']),
+  absence: Absence.nullable(),
+  failure: LaneFailure.nullable(),
+  document: z.object({ title: z.string(), introMarkdown: z.string(), measure: z.string(), proseRegister: z.string() }),
+  elements: z.array(ReportElement),
+});
+export type ReportBoard = z.infer<typeof ReportBoard>;
+
+/** What `rennet review --json FILE` writes. */
+export const ReviewReport = z.object({
+  /** The capture's id. */
+  patchset: z.string(),
+  generation: z.string(),
+  base: z.string(),
+  head: z.string(),
+  boards: z.array(ReportBoard),
+  spend: z.array(SeatSpend),
+  timings: z.array(PhaseTiming),
+});
+export type ReviewReport = z.infer<typeof ReviewReport>;
