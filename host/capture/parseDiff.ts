@@ -32,6 +32,10 @@ const NUL = 0;
 const COLON = 0x3a;
 const ZERO_OID = /^0+$/;
 const SUBMODULE_MODE = '160000';
+const PLUS = 0x2b;
+const MINUS = 0x2d;
+const SPACE = 0x20;
+const BACKSLASH = 0x5c;
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 const DIFF_HEADER = Buffer.from('diff --git ');
 
@@ -66,14 +70,11 @@ function statusOf(letter: string): FileStatus {
 interface ParsedSection {
   binary: boolean;
   hunks: Hunk[];
-  /** Byte length of each hunk's text, parallel to hunks. */
-  hunkBytes: number[];
 }
 
 /** Parses one file's patch section (header lines, then @@ hunks), scanning by offsets. */
 export function parseSection(path: string, text: string): ParsedSection {
   const hunks: Hunk[] = [];
-  const hunkBytes: number[] = [];
   let binary = false;
   let pos = 0;
   const length = text.endsWith('\n') ? text.length - 1 : text.length;
@@ -107,32 +108,33 @@ export function parseSection(path: string, text: string): ParsedSection {
     let additions = 0;
     let deletions = 0;
     const diffLines: DiffLine[] = [];
-    for (let current = lineAt(pos); current; current = lineAt(pos)) {
-      const raw = current[0];
-      const marker = raw.charAt(0);
-      if (oldLeft <= 0 && newLeft <= 0 && marker !== '\\') break;
-      const content = raw.slice(1);
-      if (marker === '\\') {
+    // Hot loop (every diff line): index arithmetic, one string per line, no tuples.
+    while (pos < length) {
+      let nl = text.indexOf('\n', pos);
+      if (nl < 0 || nl > length) nl = length;
+      const marker = text.charCodeAt(pos);
+      if (oldLeft <= 0 && newLeft <= 0 && marker !== BACKSLASH) break;
+      if (marker === BACKSLASH) {
         const previous = diffLines[diffLines.length - 1];
         if (previous) previous.noNewlineAtEof = true;
-      } else if (marker === '+') {
-        diffLines.push({ kind: 'add', text: content, oldLine: null, newLine: newLine++ });
+      } else if (marker === PLUS) {
+        diffLines.push({ kind: 'add', text: text.slice(pos + 1, nl), oldLine: null, newLine: newLine++ });
         newLeft--;
         additions++;
-      } else if (marker === '-') {
-        diffLines.push({ kind: 'del', text: content, oldLine: oldLine++, newLine: null });
+      } else if (marker === MINUS) {
+        diffLines.push({ kind: 'del', text: text.slice(pos + 1, nl), oldLine: oldLine++, newLine: null });
         oldLeft--;
         deletions++;
-      } else if (marker === ' ' || raw === '') {
+      } else if (marker === SPACE || nl === pos) {
         // An empty line inside a hunk is a context line whose marker space was lost by a tool.
-        diffLines.push({ kind: 'context', text: content, oldLine: oldLine++, newLine: newLine++ });
+        diffLines.push({ kind: 'context', text: nl === pos ? '' : text.slice(pos + 1, nl), oldLine: oldLine++, newLine: newLine++ });
         oldLeft--;
         newLeft--;
       } else {
-        throw new DiffParseError(`unexpected line in hunk of ${path}: "${raw.slice(0, 80)}"`);
+        throw new DiffParseError(`unexpected line in hunk of ${path}: "${text.slice(pos, Math.min(nl, pos + 80))}"`);
       }
-      bodyEnd = current[1] - 1;
-      pos = current[1];
+      bodyEnd = nl;
+      pos = nl + 1;
     }
     if (oldLeft > 0 || newLeft > 0) throw new DiffParseError(`hunk "${header}" of ${path} ends early`);
     const bodyText = text.slice(bodyStart, Math.max(bodyStart, bodyEnd));
@@ -147,9 +149,15 @@ export function parseSection(path: string, text: string): ParsedSection {
       deletions,
       lines: diffLines,
     });
-    hunkBytes.push(Buffer.byteLength(header) + Buffer.byteLength(bodyText) + 2);
   }
-  return { binary, hunks, hunkBytes };
+  return { binary, hunks };
+}
+
+/** UTF-8 bytes of a hunk as git printed it: header, then one marker + text + newline per line. */
+function hunkByteLength(hunk: Hunk): number {
+  let bytes = Buffer.byteLength(hunk.header) + 1;
+  for (const line of hunk.lines) bytes += Buffer.byteLength(line.text) + 2 + (line.noNewlineAtEof ? 29 : 0);
+  return bytes;
 }
 
 export function regionsOf(hunks: readonly Hunk[]): ChangedRegion[] {
@@ -319,8 +327,8 @@ export function fileChangeOf(record: RawRecord, sectionText: string, sectionByte
   if (sectionBytes > options.maxPatchBytesPerFile) {
     let used = 0;
     let kept = 0;
-    while (kept < hunks.length && used + (parsed.hunkBytes[kept] as number) <= options.maxPatchBytesPerFile) {
-      used += parsed.hunkBytes[kept] as number;
+    while (kept < hunks.length && used + hunkByteLength(hunks[kept] as Hunk) <= options.maxPatchBytesPerFile) {
+      used += hunkByteLength(hunks[kept] as Hunk);
       kept++;
     }
     if (kept < hunks.length) {
