@@ -1,0 +1,183 @@
+import type { Patchset } from '../../protocol/patchset';
+import { SPEC_ARTIFACT_ROOTS } from '../board/noise';
+
+/**
+ * Which specification a patchset carries: the first format it touches, in the fixed order
+ * OpenSpec, Kiro, BMAD, Superpowers, grill-with-docs, and within a format one specification
+ * (the first by path when a branch touches several). Detection reads paths only, plus one probe
+ * for a BMAD installation; it never merges two specifications.
+ */
+
+export type Selection =
+  /** OpenSpec: one change directory (an archived change counts as its own directory). */
+  | { format: 'openspec'; kind: 'change'; root: string; touched: string[] }
+  /** OpenSpec: no change directory, but current capability specs under openspec/specs/. */
+  | { format: 'openspec'; kind: 'specs'; root: string; touched: string[] }
+  | { format: 'kiro'; kind: 'feature'; root: string; touched: string[] }
+  | { format: 'kiro'; kind: 'steering'; root: string; touched: string[] }
+  | { format: 'bmad'; kind: 'story'; root: string; touched: string[] }
+  | { format: 'bmad'; kind: 'planning'; root: string; touched: string[] }
+  | { format: 'superpowers'; kind: 'topic'; plan: string | null; design: string | null; touched: string[] }
+  | { format: 'grill-with-docs'; kind: 'records'; touched: string[] };
+
+export type ReadHeadFile = (path: string) => Promise<string | null>;
+
+/** Head-side paths the change leaves in place (added, modified, renamed), sorted. */
+export function touchedPaths(patchset: Pick<Patchset, 'files'>): string[] {
+  return patchset.files
+    .filter((f) => f.status !== 'deleted' && !f.submodule)
+    .map((f) => f.path)
+    .sort(byPath);
+}
+
+export function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
+const under = (root: string) => (path: string) => path.startsWith(`${root}/`);
+const first = <T>(values: Iterable<T>): T | undefined => [...values].sort()[0];
+
+/**
+ * OpenSpec selects a change by directory and a directory only: a file directly under
+ * openspec/changes/ (the README.md index) selects nothing. An active change sorts before an
+ * archived one.
+ */
+export function selectOpenSpec(paths: readonly string[]): Selection | null {
+  const active = new Set<string>();
+  const archived = new Set<string>();
+  const specs: string[] = [];
+  for (const path of paths) {
+    const change = path.match(/^openspec\/changes\/([^/]+)\/(.+)$/);
+    if (change) {
+      if (change[1] === 'archive') {
+        const inner = (change[2] as string).match(/^([^/]+)\/.+$/);
+        if (inner) archived.add(`openspec/changes/archive/${inner[1]}`);
+      } else active.add(`openspec/changes/${change[1]}`);
+      continue;
+    }
+    if (/^openspec\/specs\/[^/]+\/.+/.test(path) && isMarkdown(path)) specs.push(path);
+  }
+  const root = first(active) ?? first(archived);
+  if (root) return { format: 'openspec', kind: 'change', root, touched: paths.filter(under(root)) };
+  if (specs.length > 0) return { format: 'openspec', kind: 'specs', root: 'openspec/specs', touched: [...specs].sort(byPath) };
+  return null;
+}
+
+/** Kiro selects a feature directory under .kiro/specs/; steering documents alone are their own selection. */
+export function selectKiro(paths: readonly string[]): Selection | null {
+  const features = new Set<string>();
+  const steering: string[] = [];
+  for (const path of paths) {
+    const feature = path.match(/^\.kiro\/specs\/([^/]+)\/.+/);
+    if (feature) features.add(`.kiro/specs/${feature[1]}`);
+    else if (/^\.kiro\/steering\/[^/]+$/.test(path) && isMarkdown(path)) steering.push(path);
+  }
+  const root = first(features);
+  if (root) return { format: 'kiro', kind: 'feature', root, touched: paths.filter(under(root)) };
+  if (steering.length > 0) return { format: 'kiro', kind: 'steering', root: '.kiro/steering', touched: steering };
+  return null;
+}
+
+export const BMAD_STORY = /^docs\/stories\/(?:[^/]+\/)*([^/]+)$/;
+export const BMAD_PLANNING = ['docs/prd.md', 'docs/architecture.md'] as const;
+/** The file a BMAD installation writes; its presence makes docs/prd.md and docs/architecture.md BMAD's. */
+export const BMAD_CONFIG = '.bmad-core/core-config.yaml';
+
+/**
+ * BMAD selects one story (docs/stories/<n.m>…md or …story.md); without one, the PRD and
+ * architecture documents, but only in a repository that carries BMAD (a touched .bmad-core/ or
+ * .bmad/ path, or .bmad-core/core-config.yaml at the head).
+ */
+export async function selectBmad(paths: readonly string[], read: ReadHeadFile): Promise<Selection | null> {
+  const stories = paths.filter((p) => {
+    const name = p.match(BMAD_STORY)?.[1];
+    return !!name && isMarkdown(name) && (/\.story\.md$/i.test(name) || /^\d+\.\d+/.test(name));
+  });
+  const story = stories[0];
+  if (story) return { format: 'bmad', kind: 'story', root: story, touched: [story] };
+  const planning = paths.filter((p) => (BMAD_PLANNING as readonly string[]).includes(p));
+  if (planning.length === 0) return null;
+  const installed = paths.some((p) => p.startsWith('.bmad-core/') || p.startsWith('.bmad/')) || (await safeRead(read, BMAD_CONFIG)) !== null;
+  if (!installed) return null;
+  return { format: 'bmad', kind: 'planning', root: 'docs', touched: BMAD_PLANNING.filter((p) => planning.includes(p)) };
+}
+
+export const SUPERPOWERS_PLAN = /^docs\/superpowers\/plans\/([^/]+)\.md$/;
+export const SUPERPOWERS_SPEC = /^docs\/superpowers\/specs\/([^/]+)\.md$/;
+
+/** The topic of a plan or design file: its name without the -design suffix. */
+export function superpowersTopic(path: string): string | null {
+  const plan = path.match(SUPERPOWERS_PLAN)?.[1];
+  if (plan) return plan;
+  const spec = path.match(SUPERPOWERS_SPEC)?.[1];
+  return spec ? spec.replace(/-design$/, '') : null;
+}
+
+const undated = (topic: string) => topic.replace(/^\d{4}-\d{2}-\d{2}-/, '');
+
+/**
+ * Superpowers selects one topic: the first touched plan with its design (same topic, or the
+ * same topic under another date), or the first touched design with its plan.
+ */
+export async function selectSuperpowers(paths: readonly string[], read: ReadHeadFile): Promise<Selection | null> {
+  const plans = paths.filter((p) => SUPERPOWERS_PLAN.test(p));
+  const specs = paths.filter((p) => SUPERPOWERS_SPEC.test(p));
+  const topicOf = (p: string) => superpowersTopic(p) as string;
+  let plan: string | null = plans[0] ?? null;
+  let design: string | null = null;
+  if (plan) {
+    const topic = topicOf(plan);
+    design = specs.find((s) => topicOf(s) === topic) ?? specs.find((s) => undated(topicOf(s)) === undated(topic)) ?? null;
+    if (!design) {
+      for (const candidate of [`docs/superpowers/specs/${topic}-design.md`, `docs/superpowers/specs/${topic}.md`]) {
+        if ((await safeRead(read, candidate)) !== null) {
+          design = candidate;
+          break;
+        }
+      }
+    }
+  } else if (specs[0]) {
+    design = specs[0];
+    const topic = topicOf(design);
+    const candidate = `docs/superpowers/plans/${topic}.md`;
+    plan = (await safeRead(read, candidate)) !== null ? candidate : null;
+  } else return null;
+  const touched = paths.filter((p) => p.startsWith('docs/superpowers/') || p.startsWith('.superpowers/'));
+  return { format: 'superpowers', kind: 'topic', plan, design, touched };
+}
+
+const rootMatching = (pattern: string) => SPEC_ARTIFACT_ROOTS.find((r) => r.pattern === pattern);
+
+export function isAdrPath(path: string): boolean {
+  return !!(rootMatching('**/docs/adr/**/*.md')?.matches(path) || rootMatching('**/docs/decisions/**/*.md')?.matches(path));
+}
+
+export function contextKind(path: string): 'context' | 'map' | null {
+  if (rootMatching('**/CONTEXT-MAP.md')?.matches(path)) return 'map';
+  if (rootMatching('**/CONTEXT.md')?.matches(path)) return 'context';
+  return null;
+}
+
+/** grill-with-docs: every touched ADR, CONTEXT.md and CONTEXT-MAP.md — one documentation set. */
+export function selectGrill(paths: readonly string[]): Selection | null {
+  const maps = paths.filter((p) => contextKind(p) === 'map');
+  const contexts = paths.filter((p) => contextKind(p) === 'context');
+  const adrs = paths.filter(isAdrPath);
+  const touched = [...maps, ...contexts, ...adrs];
+  return touched.length > 0 ? { format: 'grill-with-docs', kind: 'records', touched } : null;
+}
+
+/** The first format the patchset touches, in the fixed order, and its one specification. */
+export async function detectSpec(patchset: Pick<Patchset, 'files'>, read: ReadHeadFile): Promise<Selection | null> {
+  const paths = touchedPaths(patchset);
+  return selectOpenSpec(paths) ?? selectKiro(paths) ?? (await selectBmad(paths, read)) ?? (await selectSuperpowers(paths, read)) ?? selectGrill(paths);
+}
+
+export async function safeRead(read: ReadHeadFile, path: string): Promise<string | null> {
+  try {
+    return await read(path);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,324 @@
+import { codeRegions } from '../board/prose';
+import { LABELS } from './model';
+
+/**
+ * A small line-based Markdown reader, enough for specification files: front matter, fenced
+ * blocks, ATX headings as an outline, and the blocks under a heading (paragraphs, lists with
+ * their items and check marks, fences). It never rewrites text: every string it returns is the
+ * file's own lines, dedented, with code blocks replaced by a fixed label.
+ */
+
+export interface Heading {
+  level: number;
+  text: string;
+  /** 0-based line index. */
+  index: number;
+}
+
+export interface MdFile {
+  path: string;
+  lines: string[];
+  /** Line is part of a fenced block (delimiters included). */
+  fenced: boolean[];
+  /** Fenced blocks as inclusive 0-based line ranges. */
+  fences: Array<{ start: number; end: number }>;
+  /** Front matter as an inclusive 0-based range, when the file opens with one. */
+  frontMatter: { start: number; end: number } | null;
+  headings: Heading[];
+}
+
+const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/;
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
+export const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)/;
+const CHECKBOX = /^\[([ xX])\](?:[ \t]+|$)/;
+
+export function parseMarkdown(path: string, text: string): MdFile {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const fenced = lines.map(() => false);
+  const fences: Array<{ start: number; end: number }> = [];
+  let frontMatter: MdFile['frontMatter'] = null;
+  let i = 0;
+  if (lines[0]?.trim() === '---') {
+    const close = lines.findIndex((l, n) => n > 0 && (l.trim() === '---' || l.trim() === '...'));
+    if (close > 0) {
+      frontMatter = { start: 0, end: close };
+      i = close + 1;
+    }
+  }
+  const headings: Heading[] = [];
+  for (; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const open = line.match(FENCE);
+    if (open && !(open[2]?.startsWith('`') && open[3]?.includes('`'))) {
+      const marker = open[2] as string;
+      let end = lines.length - 1;
+      for (let j = i + 1; j < lines.length; j++) {
+        const close = (lines[j] as string).match(/^\s*(`{3,}|~{3,})\s*$/);
+        if (close && close[1]?.[0] === marker[0] && (close[1]?.length ?? 0) >= marker.length) {
+          end = j;
+          break;
+        }
+      }
+      for (let j = i; j <= end; j++) fenced[j] = true;
+      fences.push({ start: i, end });
+      i = end;
+      continue;
+    }
+    const heading = line.match(HEADING);
+    if (heading) {
+      const raw = (heading[2] ?? '').replace(/[ \t]+#+$/, '').replace(/^#+$/, '').trim();
+      headings.push({ level: (heading[1] as string).length, text: raw, index: i });
+    }
+  }
+  return { path, lines, fenced, fences, frontMatter, headings };
+}
+
+// ─── Outline ─────────────────────────────────────────────────────────────────────────────────
+
+export interface MdNode {
+  /** null for the file root. */
+  heading: Heading | null;
+  /** 0-based line range of the node's own content (after the heading, before its first child). */
+  contentStart: number;
+  contentEnd: number;
+  /** End of the node's whole subtree (exclusive). */
+  end: number;
+  children: MdNode[];
+}
+
+export function outline(file: MdFile): MdNode {
+  const start = file.frontMatter ? file.frontMatter.end + 1 : 0;
+  const root: MdNode = { heading: null, contentStart: start, contentEnd: file.lines.length, end: file.lines.length, children: [] };
+  const stack: MdNode[] = [root];
+  for (const heading of file.headings) {
+    while (stack.length > 1 && (stack[stack.length - 1]?.heading?.level ?? 0) >= heading.level) {
+      const done = stack.pop() as MdNode;
+      done.end = heading.index;
+      if (done.children.length === 0) done.contentEnd = heading.index;
+    }
+    const parent = stack[stack.length - 1] as MdNode;
+    if (parent.children.length === 0) parent.contentEnd = heading.index;
+    const node: MdNode = { heading, contentStart: heading.index + 1, contentEnd: file.lines.length, end: file.lines.length, children: [] };
+    parent.children.push(node);
+    stack.push(node);
+  }
+  return root;
+}
+
+/** The node's heading text, or '' for the root. */
+export function titleOf(node: MdNode): string {
+  return node.heading?.text ?? '';
+}
+
+// ─── Blocks ──────────────────────────────────────────────────────────────────────────────────
+
+export interface ListItem {
+  /** 0-based line of the marker. */
+  start: number;
+  /** Exclusive end: the next item's marker, or the list's end (trailing blanks dropped). */
+  end: number;
+  indent: number;
+  /** Column where the item's content begins (after marker and spacing). */
+  contentIndent: number;
+  ordered: boolean;
+  /** The item number for an ordered list. */
+  number: string | null;
+  checkbox: 'open' | 'done' | null;
+  /** The marker line's text after marker and check box. */
+  first: string;
+}
+
+export type MdBlock =
+  | { kind: 'para'; start: number; end: number }
+  | { kind: 'list'; start: number; end: number; items: ListItem[] }
+  | { kind: 'fence'; start: number; end: number };
+
+const blank = (line: string | undefined) => line === undefined || line.trim() === '';
+const indentOf = (line: string) => {
+  let n = 0;
+  for (const ch of line) {
+    if (ch === ' ') n++;
+    else if (ch === '\t') n += 4 - (n % 4);
+    else break;
+  }
+  return n;
+};
+
+/** The blocks of a 0-based line range [start, end), in order. */
+export function blocksOf(file: MdFile, start: number, end: number): MdBlock[] {
+  const out: MdBlock[] = [];
+  const { lines, fenced } = file;
+  let i = start;
+  while (i < end) {
+    const line = lines[i] as string;
+    if (blank(line)) {
+      i++;
+      continue;
+    }
+    if (fenced[i]) {
+      const fence = file.fences.find((f) => f.start === i);
+      const last = Math.min(fence ? fence.end : i, end - 1);
+      out.push({ kind: 'fence', start: i, end: last + 1 });
+      i = last + 1;
+      continue;
+    }
+    if (LIST_ITEM.test(line)) {
+      const listStart = i;
+      let j = i + 1;
+      while (j < end) {
+        const next = lines[j] as string;
+        if (fenced[j] || LIST_ITEM.test(next) || (!blank(next) && indentOf(next) > 0)) {
+          j++;
+          continue;
+        }
+        if (blank(next)) {
+          // A blank line continues the list only when an item or indented text follows.
+          let k = j;
+          while (k < end && blank(lines[k])) k++;
+          if (k < end && (LIST_ITEM.test(lines[k] as string) || indentOf(lines[k] as string) > 0 || fenced[k])) {
+            j = k;
+            continue;
+          }
+          break;
+        }
+        // Lazy continuation: unindented text directly under an item line.
+        if (!blank(lines[j - 1])) {
+          j++;
+          continue;
+        }
+        break;
+      }
+      let listEnd = j;
+      while (listEnd > listStart && blank(lines[listEnd - 1])) listEnd--;
+      out.push({ kind: 'list', start: listStart, end: listEnd, items: itemsOf(file, listStart, listEnd) });
+      i = j;
+      continue;
+    }
+    const paraStart = i;
+    while (i < end && !blank(lines[i]) && !fenced[i] && !(i > paraStart && LIST_ITEM.test(lines[i] as string))) i++;
+    out.push({ kind: 'para', start: paraStart, end: i });
+  }
+  return out;
+}
+
+function itemsOf(file: MdFile, start: number, end: number): ListItem[] {
+  const items: ListItem[] = [];
+  for (let i = start; i < end; i++) {
+    if (file.fenced[i]) continue;
+    const line = file.lines[i] as string;
+    const match = line.match(LIST_ITEM);
+    if (!match) continue;
+    const indent = indentOf(line);
+    const marker = match[2] as string;
+    let rest = line.slice((match[0] as string).length);
+    const contentIndent = indent + marker.length + Math.max(1, (match[0] as string).length - (match[1] as string).length - marker.length);
+    const box = rest.match(CHECKBOX);
+    let checkbox: ListItem['checkbox'] = null;
+    if (box) {
+      checkbox = box[1] === ' ' ? 'open' : 'done';
+      rest = rest.slice((box[0] as string).length);
+    }
+    const ordered = /^\d/.test(marker);
+    items.push({ start: i, end, indent, contentIndent, ordered, number: ordered ? marker.slice(0, -1) : null, checkbox, first: rest.trimEnd() });
+  }
+  for (let n = 0; n < items.length - 1; n++) (items[n] as ListItem).end = (items[n + 1] as ListItem).start;
+  for (const item of items) while (item.end > item.start + 1 && blank(file.lines[item.end - 1])) item.end--;
+  return items;
+}
+
+// ─── Text ────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The file's own lines [start, end), dedented by `dedent` columns at most, with each fenced
+ * block replaced by the code-block label (and any indented code block the board's own reader
+ * would find, too). Leading and trailing blank lines are dropped.
+ */
+export function textOf(file: MdFile, start: number, end: number, dedent = 0): string {
+  const out: string[] = [];
+  for (let i = start; i < end; i++) {
+    const line = file.lines[i] as string;
+    if (file.frontMatter && i >= file.frontMatter.start && i <= file.frontMatter.end) continue;
+    if (file.fenced[i]) {
+      const fence = file.fences.find((f) => f.start <= i && i <= f.end);
+      const fenceIndent = Math.max(0, indentOf(file.lines[fence?.start ?? i] as string) - dedent);
+      out.push(' '.repeat(Math.min(fenceIndent, 3)) + LABELS.codeBlock);
+      i = Math.min(fence ? fence.end : i, end - 1);
+      continue;
+    }
+    out.push(dedentLine(line, dedent));
+  }
+  while (out.length > 0 && blank(out[0])) out.shift();
+  while (out.length > 0 && blank(out[out.length - 1])) out.pop();
+  return withoutCodeBlocks(out.map((l) => l.trimEnd()).join('\n'));
+}
+
+function dedentLine(line: string, columns: number): string {
+  let n = 0;
+  let cut = 0;
+  while (cut < line.length && n < columns) {
+    const ch = line[cut];
+    if (ch === ' ') n++;
+    else if (ch === '\t') n += 4 - (n % 4);
+    else break;
+    cut++;
+  }
+  return line.slice(cut);
+}
+
+/** Replaces fenced and indented code regions (as the board's no-code-bytes reader finds them) with the label. */
+export function withoutCodeBlocks(text: string): string {
+  const regions = codeRegions(text).filter((r) => r.kind !== 'inline');
+  if (regions.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const region of regions) {
+    if (region.start < at) continue;
+    // A region may end on the blank lines after it; they stay, so paragraphs do not merge.
+    const trailing = (text.slice(region.start, region.end).match(/\n\s*$/)?.[0] ?? '').replace(/[^\n]/g, '');
+    out += text.slice(at, region.start) + LABELS.codeBlock + trailing;
+    at = region.end;
+  }
+  return out + text.slice(at);
+}
+
+/** An item's own text: the marker line after marker (and check box), then its continuation lines dedented to its content column. */
+export function itemText(file: MdFile, item: ListItem, withNested = true): string {
+  const rest: string[] = [];
+  const end = withNested ? item.end : ownEnd(file, item);
+  const tail = end > item.start + 1 ? textOf(file, item.start + 1, end, item.contentIndent) : '';
+  if (item.first !== '') rest.push(item.first);
+  if (tail !== '') rest.push(tail);
+  const gap = blank(file.lines[item.start + 1]) ? '\n\n' : '\n';
+  return withoutCodeBlocks(rest.join(gap));
+}
+
+/** Where an item's own lines stop: before the first nested list item. */
+export function ownEnd(file: MdFile, item: ListItem): number {
+  for (let i = item.start + 1; i < item.end; i++) {
+    if (!file.fenced[i] && LIST_ITEM.test(file.lines[i] as string)) return i;
+  }
+  return item.end;
+}
+
+export function blockText(file: MdFile, block: MdBlock): string {
+  return block.kind === 'fence' ? LABELS.codeBlock : textOf(file, block.start, block.end);
+}
+
+/** 1-based first and last non-blank lines of a 0-based range, or null when the range is blank. */
+export function lineSpan(file: MdFile, start: number, end: number): { start: number; end: number } | null {
+  let a = start;
+  let b = end - 1;
+  while (a <= b && blank(file.lines[a])) a++;
+  while (b >= a && blank(file.lines[b])) b--;
+  return a > b ? null : { start: a + 1, end: b + 1 };
+}
+
+/** The file's one top-level H1 when it opens with it (only front matter or blank lines before it). */
+export function leadingTitle(file: MdFile, root: MdNode): MdNode | null {
+  const h1s = root.children.filter((c) => c.heading?.level === 1);
+  if (h1s.length !== 1 || root.children[0] !== h1s[0]) return null;
+  const only = h1s[0] as MdNode;
+  if (lineSpan(file, root.contentStart, root.contentEnd) !== null) return null;
+  return only;
+}

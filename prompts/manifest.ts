@@ -1,0 +1,80 @@
+import type { Lens } from '../protocol/board';
+import type { PromptFileName } from './generated';
+
+/**
+ * The prompt manifest: for every seat (lens + role), which prompt file it reads, which shared
+ * partials follow it and in what order, and the pinned UTF-8 byte budget of the assembled prompt.
+ * host/pipeline/prompts.ts expands it; test/unit/prompts/ holds every assembled prompt to its budget.
+ *
+ * A budget is the size measured when it was pinned (with a `s-` + 16-hex session id in the
+ * header) plus ten percent. A prompt that grows on
+ * purpose raises its budget in the same change and says so; one that grows by accident fails the
+ * tripwire test. Nothing here, and nothing a prompt file says, is derived from a change.
+ */
+
+/** Bump when a prompt's meaning changes, so recorded seat runs can say which prompts they ran. */
+export const PROMPTS_VERSION = 1;
+
+/** Seat roles, as host/pipeline/ports.ts's SeatRole names them. */
+export type PromptSeatRole = 'drafter' | 'reviewer' | 'compiler';
+
+export const PARTIALS = ['investigation', 'reader-voice', 'tool-guidance'] as const;
+export type PromptPartial = (typeof PARTIALS)[number];
+
+export const PARTIAL_FILES: Readonly<Record<PromptPartial, PromptFileName>> = {
+  investigation: 'partials/investigation.md',
+  'reader-voice': 'partials/reader-voice.md',
+  'tool-guidance': 'partials/tool-guidance.md',
+};
+
+export interface SeatPromptEntry {
+  readonly lens: Lens;
+  readonly role: PromptSeatRole;
+  /** The seat's own instructions; assembled first, after the fixed header. */
+  readonly file: PromptFileName;
+  /** Shared partials appended after the file, in this order. */
+  readonly partials: readonly PromptPartial[];
+  /** Ceiling on the assembled prompt's UTF-8 bytes (header included). */
+  readonly budgetBytes: number;
+}
+
+/** Prompts that are not a lens seat's first turn: read by other jobs. */
+export const DOCUMENT_PROMPT_IDS = ['reviewer-voice', 'round-report'] as const;
+export type DocumentPromptId = (typeof DOCUMENT_PROMPT_IDS)[number];
+
+export interface DocumentPromptEntry {
+  readonly id: DocumentPromptId;
+  readonly file: PromptFileName;
+  readonly partials: readonly PromptPartial[];
+  readonly budgetBytes: number;
+}
+
+const ALL: readonly PromptPartial[] = ['investigation', 'reader-voice', 'tool-guidance'];
+
+/** One entry per seat a generation can run. The Flagged lens has review seats and one compiler. */
+export const SEAT_PROMPTS: readonly SeatPromptEntry[] = [
+  { lens: 'design', role: 'drafter', file: 'design.md', partials: ALL, budgetBytes: 14_064 /* measured 12,785 */ },
+  { lens: 'sequence', role: 'drafter', file: 'sequence.md', partials: ALL, budgetBytes: 10_271 /* measured 9,337 */ },
+  { lens: 'decisions', role: 'drafter', file: 'decisions.md', partials: ALL, budgetBytes: 10_434 /* measured 9,485 */ },
+  // A review seat writes a findings file, not a board: no board-tool guidance.
+  { lens: 'flagged', role: 'reviewer', file: 'flagged-review.md', partials: ['investigation', 'reader-voice'], budgetBytes: 8_042 /* measured 7,310 */ },
+  { lens: 'flagged', role: 'compiler', file: 'flagged-compile.md', partials: ALL, budgetBytes: 11_206 /* measured 10,187 */ },
+  { lens: 'noise', role: 'drafter', file: 'noise.md', partials: ALL, budgetBytes: 10_565 /* measured 9,604 */ },
+];
+
+export const DOCUMENT_PROMPTS: readonly DocumentPromptEntry[] = [
+  // Copied verbatim into the context directory for the job that writes review text; no header.
+  { id: 'reviewer-voice', file: 'reviewer-voice.md', partials: [], budgetBytes: 2_010 /* measured 1,827 */ },
+  // The landed-round classifier: one structured turn over evidence.json.
+  { id: 'round-report', file: 'round-report.md', partials: [], budgetBytes: 2_705 /* measured 2,459 */ },
+];
+
+export function seatPromptEntry(lens: Lens, role: PromptSeatRole): SeatPromptEntry | undefined {
+  return SEAT_PROMPTS.find((entry) => entry.lens === lens && entry.role === role);
+}
+
+export function documentPromptEntry(id: DocumentPromptId): DocumentPromptEntry {
+  const entry = DOCUMENT_PROMPTS.find((e) => e.id === id);
+  if (!entry) throw new Error(`no prompt manifest entry for ${id}`);
+  return entry;
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { buildCitationIndex } from '../../../host/board/citations';
+import { assembleDesignBoard } from '../../../host/design/assemble';
+import { LABELS, type SpecDocument } from '../../../host/design/model';
+import { writeBoard } from '../../../host/design/render';
+import { ofKind, specBranch, type SpecBranch } from './specRepo';
+
+/** When the host cannot settle a specification: the rule that refused it, and the sources it located. */
+
+const CHANGE = 'openspec/changes/add-export';
+
+const proposal = (why: string, changes = '- Add a CSV export of the report') => `# Change: Add export\n\n## Why\n${why}\n\n## What Changes\n${changes}\n\n## Impact\n- Affected specs: reports\n`;
+
+const spec = (body: string) => `## ADDED Requirements\n\n### Requirement: CSV Export\n${body}\n#### Scenario: Export\n- **WHEN** the user exports a report\n- **THEN** a CSV file is downloaded\n`;
+
+describe('design assembler: fallback and labels', () => {
+  const branches: SpecBranch[] = [];
+  after(() => branches.forEach((b) => b.repo.cleanup()));
+  const branch = async (...args: Parameters<typeof specBranch>) => {
+    const made = await specBranch(...args);
+    branches.push(made);
+    return made;
+  };
+
+  it('falls back, naming the rule, when a requirement has no normative text', async () => {
+    const { patchset, read } = await branch([], (repo) =>
+      repo.write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.')).write(`${CHANGE}/specs/reports/spec.md`, spec('')),
+    );
+    const assembly = await assembleDesignBoard(patchset, read);
+    assert.equal(assembly.kind, 'fallback');
+    if (assembly.kind !== 'fallback') return;
+    assert.equal(assembly.format, 'openspec');
+    assert.equal(assembly.rule, 'spec-requirement-text');
+    assert.match(assembly.reason, /specs\/reports\/spec\.md:3: requirement "CSV Export" has no normative text/);
+    assert.deepEqual(assembly.sources, [`${CHANGE}/proposal.md`, `${CHANGE}/specs/reports/spec.md`]);
+  });
+
+  it('states a fenced code block in a proposal with the fixed label, in the intro and in the rows', async () => {
+    const why = 'Reports cannot leave the app today, so users copy tables by hand:\n\n```sql\nSELECT * FROM report;\n```\n\nAn export ends the copying.';
+    const changes = '- Add a CSV export of the report\n\n  ```ts\n  export function toCsv(rows: Row[]): string {}\n  ```\n- Add an export button';
+    const { patchset, read } = await branch([], (repo) =>
+      repo.write(`${CHANGE}/proposal.md`, proposal(why, changes)).write(`${CHANGE}/specs/reports/spec.md`, spec('The system SHALL export a report as CSV.\n')),
+    );
+    const assembly = await assembleDesignBoard(patchset, read);
+    assert.equal(assembly.kind, 'board', assembly.kind === 'fallback' ? `${assembly.rule}: ${assembly.reason}` : '');
+    if (assembly.kind !== 'board') return;
+    assert.equal(assembly.state.status, 'finished');
+    assert.equal(
+      assembly.state.document.intro_markdown,
+      `Reports cannot leave the app today, so users copy tables by hand:\n\n${LABELS.codeBlock}\n\nAn export ends the copying.`,
+    );
+    const rows = ofKind(assembly.state, 'prose').map((p) => p.markdown);
+    assert.ok(rows.includes(`Add a CSV export of the report\n\n${LABELS.codeBlock}`), rows.join('\n---\n'));
+    assert.ok(rows.includes('Add an export button'));
+    assert.ok(!JSON.stringify([...assembly.state.elements.values()]).includes('SELECT'));
+  });
+
+  it('falls back with the board rule when prose would carry code bytes (an inline command)', async () => {
+    const { patchset, read } = await branch([], (repo) =>
+      repo
+        .write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.', '- Run `npm run export -- --csv` to export'))
+        .write(`${CHANGE}/specs/reports/spec.md`, spec('The system SHALL export a report as CSV.\n')),
+    );
+    const assembly = await assembleDesignBoard(patchset, read);
+    assert.equal(assembly.kind, 'fallback');
+    if (assembly.kind !== 'fallback') return;
+    assert.equal(assembly.rule, 'no-code-bytes');
+    assert.match(assembly.reason, /add prose refused: no-code-bytes on markdown/);
+    assert.deepEqual(assembly.sources, [`${CHANGE}/proposal.md`, `${CHANGE}/specs/reports/spec.md`]);
+  });
+
+  it('falls back as unreadable when a touched file cannot be read at the head', async () => {
+    const { patchset, read } = await branch([], (repo) =>
+      repo.write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.')).write(`${CHANGE}/tasks.md`, '## 1. Export\n- [ ] 1.1 Add it\n'),
+    );
+    const assembly = await assembleDesignBoard(patchset, async (path) => (path.endsWith('tasks.md') ? null : read(path)));
+    assert.equal(assembly.kind, 'fallback');
+    if (assembly.kind !== 'fallback') return;
+    assert.equal(assembly.rule, 'spec-unreadable');
+    assert.deepEqual(assembly.sources, [`${CHANGE}/proposal.md`, `${CHANGE}/tasks.md`]);
+  });
+
+  it('renders a stated decision as sections when its lines are not part of the change', async () => {
+    const adr = (status: string) =>
+      `# 3. Use a queue\n\n## Status\n\n${status}\n\n## Context\n\nPolling couples the services.\n\n## Considered Options\n\n- Polling\n- A queue\n\n## Decision\n\nWe will publish events to a queue.\n`;
+    const { patchset, read } = await branch([], (repo) => repo.write('docs/adr/0003-use-a-queue.md', adr('Accepted')), (repo) => repo.write('docs/adr/0003-use-a-queue.md', adr('Proposed')));
+    const assembly = await assembleDesignBoard(patchset, read);
+    assert.equal(assembly.kind, 'board', assembly.kind === 'fallback' ? assembly.reason : '');
+    if (assembly.kind !== 'board') return;
+    assert.equal(ofKind(assembly.state, 'decision').length, 0, 'the Decision lines are unchanged, so nothing in the change evidences them');
+    const decision = ofKind(assembly.state, 'section').find((s) => s.title === 'Decision');
+    assert.equal(decision?.body_markdown, 'We will publish events to a queue.');
+    assert.equal(ofKind(assembly.state, 'stat')[0]?.stat_values[ofKind(assembly.state, 'stat')[0]!.stat_labels.indexOf('Decisions')], '1');
+  });
+
+  it('falls back when finish answers with pointers', async () => {
+    const { patchset } = await branch([], (repo) => repo.write('openspec/changes/x/specs/a/spec.md', spec('The system SHALL work.\n')));
+    const doc: SpecDocument = {
+      format: 'openspec',
+      title: 'x',
+      intro: 'An intro.',
+      sources: ['openspec/changes/x/specs/a/spec.md'],
+      capabilities: 1,
+      ledger: null,
+      files: [
+        {
+          kind: 'section',
+          title: 'a',
+          body: null,
+          sourcePaths: ['openspec/changes/x/specs/a/spec.md'],
+          children: [{ kind: 'requirement', title: 'Blank', shall: '   ', sourcePath: 'openspec/changes/x/specs/a/spec.md', sourceLine: 3, candidate: 'Requirement: Blank', delta: 'added', scenarios: [], notes: [] }],
+        },
+      ],
+    };
+    const outcome = writeBoard(doc, patchset.id, { author: 'assembler', citations: buildCitationIndex(patchset) });
+    assert.equal(outcome.ok, false);
+    if (outcome.ok) return;
+    assert.equal(outcome.rule, 'design-requirement-scenarios');
+    assert.match(outcome.reason, /^finish returned 1 pointer/);
+  });
+});
