@@ -8,6 +8,11 @@ import { startSeatServer } from './board/mcpServer';
 import { BoardSeat, openDraftingBoard } from './board/seat';
 import { buildBoardTools, toolListing } from './board/tools';
 import { formatPatchsetSummary } from './format';
+import { normalizeJsonFlag } from './review/args';
+import { checkOutputPath, ReviewRefusal, runReview } from './review/command';
+import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice } from './review/harnessChoice';
+import { reviewDeps } from './review/seams';
+import type { HarnessAssignment } from './pipeline/types';
 import { resolveStoreDir } from './storeDir';
 import { ReviewService } from './service';
 import { Store } from './store';
@@ -18,7 +23,9 @@ import { HOST_VERSION } from './version';
  * Exit codes: 0 success, 1 refused (the message on stderr), 2 usage error.
  */
 const USAGE = `Usage:
-  rennet review  --repo DIR [--base REF] [--head REF | --working-tree] [--json]
+  rennet review  --repo DIR [--base REF] [--head REF | --working-tree]
+                 [--harness auto|scripted:FILE] [--json FILE] [--html FILE]
+  rennet review  --repo DIR [--base REF] [--head REF | --working-tree] --json
   rennet capture --repo DIR --base REF (--head REF | --working-tree) [--json]
   rennet tools   --lens LENS [--json]
   rennet seat-server --repo DIR --base REF (--head REF | --working-tree) --lens LENS [--author NAME]
@@ -31,10 +38,21 @@ Options:
   --working-tree       review uncommitted and untracked files of the current branch
   --max-file-bytes N   capture files larger than N bytes truncated (default 1048576)
   --store DIR          the data directory (default $RENNET_DATA_DIR or the platform's data directory)
-  --json               print JSON (capture: the whole patchset; review: the session snapshot;
+  --harness NAME       who drafts the lens boards (review): auto (default: discover a model
+                       harness; none is discovered yet, so lanes that need a model fail and
+                       say so) or scripted:FILE (play a recorded script of tool calls per seat)
+  --json FILE          review: write the review report to FILE (docs/review-json.md)
+  --html FILE          review: write the review as one self-contained HTML page to FILE
+  --json               with no FILE: print JSON and stop (capture: the whole patchset;
+                       review: the session snapshot, without running the lenses;
                        tools: the tool list exactly as a seat server serves it)
   --lens LENS          design, sequence, decisions, flagged or noise
   --author NAME        who the seat is, stamped on what it writes (seat-server; default "seat")
+
+review captures the range (as capture does, into a session), prints the capture, then runs
+the five lenses (Design, Sequence, Decisions, Flagged, Noise) with a progress line per lane
+on stderr, and prints each board's title, state and counts. It exits 0 when the lenses ran,
+whatever each lane settled as (settled, absent, or a failure it names).
 
 seat-server captures the range, opens a drafting board for LENS (noise: with one host-placed
 member per captured hunk), and serves that lens's board tools over MCP (Streamable HTTP) on
@@ -45,25 +63,34 @@ See docs/seat-server.md.
 
 class UsageError extends Error {}
 
+const OPTIONS = {
+  repo: { type: 'string' },
+  base: { type: 'string' },
+  head: { type: 'string' },
+  'working-tree': { type: 'boolean', default: false },
+  'max-file-bytes': { type: 'string' },
+  store: { type: 'string' },
+  /** Optional value (normalizeJsonFlag): '' is the flag, anything else review's report file. */
+  json: { type: 'string' },
+  harness: { type: 'string' },
+  html: { type: 'string' },
+  lens: { type: 'string' },
+  author: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
+} as const;
+
+const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).filter(([, o]) => o.type === 'string').map(([name]) => name));
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
+  const { values: parsed, positionals } = parseArgs({
+    args: normalizeJsonFlag(argv, VALUE_OPTIONS),
     allowPositionals: true,
     strict: true,
-    options: {
-      repo: { type: 'string' },
-      base: { type: 'string' },
-      head: { type: 'string' },
-      'working-tree': { type: 'boolean', default: false },
-      'max-file-bytes': { type: 'string' },
-      store: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      lens: { type: 'string' },
-      author: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', short: 'v', default: false },
-    },
+    options: OPTIONS,
   });
+  const jsonFile = parsed.json ? parsed.json : null;
+  const values = { ...parsed, json: parsed.json !== undefined && jsonFile === null };
   if (values.version) {
     process.stdout.write(`rennet ${HOST_VERSION}\n`);
     return 0;
@@ -78,6 +105,14 @@ async function main(argv: string[]): Promise<number> {
   const lensCommand = command === 'tools' || command === 'seat-server';
   if (!lensCommand && values.lens !== undefined) throw new UsageError(`--lens is not an option of ${command}`);
   if (command !== 'seat-server' && values.author !== undefined) throw new UsageError(`--author is not an option of ${command}`);
+  for (const flag of ['harness', 'html'] as const) {
+    if (command !== 'review' && values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
+  }
+  if (command !== 'review' && jsonFile !== null) throw new UsageError(`--json takes no FILE on ${command} (it prints to stdout)`);
+  if (command === 'review' && values.json && (values.harness !== undefined || values.html !== undefined)) {
+    throw new UsageError('--json without FILE prints the session and runs no lenses; pass --json FILE to write the review report');
+  }
+  if (values.html === '') throw new UsageError('--html needs a FILE');
   let lens: Lens | undefined;
   if (lensCommand) {
     if (!values.lens) throw new UsageError(`${command} needs --lens LENS (${LENSES.join(', ')})`);
@@ -94,6 +129,20 @@ async function main(argv: string[]): Promise<number> {
   if (values['max-file-bytes'] !== undefined) {
     maxFileBytes = Number(values['max-file-bytes']);
     if (!Number.isInteger(maxFileBytes) || maxFileBytes < 1) throw new UsageError('--max-file-bytes must be a positive integer');
+  }
+
+  // Review's lens run: everything it needs from the command line is checked before anything is captured.
+  let harnesses: HarnessAssignment | null = null;
+  if (command === 'review' && !values.json) {
+    try {
+      harnesses = loadHarnessAssignment(parseHarnessChoice(values.harness));
+      if (jsonFile !== null) checkOutputPath(jsonFile, '--json');
+      if (values.html !== undefined) checkOutputPath(values.html, '--html');
+    } catch (error) {
+      if (error instanceof HarnessChoiceError) throw new UsageError(error.message);
+      if (error instanceof HarnessLoadError || error instanceof ReviewRefusal) return refuse({ code: 'invalid-request', message: error.message });
+      throw error;
+    }
   }
 
   const storeArgs = values.store ? ['--store', values.store] : [];
@@ -142,6 +191,19 @@ async function main(argv: string[]): Promise<number> {
       captured ? '' : '(this capture was already in the store; nothing new was written)',
     ];
     writeOut(lines.filter((l) => l.length > 0).join('\n'));
+    if (!harnesses || !snapshot.patchset) return 0;
+    const patchset = service.getPatchset(snapshot.patchset.id);
+    if (!patchset.ok) return refuse(patchset.error);
+    process.stdout.write('\n');
+    try {
+      await runReview(
+        { patchset: patchset.value, sessionId: snapshot.session.id, workspace: snapshot.session.repoRoot, harnesses, jsonFile, htmlFile: values.html ?? null, store },
+        reviewDeps(snapshot.session.repoRoot, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
+      );
+    } catch (error) {
+      if (error instanceof ReviewRefusal) return refuse({ code: 'invalid-request', message: error.message });
+      throw error;
+    }
     return 0;
   } finally {
     store.close();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Absence, BoardDocument, BoardStatus, FinishPointer, LENSES, Lens, ReferenceRepair } from '../../protocol/board';
 import type { Row, Tx } from './durable-db';
 import { StoreError, describeError, storeFailed } from './errors';
+import { assertScopeWritableTx } from './generations';
 
 /**
  * Lens boards in the store (migration 2): an append-only element event log per board
@@ -119,7 +120,8 @@ function encode(value: unknown, what: string): string {
 
 /** Appends events under `boardKey` inside `tx`; seq is per board, from 1, without gaps. */
 export function appendBoardEventsTx(tx: Tx, boardKey: string, events: readonly BoardEventInput[], now: string): { firstSeq: number; lastSeq: number } {
-  parseBoardKey(boardKey);
+  // A board filed under a frozen generation is never rewritten (generations.ts).
+  assertScopeWritableTx(tx, parseBoardKey(boardKey).scope);
   const encoded = events.map((e) => {
     if (typeof e.verb !== 'string' || e.verb.length === 0) throw new StoreError('invalid-request', 'A board event needs a verb');
     return { verb: e.verb, json: encode(e.payload, 'Board event payload') };
@@ -137,6 +139,7 @@ export function appendBoardEventsTx(tx: Tx, boardKey: string, events: readonly B
 export function putBoardMetaTx(tx: Tx, input: BoardMetaInput): StoredBoardMeta {
   const meta = checkMeta(input);
   const boardKey = boardKeyOf(meta);
+  assertScopeWritableTx(tx, meta.generationId);
   if (!tx.get('SELECT 1 AS x FROM sessions WHERE id = ?', [meta.sessionId])) {
     throw new StoreError('not-found', `No session ${meta.sessionId} in the store`, { sessionId: meta.sessionId });
   }

@@ -12,3 +12,11 @@ export {
   type BoardEventInput,
   type StoredBoardEvent,
 } from './boards';
+export {
+  GenerationStatus,
+  LaneOutcomeState,
+  type GenerationInput,
+  type StoredGeneration,
+  type LaneOutcomeInput,
+  type StoredLaneOutcome,
+} from './generations';

@@ -92,6 +92,36 @@ export const MIGRATIONS: readonly Migration[] = [
       tx.run('CREATE INDEX board_meta_by_session ON board_meta (session_id, board_key)');
     },
   },
+  {
+    version: 3,
+    description: 'generations (live or frozen, with timings and spend) and their lane outcomes',
+    up(tx) {
+      // host/store/generations.ts: one live generation per session; creating one freezes the rest.
+      tx.run(`CREATE TABLE generations (
+        id TEXT PRIMARY KEY NOT NULL,
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        patchset_id TEXT NOT NULL REFERENCES patchsets (id),
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        frozen_at TEXT,
+        updated_at TEXT NOT NULL,
+        timings_json TEXT NOT NULL,
+        spend_json TEXT NOT NULL,
+        revision_floors_json TEXT NOT NULL
+      )`);
+      tx.run('CREATE INDEX generations_by_session ON generations (session_id, created_at)');
+      tx.run(`CREATE TABLE lane_outcomes (
+        generation_id TEXT NOT NULL REFERENCES generations (id),
+        lens TEXT NOT NULL,
+        state TEXT NOT NULL,
+        absence TEXT,
+        failure_json TEXT,
+        attempts INTEGER NOT NULL,
+        settled_at TEXT NOT NULL,
+        PRIMARY KEY (generation_id, lens)
+      ) WITHOUT ROWID`);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = latestVersion(MIGRATIONS);

@@ -17,6 +17,22 @@ import {
   type StoredBoardEvent,
   type StoredBoardMeta,
 } from './boards';
+import {
+  clearLaneTx,
+  createGenerationTx,
+  freezeGenerationTx,
+  getGeneration,
+  listGenerations,
+  listLaneOutcomes,
+  putGenerationRecordsTx,
+  putLaneOutcomeTx,
+  type GenerationInput,
+  type LaneOutcomeInput,
+  type StoredGeneration,
+  type StoredLaneOutcome,
+} from './generations';
+import type { Lens } from '../../protocol/board';
+import type { PhaseTiming, SeatSpend } from '../../protocol/review';
 
 export interface StoreOptions {
   /** Compact (snapshot + fresh journal) after this many journal records. Default 1000. */
@@ -312,6 +328,50 @@ export class Store {
         .map(boardMetaFromRow)
         .sort(compareBoardMeta),
     );
+  }
+
+  // --- generations (generations.ts: append-then-freeze, lane outcomes, timings and spend) -------
+
+  /** Files a new live generation and freezes every other live generation of its session (one transaction). */
+  createGeneration(input: GenerationInput): StoredGeneration {
+    return this.durable.write((tx) => createGenerationTx(tx, input));
+  }
+
+  getGeneration(id: string): StoredGeneration | undefined {
+    return this.durable.read((r) => getGeneration(r, id));
+  }
+
+  /** A session's generations, oldest first. */
+  listGenerations(sessionId: string): StoredGeneration[] {
+    return this.durable.read((r) => listGenerations(r, sessionId));
+  }
+
+  /** Freezes a generation (idempotent). Nothing rewrites it afterwards. */
+  freezeGeneration(id: string, now: string): StoredGeneration {
+    return this.durable.write((tx) => freezeGenerationTx(tx, id, now));
+  }
+
+  /** A lane's settlement, durable when it returns; refused on a frozen generation or an inadmissible absence. */
+  putLaneOutcome(input: LaneOutcomeInput): StoredLaneOutcome {
+    return this.durable.write((tx) => putLaneOutcomeTx(tx, input));
+  }
+
+  listLaneOutcomes(generationId: string): StoredLaneOutcome[] {
+    return this.durable.read((r) => listLaneOutcomes(r, generationId));
+  }
+
+  /** Replaces a live generation's per-phase timings and per-turn spend. */
+  putGenerationRecords(id: string, records: { timings: readonly PhaseTiming[]; spend: readonly SeatSpend[] }, now: string): void {
+    this.durable.write((tx) => putGenerationRecordsTx(tx, id, records, now));
+  }
+
+  /**
+   * First step of redrafting a lane: removes its board metadata and its outcome in one
+   * transaction (metadata first; the caller then opens a fresh attempt on the element log).
+   * Returns the revision floor the next attempt must open above.
+   */
+  clearLane(generationId: string, lens: Lens, boardKey: string, now: string): number {
+    return this.durable.write((tx) => clearLaneTx(tx, generationId, lens, boardKey, now));
   }
 
   // --- maintenance ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import { openRepo } from '../../host/capture/repo';
 import { runGit } from '../../host/git/run';
 import { benchStoreAppend } from '../../host/store/bench';
 import { benchToolCalls, formatToolCallBench } from '../../host/board/bench';
+import { benchPipeline, formatPipelineBench } from '../../host/pipeline/bench';
 import { startHost } from '../contract/hostProcess';
 import { HostHello } from '../../protocol/rpc';
 import { TestRepo, tempDir } from '../fixtures/gitRepo';
@@ -147,6 +148,8 @@ async function main(): Promise<void> {
   await benchColdStart();
   console.log('\n## Board tool calls on the 1,252-element Noise board (in-process vs MCP over loopback)');
   console.log(formatToolCallBench(await benchToolCalls()));
+  console.log('\n## Lens pipeline: zero-latency scripted seats, 95-file change, five lenses');
+  console.log(formatPipelineBench([await benchPipeline()]));
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,813 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type Lens } from '../../protocol/board';
+import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
+import { buildCitationIndex, type CitationIndex } from '../board/citations';
+import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
+import { citedHunkIds, deriveNoiseMembers, isSpecOnlyChange, proseCitationResolver, type CoreLaneOutcomes, type ResolveProseCitations } from '../board/noise';
+import { loadBoard, persistOpenedBoard, persistVerb } from '../board/persist';
+import { BoardSeat, type SeatFrame } from '../board/seat';
+import { emptyBoard, type BoardState, type VerbCall } from '../board/state';
+import { admitReferences, placeNoiseMembers } from '../board/writer';
+import { boardKeyOf, type Store, type StoredLaneOutcome } from '../store';
+import type { Harness, McpEndpoint, SeatSpec, ToolPort, TurnResult } from './ports';
+import { defaultDesignAssembler } from './design';
+import { reviewSurface, reviewToolPort } from './reviewers';
+import {
+  admitSettlement,
+  exhaustedFailure,
+  inferredCall,
+  missingHarnessFailure,
+  noiseDerivationFailure,
+  verdictOf,
+  type Settlement,
+} from './settlement';
+import {
+  DEFAULT_ATTEMPT_BUDGET,
+  type AttemptBudget,
+  type GenerationOutcome,
+  type LaneOutcome,
+  type LensPipelineInput,
+  type LensPipelineSeams,
+  type PipelineFrame,
+} from './types';
+
+/**
+ * The lens pipeline scheduler (host/pipeline/README.md). Pure over its seams: harnesses, a
+ * prompt reader, a clock, and optionally the durable store.
+ *
+ * runLensPipeline drafts a fresh generation: every board opened (empty, drafting, addressable)
+ * before any seat starts; the four core lanes concurrently; Noise on their settlements.
+ * resumeLensPipeline picks a generation back up after the process was lost: settled and absent
+ * lanes and terminal failures are rebuilt from the store with no harness call; retryable failures
+ * and unsettled lanes are cleared (metadata first, then a fresh attempt on the element log) and
+ * redrafted on the reduced repeat budget.
+ */
+
+export function newGenerationId(): string {
+  return `g-${randomBytes(8).toString('hex')}`;
+}
+
+export function runLensPipeline(input: LensPipelineInput, seams: LensPipelineSeams): Promise<GenerationOutcome> {
+  return new GenerationRun(input, seams).run('fresh');
+}
+
+export function resumeLensPipeline(input: LensPipelineInput, seams: LensPipelineSeams): Promise<GenerationOutcome> {
+  return new GenerationRun(input, seams).run('resume');
+}
+
+/** The seat ids a generation's seats carry. */
+export function seatIdOf(lens: Lens, role: SeatSpec['role'], suffix?: string): string {
+  return suffix ? `${lens}:${role}:${suffix}` : `${lens}:${role}`;
+}
+
+// ─── Internals ───────────────────────────────────────────────────────────────────────────────
+
+interface Lane {
+  lens: Lens;
+  state: LaneState;
+  board: BoardState;
+  /** What the store holds for this board (null: nothing persisted yet, or no store). */
+  persisted: BoardState | null;
+  /** The last frame revision published for (generation, lens). */
+  frameRevision: number;
+  seat: BoardSeat | null;
+  buffered: SeatFrame[];
+  flushQueued: boolean;
+  outcome: LaneOutcome | null;
+  done: Promise<void>;
+  resolveDone(): void;
+}
+
+type LadderResult =
+  | { kind: 'settled' | 'absent'; attempts: number }
+  | { kind: 'exhausted'; attempts: number; lastVerdict: string | null; harnessFailure: string | null }
+  | { kind: 'cancelled' };
+
+interface LadderParams {
+  lane: Lane;
+  spec: SeatSpec;
+  harness: Harness;
+  budget: number;
+  tools: ToolPort;
+  mcp: McpEndpoint | null;
+  settled(): 'settled' | 'absent' | null;
+  verdict(): string | null;
+  stats(): { calls: number; refusals: number };
+  afterTurn(): void;
+}
+
+const GENERATION_WIDE: ReadonlySet<PhaseTiming['phase']> = new Set(['reveal', 'first-core-board', 'first-element']);
+
+class GenerationRun {
+  private readonly store: Store | null;
+  private readonly lanes: Record<Lens, Lane>;
+  private readonly citations: CitationIndex;
+  private readonly proseCitations: ResolveProseCitations;
+  private readonly budget: AttemptBudget;
+  private readonly controller = new AbortController();
+  private readonly contextAbs: string;
+  private readonly promptContextDir: string;
+  private readonly specOnly: boolean;
+  private fatal: { error: unknown } | null = null;
+  private cancelled = false;
+  private origin = 0;
+  private firstCoreAt: number | null = null;
+  private firstElementAt: number | null = null;
+  private lastRevealAt: number | null = null;
+  private priorSpend: SeatSpend[] = [];
+  private priorTimings: PhaseTiming[] = [];
+  private readonly spend: SeatSpend[] = [];
+  private readonly timings: PhaseTiming[] = [];
+  private readonly laneChanges: Array<Parameters<NonNullable<LensPipelineSeams['onLane']>>[0]> = [];
+  private laneBusy: Promise<void> | null = null;
+
+  constructor(
+    private readonly input: LensPipelineInput,
+    private readonly seams: LensPipelineSeams,
+  ) {
+    this.store = seams.store ?? null;
+    this.citations = buildCitationIndex(input.patchset);
+    this.proseCitations = proseCitationResolver(this.citations);
+    const first = Math.max(1, Math.floor(input.budget?.first ?? DEFAULT_ATTEMPT_BUDGET.first));
+    this.budget = { first, repeat: Math.max(1, Math.floor(input.budget?.repeat ?? DEFAULT_ATTEMPT_BUDGET.repeat)) };
+    this.contextAbs = isAbsolute(input.contextDir) ? input.contextDir : resolve(input.workspaceDir, input.contextDir);
+    const rel = relative(input.workspaceDir, this.contextAbs);
+    this.promptContextDir = isAbsolute(input.contextDir) && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : input.contextDir;
+    this.specOnly = isSpecOnlyChange(input.patchset);
+    this.lanes = Object.fromEntries(LENSES.map((lens) => [lens, this.newLane(lens)])) as Record<Lens, Lane>;
+  }
+
+  private newLane(lens: Lens): Lane {
+    let resolveDone!: () => void;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    return { lens, state: 'queued', board: emptyBoard(lens, this.input.patchset.id), persisted: null, frameRevision: -1, seat: null, buffered: [], flushQueued: false, outcome: null, done, resolveDone };
+  }
+
+  private now(): number {
+    return this.seams.clock.now().getTime();
+  }
+
+  private iso(ms: number): string {
+    return new Date(ms).toISOString();
+  }
+
+  private get stopped(): boolean {
+    return this.fatal !== null || this.controller.signal.aborted;
+  }
+
+  private fail(error: unknown): void {
+    this.fatal ??= { error };
+    this.controller.abort();
+  }
+
+  private log(line: string): void {
+    try {
+      this.seams.log?.(line);
+    } catch {
+      // A log observer's failure is its own.
+    }
+  }
+
+  async run(mode: 'fresh' | 'resume'): Promise<GenerationOutcome> {
+    const external = this.seams.signal;
+    const onAbort = () => {
+      this.cancelled = true;
+      this.controller.abort();
+    };
+    if (external?.aborted) onAbort();
+    external?.addEventListener('abort', onAbort, { once: true });
+    const startedAt = this.now();
+    this.origin = this.input.waitOrigin?.getTime() ?? startedAt;
+    try {
+      if (mode === 'fresh') this.prepareFresh();
+      for (const lens of LENSES) this.laneChange(this.lanes[lens], 'queued');
+      const redraft = mode === 'fresh' ? this.openFresh() : this.planResume();
+      const budget = mode === 'fresh' ? this.budget.first : this.budget.repeat;
+      const runners: Promise<void>[] = [];
+      if (this.specOnly) {
+        for (const lens of LENSES) if (lens !== 'design' && !this.lanes[lens].outcome) this.hostAbsence(this.lanes[lens], 'spec-only');
+      }
+      for (const lens of CORE_LENSES) {
+        if (!redraft.has(lens) || this.lanes[lens].outcome) continue;
+        runners.push(this.guarded(this.lanes[lens], () => (lens === 'design' ? this.runDesign(budget) : lens === 'flagged' ? this.runFlagged(budget) : this.runDrafted(lens, budget))));
+      }
+      const noise = this.lanes.noise;
+      if (!noise.outcome && redraft.has('noise')) {
+        this.laneChange(noise, 'waiting');
+        runners.push(this.guarded(noise, () => this.runNoise(budget)));
+      }
+      await Promise.all(runners);
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      external?.removeEventListener('abort', onAbort);
+      for (const lens of LENSES) this.lanes[lens].resolveDone();
+    }
+    await this.drainLaneChanges();
+    if (!this.fatal) {
+      try {
+        this.persistRecords(true);
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+    if (this.fatal) throw this.fatal.error;
+    if (this.cancelled) throw new Error(`the lens pipeline for generation ${this.input.generationId} was cancelled`);
+    return this.outcome();
+  }
+
+  private outcome(): GenerationOutcome {
+    return {
+      generationId: this.input.generationId,
+      sessionId: this.input.sessionId,
+      patchsetId: this.input.patchset.id,
+      specOnly: this.specOnly,
+      lanes: LENSES.map((lens) => {
+        const outcome = this.lanes[lens].outcome;
+        if (!outcome) throw new Error(`the ${lens} lane ended without an outcome`);
+        return outcome;
+      }),
+      spend: [...this.priorSpend, ...this.spend],
+      timings: this.allTimings(true),
+    };
+  }
+
+  // ─── Store preparation ────────────────────────────────────────────────────────────────────
+
+  private place() {
+    return { sessionId: this.input.sessionId, generationId: this.input.generationId };
+  }
+
+  private boardKey(lens: Lens): string {
+    return boardKeyOf({ ...this.place(), patchsetId: this.input.patchset.id, lens });
+  }
+
+  private prepareFresh(): void {
+    const store = this.store;
+    if (!store) return;
+    const { sessionId, generationId, patchset } = this.input;
+    if (!store.getSession(sessionId)) throw new Error(`no session ${sessionId} in the store`);
+    if (!store.hasPatchset(patchset.id)) store.putPatchset(patchset);
+    const existing = store.getGeneration(generationId);
+    if (!existing) {
+      store.createGeneration({ id: generationId, sessionId, patchsetId: patchset.id, now: this.iso(this.now()) });
+      return;
+    }
+    if (existing.status !== 'live') throw new Error(`generation ${generationId} is frozen: nothing rewrites it`);
+    if (existing.sessionId !== sessionId || existing.patchsetId !== patchset.id) throw new Error(`generation ${generationId} belongs to ${existing.sessionId} / ${existing.patchsetId}`);
+    const started = store.listLaneOutcomes(generationId).length > 0 || store.listBoardMeta(sessionId).some((m) => m.generationId === generationId);
+    if (started) throw new Error(`generation ${generationId} has already started: resume it with resumeLensPipeline`);
+  }
+
+  /** Opens all five boards (persisted, then an `opened` frame each) before any seat exists. */
+  private openFresh(): Set<Lens> {
+    for (const lens of LENSES) this.openBoard(this.lanes[lens], emptyBoard(lens, this.input.patchset.id));
+    return new Set(LENSES);
+  }
+
+  private openBoard(lane: Lane, board: BoardState): void {
+    if (this.store) persistOpenedBoard(this.store, this.place(), board, this.iso(this.now()));
+    lane.board = board;
+    lane.persisted = board;
+    this.emitFrame(lane, 'opened', board.revision, [...board.elements.keys()], board);
+  }
+
+  /**
+   * Decides, lane by lane, what the store already says. Returns the lanes to (re)draft; every
+   * other lane is settled here from the store, with no harness call.
+   */
+  private planResume(): Set<Lens> {
+    const store = this.store;
+    if (!store) throw new Error('resuming a generation needs the store');
+    const { generationId, patchset, sessionId } = this.input;
+    const generation = store.getGeneration(generationId);
+    if (!generation) throw new Error(`no generation ${generationId} in the store`);
+    if (generation.status !== 'live') throw new Error(`generation ${generationId} is frozen: nothing rewrites it`);
+    if (generation.patchsetId !== patchset.id || generation.sessionId !== sessionId) {
+      throw new Error(`generation ${generationId} reads ${generation.sessionId} / ${generation.patchsetId}, not ${sessionId} / ${patchset.id}`);
+    }
+    this.priorSpend = generation.spend;
+    this.priorTimings = generation.timings;
+    const stored = new Map(store.listLaneOutcomes(generationId).map((o) => [o.lens, o]));
+    const redraft = new Set<Lens>();
+    for (const lens of CORE_LENSES) {
+      if (this.specOnly && lens !== 'design') {
+        if (!this.reconstruct(lens, stored.get(lens), 'host')) this.reopen(this.lanes[lens]); // settled spec-only by run()
+        continue;
+      }
+      if (!this.reconstruct(lens, stored.get(lens), lens === 'design' ? 'any' : 'seat')) redraft.add(lens);
+    }
+    // Noise is the complement of its siblings: any sibling redrafted means Noise is redrafted too.
+    if (this.specOnly) {
+      if (!this.reconstruct('noise', stored.get('noise'), 'host')) this.reopen(this.lanes.noise);
+    } else if (redraft.size > 0 || !this.reconstruct('noise', stored.get('noise'), 'host')) {
+      redraft.add('noise');
+    }
+    for (const lens of redraft) this.reopen(this.lanes[lens]);
+    return redraft;
+  }
+
+  /** Settles a lane from the store when its outcome and its board agree; false when it must be redrafted. */
+  private reconstruct(lens: Lens, stored: StoredLaneOutcome | undefined, by: 'seat' | 'host' | 'any'): boolean {
+    const store = this.store as Store;
+    const lane = this.lanes[lens];
+    let board: BoardState | null;
+    try {
+      board = loadBoard(store, { ...this.place(), patchsetId: this.input.patchset.id, lens });
+    } catch (error) {
+      this.log(`[pipeline] ${lens}: the stored board does not replay (${(error as Error).message}); redrafting it`);
+      board = null;
+    }
+    if (stored?.state === 'failed') {
+      if (stored.failure?.retryable !== false) return false;
+      this.settleReconstructed(lane, board ?? emptyBoard(lens, this.input.patchset.id), { state: 'failed', absence: null, failure: stored.failure }, stored.attempts);
+      return true;
+    }
+    if (!board) return false;
+    const settlement = admitSettlement(lens, board, by);
+    if (!settlement || settlement.state === 'failed') return false;
+    if (stored) {
+      if (stored.state !== settlement.state || stored.absence !== settlement.absence) return false;
+      this.settleReconstructed(lane, board, settlement, stored.attempts);
+      return true;
+    }
+    // The board settled and the process was lost before the lane's outcome was written: the board
+    // is durable evidence of what the lane said, so the outcome is written now.
+    store.putLaneOutcome({ generationId: this.input.generationId, lens, ...settlement, attempts: 0, now: this.iso(this.now()) });
+    this.settleReconstructed(lane, board, settlement, 0);
+    return true;
+  }
+
+  private settleReconstructed(lane: Lane, board: BoardState, settlement: Settlement, attempts: number): void {
+    lane.board = board;
+    lane.persisted = board;
+    this.emitFrame(lane, 'opened', board.revision, [...board.elements.keys()], board);
+    this.settle(lane, settlement, attempts, { write: false, reconstructed: true });
+  }
+
+  /** Replaces a partial board: metadata removed first (with the lane's outcome), then a fresh attempt opened. */
+  private reopen(lane: Lane): void {
+    const store = this.store as Store;
+    const floor = store.clearLane(this.input.generationId, lane.lens, this.boardKey(lane.lens), this.iso(this.now()));
+    // +2: above every write frame of the cleared attempt and the closed frame that may have followed it.
+    this.openBoard(lane, { ...emptyBoard(lane.lens, this.input.patchset.id), revision: floor + 2 });
+  }
+
+  // ─── Lanes ───────────────────────────────────────────────────────────────────────────────
+
+  private async guarded(lane: Lane, body: () => Promise<void>): Promise<void> {
+    try {
+      await body();
+    } catch (error) {
+      if (this.stopped) return;
+      // A lane that threw without an account stays retryable: an unknown ladder is not an exhausted one.
+      try {
+        this.log(`[pipeline] ${lane.lens}: ${(error as Error).message}`);
+        this.settle(lane, { state: 'failed', absence: null, failure: { message: `The ${LENS_TITLES[lane.lens]} lane stopped on a host error: ${(error as Error).message}`, retryable: null, attempts: 0 } }, 0);
+      } catch (again) {
+        this.fail(again);
+      }
+    } finally {
+      lane.resolveDone();
+    }
+  }
+
+  private missing(lane: Lane, what: string): void {
+    this.settle(lane, { state: 'failed', absence: null, failure: missingHarnessFailure(what, this.input.harnesses.missingHint) }, 0);
+  }
+
+  private async runDrafted(lens: 'sequence' | 'decisions', budget: number): Promise<void> {
+    const lane = this.lanes[lens];
+    const harness = this.input.harnesses[lens];
+    if (!harness) return this.missing(lane, `${LENS_TITLES[lens]} needs a drafter`);
+    this.laneChange(lane, 'working');
+    const result = await this.runBoardSeat(lane, { seatId: seatIdOf(lens, 'drafter'), lens, role: 'drafter' }, harness, budget);
+    this.settleSeat(lane, result);
+  }
+
+  private async runDesign(budget: number): Promise<void> {
+    const lane = this.lanes.design;
+    const harness = this.input.harnesses.design;
+    // undefined: host/design's assembler over the workspace; null: no fast path.
+    const assembler = this.seams.design === undefined ? defaultDesignAssembler(this.input.workspaceDir) : this.seams.design;
+    if (!assembler && !harness) return this.missing(lane, 'Design needs a drafter');
+    this.laneChange(lane, 'working');
+    if (assembler) {
+      let assembly: Awaited<ReturnType<typeof assembler>>;
+      try {
+        assembly = await assembler(this.input.patchset);
+      } catch (error) {
+        assembly = { kind: 'fallback', reason: `the assembler threw: ${(error as Error).message}`, sources: [] };
+      }
+      if (this.stopped) return;
+      if (assembly.kind === 'board') {
+        if (this.settleAssembled(lane, assembly.state)) return;
+      } else if (assembly.kind === 'fallback') {
+        const rule = (assembly as { rule?: unknown }).rule;
+        this.log(
+          `[seat] design: the specification falls back to the seat${typeof rule === 'string' ? ` (rule ${rule})` : ''}: ${assembly.reason} (${assembly.sources.length} source file${assembly.sources.length === 1 ? '' : 's'})`,
+        );
+      }
+    }
+    if (!harness) return this.missing(lane, 'Design needs a drafter (the specification did not settle on the host)');
+    const result = await this.runBoardSeat(lane, { seatId: seatIdOf('design', 'drafter'), lens: 'design', role: 'drafter' }, harness, budget);
+    this.settleSeat(lane, result);
+  }
+
+  /** A Design board the host assembled: admitted reference by reference, then settled with no seat. */
+  private settleAssembled(lane: Lane, state: BoardState): boolean {
+    if (state.lens !== 'design' || state.patchsetId !== this.input.patchset.id) {
+      this.log(`[seat] design: the assembled board is for ${state.lens} / ${state.patchsetId}, not design / ${this.input.patchset.id}; the seat drafts instead`);
+      return false;
+    }
+    const admitted = admitReferences(state);
+    if ('failure' in admitted) {
+      this.settle(lane, { state: 'failed', absence: null, failure: { message: `Design: the assembled board has an inadmissible reference: ${admitted.failure.message}`, retryable: true, attempts: 0 } }, 0);
+      return true;
+    }
+    const settlement = admitSettlement('design', admitted.state, 'any');
+    if (!settlement) {
+      this.log('[seat] design: the assembled board did not settle; the seat drafts instead');
+      return false;
+    }
+    if (settlement.state === 'failed') {
+      this.settle(lane, settlement, 0);
+      return true;
+    }
+    const next: BoardState = { ...admitted.state, revision: Math.max(admitted.state.revision, lane.board.revision + 1) };
+    this.commit(lane, next, { verb: 'finish' });
+    this.emitFrame(lane, 'write', next.revision, ['/document', ...next.elements.keys()], next);
+    this.settle(lane, settlement, 0);
+    return true;
+  }
+
+  private async runFlagged(budget: number): Promise<void> {
+    const lane = this.lanes.flagged;
+    const { reviewers, compiler } = this.input.harnesses.flagged;
+    if (reviewers.length === 0 && !compiler) return this.missing(lane, 'Flagged needs a review harness and a compiler');
+    if (reviewers.length === 0) return this.missing(lane, 'Flagged needs at least one review harness');
+    if (!compiler) return this.missing(lane, 'Flagged needs a compiler');
+    this.laneChange(lane, 'working');
+
+    const findingsDir = join(this.contextAbs, 'findings');
+    mkdirSync(findingsDir, { recursive: true });
+    // Files from an earlier generation or attempt are not this review's.
+    for (const name of readdirSync(findingsDir)) if (name.endsWith('.md')) rmSync(join(findingsDir, name), { force: true });
+
+    const used = new Map<string, number>();
+    const seats = reviewers.map((harness) => {
+      const n = (used.get(harness.origin) ?? 0) + 1;
+      used.set(harness.origin, n);
+      const name = n === 1 ? harness.origin : `${harness.origin}-${n}`;
+      return { harness, name, spec: { seatId: seatIdOf('flagged', 'reviewer', name), lens: 'flagged' as const, role: 'reviewer' as const } };
+    });
+    const reviews = await Promise.all(seats.map((s) => this.runReviewer(lane, s.spec, s.harness, join(findingsDir, `${s.name}.md`), `${this.promptContextDir}/findings/${s.name}.md`, budget)));
+    if (this.stopped) return;
+    const failed = reviews.map((r, i) => ({ r, name: (seats[i] as (typeof seats)[number]).name })).filter((x) => x.r.kind !== 'settled');
+    if (failed.length === reviews.length) {
+      const accounts = failed.map(({ r, name }) => (r.kind === 'exhausted' ? `${name}: ${r.harnessFailure ?? `no findings after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}`}` : `${name}: cancelled`));
+      const failure: LaneFailure = {
+        message: `Flagged: no review produced findings (${accounts.join('; ')}).`,
+        // Retryable if any seat is: the lens needs only one review to draw a board.
+        retryable: failed.some(({ r }) => r.kind === 'exhausted' && r.harnessFailure !== null),
+        attempts: Math.max(...failed.map(({ r }) => (r.kind === 'exhausted' ? r.attempts : 0))),
+      };
+      this.settle(lane, { state: 'failed', absence: null, failure }, failure.attempts);
+      return;
+    }
+    if (failed.length > 0) this.log(`[seat] flagged: compiling without ${failed.map((f) => f.name).join(', ')} (that review failed)`);
+    const result = await this.runBoardSeat(lane, { seatId: seatIdOf('flagged', 'compiler'), lens: 'flagged', role: 'compiler' }, compiler, budget);
+    this.settleSeat(lane, result);
+  }
+
+  private async runReviewer(lane: Lane, spec: SeatSpec, harness: Harness, file: string, display: string, budget: number): Promise<LadderResult> {
+    const surface = reviewSurface(file, display);
+    // The seat server reads only `tools` and `call` of the seat it serves.
+    const server = await startSeatServer({ seat: surface as unknown as BoardSeat });
+    try {
+      return await this.ladder({
+        lane,
+        spec,
+        harness,
+        budget,
+        tools: reviewToolPort(surface),
+        mcp: { url: server.url, headers: { ...server.headers } },
+        settled: () => (surface.submitted ? 'settled' : null),
+        verdict: () => null,
+        stats: () => surface.stats(),
+        afterTurn: () => undefined,
+      });
+    } finally {
+      await server.close();
+    }
+  }
+
+  private async runNoise(budget: number): Promise<void> {
+    const lane = this.lanes.noise;
+    await Promise.all(CORE_LENSES.map((lens) => this.lanes[lens].done));
+    if (this.stopped) return;
+    const said = {} as CoreLaneOutcomes;
+    for (const lens of CORE_LENSES) {
+      const outcome = this.lanes[lens].outcome;
+      said[lens] =
+        outcome === null
+          ? { kind: 'failed', retryable: null }
+          : outcome.state === 'settled'
+            ? { kind: 'settled', citedHunkIds: citedHunkIds(outcome.board, this.proseCitations) }
+            : outcome.state === 'absent'
+              ? { kind: 'absent', absence: outcome.absence as Absence }
+              : { kind: 'failed', retryable: outcome.failure?.retryable ?? null };
+    }
+    const derived = deriveNoiseMembers(this.input.patchset, said);
+    if (derived.kind === 'failed') return this.settle(lane, { state: 'failed', absence: null, failure: noiseDerivationFailure(derived.lanes, derived.retryable) }, 0);
+    if (derived.kind === 'no-noise') return this.hostAbsence(lane, 'no-noise');
+    const harness = this.input.harnesses.noise;
+    if (!harness) return this.missing(lane, 'Noise needs a drafter');
+    this.laneChange(lane, 'working');
+    const placed = placeNoiseMembers(lane.board, derived.members, { author: 'host', citations: this.citations });
+    if (placed.result.status === 'refused') throw new Error(`the derived members could not be placed: ${JSON.stringify(placed.result.refusals[0])}`);
+    this.commit(lane, placed.state, { verb: 'add', kind: 'noise_member', input: {} });
+    this.emitFrame(lane, 'write', placed.state.revision, placed.ids, placed.state);
+    if (this.seams.onNoiseOffer) {
+      const regions = placed.ids.map((memberId, i) => {
+        const m = derived.members[i] as (typeof derived.members)[number];
+        return { memberId, path: m.path, side: m.side, startLine: m.start_line, endLine: m.end_line };
+      });
+      await this.seams.onNoiseOffer(regions);
+      if (this.stopped) return;
+    }
+    const result = await this.runBoardSeat(lane, { seatId: seatIdOf('noise', 'drafter'), lens: 'noise', role: 'drafter' }, harness, budget);
+    this.settleSeat(lane, result);
+  }
+
+  // ─── Seats ───────────────────────────────────────────────────────────────────────────────
+
+  private async runBoardSeat(lane: Lane, spec: SeatSpec, harness: Harness, budget: number): Promise<LadderResult> {
+    const seat = new BoardSeat({
+      state: lane.board,
+      context: { author: harness.model ?? harness.kind, citations: this.citations },
+      onFrame: (frame) => this.onSeatFrame(lane, frame),
+    });
+    lane.seat = seat;
+    let server: SeatServerHandle | null = null;
+    try {
+      server = await startSeatServer({ seat });
+      const tools: ToolPort = {
+        tools: seat.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+        call: async (name, input) => {
+          const outcome = seat.call(name, input);
+          this.flush(lane);
+          return { text: outcome.text, isError: outcome.isError };
+        },
+      };
+      return await this.ladder({
+        lane,
+        spec,
+        harness,
+        budget,
+        tools,
+        mcp: { url: server.url, headers: { ...server.headers } },
+        settled: () => (seat.state.status === 'finished' ? 'settled' : seat.state.status === 'absent' ? 'absent' : null),
+        verdict: () => verdictOf(seat.state.lastFinish),
+        stats: () => seat.stats(),
+        afterTurn: () => this.flush(lane),
+      });
+    } finally {
+      this.flush(lane);
+      lane.seat = null;
+      await server?.close();
+    }
+  }
+
+  /**
+   * The attempt ladder. A turn that ends with the seat unsettled — it stopped, or the harness
+   * failed — spends one attempt and the board is kept; the next turn is a follow-up on the same
+   * thread carrying only the last finish verdict.
+   */
+  private async ladder(p: LadderParams): Promise<LadderResult> {
+    let spent = 0;
+    let harnessFailure: string | null = null;
+    while (spent < p.budget) {
+      if (this.stopped) return { kind: 'cancelled' };
+      const followUp = spent > 0;
+      const prompt = followUp ? this.seams.prompts.followUpPrompt(p.spec, p.verdict()) : this.seams.prompts.seatPrompt(p.spec, { contextDir: this.promptContextDir });
+      const before = p.stats();
+      const started = this.now();
+      let result: TurnResult;
+      try {
+        result = await p.harness.runTurn({
+          seat: p.spec,
+          prompt,
+          followUp,
+          cwd: this.input.workspaceDir,
+          tools: p.tools,
+          mcp: p.mcp,
+          signal: this.controller.signal,
+          onEvent: () => undefined,
+        });
+      } catch (error) {
+        result = { outcome: 'failed', message: `the harness threw: ${(error as Error).message}`, usage: null };
+      }
+      p.afterTurn();
+      const ended = this.now();
+      this.recordTurn(p, followUp, started, ended, result, before);
+      if (this.stopped) return { kind: 'cancelled' };
+      const settled = p.settled();
+      if (settled) return { kind: settled, attempts: spent };
+      spent++;
+      harnessFailure = result.outcome === 'ended' ? null : (result.message ?? `the turn ${result.outcome}`);
+      if (harnessFailure !== null) this.log(`[seat] ${p.spec.seatId}: attempt ${spent} of ${p.budget} failed in the harness: ${harnessFailure}`);
+    }
+    return { kind: 'exhausted', attempts: spent, lastVerdict: p.verdict(), harnessFailure };
+  }
+
+  private recordTurn(p: LadderParams, followUp: boolean, started: number, ended: number, result: TurnResult, before: { calls: number; refusals: number }): void {
+    const after = p.stats();
+    const durationMs = Math.max(0, ended - started);
+    const tokens = (n: number | null | undefined) => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null);
+    const price = result.usage?.priceUsd;
+    this.spend.push({
+      seat: p.spec.seatId,
+      lens: p.spec.lens,
+      role: p.spec.role,
+      harness: p.harness.kind,
+      model: p.harness.model,
+      durationMs,
+      inputTokens: tokens(result.usage?.inputTokens),
+      outputTokens: tokens(result.usage?.outputTokens),
+      toolCalls: after.calls - before.calls,
+      refusals: after.refusals - before.refusals,
+      priceUsd: typeof price === 'number' && Number.isFinite(price) && price >= 0 ? price : null,
+    });
+    this.timings.push({ phase: followUp ? 'lens-repair' : 'lens-draft', lens: p.spec.lens, seat: p.spec.seatId, startedAt: this.iso(started), durationMs });
+    try {
+      this.persistRecords(false);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private settleSeat(lane: Lane, result: LadderResult): void {
+    switch (result.kind) {
+      case 'cancelled':
+        return;
+      case 'settled':
+      case 'absent': {
+        const settlement = admitSettlement(lane.lens, lane.board, 'seat');
+        if (!settlement) throw new Error(`the ${lane.lens} seat settled, but its board is ${lane.board.status}`);
+        this.settle(lane, settlement, settlement.state === 'failed' ? 0 : result.attempts);
+        return;
+      }
+      case 'exhausted':
+        this.settle(lane, { state: 'failed', absence: null, failure: exhaustedFailure(lane.lens, result.attempts, result.lastVerdict, result.harnessFailure) }, result.attempts);
+        return;
+    }
+  }
+
+  /** An absence the host settles with no seat (spec-only, no-noise): written on the board, then settled. */
+  private hostAbsence(lane: Lane, absence: Absence): void {
+    const next: BoardState = { ...lane.board, status: 'absent', absence, lastFinish: [], revision: lane.board.revision + 1 };
+    const settlement = admitSettlement(lane.lens, next, 'host');
+    if (!settlement) throw new Error(`the host cannot settle ${lane.lens} as ${absence}`);
+    if (settlement.state === 'absent') {
+      this.commit(lane, next, { verb: 'settle_absent' });
+      this.emitFrame(lane, 'write', next.revision, [], next);
+    }
+    this.settle(lane, settlement, 0);
+  }
+
+  /**
+   * A lane settles once: its outcome is durable first, then published (lane change, then the
+   * closed frame), in the order lanes settle.
+   */
+  private settle(lane: Lane, settlement: Settlement, attempts: number, options: { write?: boolean; reconstructed?: boolean } = {}): void {
+    if (lane.outcome) return;
+    if (this.stopped && !options.reconstructed) return;
+    const at = this.now();
+    if (this.store && options.write !== false) {
+      this.store.putLaneOutcome({ generationId: this.input.generationId, lens: lane.lens, ...settlement, attempts, now: this.iso(at) });
+    }
+    lane.outcome = { lens: lane.lens, ...settlement, board: lane.board, attempts, reconstructed: options.reconstructed === true };
+    if (!options.reconstructed && settlement.state !== 'failed') {
+      this.lastRevealAt = at;
+      if ((CORE_LENSES as readonly Lens[]).includes(lane.lens)) this.firstCoreAt ??= at;
+    }
+    this.laneChange(lane, settlement.state, settlement.absence, settlement.failure);
+    this.emitFrame(lane, 'closed', lane.frameRevision + 1, [], lane.board);
+    lane.resolveDone();
+  }
+
+  // ─── Boards, frames and lane changes ────────────────────────────────────────────────────
+
+  /** A host write on a lane's board: persisted, then the lane holds it. */
+  private commit(lane: Lane, next: BoardState, call: VerbCall): void {
+    if (this.store) persistVerb(this.store, this.place(), lane.persisted ?? lane.board, next, call, this.iso(this.now()));
+    lane.board = next;
+    lane.persisted = next;
+  }
+
+  private onSeatFrame(lane: Lane, frame: SeatFrame): void {
+    lane.buffered.push(frame);
+    if (!lane.flushQueued) {
+      lane.flushQueued = true;
+      queueMicrotask(() => this.flush(lane));
+    }
+  }
+
+  /**
+   * Persists what the seat wrote since the last flush (one transaction for one tool call, however
+   * many writes a write_board made), then publishes its frames. Durable before visible.
+   */
+  private flush(lane: Lane): void {
+    lane.flushQueued = false;
+    const current = lane.seat ? lane.seat.state : lane.board;
+    const frames = lane.buffered.splice(0);
+    if (this.fatal) return;
+    if (current !== lane.persisted) {
+      if (this.store && lane.persisted) {
+        try {
+          persistVerb(this.store, this.place(), lane.persisted, current, inferredCall(lane.persisted, current), this.iso(this.now()));
+        } catch (error) {
+          this.fail(error);
+          return;
+        }
+      }
+      lane.persisted = current;
+      lane.board = current;
+    }
+    for (const frame of frames) this.emitFrame(lane, 'write', frame.revision, frame.touched, frame.state);
+  }
+
+  private emitFrame(lane: Lane, kind: PipelineFrame['kind'], revision: number, touched: string[], board: BoardState): void {
+    const rev = Math.max(revision, lane.frameRevision + 1);
+    lane.frameRevision = rev;
+    if (kind === 'write' && this.firstElementAt === null && touched.some((id) => board.elements.has(id))) this.firstElementAt = this.now();
+    try {
+      this.seams.onFrame?.({ generation: this.input.generationId, lens: lane.lens, revision: rev, kind, touched, board });
+    } catch {
+      // An observer's failure is its own; the write already landed.
+    }
+  }
+
+  /** Lane changes go out in order through one serialized callback. */
+  private laneChange(lane: Lane, state: LaneState, absence: Absence | null = null, failure: LaneFailure | null = null): void {
+    lane.state = state;
+    this.laneChanges.push({ generation: this.input.generationId, lens: lane.lens, state, absence, failure });
+    if (!this.laneBusy) this.pumpLaneChanges();
+  }
+
+  private pumpLaneChanges(): void {
+    const onLane = this.seams.onLane;
+    while (this.laneChanges.length > 0) {
+      const change = this.laneChanges.shift() as (typeof this.laneChanges)[number];
+      if (!onLane) continue;
+      let returned: void | Promise<void>;
+      try {
+        returned = onLane(change);
+      } catch (error) {
+        this.log(`[pipeline] a lane observer failed: ${(error as Error).message}`);
+        continue;
+      }
+      if (returned && typeof (returned as Promise<void>).then === 'function') {
+        this.laneBusy = (returned as Promise<void>)
+          .catch((error: unknown) => this.log(`[pipeline] a lane observer failed: ${(error as Error).message}`))
+          .then(() => {
+            this.laneBusy = null;
+            this.pumpLaneChanges();
+          });
+        return;
+      }
+    }
+  }
+
+  private async drainLaneChanges(): Promise<void> {
+    while (this.laneBusy) await this.laneBusy;
+  }
+
+  // ─── Timings and spend ──────────────────────────────────────────────────────────────────
+
+  private generationWide(): PhaseTiming[] {
+    const out: PhaseTiming[] = [];
+    const record = (phase: PhaseTiming['phase'], end: number | null) => {
+      if (end !== null) out.push({ phase, lens: null, seat: null, startedAt: this.iso(this.origin), durationMs: Math.max(0, end - this.origin) });
+    };
+    record('first-core-board', this.firstCoreAt);
+    record('first-element', this.firstElementAt);
+    record('reveal', this.lastRevealAt);
+    return out;
+  }
+
+  /** Earlier runs' records, this run's lane records, and the generation-wide ones this run measured (replacing earlier ones). */
+  private allTimings(final: boolean): PhaseTiming[] {
+    const measured = final ? this.generationWide() : [];
+    const replaced = new Set(measured.map((t) => t.phase));
+    return [...this.priorTimings.filter((t) => !(GENERATION_WIDE.has(t.phase) && replaced.has(t.phase))), ...this.timings, ...measured];
+  }
+
+  private persistRecords(final: boolean): void {
+    if (!this.store) return;
+    this.store.putGenerationRecords(this.input.generationId, { timings: this.allTimings(final), spend: [...this.priorSpend, ...this.spend] }, this.iso(this.now()));
+  }
+}

@@ -1,0 +1,183 @@
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { LENSES, LENS_TITLES, type Lens } from '../../protocol/board';
+import type { Patchset } from '../../protocol/patchset';
+import type { LaneFailure, ReviewReport } from '../../protocol/review';
+import type { BoardState } from '../board/state';
+import type { Store } from '../store';
+import { FORMAT_NAMES, type DesignAssembly } from '../design/model';
+import type { ContextDirInput, ContextDirResult, writeNoiseOffer } from '../pipeline/contextDir';
+import type { Clock, PromptReader } from '../pipeline/ports';
+import type { GenerationOutcome, HarnessAssignment, LaneChange, LensPipelineInput, LensPipelineSeams } from '../pipeline/types';
+import { renderReviewHtml } from './html';
+import { countSummary, retryText, toReviewReport } from './report';
+
+/**
+ * `rennet review` after the capture: run the lens pipeline, stream one progress line per lane
+ * state change to stderr, print each board's title, state and counts to stdout, and write the
+ * JSON report and the static HTML page when asked. Every seam is injected (cli.ts wires the real
+ * ones), so this runs in-process in tests.
+ *
+ * Outcomes: the pipeline ran → exit 0, whatever the lanes settled as. A refusal (an output path
+ * that cannot be written, a workspace the seats cannot run in) → ReviewRefusal, exit 1.
+ */
+
+export class ReviewRefusal extends Error {}
+
+export interface ReviewRunOptions {
+  patchset: Patchset;
+  sessionId: string;
+  /** The repository's work tree: the seats' working directory and the context directory's home. */
+  workspace: string;
+  harnesses: HarnessAssignment;
+  jsonFile: string | null;
+  htmlFile: string | null;
+  /** Durable persistence for the generation; null runs in memory only. */
+  store: Store | null;
+}
+
+export interface ReviewRunDeps {
+  runPipeline(input: LensPipelineInput, seams: LensPipelineSeams): Promise<GenerationOutcome>;
+  writeContextDir(input: ContextDirInput): Promise<ContextDirResult>;
+  writeNoiseOffer(input: Parameters<typeof writeNoiseOffer>[0]): Promise<ContextDirResult>;
+  prompts: PromptReader;
+  clock: Clock;
+  /**
+   * The Design fast path (host/design): assembled once, before the context directory is written,
+   * so design-sources.md names the same sources the pipeline's Design lane reads.
+   */
+  assembleDesign?(patchset: Patchset): Promise<DesignAssembly>;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  newGenerationId(): string;
+}
+
+/** Refuses an output path before any work: its directory must exist and it must not be a directory. */
+export function checkOutputPath(file: string, flag: string): string {
+  const full = resolve(file);
+  if (existsSync(full) && statSync(full).isDirectory()) throw new ReviewRefusal(`${flag} ${file} is a directory; name a file`);
+  const parent = dirname(full);
+  if (!existsSync(parent) || !statSync(parent).isDirectory()) throw new ReviewRefusal(`${flag} ${file}: the directory ${parent} does not exist`);
+  return full;
+}
+
+export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps): Promise<ReviewReport> {
+  const jsonPath = options.jsonFile === null ? null : checkOutputPath(options.jsonFile, '--json');
+  const htmlPath = options.htmlFile === null ? null : checkOutputPath(options.htmlFile, '--html');
+
+  const assembly = deps.assembleDesign ? await deps.assembleDesign(options.patchset) : null;
+  const designSources = assembly && assembly.kind !== 'none' && assembly.sources.length > 0 ? { format: FORMAT_NAMES[assembly.format], paths: assembly.sources } : null;
+
+  let context: ContextDirResult;
+  try {
+    context = await deps.writeContextDir({ workspace: options.workspace, sessionId: options.sessionId, patchset: options.patchset, designSources });
+  } catch (error) {
+    const message = (error as Error).message;
+    const bare = /must be run in a work tree|is not a git work tree/.test(message);
+    throw new ReviewRefusal(
+      bare
+        ? `the lenses run in a work tree, and ${options.workspace} has none (a bare repository?); review a checkout of it (rennet capture works on a bare repository)`
+        : `cannot prepare the seats' context directory in ${options.workspace}: ${message}`,
+    );
+  }
+
+  const generationId = deps.newGenerationId();
+  const latest = new Map<Lens, BoardState>();
+  const seams: LensPipelineSeams = {
+    prompts: deps.prompts,
+    clock: deps.clock,
+    store: options.store,
+    // No assembler given: the pipeline falls back to its own default (host/pipeline/design.ts).
+    design: assembly ? () => assembly : undefined,
+    onFrame(frame) {
+      latest.set(frame.lens, frame.board);
+    },
+    onLane(change) {
+      deps.stderr(progressLine(change, latest.get(change.lens)));
+    },
+    // The Noise seat reads the placed members (ids and regions, no line bodies) from the context dir.
+    async onNoiseOffer(regions) {
+      await deps.writeNoiseOffer({ workspace: options.workspace, sessionId: options.sessionId, patchset: options.patchset, regions });
+    },
+  };
+  const input: LensPipelineInput = {
+    patchset: options.patchset,
+    sessionId: options.sessionId,
+    generationId,
+    workspaceDir: options.workspace,
+    contextDir: context.relative,
+    harnesses: options.harnesses,
+  };
+  deps.stderr(`Generation ${generationId}: running the lenses\n`);
+  const outcome = await deps.runPipeline(input, seams);
+  const report = toReviewReport(outcome, options.patchset, outcome.generationId || generationId);
+
+  if (jsonPath) writeOutput(jsonPath, `${JSON.stringify(report, null, 2)}\n`, '--json');
+  if (htmlPath) writeOutput(htmlPath, renderReviewHtml(report, options.patchset), '--html');
+  deps.stdout(summaryText(report, { json: options.jsonFile, html: options.htmlFile }));
+  return report;
+}
+
+function writeOutput(path: string, text: string, flag: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    throw new ReviewRefusal(`${flag}: cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+// ─── Text ──────────────────────────────────────────────────────────────────────────────────
+
+const LENS_WIDTH = Math.max(...LENSES.map((l) => l.length)) + 1;
+
+/** `  sequence   working…`, `  sequence   settled (4 steps)`, `  flagged    failed: … (retryable)`. */
+export function progressLine(change: Pick<LaneChange, 'lens' | 'state' | 'absence' | 'failure'>, board?: BoardState): string {
+  const lens = change.lens.padEnd(LENS_WIDTH);
+  switch (change.state) {
+    case 'queued':
+      return `  ${lens} queued\n`;
+    case 'waiting':
+      return `  ${lens} waiting…\n`;
+    case 'working':
+      return `  ${lens} working…\n`;
+    case 'settled': {
+      const counts = board ? countSummary(change.lens, [...board.elements.values()]) : '';
+      return `  ${lens} settled${counts ? ` (${counts})` : ''}\n`;
+    }
+    case 'absent':
+      return `  ${lens} absent${change.absence ? ` (${change.absence})` : ''}\n`;
+    case 'failed':
+      return `  ${lens} failed${change.failure ? `: ${oneLine(change.failure.message)} (${retryText(change.failure)})` : ''}\n`;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+const TITLE_WIDTH = Math.max(...LENSES.map((l) => LENS_TITLES[l].length)) + 2;
+
+/** The stdout summary: one line per board in canonical order, then the files written. */
+export function summaryText(report: ReviewReport, files: { json: string | null; html: string | null }): string {
+  const lines = [`Review ${report.generation} · patchset ${report.patchset}`];
+  for (const board of report.boards) {
+    const name = LENS_TITLES[board.lens].padEnd(TITLE_WIDTH);
+    const state = board.state.padEnd(9);
+    if (board.state === 'settled') {
+      const counts = countSummary(board.lens, board.elements);
+      const title = board.document.title.trim();
+      lines.push(`  ${name}${state}${[title ? `“${oneLine(title)}”` : '', counts].filter(Boolean).join(' · ')}`);
+    } else if (board.state === 'absent') {
+      lines.push(`  ${name}${state}${board.absence ?? ''}`);
+    } else {
+      lines.push(`  ${name}${state}${failureText(board.failure)}`);
+    }
+  }
+  if (files.json) lines.push(`JSON report: ${files.json}`);
+  if (files.html) lines.push(`HTML page:   ${files.html}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function failureText(failure: LaneFailure | null): string {
+  return failure ? `${oneLine(failure.message)} (${retryText(failure)})` : '';
+}

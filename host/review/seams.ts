@@ -1,0 +1,24 @@
+import { assembleDesignBoard } from '../design/assemble';
+import { writeContextDir, writeNoiseOffer } from '../pipeline/contextDir';
+import { readFileAtCommit } from '../pipeline/design';
+import { createPromptReader } from '../pipeline/prompts';
+import { newGenerationId, runLensPipeline } from '../pipeline/run';
+import type { ReviewRunDeps } from './command';
+
+/**
+ * The production seams of `rennet review` (cli.ts): the real pipeline, the prompts/ reader, the
+ * wall clock, the context directory writer, and the Design assembler reading specification files
+ * at the captured head from the repository's object store (the pipeline's own reader).
+ */
+export function reviewDeps(repoRoot: string, out: Pick<ReviewRunDeps, 'stdout' | 'stderr'>): ReviewRunDeps {
+  return {
+    runPipeline: runLensPipeline,
+    writeContextDir,
+    writeNoiseOffer,
+    prompts: createPromptReader(),
+    clock: { now: () => new Date() },
+    assembleDesign: (patchset) => assembleDesignBoard(patchset, (path) => readFileAtCommit(repoRoot, patchset.head, path)),
+    newGenerationId,
+    ...out,
+  };
+}

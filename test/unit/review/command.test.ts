@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { normalizeJsonFlag } from '../../../host/review/args';
+import { checkOutputPath, progressLine, ReviewRefusal, runReview, type ReviewRunDeps } from '../../../host/review/command';
+import { AUTO_HINT, HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice } from '../../../host/review/harnessChoice';
+import type { ContextDirInput } from '../../../host/pipeline/contextDir';
+import type { GenerationOutcome, HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '../../../host/pipeline/types';
+import { LENSES } from '../../../protocol/board';
+import { ReviewReport } from '../../../protocol/review';
+import { tempDir } from '../../fixtures/gitRepo';
+import { reviewFixture, settledOutcome, type ReviewFixture } from './fixtures';
+
+const NO_HARNESS: HarnessAssignment = { design: null, sequence: null, decisions: null, noise: null, flagged: { reviewers: [], compiler: null } };
+
+describe('rennet review: the run after the capture (fake pipeline)', function () {
+  this.timeout(30_000);
+  let fx: ReviewFixture;
+  let dir: string;
+  before(async () => {
+    fx = await reviewFixture();
+  });
+  after(() => fx.repo.cleanup());
+  beforeEach(() => {
+    dir = tempDir('rennet-review-out-');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function deps(out: { stdout: string[]; stderr: string[]; inputs: LensPipelineInput[]; contexts: ContextDirInput[] }): ReviewRunDeps {
+    return {
+      async runPipeline(input: LensPipelineInput, seams: LensPipelineSeams): Promise<GenerationOutcome> {
+        out.inputs.push(input);
+        const outcome = settledOutcome(fx);
+        for (const lane of outcome.lanes) await seams.onLane?.({ generation: input.generationId, lens: lane.lens, state: 'working', absence: null, failure: null });
+        for (const lane of outcome.lanes) {
+          seams.onFrame?.({ generation: input.generationId, lens: lane.lens, revision: 1, kind: 'closed', touched: [], board: lane.board });
+          await seams.onLane?.({ generation: input.generationId, lens: lane.lens, state: 'settled', absence: null, failure: null });
+        }
+        return {
+          generationId: input.generationId,
+          sessionId: input.sessionId,
+          patchsetId: input.patchset.id,
+          specOnly: false,
+          lanes: outcome.lanes.map((l) => ({ ...l, attempts: 1, reconstructed: false })),
+          spend: [...outcome.spend],
+          timings: [...outcome.timings],
+        };
+      },
+      async writeContextDir(input) {
+        out.contexts.push(input);
+        return { dir: join(dir, 'ctx'), relative: `.rennet/context/${input.sessionId}`, files: ['README.md'] };
+      },
+      async writeNoiseOffer(input) {
+        return { dir: join(dir, 'ctx'), relative: `.rennet/context/${input.sessionId}`, files: ['README.md', 'noise-offer.json'] };
+      },
+      prompts: { seatPrompt: () => 'prompt', followUpPrompt: () => 'again' },
+      clock: { now: () => new Date('2026-01-01T00:00:00Z') },
+      stdout: (t) => out.stdout.push(t),
+      stderr: (t) => out.stderr.push(t),
+      newGenerationId: () => 'g-00000000000000aa',
+    };
+  }
+
+  it('runs the pipeline, streams lane progress, prints each board and writes the JSON report and the HTML page', async () => {
+    const out = { stdout: [] as string[], stderr: [] as string[], inputs: [] as LensPipelineInput[], contexts: [] as ContextDirInput[] };
+    const json = join(dir, 'review.json');
+    const html = join(dir, 'review.html');
+    const report = await runReview({ patchset: fx.patchset, sessionId: 's-1', workspace: fx.repo.dir, harnesses: NO_HARNESS, jsonFile: json, htmlFile: html, store: null }, deps(out));
+    assert.equal(out.inputs.length, 1);
+    assert.equal(out.inputs[0]!.generationId, 'g-00000000000000aa');
+    assert.equal(out.inputs[0]!.contextDir, '.rennet/context/s-1');
+    assert.equal(out.inputs[0]!.workspaceDir, fx.repo.dir);
+    assert.equal(out.contexts[0]!.designSources, null, 'no design assembler given: no design sources');
+    const progress = out.stderr.join('');
+    assert.match(progress, /^ {2}sequence {3}working…$/m);
+    assert.match(progress, /^ {2}sequence {3}settled \(2 steps\)$/m);
+    assert.match(progress, /^ {2}noise {6}settled \(1 group, 1 changed region\)$/m);
+    const summary = out.stdout.join('');
+    assert.match(summary, /^Review g-00000000000000aa · patchset ps-/m);
+    assert.match(summary, /^ {2}Flagged {4}settled {2}“What could go wrong” · 1 finding$/m);
+    assert.match(summary, new RegExp(`^JSON report: ${json.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    const written = ReviewReport.parse(JSON.parse(readFileSync(json, 'utf8')));
+    assert.deepEqual(written, report);
+    assert.deepEqual(written.boards.map((b) => b.lens), [...LENSES]);
+    const page = readFileSync(html, 'utf8');
+    for (const board of written.boards) assert.ok(page.includes(board.document.title), board.document.title);
+  });
+
+  it('writes the Design sources into the context directory from the one assembly the pipeline also gets', async () => {
+    const out = { stdout: [] as string[], stderr: [] as string[], inputs: [] as LensPipelineInput[], contexts: [] as ContextDirInput[] };
+    let designSeam: LensPipelineSeams['design'] = undefined;
+    const base = deps(out);
+    await runReview(
+      { patchset: fx.patchset, sessionId: 's-2', workspace: fx.repo.dir, harnesses: NO_HARNESS, jsonFile: null, htmlFile: null, store: null },
+      {
+        ...base,
+        assembleDesign: async () => ({ kind: 'fallback', format: 'openspec', sources: ['openspec/changes/x/proposal.md'], rule: 'spec-empty', reason: 'nothing read' }),
+        runPipeline: (input, seams) => {
+          designSeam = seams.design;
+          return base.runPipeline(input, seams);
+        },
+      },
+    );
+    assert.deepEqual(out.contexts[0]!.designSources, { format: 'OpenSpec', paths: ['openspec/changes/x/proposal.md'] });
+    assert.equal(typeof designSeam, 'function');
+    assert.deepEqual(await (designSeam as unknown as (p: unknown) => unknown)(fx.patchset), { kind: 'fallback', format: 'openspec', sources: ['openspec/changes/x/proposal.md'], rule: 'spec-empty', reason: 'nothing read' });
+  });
+
+  it('refuses an output path it cannot write before running anything', async () => {
+    const out = { stdout: [] as string[], stderr: [] as string[], inputs: [] as LensPipelineInput[], contexts: [] as ContextDirInput[] };
+    await assert.rejects(
+      runReview({ patchset: fx.patchset, sessionId: 's-3', workspace: fx.repo.dir, harnesses: NO_HARNESS, jsonFile: join(dir, 'missing', 'r.json'), htmlFile: null, store: null }, deps(out)),
+      (error: unknown) => error instanceof ReviewRefusal && /the directory .*missing does not exist/.test(error.message),
+    );
+    assert.throws(() => checkOutputPath(dir, '--html'), /is a directory; name a file/);
+    assert.equal(out.inputs.length, 0, 'the pipeline never ran');
+  });
+
+  it('a context directory that cannot be written is a refusal, not a crash', async () => {
+    const out = { stdout: [] as string[], stderr: [] as string[], inputs: [] as LensPipelineInput[], contexts: [] as ContextDirInput[] };
+    const bare = { ...deps(out), writeContextDir: async () => Promise.reject(new Error('git rev-parse failed (128): fatal: this operation must be run in a work tree')) };
+    await assert.rejects(
+      runReview({ patchset: fx.patchset, sessionId: 's-4', workspace: '/bare', harnesses: NO_HARNESS, jsonFile: null, htmlFile: null, store: null }, bare),
+      (error: unknown) => error instanceof ReviewRefusal && /the lenses run in a work tree, and \/bare has none/.test(error.message),
+    );
+    const full = { ...deps(out), writeContextDir: async () => Promise.reject(new Error('EACCES: permission denied')) };
+    await assert.rejects(
+      runReview({ patchset: fx.patchset, sessionId: 's-4', workspace: '/ro', harnesses: NO_HARNESS, jsonFile: null, htmlFile: null, store: null }, full),
+      /cannot prepare the seats' context directory in \/ro: EACCES: permission denied/,
+    );
+    assert.equal(out.inputs.length, 0);
+  });
+
+  it('progress lines name the state, the counts, the absence or the failure and its ladder', () => {
+    assert.equal(progressLine({ lens: 'decisions', state: 'queued', absence: null, failure: null }), '  decisions  queued\n');
+    assert.equal(progressLine({ lens: 'noise', state: 'waiting', absence: null, failure: null }), '  noise      waiting…\n');
+    assert.equal(progressLine({ lens: 'flagged', state: 'absent', absence: 'no-findings', failure: null }), '  flagged    absent (no-findings)\n');
+    assert.equal(
+      progressLine({ lens: 'sequence', state: 'failed', absence: null, failure: { message: 'no model harness is configured:\nSequence needs a drafter.', retryable: false, attempts: 0 } }),
+      '  sequence   failed: no model harness is configured: Sequence needs a drafter. (terminal)\n',
+    );
+    assert.equal(progressLine({ lens: 'design', state: 'settled', absence: null, failure: null }, fx.boards.design), '  design     settled (1 requirement, 1 scenario, 2 tasks, 1 stat)\n');
+  });
+});
+
+describe('rennet review: --harness', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = tempDir('rennet-harness-');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('parses auto (the default) and scripted:FILE; anything else is a usage error', () => {
+    assert.deepEqual(parseHarnessChoice(undefined), { kind: 'auto' });
+    assert.deepEqual(parseHarnessChoice('auto'), { kind: 'auto' });
+    assert.deepEqual(parseHarnessChoice('scripted:/tmp/s.json'), { kind: 'scripted', file: '/tmp/s.json' });
+    assert.throws(() => parseHarnessChoice('scripted'), (e: unknown) => e instanceof HarnessChoiceError && /needs a script file/.test((e as Error).message));
+    assert.throws(() => parseHarnessChoice('gpt-7'), (e: unknown) => e instanceof HarnessChoiceError && /unknown harness "gpt-7" \(one of auto, scripted:<file>\)/.test((e as Error).message));
+  });
+
+  it('auto assigns no harness and says how to configure one', () => {
+    const auto = loadHarnessAssignment({ kind: 'auto' });
+    assert.deepEqual({ ...auto, missingHint: undefined }, { ...NO_HARNESS, missingHint: undefined });
+    assert.equal(auto.missingHint, AUTO_HINT);
+    assert.match(AUTO_HINT, /--harness scripted:FILE/);
+  });
+
+  it('scripted: reads the script now; an unreadable or malformed one is refused with the reason', () => {
+    assert.throws(() => loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'none.json') }), (e: unknown) => e instanceof HarnessLoadError && /cannot read the harness script .*none\.json: ENOENT/.test((e as Error).message));
+    writeFileSync(join(dir, 'bad.json'), '{"seats": ');
+    assert.throws(() => loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'bad.json') }), (e: unknown) => e instanceof HarnessLoadError && /bad\.json is not a harness script/.test((e as Error).message));
+    writeFileSync(join(dir, 'wrong.json'), '{"seats": {"sequence:drafter": {"turns": [{"nope": 1}]}}}');
+    assert.throws(() => loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'wrong.json') }), HarnessLoadError);
+    mkdirSync(join(dir, 'adir'));
+    assert.throws(() => loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'adir') }), /EISDIR/);
+    writeFileSync(join(dir, 'ok.json'), JSON.stringify({ seats: { 'sequence:drafter': { turns: [[{ tool: 'finish' }]] } } }));
+    const scripted = loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'ok.json') });
+    assert.equal(scripted.sequence?.kind, 'scripted');
+    assert.equal(scripted.design, null, 'a lens the script does not play gets no harness');
+    assert.match(scripted.missingHint ?? '', /ok\.json has no seat for it/);
+  });
+});
+
+describe('rennet review: --json with an optional FILE', () => {
+  const VALUE = new Set(['repo', 'base', 'head', 'harness', 'html', 'json', 'store', 'lens', 'author', 'max-file-bytes']);
+  const norm = (args: string) => normalizeJsonFlag(args.split(' '), VALUE);
+
+  it('takes the next token as the report file on review, when it is not an option', () => {
+    assert.deepEqual(norm('review --repo r --json out.json'), ['review', '--repo', 'r', '--json=out.json']);
+    assert.deepEqual(norm('review --json out.json --repo r'), ['review', '--json=out.json', '--repo', 'r']);
+    assert.deepEqual(norm('review --repo r --json=out.json'), ['review', '--repo', 'r', '--json=out.json']);
+  });
+
+  it('keeps the flag form everywhere else', () => {
+    assert.deepEqual(norm('review --repo r --json'), ['review', '--repo', 'r', '--json=']);
+    assert.deepEqual(norm('review --json --repo r'), ['review', '--json=', '--repo', 'r']);
+    assert.deepEqual(norm('capture --repo r --base main --head f --json'), ['capture', '--repo', 'r', '--base', 'main', '--head', 'f', '--json=']);
+    assert.deepEqual(norm('capture --json x'), ['capture', '--json=', 'x'], 'a stray token stays a positional, which capture refuses');
+    assert.deepEqual(norm('tools --lens flagged --json'), ['tools', '--lens', 'flagged', '--json=']);
+    assert.deepEqual(norm('--json review --repo r'), ['--json=', 'review', '--repo', 'r'], 'before the command it is the flag');
+  });
+
+  it('does not mistake an option value for the command, and leaves everything after -- alone', () => {
+    assert.deepEqual(norm('--repo review capture --json x'), ['--repo', 'review', 'capture', '--json=', 'x']);
+    assert.deepEqual(norm('review -- --json x'), ['review', '--', '--json', 'x']);
+  });
+});
