@@ -394,6 +394,7 @@ class GenerationRun {
     const assembler = this.seams.design === undefined ? defaultDesignAssembler(this.input.workspaceDir) : this.seams.design;
     if (!assembler && !harness) return this.missing(lane, 'Design needs a drafter');
     this.laneChange(lane, 'working');
+    let why = 'no specification in a format the host renders';
     if (assembler) {
       let assembly: Awaited<ReturnType<typeof assembler>>;
       try {
@@ -404,14 +405,16 @@ class GenerationRun {
       if (this.stopped) return;
       if (assembly.kind === 'board') {
         if (this.settleAssembled(lane, assembly.state)) return;
+        why = 'the assembled specification board did not settle';
       } else if (assembly.kind === 'fallback') {
         const rule = (assembly as { rule?: unknown }).rule;
+        why = `the specification could not be rendered on the host${typeof rule === 'string' ? ` (rule ${rule})` : ''}`;
         this.log(
           `[seat] design: the specification falls back to the seat${typeof rule === 'string' ? ` (rule ${rule})` : ''}: ${assembly.reason} (${assembly.sources.length} source file${assembly.sources.length === 1 ? '' : 's'})`,
         );
       }
     }
-    if (!harness) return this.missing(lane, 'Design needs a drafter (the specification did not settle on the host)');
+    if (!harness) return this.missing(lane, `Design needs a drafter (${why})`);
     const result = await this.runBoardSeat(lane, { seatId: seatIdOf('design', 'drafter'), lens: 'design', role: 'drafter' }, harness, budget);
     this.settleSeat(lane, result);
   }
