@@ -140,8 +140,24 @@ async function benchColdStart(): Promise<void> {
   console.log(`node -e 0           ${ms(median(bare))}  (ratio ${(median(host) / median(bare)).toFixed(2)}×)`);
 }
 
+/**
+ * The SDK's Streamable HTTP client passes one AbortSignal to every fetch, and Node's fetch keeps a
+ * listener per request until it is collected; a 1,693-call burst trips the listener-leak warning
+ * on that signal. Counted and reported once instead of printed a thousand times.
+ */
+function quietListenerWarnings(): () => number {
+  let count = 0;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name === 'MaxListenersExceededWarning') count++;
+    else console.warn(`${warning.name}: ${warning.message}`);
+  });
+  return () => count;
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === '--child-capture') return childCapture(process.argv[3] as string);
+  const listenerWarnings = quietListenerWarnings();
   console.log(`# Rennet bench · node ${process.version} · ${new Date().toISOString()}`);
   await benchCapture();
   await benchStore();
@@ -150,6 +166,8 @@ async function main(): Promise<void> {
   console.log(formatToolCallBench(await benchToolCalls()));
   console.log('\n## Lens pipeline: zero-latency scripted seats, 95-file change, five lenses');
   console.log(formatPipelineBench([await benchPipeline()]));
+  const warned = listenerWarnings();
+  if (warned > 0) console.log(`\n(${warned} MaxListenersExceededWarning on the MCP client's shared fetch signal, from the SDK client used to drive the bench; not host code)`);
 }
 
 main().catch((error: unknown) => {
