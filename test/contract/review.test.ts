@@ -16,104 +16,12 @@ function rennet(args: string[], dataDir: string) {
 }
 
 /**
- * A script that writes a small board per lens on reviewRepo()'s change: Sequence walks upload
- * into retry, Decisions records the back-off, Flagged compiles one review into a finding, Design
- * drafts one requirement, and Noise groups the one placed member (the README reflow, which no
- * core lane cites).
+ * The demo script (test/fixtures/demo/script.json) writes a small board per lens on reviewRepo()'s
+ * change: Sequence walks upload into retry, Decisions records the back-off, Flagged compiles one
+ * review into a finding, Design drafts one requirement, and Noise groups the one placed member
+ * (the README reflow, which no core lane cites).
  */
-const SCRIPT = {
-  seats: {
-    'design:drafter': {
-      turns: [
-        [
-          { tool: 'set_document', input: { title: 'Uploads retry on failure', intro_markdown: 'An upload that fails is tried again, up to three times.' } },
-          { tool: 'cite', input: { path: 'src/upload.ts', side: 'head', start_line: 5, end_line: 9 }, as: 'wrap' },
-          { tool: 'add_section', input: { title: 'Retrying uploads', body_markdown: 'A caller of `upload` now gets up to three attempts.' }, as: 's' },
-          { tool: 'add_requirement', input: { title: 'Retry a failed upload', shall: 'The client SHALL retry a failed upload up to three times.', trace: ['$wrap'], parent_id: '$s' }, as: 'r' },
-          {
-            tool: 'add_scenario',
-            input: { name: 'Server error', text_markdown: 'When the server answers 503, the upload is sent again.', scenario_condition: 'the server answers 503', scenario_response: 'the upload is sent again', parent_id: '$r' },
-          },
-          { tool: 'finish' },
-        ],
-      ],
-    },
-    'sequence:drafter': {
-      turns: [
-        [
-          { tool: 'set_document', input: { title: 'How an upload travels', intro_markdown: 'Follow one file from `upload` through the retry loop.' } },
-          { tool: 'add_section', input: { title: 'The upload path' }, as: 's' },
-          { tool: 'cite', input: { path: 'src/upload.ts', side: 'head', start_line: 1, end_line: 5 }, as: 'c1' },
-          { tool: 'add_order_step', input: { title: 'upload hands the request to retry', explanation_markdown: 'The body is read once; every attempt reuses it.', span: '$c1', parent_id: '$s' } },
-          { tool: 'cite', input: { path: 'src/retry.ts', side: 'head', start_line: 3, end_line: 9 }, as: 'c2' },
-          { tool: 'add_order_step', input: { title: 'retry runs the attempt and backs off', explanation_markdown: 'A thrown error is kept; the loop waits longer each time.', span: '$c2', parent_id: '$s' } },
-          { tool: 'finish' },
-        ],
-      ],
-    },
-    'decisions:drafter': {
-      turns: [
-        [
-          { tool: 'set_document', input: { title: 'Calls made in this change', intro_markdown: 'One call shapes the change: retry around the request.' } },
-          { tool: 'add_section', input: { title: 'Retry policy' }, as: 's' },
-          { tool: 'cite', input: { path: 'src/retry.ts', side: 'head', start_line: 8, end_line: 8 }, as: 'c' },
-          {
-            tool: 'add_decision',
-            input: {
-              title: 'Exponential back-off',
-              statement: 'Each retry waits twice as long as the one before.',
-              rationale: 'A struggling server gets room to recover.',
-              alternatives: ['A fixed delay between attempts.'],
-              evidence: ['$c'],
-              inferred: true,
-              parent_id: '$s',
-            },
-          },
-          { tool: 'finish' },
-        ],
-      ],
-    },
-    'flagged:reviewer': {
-      origin: 'claude',
-      turns: [[{ tool: 'submit_findings', input: { findings_markdown: '## The last attempt still sleeps (major)\n\nsrc/retry.ts:6-8 waits after the final failure.' } }]],
-    },
-    'flagged:compiler': {
-      turns: [
-        [
-          { tool: 'set_document', input: { title: 'What could go wrong', intro_markdown: 'One defect in the retry helper.' } },
-          { tool: 'add_section', input: { title: 'Retry helper' }, as: 's' },
-          { tool: 'cite', input: { path: 'src/retry.ts', side: 'head', start_line: 6, end_line: 8 }, as: 'c' },
-          {
-            tool: 'add_finding',
-            input: {
-              severity: 'major',
-              category: 'reliability',
-              title: 'The last attempt still sleeps before giving up',
-              body_markdown: 'After the final failure the loop waits once more, delaying the error.',
-              remedy_markdown: 'Skip the wait when the attempt is the last one.',
-              anchor: ['$c'],
-              parent_id: '$s',
-              origin: 'claude',
-              agreement: 'solo',
-            },
-          },
-          { tool: 'finish' },
-        ],
-      ],
-    },
-    'noise:drafter': {
-      turns: [
-        [
-          { tool: 'set_document', input: { title: 'Safe to skip', intro_markdown: 'Changed lines no other reading needs.' } },
-          { tool: 'add_noise_group', input: { title: 'Prose reflow', reason: 'A sentence is wrapped onto two lines; the words are unchanged.' }, as: 'g' },
-          // The host placed one member per uncited hunk before the seat ran: here only README.md's, e1.
-          { tool: 'update_noise_member', input: { id: 'e1', parent_id: '$g' } },
-          { tool: 'finish' },
-        ],
-      ],
-    },
-  },
-};
+const SCRIPT = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'demo', 'script.json'), 'utf8')) as unknown;
 
 describe('rennet review: lenses, JSON report and HTML page (built dist/cli.js)', function () {
   this.timeout(120_000);
