@@ -191,15 +191,7 @@ export class HostClient implements vscode.Disposable {
           this.log.warn(`Rennet host connection error: ${error.message}`);
           if (count !== undefined && count <= 3) return { action: ErrorAction.Continue, handled: true };
           // The client stops the host itself; say so, so requests fail with the real reason.
-          const message = `The Rennet host connection kept failing (${error.message}); the host was stopped.`;
-          this.log.error(message);
-          this.info = undefined;
-          this.recovering = false;
-          this.recovery?.reject(new HostUnavailableError(message));
-          this.recovery = undefined;
-          this.starting = undefined;
-          this.setStatus({ state: 'failed', message });
-          this.offerRestart(message);
+          this.fail(`The Rennet host connection kept failing (${error.message}); the host was stopped.`);
           return { action: ErrorAction.Shutdown, handled: true };
         },
         closed: (): CloseHandlerResult => this.onClosed(),
@@ -235,15 +227,9 @@ export class HostClient implements vscode.Disposable {
     const now = Date.now();
     this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
     if (this.restarts.length >= MAX_RESTARTS) {
-      const message = `The Rennet host stopped unexpectedly ${this.restarts.length + 1} times in ${RESTART_WINDOW_MS / 60_000} minutes; it will not be restarted automatically.`;
-      this.log.error(message);
-      this.info = undefined;
-      this.recovering = false;
-      this.recovery?.reject(new HostUnavailableError(message));
-      this.recovery = undefined;
-      this.starting = undefined;
-      this.setStatus({ state: 'failed', message });
-      this.offerRestart(message);
+      this.fail(
+        `The Rennet host stopped unexpectedly ${this.restarts.length + 1} times in ${RESTART_WINDOW_MS / 60_000} minutes; it will not be restarted automatically.`,
+      );
       return { action: CloseAction.DoNotRestart, handled: true };
     }
     this.restarts.push(now);
@@ -276,14 +262,20 @@ export class HostClient implements vscode.Disposable {
       );
       this.recoverEmitter.fire(info);
     } catch (error) {
-      const message = `The Rennet host restarted but does not answer: ${describe(error)}`;
-      this.log.error(message);
-      this.recovery?.reject(new HostUnavailableError(message));
-      this.recovery = undefined;
-      this.starting = undefined;
-      this.setStatus({ state: 'failed', message });
-      this.offerRestart(message);
+      this.fail(`The Rennet host restarted but does not answer: ${describe(error)}`);
     }
+  }
+
+  /** The host is down for good until the user restarts it: say so everywhere, wake every waiter. */
+  private fail(message: string): void {
+    this.log.error(message);
+    this.info = undefined;
+    this.recovering = false;
+    this.recovery?.reject(new HostUnavailableError(message));
+    this.recovery = undefined;
+    this.starting = undefined;
+    this.setStatus({ state: 'failed', message });
+    this.offerRestart(message);
   }
 
   private async send<P, R>(client: LanguageClient, type: RequestType<P, R, void>, params: P, timeoutMs: number): Promise<R> {
