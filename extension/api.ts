@@ -1,5 +1,5 @@
-import type { HostStatus, Result, Target } from '../protocol';
-import type { HostInfo } from '../protocol/rpc';
+import type { HostStatus, Lens, Result, Target } from '../protocol';
+import type { DraftLensResult, HostInfo } from '../protocol/rpc';
 
 /**
  * What `activate` returns: reachable by a test extension through
@@ -19,4 +19,10 @@ export interface RennetApi {
   openReview(repo: string, target: Target): Promise<Result<{ sessionId: string; reattached: boolean; captured: boolean }>>;
   /** Same as "Rennet: Restart Host". */
   restartHost(): Promise<HostInfo>;
+  /**
+   * Draft one lens of a session with a VS Code chat model (`rennet/review/draftLens`): the host
+   * selects the model through the extension, runs the seat's tool loop, and answers the generation
+   * report. vendor/family default to the `rennet.harness.vscodeLm.*` settings.
+   */
+  draftLens(sessionId: string, lens: Lens, options?: { vendor?: string; family?: string; model?: string }): Promise<Result<DraftLensResult>>;
 }

@@ -57,6 +57,8 @@ export class HostClient implements vscode.Disposable {
   private recovery: { resolve(info: HostInfo): void; reject(error: Error): void } | undefined;
   private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Installs host → extension request handlers on each LanguageClient (restarts included). */
+  private readonly installers: Array<(client: LanguageClient) => void> = [];
 
   private readonly statusEmitter = new vscode.EventEmitter<HostStatus>();
   /** The host's state changed (starting, running, restarting, failed). */
@@ -87,6 +89,15 @@ export class HostClient implements vscode.Disposable {
 
   get isStarted(): boolean {
     return this.client !== undefined;
+  }
+
+  /**
+   * Handlers for host → extension requests (`rennet/lm/*`): installed on every LanguageClient this
+   * creates from now on, so a restarted host can ask too. Call before the first start.
+   */
+  installHostRequestHandlers(install: (client: LanguageClient) => void): void {
+    this.installers.push(install);
+    if (this.client) install(this.client);
   }
 
   /** Start the host if it is not running yet; resolves with its HostHello answer. */
@@ -210,6 +221,7 @@ export class HostClient implements vscode.Disposable {
       else this.log.info(text);
     });
     client.onNotification(SessionChanged, (snapshot) => this.sessionEmitter.fire(snapshot));
+    for (const install of this.installers) install(client);
     client.onDidChangeState((event) => {
       if (event.newState === State.Running && this.recovering && client === this.client) {
         void this.recover(client);

@@ -3,13 +3,20 @@ import * as vscode from 'vscode';
 import type { RennetApi } from './api';
 import { BlobDocumentProvider, BLOB_SCHEME } from './blobDocuments';
 import { BOARD_VIEW_TYPE, BoardPanels } from './boardPanel';
+import { ReviewDraftLens } from '../protocol/rpc';
 import { restartHost } from './commands/restartHost';
 import { reviewBranch } from './commands/reviewBranch';
 import { reviewWorkingTree } from './commands/reviewWorkingTree';
+import { setApiKey } from './commands/setApiKey';
 import { showBoard } from './commands/showBoard';
+import { showHarnesses } from './commands/showHarnesses';
 import type { CommandFactory, Ctx } from './ctx';
 import { HostClient } from './hostClient';
+import { registerLmHandlers } from './lm';
 import { openReview } from './review';
+
+/** Ceiling on a lens draft by a model (many round trips); a timeout cancels it in the host. */
+const DRAFT_TIMEOUT_MS = 30 * 60_000;
 
 let host: HostClient | undefined;
 
@@ -22,6 +29,8 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   context.subscriptions.push(log);
 
   host = new HostClient(context, log);
+  // The host asks VS Code's language models through the extension (rennet/lm/*).
+  host.installHostRequestHandlers((client) => registerLmHandlers(client, log));
   const panels = new BoardPanels(context, host, log);
   const ctx: Ctx = { extension: context, host, panels, log };
   context.subscriptions.push(panels);
@@ -31,6 +40,8 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
     'rennet.reviewWorkingTree': reviewWorkingTree,
     'rennet.showBoard': showBoard,
     'rennet.restartHost': restartHost,
+    'rennet.showHarnesses': showHarnesses,
+    'rennet.setApiKey': setApiKey,
   };
   for (const [name, factory] of Object.entries(commands)) {
     context.subscriptions.push(vscode.commands.registerCommand(name, factory(ctx)));
@@ -54,6 +65,16 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
       return { ok: true, value: { sessionId: snapshot.session.id, reattached, captured } };
     },
     restartHost: () => client.restart(),
+    draftLens(sessionId, lens, options = {}) {
+      const config = vscode.workspace.getConfiguration('rennet.harness.vscodeLm');
+      const vendor = options.vendor ?? (config.get<string>('vendor')?.trim() || undefined);
+      const family = options.family ?? (config.get<string>('family')?.trim() || undefined);
+      return client.request(
+        ReviewDraftLens,
+        { sessionId, lens, harness: 'vscode-lm', ...(vendor ? { vendor } : {}), ...(family ? { family } : {}), ...(options.model ? { model: options.model } : {}) },
+        DRAFT_TIMEOUT_MS,
+      );
+    },
   };
 }
 

@@ -24,7 +24,7 @@ import { HOST_VERSION } from './version';
  */
 const USAGE = `Usage:
   rennet review  --repo DIR [--base REF] [--head REF | --working-tree]
-                 [--harness auto|scripted:FILE] [--json FILE] [--html FILE]
+                 [--harness NAME [--base-url URL] [--model NAME]] [--json FILE] [--html FILE]
   rennet review  --repo DIR [--base REF] [--head REF | --working-tree] --json
   rennet capture --repo DIR --base REF (--head REF | --working-tree) [--json]
   rennet tools   --lens LENS [--json]
@@ -38,9 +38,14 @@ Options:
   --working-tree       review uncommitted and untracked files of the current branch
   --max-file-bytes N   capture files larger than N bytes truncated (default 1048576)
   --store DIR          the data directory (default $RENNET_DATA_DIR or the platform's data directory)
-  --harness NAME       who drafts the lens boards (review): auto (default: discover a model
-                       harness; none is discovered yet, so lanes that need a model fail and
-                       say so) or scripted:FILE (play a recorded script of tool calls per seat)
+  --harness NAME       who drafts the lens boards (review): auto (default: the Claude Code and
+                       Codex CLIs installed here, with your own login), claude-code, codex,
+                       openai, anthropic (an HTTP API: --base-url, --model, key from
+                       OPENAI_API_KEY / ANTHROPIC_API_KEY, optional on loopback), none, or
+                       scripted:FILE (play a recorded script of tool calls per seat).
+                       vscode-lm runs inside VS Code only.
+  --base-url URL       the API endpoint for --harness openai|anthropic (default: the vendor's)
+  --model NAME         the model for --harness openai|anthropic (required) or a CLI harness
   --json FILE          review: write the review report to FILE (docs/review-json.md)
   --html FILE          review: write the review as one self-contained HTML page to FILE
   --json               with no FILE: print JSON and stop (capture: the whole patchset;
@@ -73,6 +78,8 @@ const OPTIONS = {
   /** Optional value (normalizeJsonFlag): '' is the flag, anything else review's report file. */
   json: { type: 'string' },
   harness: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
   html: { type: 'string' },
   lens: { type: 'string' },
   author: { type: 'string' },
@@ -105,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
   const lensCommand = command === 'tools' || command === 'seat-server';
   if (!lensCommand && values.lens !== undefined) throw new UsageError(`--lens is not an option of ${command}`);
   if (command !== 'seat-server' && values.author !== undefined) throw new UsageError(`--author is not an option of ${command}`);
-  for (const flag of ['harness', 'html'] as const) {
+  for (const flag of ['harness', 'html', 'base-url', 'model'] as const) {
     if (command !== 'review' && values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
   }
   if (command !== 'review' && jsonFile !== null) throw new UsageError(`--json takes no FILE on ${command} (it prints to stdout)`);
@@ -135,7 +142,8 @@ async function main(argv: string[]): Promise<number> {
   let harnesses: HarnessAssignment | null = null;
   if (command === 'review' && !values.json) {
     try {
-      harnesses = loadHarnessAssignment(parseHarnessChoice(values.harness));
+      const harnessFlags = { baseUrl: values['base-url'], model: values.model };
+      harnesses = await loadHarnessAssignment(parseHarnessChoice(values.harness, harnessFlags), harnessFlags);
       if (jsonFile !== null) checkOutputPath(jsonFile, '--json');
       if (values.html !== undefined) checkOutputPath(values.html, '--html');
     } catch (error) {

@@ -2,6 +2,8 @@ import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { Result } from './result';
 import type { Target, Session, SessionSnapshot, BranchList } from './session';
 import type { Patchset, Side } from './patchset';
+import type { Lens } from './board';
+import type { ReviewReport } from './review';
 
 /**
  * The extension ⇄ host contract. One constant per message, named `rennet/<domain>/<verb>`.
@@ -71,3 +73,147 @@ export const SessionChanged = new NotificationType<SessionSnapshot>('rennet/sess
 
 /** host → extension: a line for the Rennet output channel (never secrets). */
 export const HostLog = new NotificationType<{ level: 'info' | 'warn' | 'error'; message: string }>('rennet/host/log');
+
+
+// ─── Language models through VS Code (vscode.lm) ────────────────────────────────────────────
+//
+// The host runs the tool loop of a `vscode-lm` seat; each round trip asks the extension for ONE
+// model response with these server→client requests. Everything on the wire is JSON-safe: the
+// extension rebuilds LanguageModelChatMessage / TextPart / ToolCallPart / ToolResultPart from it.
+// Cancellation: the JSON-RPC cancellation token of the request ($/cancelRequest), which the
+// extension links to the CancellationToken it passes to `model.sendRequest`.
+
+/** A tool call the model asked for. `input` is the model's JSON object, unvalidated. */
+export interface LmToolCall {
+  callId: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** The answer to one tool call. An error result reaches the model with the text prefixed `Error: `. */
+export interface LmToolResult {
+  callId: string;
+  text: string;
+  isError: boolean;
+}
+
+/** One entry of the transcript the host keeps per seat thread. */
+export type LmMessage =
+  | { role: 'user'; text: string }
+  | { role: 'assistant'; text: string; toolCalls: LmToolCall[] }
+  /** The results of the previous assistant message's tool calls (sent as a User message). */
+  | { role: 'tool-results'; results: LmToolResult[] };
+
+/** A tool offered to the model: exactly a seat's tool (name, description, JSON schema). */
+export interface LmTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface LmChatParams {
+  /** The seat asking, e.g. `sequence:drafter` (for logs and the consent justification). */
+  seatId: string;
+  /** `lm.selectChatModels` selector parts; `model` is a model id. All absent: the first model VS Code lists. */
+  vendor?: string;
+  family?: string;
+  model?: string;
+  messages: LmMessage[];
+  tools: LmTool[];
+  /** Shown by VS Code when it asks the user's consent to use the model. */
+  justification: string;
+}
+
+/**
+ * Why no model response: `no-model` (nothing matches the selector, or the model vanished),
+ * `consent-denied` (LanguageModelError NoPermissions: the user did not allow Rennet),
+ * `blocked` (LanguageModelError Blocked: quota or policy), `cancelled` (the request's token),
+ * `error` (anything else, with the model's or VS Code's words).
+ */
+export type LmFailureReason = 'no-model' | 'consent-denied' | 'blocked' | 'cancelled' | 'error';
+
+export interface LmUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * One model response. Unlike the extension → host requests this is not a `Result`: the host's
+ * harness decides on the typed `reason` (it becomes the turn's failure message).
+ */
+export type LmChatResult =
+  | {
+      ok: true;
+      /** The response's text parts, concatenated. */
+      text: string;
+      toolCalls: LmToolCall[];
+      /** The model that answered: `<vendor>/<id>`. */
+      model: string;
+      /** null: the provider reports no usage (vscode.lm has no usage API today), never a fake zero. */
+      usage?: LmUsage | null;
+    }
+  | { ok: false; reason: LmFailureReason; message: string };
+
+/** host → extension: one model response for a seat's transcript (one round trip of the host's tool loop). */
+export const LmChat = new RequestType<LmChatParams, LmChatResult, void>('rennet/lm/chat');
+
+export interface LmModelsParams {
+  vendor?: string;
+  family?: string;
+}
+
+export interface LmModelInfo {
+  vendor: string;
+  family: string;
+  id: string;
+  name: string;
+  version: string;
+  maxInputTokens: number;
+  /** null: this VS Code does not say (the stable consumer API does not expose capabilities). */
+  toolCalling: boolean | null;
+}
+
+/** host → extension: the chat models `vscode.lm.selectChatModels` answers for a selector (empty: none). */
+export const LmModels = new RequestType<LmModelsParams, LmModelInfo[], void>('rennet/lm/models');
+
+// ─── Harnesses ──────────────────────────────────────────────────────────────────────────────
+
+/** One CLI harness as discovery saw it (host/harness/discover.ts). */
+export interface CliHarnessInfo {
+  /** `claude-code`, `codex`, … */
+  kind: string;
+  available: boolean;
+  /** Where the executable was found, when it was. */
+  path: string | null;
+  version: string | null;
+  /** Why it is not available (not on PATH, too old, not logged in, …), or a note when it is. */
+  reason: string | null;
+}
+
+/** extension → host: discover the CLI harnesses (Claude Code, Codex) on this machine. */
+export const HarnessDiscover = new RequestType<Record<string, never>, Result<CliHarnessInfo[]>, void>('rennet/harness/discover');
+
+export interface DraftLensParams {
+  sessionId: string;
+  lens: Lens;
+  harness: 'vscode-lm';
+  /** The vscode.lm selector (from `rennet.harness.vscodeLm.vendor` / `family` when the caller has none). */
+  vendor?: string;
+  family?: string;
+  /** A model id, to pin one model of the vendor. */
+  model?: string;
+}
+
+export interface DraftLensResult {
+  /** The model the host selected through `rennet/lm/models`. */
+  model: LmModelInfo;
+  /** The generation the draft ran as: only `lens` has a harness; the other model lanes fail "no model harness". */
+  report: ReviewReport;
+}
+
+/**
+ * extension → host: run a generation of the session's active patchset in which `lens` is drafted
+ * by a vscode.lm model (its tool loop in the host, its model calls through `rennet/lm/chat`) and
+ * settles through the host's board writer. Refused (`not-found`) when no model matches.
+ */
+export const ReviewDraftLens = new RequestType<DraftLensParams, Result<DraftLensResult>, void>('rennet/review/draftLens');

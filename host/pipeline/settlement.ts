@@ -52,7 +52,7 @@ export function exhaustedFailure(lens: Lens, attempts: number, lastVerdict: stri
   const verdict = lastVerdict === null ? 'finish was never called' : `the last finish verdict was: ${lastVerdict}`;
   const cause = harnessFailure === null ? '' : ` The last turn failed in the harness: ${harnessFailure}.`;
   return {
-    message: `${title} did not settle after ${spent}; ${verdict}${cause}`,
+    message: `${title} did not settle after ${spent}; ${verdict}.${cause}`.replace(/\.\.(?= |$)/, '.'),
     // A harness failure is another run's chance to draw; a seat that ended unsettled every time is terminal.
     retryable: harnessFailure !== null,
     attempts,

@@ -1,55 +1,168 @@
 import { readFileSync } from 'node:fs';
+import { AnthropicHarness } from '../harness/anthropic';
+import { ClaudeCodeHarness } from '../harness/claudeCode';
+import { CodexHarness } from '../harness/codex';
+import { discoverCliHarnesses, type DiscoveredCli } from '../harness/discover';
+import { OpenAiCompatibleHarness } from '../harness/openai';
 import { parseHarnessScript, scriptedAssignment } from '../harness/scripted';
+import type { Harness } from '../pipeline/ports';
 import type { HarnessAssignment } from '../pipeline/types';
 
 /**
- * `rennet review --harness NAME|auto|scripted:<file>`: which harness drafts the lanes.
+ * `rennet review --harness NAME`: which harness drafts the lanes.
  *
- * - `auto` (the default): discovery of an installed model harness. Discovery is not built yet,
- *   so auto finds none: every lane that needs a model settles as a typed failure naming what is
- *   missing (AUTO_HINT says how to configure one); host-settled lanes (Design from a
- *   specification, spec-only, no-noise) still settle.
+ * - `auto` (default): the agent CLIs installed on this machine (Claude Code, Codex), which carry
+ *   the user's own login and settings. HTTP endpoints are used only when named explicitly
+ *   (`--harness openai|anthropic`): nothing is sent anywhere the user did not configure. With two
+ *   CLIs, Flagged gets one review seat from each.
+ * - `claude-code`, `codex`: that CLI (found on PATH, or RENNET_CLAUDE_BIN / RENNET_CODEX_BIN).
+ * - `openai`, `anthropic`: an HTTP API at `--base-url` with `--model`; the key comes from
+ *   OPENAI_API_KEY / ANTHROPIC_API_KEY (optional for a loopback base URL).
+ * - `vscode-lm`: VS Code's language models, only inside VS Code (refused here, saying so).
  * - `scripted:<file>`: the scripted harness playing a recorded JSON script (host/harness/README.md).
+ * - `none`: no model; host-settled lanes still settle, the others say what is missing.
  */
 
-export type HarnessChoice = { kind: 'auto' } | { kind: 'scripted'; file: string };
+export type HarnessChoice =
+  | { kind: 'auto' }
+  | { kind: 'none' }
+  | { kind: 'scripted'; file: string }
+  | { kind: 'claude-code' }
+  | { kind: 'codex' }
+  | { kind: 'openai'; baseUrl: string; model: string; apiKey: string | undefined }
+  | { kind: 'anthropic'; baseUrl: string; model: string; apiKey: string | undefined };
 
-export const HARNESS_NAMES = ['auto', 'scripted:<file>'] as const;
+export const HARNESS_NAMES = ['auto', 'claude-code', 'codex', 'openai', 'anthropic', 'vscode-lm', 'scripted:<file>', 'none'] as const;
 
-/** Appended to each "no model harness is configured" failure under auto. */
-export const AUTO_HINT =
-  'auto discovery found none on this machine; pass --harness scripted:FILE to play a recorded script';
+/** The public endpoints used when --base-url is not given. */
+export const DEFAULT_BASE_URLS = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com' } as const;
 
-/** A bad --harness value: a usage error (exit 2). */
+/** A bad --harness value or a missing companion flag: a usage error (exit 2). */
 export class HarnessChoiceError extends Error {}
 
-/** A script that cannot be read or parsed: refused (exit 1). */
+/** A script that cannot be read or parsed, or a harness that cannot run here: refused (exit 1). */
 export class HarnessLoadError extends Error {}
 
-export function parseHarnessChoice(value: string | undefined): HarnessChoice {
-  if (value === undefined || value === 'auto') return { kind: 'auto' };
-  if (value === 'scripted' || value === 'scripted:') throw new HarnessChoiceError('--harness scripted needs a script file: --harness scripted:FILE');
-  if (value.startsWith('scripted:')) return { kind: 'scripted', file: value.slice('scripted:'.length) };
-  throw new HarnessChoiceError(`unknown harness "${value}" (one of ${HARNESS_NAMES.join(', ')})`);
+export interface HarnessFlags {
+  baseUrl?: string | undefined;
+  model?: string | undefined;
 }
 
-/** The pipeline's assignment for a choice. Reads and parses a script now, before anything is captured. */
-export function loadHarnessAssignment(choice: HarnessChoice): HarnessAssignment {
-  if (choice.kind === 'auto') {
-    return { design: null, sequence: null, decisions: null, noise: null, flagged: { reviewers: [], compiler: null }, missingHint: AUTO_HINT };
-  }
-  let text: string;
+function isLoopback(url: string): boolean {
   try {
-    text = readFileSync(choice.file, 'utf8');
-  } catch (error) {
-    throw new HarnessLoadError(`cannot read the harness script ${choice.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    const host = new URL(url).hostname;
+    return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || host === '::1';
+  } catch {
+    return false;
   }
-  let script: unknown;
-  try {
-    script = parseHarnessScript(JSON.parse(text) as unknown);
-  } catch (error) {
-    throw new HarnessLoadError(`${choice.file} is not a harness script: ${(error as Error).message}`);
+}
+
+export function parseHarnessChoice(value: string | undefined, flags: HarnessFlags = {}, env: NodeJS.ProcessEnv = process.env): HarnessChoice {
+  const name = value ?? 'auto';
+  const httpOnly = (flag: string) => {
+    if (name !== 'openai' && name !== 'anthropic') throw new HarnessChoiceError(`${flag} applies to --harness openai or anthropic only`);
+  };
+  if (flags.baseUrl !== undefined) httpOnly('--base-url');
+  if (flags.model !== undefined && !['openai', 'anthropic', 'claude-code', 'codex'].includes(name)) {
+    throw new HarnessChoiceError('--model applies to --harness openai, anthropic, claude-code or codex');
   }
-  const { harnesses: _harnesses, ...assignment } = scriptedAssignment(script);
-  return { ...assignment, missingHint: `the script ${choice.file} has no seat for it` };
+  switch (name) {
+    case 'auto':
+    case 'none':
+    case 'claude-code':
+    case 'codex':
+      return { kind: name };
+    case 'vscode-lm':
+      throw new HarnessChoiceError('--harness vscode-lm runs inside VS Code (the extension asks the editor for its language models); in a terminal pick claude-code, codex, openai or anthropic');
+    case 'openai':
+    case 'anthropic': {
+      if (!flags.model) throw new HarnessChoiceError(`--harness ${name} needs --model NAME`);
+      const baseUrl = flags.baseUrl ?? DEFAULT_BASE_URLS[name];
+      try {
+        const url = new URL(baseUrl);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+      } catch {
+        throw new HarnessChoiceError(`--base-url ${baseUrl} is not an http(s) URL`);
+      }
+      const keyName = name === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
+      const apiKey = env[keyName] || undefined;
+      if (!apiKey && !isLoopback(baseUrl)) {
+        throw new HarnessChoiceError(`--harness ${name} at ${baseUrl} needs ${keyName} in the environment (a key is optional only for a loopback base URL)`);
+      }
+      return { kind: name, baseUrl, model: flags.model, apiKey };
+    }
+    default:
+      if (name === 'scripted' || name === 'scripted:') throw new HarnessChoiceError('--harness scripted needs a script file: --harness scripted:FILE');
+      if (name.startsWith('scripted:')) return { kind: 'scripted', file: name.slice('scripted:'.length) };
+      throw new HarnessChoiceError(`unknown harness "${name}" (one of ${HARNESS_NAMES.join(', ')})`);
+  }
+}
+
+/** One harness drafting every lane; Flagged gets it as its one reviewer and its compiler. */
+function everywhere(harness: Harness, reviewers: Harness[] = [harness]): HarnessAssignment {
+  return { design: harness, sequence: harness, decisions: harness, noise: harness, flagged: { reviewers, compiler: harness } };
+}
+
+function noneAssignment(hint: string): HarnessAssignment {
+  return { design: null, sequence: null, decisions: null, noise: null, flagged: { reviewers: [], compiler: null }, missingHint: hint };
+}
+
+function cliHarness(cli: DiscoveredCli, model?: string): Harness {
+  const options = model ? { bin: cli.bin, model } : { bin: cli.bin };
+  return cli.kind === 'claude-code' ? new ClaudeCodeHarness(options) : new CodexHarness(options);
+}
+
+/**
+ * The pipeline's assignment for a choice. Reads a script or discovers CLIs now, before anything
+ * is captured, so a bad choice changes nothing.
+ */
+export async function loadHarnessAssignment(
+  choice: HarnessChoice,
+  flags: HarnessFlags = {},
+  discover: () => Promise<DiscoveredCli[]> = () => discoverCliHarnesses(),
+): Promise<HarnessAssignment> {
+  switch (choice.kind) {
+    case 'none':
+      return noneAssignment('--harness none was chosen; pick claude-code, codex, openai, anthropic or scripted:FILE to draft');
+    case 'openai':
+      return everywhere(new OpenAiCompatibleHarness({ baseUrl: choice.baseUrl, model: choice.model, ...(choice.apiKey ? { apiKey: choice.apiKey } : {}) }));
+    case 'anthropic':
+      return everywhere(new AnthropicHarness({ baseUrl: choice.baseUrl, model: choice.model, ...(choice.apiKey ? { apiKey: choice.apiKey } : {}) }));
+    case 'claude-code':
+    case 'codex': {
+      const found = (await discover()).find((cli) => cli.kind === choice.kind);
+      if (!found?.available) throw new HarnessLoadError(`--harness ${choice.kind}: ${found?.reason ?? 'not found'}`);
+      return everywhere(cliHarness(found, flags.model));
+    }
+    case 'auto': {
+      const clis = await discover();
+      const available = clis.filter((cli) => cli.available);
+      if (available.length === 0) {
+        const why = clis.map((cli) => cli.reason).filter(Boolean).join('; ');
+        return noneAssignment(
+          `auto discovery found no model harness (${why}); install Claude Code or Codex, or pass --harness openai|anthropic --base-url URL --model NAME, or scripted:FILE`,
+        );
+      }
+      const [first] = available.map((cli) => cliHarness(cli));
+      // Two different providers review independently when both are installed.
+      const reviewers = available.map((cli) => cliHarness(cli));
+      return everywhere(first as Harness, reviewers);
+    }
+    case 'scripted': {
+      let text: string;
+      try {
+        text = readFileSync(choice.file, 'utf8');
+      } catch (error) {
+        throw new HarnessLoadError(`cannot read the harness script ${choice.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      let script: unknown;
+      try {
+        script = parseHarnessScript(JSON.parse(text) as unknown);
+      } catch (error) {
+        throw new HarnessLoadError(`${choice.file} is not a harness script: ${(error as Error).message}`);
+      }
+      const { harnesses: _harnesses, ...assignment } = scriptedAssignment(script as Parameters<typeof scriptedAssignment>[0]);
+      return { ...assignment, missingHint: `the script ${choice.file} has no seat for it` };
+    }
+  }
 }

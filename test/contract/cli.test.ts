@@ -3,13 +3,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Patchset } from '../../protocol/patchset';
-import { TestRepo, tempDir } from '../fixtures/gitRepo';
+import { isolatedCliEnv, TestRepo, tempDir } from '../fixtures/gitRepo';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 
 /** The built CLI as a script would run it: argv in, stdout/stderr/exit code out. */
 function rennet(args: string[], dataDir: string) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, RENNET_DATA_DIR: dataDir } });
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: isolatedCliEnv({ RENNET_DATA_DIR: dataDir }) });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -4,14 +4,14 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { LENSES, LENS_TITLES } from '../../protocol/board';
 import { ReviewReport } from '../../protocol/review';
-import { TestRepo, tempDir } from '../fixtures/gitRepo';
+import { isolatedCliEnv, TestRepo, tempDir } from '../fixtures/gitRepo';
 import { reviewRepo } from '../unit/review/fixtures';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 const SPEC_FIXTURES = join(__dirname, '..', 'fixtures', 'specs');
 
-function rennet(args: string[], dataDir: string) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, RENNET_DATA_DIR: dataDir } });
+function rennet(args: string[], dataDir: string, env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: isolatedCliEnv({ RENNET_DATA_DIR: dataDir, ...env }) });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -80,13 +80,15 @@ describe('rennet review: lenses, JSON report and HTML page (built dist/cli.js)',
 
   it('auto finds no model harness: every lane that needs one fails and says how to configure one; exit 0', () => {
     const json = join(out, 'auto.json');
+    // rennet() spawns with isolatedCliEnv: no agent CLI is reachable, so auto finds none.
     const run = rennet(['review', '--repo', repo.dir, '--json', json], dataDir);
     assert.equal(run.code, 0, run.stderr);
     const report = ReviewReport.parse(JSON.parse(readFileSync(json, 'utf8')));
     assert.deepEqual(report.boards.map((b) => b.state), ['failed', 'failed', 'failed', 'failed', 'failed']);
     for (const board of report.boards.slice(0, 4)) {
       assert.match(board.failure!.message, /no model harness is configured/);
-      assert.match(board.failure!.message, /--harness scripted:FILE/);
+      assert.match(board.failure!.message, /claude not found on PATH; codex not found on PATH/);
+      assert.match(board.failure!.message, /scripted:FILE/);
       assert.equal(board.failure!.retryable, false);
     }
     assert.match(report.boards[4]!.failure!.message, /Noise cannot be derived/);
@@ -132,7 +134,7 @@ describe('rennet review: lenses, JSON report and HTML page (built dist/cli.js)',
   it('bad input exits non-zero with the reason and writes nothing', () => {
     const json = join(out, 'never.json');
     const cases: Array<[string[], RegExp, number]> = [
-      [['review', '--repo', repo.dir, '--harness', 'gpt-7', '--json', json], /unknown harness "gpt-7" \(one of auto, scripted:<file>\)/, 2],
+      [['review', '--repo', repo.dir, '--harness', 'gpt-7', '--json', json], /unknown harness "gpt-7" \(one of auto, claude-code, codex, openai, anthropic, vscode-lm, scripted:<file>, none\)/, 2],
       [['review', '--repo', repo.dir, '--harness', 'scripted', '--json', json], /needs a script file/, 2],
       [['review', '--repo', repo.dir, '--harness', `scripted:${join(out, 'missing.json')}`, '--json', json], /cannot read the harness script .*missing\.json: ENOENT/, 1],
       [['review', '--repo', repo.dir, '--json', '--html', join(out, 'x.html')], /--json without FILE prints the session/, 2],
@@ -170,7 +172,8 @@ describe('rennet review: lenses, JSON report and HTML page (built dist/cli.js)',
   it('the usage text documents the review flags', () => {
     const run = rennet(['--help'], dataDir);
     assert.equal(run.code, 0);
-    assert.match(run.stdout, /\[--harness auto\|scripted:FILE\] \[--json FILE\] \[--html FILE\]/);
+    assert.match(run.stdout, /\[--harness NAME \[--base-url URL\] \[--model NAME\]\] \[--json FILE\] \[--html FILE\]/);
+    for (const name of ['claude-code', 'codex', 'openai', 'anthropic', 'none', 'scripted:FILE', 'vscode-lm']) assert.ok(run.stdout.includes(name), `usage names ${name}`);
     assert.match(run.stdout, /--json FILE {10}review: write the review report to FILE/);
   });
 });

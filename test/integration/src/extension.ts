@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
+import { registerScriptedProvider } from './lmProvider';
 import { registerSuites } from './suites/index';
 
 interface TestRecord {
@@ -42,6 +43,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   if (!resultFile) return;
   const out = vscode.window.createOutputChannel('Rennet Integration Tests');
   context.subscriptions.push(out);
+  // The scripted vscode.lm model the vscode-lm suites draft with (contributes.languageModelChatProviders).
+  try {
+    context.subscriptions.push(registerScriptedProvider());
+  } catch (e) {
+    out.appendLine(`could not register the scripted language model provider: ${(e as Error)?.stack ?? e}`);
+  }
   const startedAt = new Date().toISOString();
   const tests: TestRecord[] = [];
   const finish = (fatal: string | null) => {

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { normalizeJsonFlag } from '../../../host/review/args';
 import { checkOutputPath, progressLine, ReviewRefusal, runReview, type ReviewRunDeps } from '../../../host/review/command';
-import { AUTO_HINT, HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice } from '../../../host/review/harnessChoice';
+import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice } from '../../../host/review/harnessChoice';
 import type { ContextDirInput } from '../../../host/pipeline/contextDir';
 import type { GenerationOutcome, HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '../../../host/pipeline/types';
 import { LENSES } from '../../../protocol/board';
@@ -150,31 +150,57 @@ describe('rennet review: --harness', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('parses auto (the default) and scripted:FILE; anything else is a usage error', () => {
+  it('parses every harness name; a bad name or a missing companion flag is a usage error', () => {
     assert.deepEqual(parseHarnessChoice(undefined), { kind: 'auto' });
     assert.deepEqual(parseHarnessChoice('auto'), { kind: 'auto' });
+    assert.deepEqual(parseHarnessChoice('none'), { kind: 'none' });
+    assert.deepEqual(parseHarnessChoice('claude-code'), { kind: 'claude-code' });
+    assert.deepEqual(parseHarnessChoice('codex', { model: 'gpt-5' }), { kind: 'codex' });
     assert.deepEqual(parseHarnessChoice('scripted:/tmp/s.json'), { kind: 'scripted', file: '/tmp/s.json' });
-    assert.throws(() => parseHarnessChoice('scripted'), (e: unknown) => e instanceof HarnessChoiceError && /needs a script file/.test((e as Error).message));
-    assert.throws(() => parseHarnessChoice('gpt-7'), (e: unknown) => e instanceof HarnessChoiceError && /unknown harness "gpt-7" \(one of auto, scripted:<file>\)/.test((e as Error).message));
+    assert.deepEqual(parseHarnessChoice('openai', { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, {}), { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: undefined });
+    assert.deepEqual(parseHarnessChoice('anthropic', { model: 'm' }, { ANTHROPIC_API_KEY: 'k' }), { kind: 'anthropic', baseUrl: 'https://api.anthropic.com', model: 'm', apiKey: 'k' });
+    const usage = (fn: () => unknown, pattern: RegExp) => assert.throws(fn, (e: unknown) => e instanceof HarnessChoiceError && pattern.test((e as Error).message));
+    usage(() => parseHarnessChoice('scripted'), /needs a script file/);
+    usage(() => parseHarnessChoice('gpt-7'), /unknown harness "gpt-7" \(one of auto, claude-code, codex, openai, anthropic, vscode-lm, scripted:<file>, none\)/);
+    usage(() => parseHarnessChoice('openai', { baseUrl: 'http://127.0.0.1:9/v1' }), /needs --model NAME/);
+    usage(() => parseHarnessChoice('openai', { model: 'm' }, {}), /needs OPENAI_API_KEY/);
+    usage(() => parseHarnessChoice('anthropic', { baseUrl: 'ftp://x', model: 'm' }, {}), /not an http\(s\) URL/);
+    usage(() => parseHarnessChoice('auto', { baseUrl: 'http://127.0.0.1:9' }), /--base-url applies to --harness openai or anthropic only/);
+    usage(() => parseHarnessChoice('vscode-lm'), /runs inside VS Code/);
   });
 
-  it('auto assigns no harness and says how to configure one', () => {
-    const auto = loadHarnessAssignment({ kind: 'auto' });
+  it('auto uses the installed CLIs (one reviewer each) and, with none, says how to configure one', async () => {
+    const missing = async () => [
+      { kind: 'claude-code' as const, bin: 'claude', version: null, available: false, reason: 'claude not found on PATH' },
+      { kind: 'codex' as const, bin: 'codex', version: null, available: false, reason: 'codex not found on PATH' },
+    ];
+    const auto = await loadHarnessAssignment({ kind: 'auto' }, {}, missing);
     assert.deepEqual({ ...auto, missingHint: undefined }, { ...NO_HARNESS, missingHint: undefined });
-    assert.equal(auto.missingHint, AUTO_HINT);
-    assert.match(AUTO_HINT, /--harness scripted:FILE/);
+    assert.match(auto.missingHint ?? '', /claude not found on PATH; codex not found on PATH/);
+    assert.match(auto.missingHint ?? '', /--harness openai\|anthropic/);
+    const both = async () => [
+      { kind: 'claude-code' as const, bin: '/opt/claude', version: '2.1.197', available: true, reason: null },
+      { kind: 'codex' as const, bin: '/opt/codex', version: '0.171.0', available: true, reason: null },
+    ];
+    const dual = await loadHarnessAssignment({ kind: 'auto' }, {}, both);
+    assert.equal(dual.sequence?.kind, 'claude-code');
+    assert.deepEqual(dual.flagged.reviewers.map((h) => h.kind), ['claude-code', 'codex'], 'two providers review independently');
+    await assert.rejects(loadHarnessAssignment({ kind: 'codex' }, {}, missing), (e: unknown) => e instanceof HarnessLoadError && /codex not found on PATH/.test((e as Error).message));
+    const none = await loadHarnessAssignment({ kind: 'none' });
+    assert.equal(none.sequence, null);
+    assert.match(none.missingHint ?? '', /--harness none was chosen/);
   });
 
-  it('scripted: reads the script now; an unreadable or malformed one is refused with the reason', () => {
-    assert.throws(() => loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'none.json') }), (e: unknown) => e instanceof HarnessLoadError && /cannot read the harness script .*none\.json: ENOENT/.test((e as Error).message));
+  it('scripted: reads the script now; an unreadable or malformed one is refused with the reason', async () => {
+    await assert.rejects(loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'none.json') }), (e: unknown) => e instanceof HarnessLoadError && /cannot read the harness script .*none\.json: ENOENT/.test((e as Error).message));
     writeFileSync(join(dir, 'bad.json'), '{"seats": ');
-    assert.throws(() => loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'bad.json') }), (e: unknown) => e instanceof HarnessLoadError && /bad\.json is not a harness script/.test((e as Error).message));
+    await assert.rejects(loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'bad.json') }), (e: unknown) => e instanceof HarnessLoadError && /bad\.json is not a harness script/.test((e as Error).message));
     writeFileSync(join(dir, 'wrong.json'), '{"seats": {"sequence:drafter": {"turns": [{"nope": 1}]}}}');
-    assert.throws(() => loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'wrong.json') }), HarnessLoadError);
+    await assert.rejects(loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'wrong.json') }), HarnessLoadError);
     mkdirSync(join(dir, 'adir'));
-    assert.throws(() => loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'adir') }), /EISDIR/);
+    await assert.rejects(loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'adir') }), /EISDIR/);
     writeFileSync(join(dir, 'ok.json'), JSON.stringify({ seats: { 'sequence:drafter': { turns: [[{ tool: 'finish' }]] } } }));
-    const scripted = loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'ok.json') });
+    const scripted = await loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'ok.json') });
     assert.equal(scripted.sequence?.kind, 'scripted');
     assert.equal(scripted.design, null, 'a lens the script does not play gets no harness');
     assert.match(scripted.missingHint ?? '', /ok\.json has no seat for it/);

@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RennetApi } from '../../../../extension/api';
+import { registerLmSuites } from './lm';
 
 export interface SuiteContext {
   /** A git repository made by the runner: `feature` (checked out) and `main`. */
@@ -11,7 +12,7 @@ export interface SuiteContext {
 }
 
 const RENNET_ID = 'rennet.rennet';
-const EXPECTED_COMMANDS = ['rennet.reviewBranch', 'rennet.reviewWorkingTree', 'rennet.showBoard', 'rennet.restartHost'];
+const EXPECTED_COMMANDS = ['rennet.reviewBranch', 'rennet.reviewWorkingTree', 'rennet.showBoard', 'rennet.restartHost', 'rennet.showHarnesses', 'rennet.setApiKey'];
 
 function rennet(): vscode.Extension<RennetApi> {
   const ext = vscode.extensions.getExtension<RennetApi>(RENNET_ID);
@@ -157,4 +158,7 @@ export function registerSuites(ctx: SuiteContext): void {
       });
     });
   });
+
+  // After the host-lifecycle suites: they need the host not started yet.
+  registerLmSuites(ctx);
 }

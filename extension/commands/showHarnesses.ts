@@ -1,0 +1,123 @@
+import * as vscode from 'vscode';
+import { LENSES } from '../../protocol/board';
+import { HarnessDiscover, type CliHarnessInfo, type LmModelInfo } from '../../protocol/rpc';
+import type { Ctx } from '../ctx';
+import { describe } from '../hostClient';
+import { listChatModels } from '../lm';
+import { API_KEY_PROVIDERS, apiKeySecret, PROVIDER_LABELS, type ApiKeyProvider } from './setApiKey';
+
+/** What "Rennet: Show Harnesses" found (also the command's return value, for tests). */
+export interface HarnessReport {
+  configured: { default: string; lenses: Record<string, string> };
+  vscodeLm: {
+    selector: { vendor: string | null; family: string | null };
+    /** Every chat model VS Code lists. */
+    models: LmModelInfo[];
+    /** Those the selector picks (the first drafts). */
+    matching: LmModelInfo[];
+  };
+  /** CLI harnesses as the host discovered them, or why discovery could not run. */
+  cli: { harnesses: CliHarnessInfo[]; unavailable: string | null };
+  http: Array<{ provider: ApiKeyProvider; keyStored: boolean; baseUrl: string; model: string }>;
+}
+
+/**
+ * "Rennet: Show Harnesses": what could draft the lens boards here, and why the rest cannot. The
+ * extension lists the vscode.lm chat models itself; the host discovers the CLI harnesses
+ * (`rennet/harness/discover`); the HTTP harnesses are settings plus a stored key (presence only).
+ * The report goes to the Rennet output channel.
+ */
+export const showHarnesses = (ctx: Ctx) => async (): Promise<HarnessReport> => {
+  const config = vscode.workspace.getConfiguration('rennet.harness');
+  const vendor = config.get<string>('vscodeLm.vendor')?.trim() || null;
+  const family = config.get<string>('vscodeLm.family')?.trim() || null;
+  const lenses = config.get<Record<string, string>>('lenses') ?? {};
+
+  let models: LmModelInfo[] = [];
+  let matching: LmModelInfo[] = [];
+  let lmProblem: string | null = null;
+  try {
+    models = await listChatModels({});
+    matching = await listChatModels({ ...(vendor ? { vendor } : {}), ...(family ? { family } : {}) });
+  } catch (error) {
+    lmProblem = describe(error);
+  }
+
+  const cli: HarnessReport['cli'] = { harnesses: [], unavailable: null };
+  try {
+    const result = await ctx.host.request(HarnessDiscover, {}, 60_000);
+    if (result.ok) cli.harnesses = result.value;
+    else cli.unavailable = result.error.message;
+  } catch (error) {
+    const text = describe(error);
+    cli.unavailable = /unhandled method|method not found/i.test(text) ? 'this host has no CLI discovery yet' : text;
+  }
+
+  const http: HarnessReport['http'] = [];
+  for (const provider of API_KEY_PROVIDERS) {
+    const section = vscode.workspace.getConfiguration(`rennet.harness.${provider}`);
+    http.push({
+      provider,
+      keyStored: (await ctx.extension.secrets.get(apiKeySecret(provider))) !== undefined,
+      baseUrl: section.get<string>('baseUrl') ?? '',
+      model: section.get<string>('model') ?? '',
+    });
+  }
+
+  const report: HarnessReport = {
+    configured: { default: config.get<string>('default') ?? 'auto', lenses },
+    vscodeLm: { selector: { vendor, family }, models, matching },
+    cli,
+    http,
+  };
+  for (const line of reportLines(report, lmProblem)) ctx.log.info(line);
+  ctx.log.show(true);
+  return report;
+};
+
+export function reportLines(report: HarnessReport, lmProblem: string | null = null): string[] {
+  const lines = ['Rennet harnesses'];
+  const overrides = LENSES.filter((l) => report.configured.lenses[l]).map((l) => `${l}: ${report.configured.lenses[l]}`);
+  lines.push(`  configured: default ${report.configured.default}${overrides.length ? `; per lens ${overrides.join(', ')}` : ''}`);
+
+  const { vendor, family } = report.vscodeLm.selector;
+  const selector = [vendor && `vendor ${vendor}`, family && `family ${family}`].filter(Boolean).join(', ') || 'any model';
+  lines.push(`  vscode-lm (${selector}):`);
+  if (lmProblem) lines.push(`    not available: ${lmProblem}`);
+  else if (report.vscodeLm.models.length === 0) lines.push('    not available: VS Code lists no chat models (install and sign in to a model provider such as GitHub Copilot)');
+  else {
+    const chosen = report.vscodeLm.matching[0];
+    for (const m of report.vscodeLm.models) {
+      const match = report.vscodeLm.matching.some((x) => x.vendor === m.vendor && x.id === m.id);
+      const tools = m.toolCalling === null ? '' : m.toolCalling ? ', tool calling' : ', NO tool calling';
+      const mark = chosen && chosen.vendor === m.vendor && chosen.id === m.id ? 'drafts' : match ? 'matches' : 'not selected';
+      lines.push(`    ${m.vendor}/${m.id} — ${m.name} (family ${m.family}${tools}): ${mark}`);
+    }
+    if (!chosen) lines.push(`    none matches ${selector}: change rennet.harness.vscodeLm.vendor / family`);
+  }
+
+  lines.push('  CLI harnesses:');
+  if (report.cli.unavailable) lines.push(`    not discovered: ${report.cli.unavailable}`);
+  else if (report.cli.harnesses.length === 0) lines.push('    none found');
+  for (const h of report.cli.harnesses) {
+    const where = [h.version, h.path].filter(Boolean).join(' at ');
+    lines.push(`    ${h.kind}: ${h.available ? `available${where ? ` (${where})` : ''}` : 'not available'}${h.reason ? ` — ${h.reason}` : ''}`);
+  }
+
+  lines.push('  HTTP APIs:');
+  for (const h of report.http) {
+    const missing = [!h.keyStored && !isLoopbackUrl(h.baseUrl) && 'no API key stored (run “Rennet: Set API Key”)', !h.model && `no model set (rennet.harness.${h.provider}.model)`].filter(Boolean);
+    lines.push(`    ${h.provider} (${PROVIDER_LABELS[h.provider]}, ${h.baseUrl || 'no base URL'}${h.model ? `, model ${h.model}` : ''}): ${missing.length ? `not ready — ${missing.join('; ')}` : 'ready'}`);
+  }
+  return lines;
+}
+
+/** A base URL on this machine needs no key. */
+function isLoopbackUrl(text: string): boolean {
+  try {
+    const host = new URL(text).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,229 @@
+import type { Harness, SeatTool, TurnRequest, TurnResult } from '../pipeline/ports';
+import {
+  BoundedText,
+  MAX_ARGUMENT_BYTES,
+  MAX_TEXT_BYTES,
+  ModelError,
+  STREAM_ENDED,
+  boundText,
+  eventJson,
+  isLoopback,
+  postJson,
+  readSse,
+  redact,
+  runToolLoop,
+  tokens,
+  type CallAnswer,
+  type ModelReply,
+  type ModelThread,
+  type ModelToolCall,
+  type ModelUsage,
+} from './toolLoop';
+
+/**
+ * The `anthropic` harness: the Anthropic Messages API with tool use, streamed (SSE parsed here,
+ * no SDK), driving the in-host tool loop (toolLoop.ts) over the turn's in-process ToolPort.
+ *
+ * One thread per seat id: a follow-up turn (`request.followUp`) continues the seat's conversation
+ * with the new user message; a first turn starts a new one. The system prompt is fixed and short;
+ * the turn's prompt is the user message. Usage is the sum over the turn's round trips (input
+ * includes cache reads and writes); the price is unknown (null).
+ */
+
+export const ANTHROPIC_SYSTEM_PROMPT =
+  'You are one seat of Rennet, a code review tool. Do what the user message asks by calling the tools you are given; they are the only way to write. When you are done, stop calling tools.';
+export const ANTHROPIC_VERSION = '2023-06-01';
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
+
+export interface AnthropicHarnessOptions {
+  /** e.g. `https://api.anthropic.com` (with or without a trailing `/v1`). */
+  baseUrl: string;
+  /** Sent as `x-api-key`. Required unless the base URL is loopback. Never logged or quoted. */
+  apiKey?: string;
+  model: string;
+  /** `max_tokens` per request. Default 8192. */
+  maxTokens?: number;
+  /** Default `claude`. */
+  origin?: 'claude' | 'codex' | 'other';
+  /** Per-request timeout; default DEFAULT_REQUEST_TIMEOUT_MS (300 s). */
+  requestTimeoutMs?: number;
+  /** Default MAX_ROUND_TRIPS (64). */
+  maxRoundTrips?: number;
+}
+
+type Block = Record<string, unknown>;
+interface Message {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+export class AnthropicHarness implements Harness {
+  readonly kind = 'anthropic';
+  readonly origin: 'claude' | 'codex' | 'other';
+  readonly model: string;
+  private readonly url: string;
+  private readonly label: string;
+  private readonly threads = new Map<string, Message[]>();
+
+  constructor(private readonly options: AnthropicHarnessOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.baseUrl);
+    } catch {
+      throw new Error(`the Anthropic base URL is not a URL: ${boundText(redact(options.baseUrl, [options.apiKey ?? '']), 200)}`);
+    }
+    if (!options.apiKey && !isLoopback(base)) throw new Error(`an API key is required for the Anthropic API at ${base.origin}`);
+    const root = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.url = `${root}/v1/messages`;
+    this.label = `the Anthropic API (${base.origin})`;
+    this.model = options.model;
+    this.origin = options.origin ?? 'claude';
+  }
+
+  async runTurn(request: TurnRequest): Promise<TurnResult> {
+    const existing = request.followUp ? this.threads.get(request.seat.seatId) : undefined;
+    const messages: Message[] = existing ?? [];
+    this.threads.set(request.seat.seatId, messages);
+    addUserText(messages, request.prompt);
+    const thread = new AnthropicThread(messages, request.tools.tools, this.options, this.url, this.label);
+    return runToolLoop(request, thread, this.options);
+  }
+}
+
+function addUserText(messages: Message[], text: string): void {
+  const last = messages[messages.length - 1];
+  const block = { type: 'text', text: text.length > 0 ? text : '(no message)' };
+  if (last && last.role === 'user') last.content.push(block);
+  else messages.push({ role: 'user', content: [block] });
+}
+
+class AnthropicThread implements ModelThread {
+  constructor(
+    private readonly messages: Message[],
+    private readonly tools: readonly SeatTool[],
+    private readonly options: AnthropicHarnessOptions,
+    private readonly url: string,
+    private readonly label: string,
+  ) {}
+
+  async send(signal: AbortSignal): Promise<ModelReply> {
+    const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION, accept: 'text/event-stream' };
+    if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
+    const body = {
+      model: this.options.model,
+      max_tokens: this.options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+      system: ANTHROPIC_SYSTEM_PROMPT,
+      messages: this.messages,
+      tools: this.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+      stream: true,
+    };
+    const secrets = this.options.apiKey ? [this.options.apiKey] : [];
+    const response = await postJson(this.url, headers, body, signal, secrets, this.label);
+    return readAnthropicStream(response, signal, this.label);
+  }
+
+  commit(reply: ModelReply, answers: readonly CallAnswer[]): void {
+    const content: Block[] = [];
+    if (reply.text.length > 0) content.push({ type: 'text', text: reply.text });
+    for (const call of reply.calls) {
+      const answer = answers.find((a) => a.call === call);
+      content.push({ type: 'tool_use', id: call.id, name: call.name, input: answer?.input ?? {} });
+    }
+    if (content.length > 0) this.messages.push({ role: 'assistant', content });
+    if (answers.length > 0) {
+      this.messages.push({
+        role: 'user',
+        content: answers.map((a) => ({ type: 'tool_result', tool_use_id: a.call.id, content: a.text.length > 0 ? a.text : '(empty)', ...(a.isError ? { is_error: true } : {}) })),
+      });
+    }
+  }
+}
+
+interface OpenBlock {
+  type: 'text' | 'tool_use' | 'other';
+  id: string;
+  name: string;
+  args: BoundedText;
+}
+
+/** Reads one streamed Messages answer into a reply. A stream without message_stop is a disconnect. */
+export async function readAnthropicStream(response: Response, signal: AbortSignal, label: string): Promise<ModelReply> {
+  const text = new BoundedText(MAX_TEXT_BYTES);
+  const blocks = new Map<number, OpenBlock>();
+  const order: OpenBlock[] = [];
+  let input: number | null = null;
+  let output: number | null = null;
+  let sawUsage = false;
+  let stopped = false;
+  for await (const event of readSse(response, signal)) {
+    const data = eventJson(event);
+    const type = typeof data['type'] === 'string' ? data['type'] : event.event;
+    switch (type) {
+      case 'message_start': {
+        const usage = ((data['message'] as Record<string, unknown> | undefined)?.['usage'] ?? null) as Record<string, unknown> | null;
+        if (usage) {
+          sawUsage = true;
+          input = inputTokens(usage) ?? input;
+          output = tokens(usage['output_tokens']) ?? output;
+        }
+        break;
+      }
+      case 'content_block_start': {
+        const index = Number(data['index']);
+        const block = (data['content_block'] ?? {}) as Record<string, unknown>;
+        const open: OpenBlock = {
+          type: block['type'] === 'text' ? 'text' : block['type'] === 'tool_use' ? 'tool_use' : 'other',
+          id: String(block['id'] ?? ''),
+          name: String(block['name'] ?? ''),
+          args: new BoundedText(MAX_ARGUMENT_BYTES),
+        };
+        if (open.type === 'text' && typeof block['text'] === 'string') text.append(block['text']);
+        if (open.type === 'tool_use' && block['input'] !== undefined && JSON.stringify(block['input']) !== '{}') open.args.append(JSON.stringify(block['input']));
+        blocks.set(index, open);
+        order.push(open);
+        break;
+      }
+      case 'content_block_delta': {
+        const open = blocks.get(Number(data['index']));
+        const delta = (data['delta'] ?? {}) as Record<string, unknown>;
+        if (!open) break;
+        if (delta['type'] === 'text_delta' && typeof delta['text'] === 'string') text.append(delta['text']);
+        else if (delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string') open.args.append(delta['partial_json']);
+        break;
+      }
+      case 'message_delta': {
+        const usage = (data['usage'] ?? null) as Record<string, unknown> | null;
+        if (usage) {
+          sawUsage = true;
+          input = inputTokens(usage) ?? input;
+          output = tokens(usage['output_tokens']) ?? output;
+        }
+        break;
+      }
+      case 'message_stop':
+        stopped = true;
+        break;
+      case 'error': {
+        const error = (data['error'] ?? {}) as Record<string, unknown>;
+        const kind = typeof error['type'] === 'string' ? `${error['type']}: ` : '';
+        throw new ModelError('http', `${label} reported an error mid-stream: ${kind}${boundText(String(error['message'] ?? 'no message'), 500)}`);
+      }
+      default:
+        break; // ping, and block types this harness does not use
+    }
+    if (stopped) break;
+  }
+  if (!stopped) throw new ModelError('disconnect', STREAM_ENDED);
+  const calls: ModelToolCall[] = order
+    .filter((b) => b.type === 'tool_use')
+    .map((b) => ({ id: b.id, name: b.name, arguments: b.args.overflowed ? '' : b.args.text(), ...(b.args.overflowed ? { oversizedArguments: b.args.bytes } : {}) }));
+  const usage: ModelUsage | null = sawUsage && (input !== null || output !== null) ? { input, output } : null;
+  return { text: text.text(), calls, usage };
+}
+
+/** Input tokens including cache writes and reads (the Messages API counts them apart). */
+function inputTokens(usage: Record<string, unknown>): number | null {
+  const base = tokens(usage['input_tokens']);
+  if (base === null) return null;
+  return base + (tokens(usage['cache_creation_input_tokens']) ?? 0) + (tokens(usage['cache_read_input_tokens']) ?? 0);
+}

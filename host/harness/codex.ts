@@ -1,0 +1,277 @@
+import type { Harness, HarnessEvent, McpEndpoint, TurnRequest, TurnResult, TurnUsage } from '../pipeline/ports';
+import { ARGV_PROMPT_MAX_BYTES, ThreadBook, asCount, asRecord, bounded, exitWords, parseJsonLine, runCli, stderrTail } from './cliProcess';
+
+/**
+ * The Codex harness: one seat turn is one `codex exec --json` run in the seat's working
+ * directory, read-only sandbox, with Rennet's seat server added as an MCP server whose tools are
+ * approved (host/harness/README.md, docs/harnesses.md).
+ *
+ * - Inherits the user's environment and CODEX_HOME (their login, providers, config.toml): only
+ *   `options.env` and the seat secret's variable are added.
+ * - The seat secret travels in the environment (`env_http_headers`), never in argv.
+ * - A follow-up turn is `codex exec … resume <thread id>` with only the follow-up prompt.
+ * - Abort ends the CLI's whole process group (the npm `codex` launcher and the native binary).
+ */
+
+export const CODEX_MCP_SERVER = 'rennet';
+/** `RENNET_MCP_HEADER_<n>` holds the n-th header value of the seat's MCP endpoint. */
+export const CODEX_HEADER_ENV_PREFIX = 'RENNET_MCP_HEADER_';
+
+export interface CodexHarnessOptions {
+  /** The `codex` executable (default `codex`, looked up on PATH). */
+  bin?: string;
+  /** `-m`; omitted: the user's own default. */
+  model?: string;
+  /** Added to (never replacing) the inherited environment. */
+  env?: NodeJS.ProcessEnv;
+  /** SIGTERM to SIGKILL on abort, in milliseconds (default 3000). */
+  graceMs?: number;
+}
+
+export interface CodexArgsInput {
+  /** Null: the prompt goes through stdin (`-`: too long for one argument). */
+  prompt: string | null;
+  mcp: McpEndpoint;
+  model: string | null;
+  /** The thread to resume, or null for a new one. */
+  resume: string | null;
+}
+
+/** A TOML basic string. */
+export function tomlString(value: string): string {
+  let out = '"';
+  for (const ch of value) {
+    const code = ch.codePointAt(0) as number;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (code < 0x20 || code === 0x7f) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/**
+ * `mcp_servers.rennet={…}`: the seat server, its header values read from the environment (never
+ * argv), its tools approved (exec's approval policy is "never": unapproved MCP calls fail), and
+ * required (Codex refuses to start the turn when it cannot connect).
+ */
+export function codexMcpOverride(mcp: McpEndpoint): string {
+  const headers = Object.keys(mcp.headers)
+    .map((name, i) => `${tomlString(name)}=${tomlString(`${CODEX_HEADER_ENV_PREFIX}${i}`)}`)
+    .join(',');
+  // required=true: an unreachable seat server fails the run before any model call (measured).
+  return `mcp_servers.${CODEX_MCP_SERVER}={url=${tomlString(mcp.url)},env_http_headers={${headers}},default_tools_approval_mode="approve",required=true}`;
+}
+
+/** The variables codexMcpOverride names, with the header values. */
+export function codexHeaderEnv(mcp: McpEndpoint): Record<string, string> {
+  return Object.fromEntries(Object.values(mcp.headers).map((value, i) => [`${CODEX_HEADER_ENV_PREFIX}${i}`, value]));
+}
+
+/** The exact argv (after the executable) of one turn. */
+export function codexArgs(input: CodexArgsInput): string[] {
+  return [
+    'exec',
+    '--json',
+    '--skip-git-repo-check',
+    '-s',
+    'read-only',
+    ...(input.model ? ['-m', input.model] : []),
+    '-c',
+    codexMcpOverride(input.mcp),
+    // exec's options above apply to `resume` too (measured: -s before `resume` sets its sandbox).
+    ...(input.resume ? ['resume', input.resume] : []),
+    '--',
+    input.prompt ?? '-',
+  ];
+}
+
+interface Totals {
+  input: number | null;
+  output: number | null;
+}
+
+interface Thread {
+  threadId: string | null;
+  firstPrompt: string;
+  /** The thread's cumulative usage after its last completed turn (Codex reports thread totals). */
+  totals: Totals | null;
+}
+
+export class CodexHarness implements Harness {
+  readonly kind = 'codex';
+  readonly origin = 'codex' as const;
+  readonly model: string | null;
+  readonly bin: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly graceMs: number | undefined;
+  private readonly threads = new ThreadBook<Thread>();
+
+  constructor(options: CodexHarnessOptions = {}) {
+    this.bin = options.bin ?? 'codex';
+    this.model = options.model ?? null;
+    this.env = options.env ?? {};
+    this.graceMs = options.graceMs;
+  }
+
+  async runTurn(request: TurnRequest): Promise<TurnResult> {
+    if (!request.mcp) return failed("Codex writes the board through the seat's MCP server, and this turn has none", null);
+    if (request.signal.aborted) return { outcome: 'aborted', message: 'the turn was cancelled', usage: null };
+    const key = ThreadBook.keyOf(request.seat.seatId, request.mcp.url);
+    const known = request.followUp ? this.threads.get(key) : undefined;
+    let prompt = request.prompt;
+    let resume: string | null = null;
+    if (request.followUp && known?.threadId) {
+      resume = known.threadId;
+    } else if (request.followUp && known) {
+      // The first turn never started a thread: a new one carrying the first prompt, then the follow-up.
+      prompt = `${known.firstPrompt.replace(/\s+$/, '')}\n\n${request.prompt}`;
+    }
+    const thread: Thread = known ?? { threadId: null, firstPrompt: request.prompt, totals: null };
+    this.threads.set(key, thread);
+
+    const viaStdin = Buffer.byteLength(prompt, 'utf8') > ARGV_PROMPT_MAX_BYTES;
+    const args = codexArgs({ prompt: viaStdin ? null : prompt, mcp: request.mcp, model: this.model, resume });
+    const stream = new CodexStream(request.onEvent);
+    const exit = await runCli({
+      bin: this.bin,
+      args,
+      cwd: request.cwd,
+      env: { ...process.env, ...this.env, ...codexHeaderEnv(request.mcp) },
+      signal: request.signal,
+      onLine: (line) => stream.line(line),
+      ...(viaStdin ? { stdin: prompt } : {}),
+      ...(this.graceMs === undefined ? {} : { graceMs: this.graceMs }),
+    });
+    const resumed = resume !== null && stream.threadId === resume;
+    if (stream.threadId) thread.threadId = stream.threadId;
+    const usage = stream.turnUsage(resumed ? thread.totals : null);
+    if (stream.totals) thread.totals = stream.totals;
+    if (exit.aborted) return { outcome: 'aborted', message: 'the turn was cancelled', usage };
+    if (exit.spawnError !== null) return failed(`could not start Codex (${this.bin}): ${exit.spawnError}`, null);
+    if (stream.failure !== null) return failed(`Codex: ${stream.failure}`, usage);
+    if (!stream.completed || exit.code !== 0) {
+      const said = stream.lastError ?? codexStderrReason(exit.stderr);
+      return failed(`Codex ${exitWords(exit)}${stream.completed ? '' : ' before the turn completed'}${said ? `: ${said}` : ''}`, usage);
+    }
+    return { outcome: 'ended', message: null, usage };
+  }
+}
+
+function failed(message: string, usage: TurnUsage | null): TurnResult {
+  return { outcome: 'failed', message: bounded(message), usage };
+}
+
+/**
+ * Reads `codex exec --json` lines: `thread.started` (thread id), `item.started`/`item.completed`
+ * (mcp_tool_call, command_execution, agent_message; an `error` item is a warning),
+ * `turn.completed` (usage), `turn.failed` and `error`.
+ */
+export class CodexStream {
+  threadId: string | null = null;
+  completed = false;
+  /** turn.failed's message. */
+  failure: string | null = null;
+  /** The last top-level `error` event (Codex also reports retries this way). */
+  lastError: string | null = null;
+  /** turn.completed's usage: the thread's totals so far. */
+  totals: Totals | null = null;
+  private readonly started = new Set<string>();
+
+  constructor(private readonly onEvent: (event: HarnessEvent) => void) {}
+
+  line(line: string): void {
+    const msg = parseJsonLine(line);
+    if (!msg) return;
+    switch (msg.type) {
+      case 'thread.started':
+        if (typeof msg.thread_id === 'string') this.threadId = msg.thread_id;
+        return;
+      case 'item.started':
+      case 'item.completed': {
+        const item = asRecord(msg.item);
+        if (item) this.item(item, msg.type === 'item.completed');
+        return;
+      }
+      case 'turn.completed': {
+        this.completed = true;
+        const u = asRecord(msg.usage);
+        this.totals = u ? { input: asCount(u.input_tokens), output: asCount(u.output_tokens) } : null;
+        return;
+      }
+      case 'turn.failed':
+        this.failure = messageOf(msg.error) ?? 'the turn failed';
+        return;
+      case 'error':
+        this.lastError = messageOf(msg) ?? this.lastError;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /**
+   * This turn's usage. Codex's turn.completed carries the thread's running totals, so a resumed
+   * turn's usage is the difference from the totals after the thread's previous completed turn.
+   */
+  turnUsage(previous: Totals | null): TurnUsage | null {
+    const t = this.totals;
+    if (!t) return null;
+    const minus = (now: number | null, before: number | null | undefined) => (now === null ? null : before != null && now >= before ? now - before : now);
+    return { inputTokens: minus(t.input, previous?.input), outputTokens: minus(t.output, previous?.output), priceUsd: null };
+  }
+
+  private item(item: Record<string, unknown>, completed: boolean): void {
+    const id = typeof item.id === 'string' ? item.id : '';
+    const name = toolName(item);
+    if (name !== null) {
+      if (!this.started.has(id)) {
+        this.started.add(id);
+        this.emit({ type: 'tool-call', name });
+      }
+      if (completed) this.emit({ type: 'tool-result', name, isError: toolFailed(item) });
+      return;
+    }
+    if (completed && item.type === 'agent_message' && typeof item.text === 'string' && item.text.length > 0) this.emit({ type: 'text', text: item.text });
+  }
+
+  private emit(event: HarnessEvent): void {
+    try {
+      this.onEvent(event);
+    } catch {
+      // An observer's failure is its own.
+    }
+  }
+}
+
+function toolName(item: Record<string, unknown>): string | null {
+  if (item.type === 'mcp_tool_call') {
+    const tool = typeof item.tool === 'string' ? item.tool : 'unknown';
+    return item.server === CODEX_MCP_SERVER ? tool : `mcp__${String(item.server)}__${tool}`;
+  }
+  if (item.type === 'command_execution') return 'shell';
+  return null;
+}
+
+function toolFailed(item: Record<string, unknown>): boolean {
+  if (item.type === 'command_execution') return item.status !== 'completed' || (typeof item.exit_code === 'number' && item.exit_code !== 0);
+  // A refused board call comes back as status "failed" with the seat's text as its result.
+  return item.status !== 'completed' || (item.error !== null && item.error !== undefined);
+}
+
+/**
+ * What Codex said on stderr when it stopped without a JSON account (e.g. "required MCP servers
+ * failed to initialize"): its last ERROR log line without the timestamp and module, else the tail.
+ */
+export function codexStderrReason(stderr: string): string {
+  const errors = stderr.split(/\r?\n/).filter((l) => /\bERROR\b/.test(l));
+  const last = errors[errors.length - 1];
+  if (last === undefined) return stderrTail(stderr);
+  return last.replace(/^\S*\s+ERROR\s+[\w:]+:\s*/, '').trim();
+}
+
+function messageOf(value: unknown): string | null {
+  const record = asRecord(value);
+  const message = record?.message;
+  return typeof message === 'string' && message.length > 0 ? message : null;
+}

@@ -1,0 +1,153 @@
+// The vscode-lm harness end to end in a real extension host: Rennet's host runs a Sequence seat
+// whose model is the scripted provider of ../lmProvider.ts, reached through vscode.lm exactly as a
+// real provider would be (host → rennet/lm/chat → extension → lm.selectChatModels →
+// model.sendRequest → provider), and the board settles through the host's real board writer.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RennetApi } from '../../../../extension/api';
+import type { HarnessReport } from '../../../../extension/commands/showHarnesses';
+import type { ReportBoard } from '../../../../protocol/review';
+import { MODELS, observed, SCRIPTED_VENDOR, setScript, type ScriptedRound } from '../lmProvider';
+import type { SuiteContext } from './index';
+
+/** The Sequence board of the fixture's feature branch, in four model responses. */
+const SEQUENCE_SCRIPT: ScriptedRound[] = [
+  {
+    text: 'Reading the change.',
+    calls: [
+      { name: 'set_document', input: { title: 'The feature branch in reading order', intro_markdown: 'Start with the edit to app.js, then read the new feature file.' } },
+      { name: 'cite', input: { path: 'src/app.js', side: 'head', start_line: 5, end_line: 5 }, as: 'c1' },
+      { name: 'add_section', input: { title: 'Reading order', body_markdown: 'Two stops: the changed line in app.js, then the added file.' }, as: 's' },
+      // A tool the seat does not have: the host answers with an error result and goes on.
+      { name: 'delete_repository', input: {} },
+    ],
+  },
+  {
+    calls: [
+      { name: 'add_order_step', input: { title: 'app.js changes line 5', explanation_markdown: 'The fifth line now says it changed.', span: '$c1', parent_id: '$s' } },
+      { name: 'cite', input: { path: 'src/new feature.js', side: 'head', start_line: 1, end_line: 12 }, as: 'c2' },
+    ],
+  },
+  {
+    calls: [
+      { name: 'add_order_step', input: { title: 'The new feature file', explanation_markdown: 'Twelve new lines, read top to bottom.', span: '$c2', parent_id: '$s' } },
+      { name: 'finish', input: {} },
+    ],
+  },
+  { text: 'The Sequence board is written.' },
+];
+
+function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }, what: string): T {
+  if (!result.ok) assert.fail(`${what} was refused: ${result.error.code}: ${result.error.message}`);
+  return result.value;
+}
+
+function field(el: Record<string, unknown>, name: string): unknown {
+  return el[name];
+}
+
+export function registerLmSuites(ctx: SuiteContext): void {
+  describe('vscode-lm harness (scripted vscode.lm provider)', () => {
+    let api: RennetApi;
+    let sessionId = '';
+
+    before(async () => {
+      const ext = vscode.extensions.getExtension<RennetApi>('rennet.rennet');
+      assert.ok(ext, 'Rennet is not installed');
+      api = await ext.activate();
+      assert.ok(ctx.fixtureRepo, 'the runner gave no fixture repository');
+      sessionId = unwrap(await api.openReview(ctx.fixtureRepo, { kind: 'branch', head: 'feature', base: 'main' }), 'openReview').sessionId;
+    });
+
+    it('VS Code lists the scripted provider’s models to any extension (lm.selectChatModels)', async () => {
+      const models = await vscode.lm.selectChatModels({ vendor: SCRIPTED_VENDOR });
+      assert.deepEqual(models.map((m) => m.id).sort(), [MODELS.refuser.id, MODELS.drafter.id].sort(), `models: ${models.map((m) => `${m.vendor}/${m.id}`).join(', ') || 'none'}`);
+    });
+
+    it('drafts a Sequence board with the scripted model; it settles through the host’s board writer', async () => {
+      setScript(SEQUENCE_SCRIPT);
+      const drafted = unwrap(await api.draftLens(sessionId, 'sequence', { vendor: SCRIPTED_VENDOR, family: MODELS.drafter.family }), 'draftLens(sequence)');
+      assert.equal(drafted.model.vendor, SCRIPTED_VENDOR);
+      assert.equal(drafted.model.id, MODELS.drafter.id);
+
+      const boards = new Map(drafted.report.boards.map((b) => [b.lens, b] as const));
+      const sequence = boards.get('sequence') as ReportBoard;
+      assert.ok(sequence, 'the report has no Sequence board');
+      assert.equal(sequence.state, 'settled', `Sequence did not settle: ${JSON.stringify(sequence.failure)}`);
+      assert.equal(sequence.document.title, 'The feature branch in reading order');
+      assert.match(sequence.document.introMarkdown, /new feature file/);
+      const kinds = sequence.elements.map((e) => e.kind).sort();
+      assert.deepEqual(kinds, ['code_ref', 'code_ref', 'order_step', 'order_step', 'section'], `elements: ${JSON.stringify(sequence.elements)}`);
+      const section = sequence.elements.find((e) => e.kind === 'section');
+      assert.ok(section);
+      assert.equal(field(section, 'title'), 'Reading order');
+      const steps = sequence.elements.filter((e) => e.kind === 'order_step');
+      assert.deepEqual(steps.map((s) => field(s, 'title')), ['app.js changes line 5', 'The new feature file']);
+      for (const step of steps) assert.equal(step.parent, section.id, `step ${step.id} is not under the section`);
+      const refs = sequence.elements.filter((e) => e.kind === 'code_ref');
+      assert.deepEqual(refs.map((r) => field(r, 'path')).sort(), ['src/app.js', 'src/new feature.js']);
+      assert.deepEqual(steps.map((s) => field(s, 'span')), refs.map((r) => r.id), 'each step spans the code_ref its round cited');
+
+      // Only Sequence had a harness: every other model lane says why it did not draft.
+      for (const lens of ['decisions', 'flagged'] as const) {
+        const board = boards.get(lens);
+        assert.equal(board?.state, 'failed', `${lens}: ${JSON.stringify(board)}`);
+        assert.match(board?.failure?.message ?? '', /only the Sequence lens with vscode-lm/);
+      }
+
+      // Spend: one turn of the vscode-lm harness, with the model that answered, and no usage (vscode.lm reports none).
+      const spend = drafted.report.spend.filter((s) => s.lens === 'sequence');
+      assert.equal(spend.length, 1, JSON.stringify(drafted.report.spend));
+      assert.equal(spend[0]?.harness, 'vscode-lm');
+      assert.equal(spend[0]?.model, `${SCRIPTED_VENDOR}/${MODELS.drafter.id}`);
+      assert.equal(spend[0]?.inputTokens, null);
+      assert.equal(spend[0]?.outputTokens, null);
+      assert.equal(spend[0]?.refusals, 0, 'the board refused a call the script meant to land');
+    });
+
+    it('the provider saw the seat’s tools, the transcript, and the host’s tool results (errors marked)', () => {
+      assert.deepEqual(observed.map((o) => o.round), [0, 1, 2, 3], `rounds: ${JSON.stringify(observed.map((o) => o.round))}`);
+      assert.ok(observed.every((o) => o.modelId === MODELS.drafter.id));
+      for (const name of ['set_document', 'cite', 'add_section', 'add_order_step', 'finish']) {
+        assert.ok(observed[0]?.tools.includes(name), `the seat's tool ${name} was not offered: ${observed[0]?.tools.join(', ')}`);
+      }
+      assert.ok(!observed[0]?.tools.includes('delete_repository'));
+      assert.match(observed[0]?.firstUserText ?? '', /\S/, 'the first request carried no prompt');
+      assert.deepEqual(observed[3]?.roles, ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+      const results = observed[3]?.results ?? {};
+      assert.equal(Object.keys(results).length, 8, JSON.stringify(results));
+      assert.match(results['r0-1-c1'] ?? '', /\be\d+\b/, 'cite answered no id');
+      assert.match(results['r0-3'] ?? '', /^Error: There is no tool named "delete_repository"/);
+      assert.match(results['r2-1'] ?? '', /settled/i, `finish answered: ${results['r2-1']}`);
+    });
+
+    it('a vendor with no model is refused as a clear state, before any seat runs', async () => {
+      const result = await api.draftLens(sessionId, 'sequence', { vendor: 'rennet-nobody' });
+      assert.equal(result.ok, false, 'a draft with no model was accepted');
+      if (result.ok) return;
+      assert.equal(result.error.code, 'not-found');
+      assert.match(result.error.message, /no VS Code language model matches vendor "rennet-nobody"/);
+    });
+
+    it('a model whose provider denies consent fails the lane with a typed, worded failure', async () => {
+      setScript([]);
+      const drafted = unwrap(await api.draftLens(sessionId, 'sequence', { vendor: SCRIPTED_VENDOR, family: MODELS.refuser.family }), 'draftLens(refuser)');
+      const sequence = drafted.report.boards.find((b) => b.lens === 'sequence');
+      assert.equal(sequence?.state, 'failed', JSON.stringify(sequence));
+      assert.match(sequence?.failure?.message ?? '', /consent denied/, `failure: ${sequence?.failure?.message}`);
+      assert.ok(observed.length >= 1 && observed.every((o) => o.modelId === MODELS.refuser.id), 'the refuser was never asked');
+    });
+
+    it('“Rennet: Show Harnesses” lists the vscode.lm models, the CLI discovery and the HTTP APIs', async () => {
+      const report = (await vscode.commands.executeCommand('rennet.showHarnesses')) as HarnessReport;
+      assert.ok(report, 'the command returned no report');
+      const ids = report.vscodeLm.models.map((m) => `${m.vendor}/${m.id}`);
+      assert.ok(ids.includes(`${SCRIPTED_VENDOR}/${MODELS.drafter.id}`), `models: ${ids.join(', ')}`);
+      assert.equal(report.cli.unavailable, null, `CLI discovery: ${report.cli.unavailable}`);
+      assert.deepEqual(report.cli.harnesses.map((h) => h.kind).sort(), ['claude-code', 'codex']);
+      for (const h of report.cli.harnesses) assert.ok(h.available || (h.reason ?? '').length > 0, `${h.kind} is unavailable without a reason`);
+      assert.deepEqual(report.http.map((h) => h.provider), ['openai', 'anthropic']);
+      assert.equal(report.configured.default, 'auto');
+    });
+  });
+}
