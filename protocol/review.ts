@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Absence, Lens } from './board';
+import { Absence, Lens, LensBoardView } from './board';
 
 /**
  * A generation's lanes and the document `rennet review --json FILE` writes (docs/review-json.md).
@@ -73,3 +73,44 @@ export const ReviewReport = z.object({
   timings: z.array(PhaseTiming),
 });
 export type ReviewReport = z.infer<typeof ReviewReport>;
+
+// ─── A generation as the panel reads it ─────────────────────────────────────────────────────
+
+/** One lane of a generation: its seat state and, once anything was written, its board. */
+export const LaneView = z.object({
+  lens: Lens,
+  state: LaneState,
+  absence: Absence.nullable(),
+  failure: LaneFailure.nullable(),
+  /** null until the lane's board exists (it exists, empty, from the moment the generation starts). */
+  board: LensBoardView.nullable(),
+});
+export type LaneView = z.infer<typeof LaneView>;
+
+/** A whole generation, sent whole (never as a diff) after every change the panel must show. */
+export const GenerationSnapshot = z.object({
+  generationId: z.string(),
+  sessionId: z.string(),
+  patchsetId: z.string(),
+  status: z.enum(['live', 'frozen']),
+  /** All five lanes, in canonical order, from the moment the generation starts. */
+  lanes: z.array(LaneView),
+  spend: z.array(SeatSpend),
+  timings: z.array(PhaseTiming),
+  /** Earlier generations of the session, newest first, for the generation switcher. */
+  frozen: z.array(z.object({ generationId: z.string(), patchsetId: z.string(), createdAt: z.string() })),
+});
+export type GenerationSnapshot = z.infer<typeof GenerationSnapshot>;
+
+/** Which harness drafts which lens, as the extension reads it from settings and SecretStorage. */
+export const HarnessName = z.enum(['auto', 'claude-code', 'codex', 'vscode-lm', 'openai', 'anthropic', 'none']);
+export type HarnessName = z.infer<typeof HarnessName>;
+export const HarnessConfig = z.object({
+  default: HarnessName,
+  /** Per-lens overrides; a lens not named uses `default`. */
+  lenses: z.record(z.string(), HarnessName),
+  vscodeLm: z.object({ vendor: z.string().optional(), family: z.string().optional() }),
+  openai: z.object({ baseUrl: z.string().optional(), model: z.string().optional(), apiKey: z.string().optional() }),
+  anthropic: z.object({ baseUrl: z.string().optional(), model: z.string().optional(), apiKey: z.string().optional() }),
+});
+export type HarnessConfig = z.infer<typeof HarnessConfig>;

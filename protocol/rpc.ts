@@ -217,3 +217,25 @@ export interface DraftLensResult {
  * settles through the host's board writer. Refused (`not-found`) when no model matches.
  */
 export const ReviewDraftLens = new RequestType<DraftLensParams, Result<DraftLensResult>, void>('rennet/review/draftLens');
+
+export interface RunLensesParams {
+  sessionId: string;
+  harness: import('./review').HarnessConfig;
+}
+/**
+ * extension → host: draft a new generation of the five lens boards over the session's active
+ * patchset with the harnesses the settings name; answers at once with the generation id, then
+ * pushes `rennet/generation/changed` as lanes and boards move. Keys ride this request only.
+ */
+export const ReviewRunLenses = new RequestType<RunLensesParams, Result<{ generationId: string }>, void>('rennet/review/runLenses');
+
+export interface GetGenerationParams {
+  sessionId: string;
+  /** A frozen generation to read; omitted: the live one. */
+  generationId?: string;
+}
+/** extension → host: a generation whole (null when the session has none yet). */
+export const GenerationGet = new RequestType<GetGenerationParams, Result<import('./review').GenerationSnapshot | null>, void>('rennet/generation/get');
+
+/** host → extension: a generation changed (a lane moved, a board was written); sent whole, throttled. */
+export const GenerationChanged = new NotificationType<import('./review').GenerationSnapshot>('rennet/generation/changed');

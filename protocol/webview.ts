@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GenerationSnapshot } from './review';
 import { SessionSnapshot } from './session';
 
 /**
@@ -23,6 +24,8 @@ export const ToWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rennet/panel/snapshot'), snapshot: SessionSnapshot }),
   z.object({ type: z.literal('rennet/panel/hostStatus'), status: HostStatus }),
   z.object({ type: z.literal('rennet/panel/error'), message: z.string() }),
+  /** The session's current generation (or the one the panel asked for), whole. null: none yet. */
+  z.object({ type: z.literal('rennet/panel/generation'), snapshot: GenerationSnapshot.nullable() }),
 ]);
 export type ToWebview = z.infer<typeof ToWebview>;
 
@@ -34,5 +37,17 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rennet/panel/openFile'), path: z.string(), side: z.enum(['base', 'head']) }),
   /** Capture the target again (new commits on the branch, edits in the working tree). */
   z.object({ type: z.literal('rennet/panel/refresh') }),
+  /** Open a cited range in the editor (head: the workspace file when unchanged, else the captured blob). */
+  z.object({
+    type: z.literal('rennet/panel/openCitation'),
+    path: z.string(),
+    side: z.enum(['base', 'head']),
+    startLine: z.number().int().positive(),
+    endLine: z.number().int().positive(),
+  }),
+  /** Show a frozen generation (read-only) or, with null, the live one. */
+  z.object({ type: z.literal('rennet/panel/selectGeneration'), generationId: z.string().nullable() }),
+  /** Draft the lens boards for the session's active patchset (again). */
+  z.object({ type: z.literal('rennet/panel/runLenses') }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;

@@ -58,5 +58,8 @@ function onMessage(model: PanelModel, message: ToWebview): PanelModel {
       };
     case 'rennet/panel/error':
       return { ...model, error: message.message, refreshing: false };
+    case 'rennet/panel/generation':
+      // Rendered by the board view (issue E); the capture panel keeps its own model.
+      return model;
   }
 }
