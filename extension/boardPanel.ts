@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
-import { FromWebview, PanelState, type HostStatus, type SessionSnapshot, type ToWebview } from '../protocol';
-import { SessionGet } from '../protocol/rpc';
+import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type SessionSnapshot, type ToWebview } from '../protocol';
+import { GenerationGet, PatchsetGet, PatchsetReadBlob, SessionGet } from '../protocol/rpc';
 import { blobUri } from './blobDocuments';
 import { describe, type HostClient } from './hostClient';
 import { panelHtml } from './html';
+import type { LensRuns } from './lenses';
 import { checkRepoRelativePath } from './paths';
 import { openReview } from './review';
 import { panelTitle } from './titles';
@@ -18,19 +19,24 @@ export const BOARD_VIEW_TYPE = 'rennet.board';
 export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerializer<unknown> {
   private readonly panels = new Map<string, BoardPanel>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** The session of the panel that was active last. */
+  private lastActive: string | null = null;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly host: HostClient,
     private readonly log: vscode.LogOutputChannel,
+    private readonly lenses: LensRuns,
   ) {
     this.disposables.push(
       host.onSessionChanged((snapshot) => this.panels.get(snapshot.session.id)?.update(snapshot)),
+      host.onGenerationChanged((snapshot) => this.panels.get(snapshot.sessionId)?.onGeneration(snapshot)),
       host.onDidChangeStatus((status) => {
         for (const panel of this.panels.values()) panel.postStatus(status);
       }),
       host.onDidRecover(() => {
-        for (const panel of this.panels.values()) void panel.reload();
+        // Sessions and generations are in the store: read both back and send them again.
+        for (const panel of this.panels.values()) void panel.reloadAll();
       }),
     );
   }
@@ -42,6 +48,19 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
 
   get(sessionId: string): BoardPanel | undefined {
     return this.panels.get(sessionId);
+  }
+
+  /** The session of the active board panel, else of the one active last, else of the only one open. */
+  activeSessionId(): string | undefined {
+    for (const [id, panel] of this.panels) if (panel.panel.active) return id;
+    if (this.lastActive && this.panels.has(this.lastActive)) return this.lastActive;
+    return this.panels.size === 1 ? [...this.panels.keys()][0] : undefined;
+  }
+
+  /** Draft the session's boards (again): its panel follows the new live generation. */
+  runLenses(sessionId: string): ReturnType<LensRuns['start']> {
+    this.panels.get(sessionId)?.followLive();
+    return this.lenses.start(sessionId);
   }
 
   /** Reveal the panel of this session, or open one; push the snapshot either way. */
@@ -69,7 +88,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       panel.dispose();
       return;
     }
-    const { sessionId } = parsed.data;
+    const { sessionId, generationId } = parsed.data;
     const existing = this.panels.get(sessionId);
     if (existing) {
       panel.dispose();
@@ -77,7 +96,8 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       return;
     }
     panel.webview.options = this.webviewOptions();
-    this.attach(sessionId, panel, undefined);
+    // The generation the reviewer had pinned with the switcher, if any.
+    this.attach(sessionId, panel, undefined).select(generationId ?? null);
     // Warm the host up while the webview loads; the panel's ready message reads the session.
     this.host.start().catch((error: unknown) => this.log.warn(`Restoring a Rennet panel: ${describe(error)}`));
   }
@@ -96,8 +116,13 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
         if (this.panels.get(sessionId) === board) this.panels.delete(sessionId);
       },
       onOtherSession: (other) => this.show(other),
+      onActive: () => {
+        this.lastActive = sessionId;
+      },
+      runLenses: () => this.runLenses(sessionId),
     });
     this.panels.set(sessionId, board);
+    this.lastActive = sessionId;
     return board;
   }
 
@@ -118,6 +143,10 @@ interface BoardPanelDeps {
   onDisposed(): void;
   /** A recapture answered with a different session (should not happen; shown, not lost). */
   onOtherSession(snapshot: SessionSnapshot): void;
+  /** The panel became the active editor. */
+  onActive(): void;
+  /** The panel asked to draft its session's boards (again). */
+  runLenses(): Promise<unknown>;
 }
 
 export class BoardPanel implements vscode.Disposable {
@@ -127,6 +156,14 @@ export class BoardPanel implements vscode.Disposable {
   private generation = 0;
   private refreshing = false;
   private disposed = false;
+  /** The generation the reviewer pinned (`selectGeneration`); null: the live one, following pushes. */
+  private selected: string | null = null;
+  /** Bumped by every generation we post, so a slow GenerationGet cannot overwrite a newer push. */
+  private generationSeq = 0;
+  /** The last generation the webview accepted (undefined: none posted yet); read by the test API. */
+  private postedGeneration: GenerationSnapshot | null | undefined = undefined;
+  /** Files of earlier captures, by patchset id (citations of a frozen generation). */
+  private readonly captures = new Map<string, ReadonlyArray<{ path: string; oldPath: string | null; status: string; submodule: boolean }>>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -144,6 +181,7 @@ export class BoardPanel implements vscode.Disposable {
       panel.onDidChangeViewState(({ webviewPanel }) => {
         // Without retainContextWhenHidden a hidden webview is torn down; it says ready again.
         if (!webviewPanel.visible) this.ready = false;
+        if (webviewPanel.active) deps.onActive();
       }),
       panel.onDidDispose(() => this.dispose()),
     );
@@ -160,11 +198,65 @@ export class BoardPanel implements vscode.Disposable {
     this.generation++;
     this.snapshot = snapshot;
     this.panel.title = panelTitle(snapshot.session.target);
-    this.post({ type: 'rennet/panel/snapshot', snapshot });
+    void this.post({ type: 'rennet/panel/snapshot', snapshot });
   }
 
   postStatus(status: HostStatus): void {
-    this.post({ type: 'rennet/panel/hostStatus', status });
+    void this.post({ type: 'rennet/panel/hostStatus', status });
+  }
+
+  /** The last generation snapshot the webview accepted; undefined when none was posted yet. */
+  get lastGeneration(): GenerationSnapshot | null | undefined {
+    return this.postedGeneration;
+  }
+
+  /** A generation the host pushed: shown when it is the one the panel follows. */
+  onGeneration(snapshot: GenerationSnapshot): void {
+    if (snapshot.sessionId !== this.sessionId) return;
+    if (this.selected !== null && snapshot.generationId !== this.selected) return; // a pinned generation is shown
+    this.generationSeq++;
+    void this.postGeneration(snapshot);
+  }
+
+  /** Show the live generation from now on (a new draft was started). */
+  followLive(): void {
+    this.selected = null;
+  }
+
+  /** Pin a generation (null: the live one); the next GenerationGet reads it. */
+  select(generationId: string | null): void {
+    this.selected = generationId;
+  }
+
+  /** Open a cited range of the shown generation's capture (a frozen generation's may be an older one). */
+  openCitation(citation: { path: string; side: 'base' | 'head'; startLine: number; endLine: number }): Promise<void> {
+    return this.openFile(citation.path, citation.side, { startLine: citation.startLine, endLine: citation.endLine }, this.postedGeneration?.patchsetId);
+  }
+
+  /** Read the session and then its generation back (after ready, or a host restart). */
+  async reloadAll(): Promise<void> {
+    await this.reload();
+    await this.reloadGeneration();
+  }
+
+  /** Read the shown generation (the pinned one, else the live one) from the host and post it. */
+  async reloadGeneration(): Promise<void> {
+    const seq = this.generationSeq;
+    const pinned = this.selected;
+    try {
+      const result = await this.deps.host.request(GenerationGet, { sessionId: this.sessionId, ...(pinned ? { generationId: pinned } : {}) });
+      if (this.disposed) return;
+      if (!result.ok) {
+        this.postError(`Could not read the boards of this review: ${result.error.message}`);
+        return;
+      }
+      if (seq !== this.generationSeq || pinned !== this.selected) return; // a newer push or another pick arrived meanwhile
+      // Picking the live generation by its id is following it.
+      if (result.value?.status === 'live') this.selected = null;
+      await this.postGeneration(result.value);
+    } catch (error) {
+      if (!this.disposed) this.postError(describe(error));
+    }
   }
 
   /** Read the session from the host again (after ready, a host restart, or a restore). */
@@ -175,7 +267,7 @@ export class BoardPanel implements vscode.Disposable {
       if (this.disposed) return;
       if (!result.ok) {
         this.postError(`Could not read this review: ${result.error.message}`);
-        if (this.snapshot) this.post({ type: 'rennet/panel/snapshot', snapshot: this.snapshot });
+        if (this.snapshot) void this.post({ type: 'rennet/panel/snapshot', snapshot: this.snapshot });
         return;
       }
       if (generation !== this.generation) return; // a newer snapshot arrived meanwhile
@@ -183,7 +275,7 @@ export class BoardPanel implements vscode.Disposable {
     } catch (error) {
       if (this.disposed) return;
       this.postError(describe(error));
-      if (this.snapshot) this.post({ type: 'rennet/panel/snapshot', snapshot: this.snapshot });
+      if (this.snapshot) void this.post({ type: 'rennet/panel/snapshot', snapshot: this.snapshot });
     }
   }
 
@@ -213,13 +305,24 @@ export class BoardPanel implements vscode.Disposable {
       case 'rennet/panel/ready':
         this.ready = true;
         this.postStatus(this.deps.host.status ?? { state: 'starting', message: null });
-        void this.reload();
+        void this.reloadAll();
         return;
       case 'rennet/panel/refresh':
         void this.recapture();
         return;
       case 'rennet/panel/openFile':
         void this.openFile(message.path, message.side);
+        return;
+      case 'rennet/panel/openCitation':
+        void this.openCitation(message);
+        return;
+      case 'rennet/panel/selectGeneration':
+        this.selected = message.generationId;
+        this.generationSeq++;
+        void this.reloadGeneration();
+        return;
+      case 'rennet/panel/runLenses':
+        void this.deps.runLenses();
         return;
     }
   }
@@ -246,7 +349,7 @@ export class BoardPanel implements vscode.Disposable {
         this.update(next);
       } else {
         this.deps.log.warn(`Recapturing ${this.sessionId} answered session ${next.session.id}; showing it in its own panel.`);
-        this.post({ type: 'rennet/panel/snapshot', snapshot });
+        void this.post({ type: 'rennet/panel/snapshot', snapshot });
         this.deps.onOtherSession(next);
       }
     } catch (error) {
@@ -256,7 +359,14 @@ export class BoardPanel implements vscode.Disposable {
     }
   }
 
-  private async openFile(path: string, side: 'base' | 'head'): Promise<void> {
+  /**
+   * Open a captured file, or a cited range of it (`lines`, 1-based and inclusive: selected and
+   * revealed in the centre). The head side opens the workspace file when it exists and, for a
+   * citation, still reads as captured (else its lines would not be the cited ones); the base side,
+   * a deleted file, or a head that has changed since the capture open the captured blob through
+   * the read-only `rennet-blob:` documents.
+   */
+  private async openFile(path: string, side: 'base' | 'head', lines?: { startLine: number; endLine: number }, capture?: string): Promise<void> {
     const check = checkRepoRelativePath(path);
     if (!check.ok) {
       this.deps.log.warn(`Refused to open a path from the Rennet panel: ${check.reason}.`);
@@ -264,8 +374,10 @@ export class BoardPanel implements vscode.Disposable {
       return;
     }
     const snapshot = this.snapshot;
-    const file = snapshot?.patchset?.files.find((f) => f.path === path || f.oldPath === path);
-    if (!snapshot?.patchset || !file) {
+    const patchsetId = capture ?? snapshot?.patchset?.id;
+    const files = patchsetId && patchsetId === snapshot?.patchset?.id ? snapshot.patchset.files : patchsetId ? await this.filesOf(patchsetId) : undefined;
+    const file = files?.find((f) => f.path === path || f.oldPath === path);
+    if (!snapshot || !patchsetId || !file) {
       this.postError(`“${path}” is not a file of this capture.`);
       return;
     }
@@ -273,31 +385,84 @@ export class BoardPanel implements vscode.Disposable {
       void vscode.window.showInformationMessage(`${path} is a submodule; its content is another repository and is not reviewed here.`);
       return;
     }
+    // A deleted file has no head: its only text is the base blob.
+    const blobSide = file.status === 'deleted' ? 'base' : side;
     try {
       const workspaceUri = vscode.Uri.joinPath(vscode.Uri.file(snapshot.session.repoRoot), ...check.segments);
-      const useWorkspace = side === 'head' && file.status !== 'deleted' && (await exists(workspaceUri));
-      const uri = useWorkspace ? workspaceUri : blobUri(snapshot.patchset.id, path, side);
-      await vscode.commands.executeCommand('vscode.open', uri, {
-        // Always the group right of the board, so repeated clicks do not keep adding columns.
-        viewColumn: ((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn,
-        preview: true,
-        preserveFocus: false,
-      } satisfies vscode.TextDocumentShowOptions);
+      const useWorkspace =
+        side === 'head' && file.status !== 'deleted' && (await exists(workspaceUri)) && (!lines || (await readsAsCaptured(this.deps.host, workspaceUri, patchsetId, path)));
+      const uri = useWorkspace ? workspaceUri : blobUri(patchsetId, path, blobSide);
+      // Always the group right of the board, so repeated clicks do not keep adding columns.
+      const viewColumn = ((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn;
+      if (!lines) {
+        await vscode.commands.executeCommand('vscode.open', uri, { viewColumn, preview: true, preserveFocus: false } satisfies vscode.TextDocumentShowOptions);
+        return;
+      }
+      const document = await vscode.workspace.openTextDocument(uri);
+      const range = citedRange(document, lines.startLine, lines.endLine);
+      const editor = await vscode.window.showTextDocument(document, { viewColumn, preview: true, preserveFocus: false, selection: range });
+      editor.revealRange(range, vscode.TextEditorRevealType.InCenter);
     } catch (error) {
       this.postError(`Could not open ${path}: ${describe(error)}`);
     }
   }
 
-  private postError(message: string): void {
-    this.deps.log.warn(`[panel ${this.sessionId}] ${message}`);
-    this.post({ type: 'rennet/panel/error', message });
+  /** The files of an earlier capture of this session (a frozen generation's), read once. */
+  private async filesOf(patchsetId: string): Promise<ReadonlyArray<{ path: string; oldPath: string | null; status: string; submodule: boolean }> | undefined> {
+    const cached = this.captures.get(patchsetId);
+    if (cached) return cached;
+    try {
+      const result = await this.deps.host.request(PatchsetGet, { patchsetId });
+      if (!result.ok) return undefined;
+      this.captures.set(patchsetId, result.value.files);
+      return result.value.files;
+    } catch {
+      return undefined;
+    }
   }
 
-  private post(message: ToWebview): void {
-    if (!this.ready || this.disposed) return; // the webview asks again with `ready`
-    void this.panel.webview.postMessage(message).then(undefined, (error: unknown) => {
-      this.deps.log.warn(`Posting ${message.type} to the Rennet panel failed: ${describe(error)}`);
-    });
+  private async postGeneration(snapshot: GenerationSnapshot | null): Promise<void> {
+    if (await this.post({ type: 'rennet/panel/generation', snapshot })) this.postedGeneration = snapshot;
+  }
+
+  private postError(message: string): void {
+    this.deps.log.warn(`[panel ${this.sessionId}] ${message}`);
+    void this.post({ type: 'rennet/panel/error', message });
+  }
+
+  /** Resolves true when the webview took the message. */
+  private post(message: ToWebview): Promise<boolean> {
+    if (!this.ready || this.disposed) return Promise.resolve(false); // the webview asks again with `ready`
+    return Promise.resolve(this.panel.webview.postMessage(message)).then(
+      (delivered) => delivered,
+      (error: unknown) => {
+        this.deps.log.warn(`Posting ${message.type} to the Rennet panel failed: ${describe(error)}`);
+        return false;
+      },
+    );
+  }
+}
+
+/** Lines `start`..`end` (1-based, inclusive) of a document, clamped to it, whole lines. */
+function citedRange(document: vscode.TextDocument, startLine: number, endLine: number): vscode.Range {
+  const last = Math.max(0, document.lineCount - 1);
+  const start = Math.min(Math.max(0, startLine - 1), last);
+  const end = Math.min(Math.max(start, endLine - 1), last);
+  return new vscode.Range(start, 0, end, document.lineAt(end).range.end.character);
+}
+
+/**
+ * Whether the workspace file still reads as the captured head (so a cited line number means the
+ * same line there). A blob that cannot be compared (binary, truncated, unreadable) trusts the file.
+ */
+async function readsAsCaptured(host: HostClient, uri: vscode.Uri, patchsetId: string, path: string): Promise<boolean> {
+  try {
+    const blob = await host.request(PatchsetReadBlob, { patchsetId, path, side: 'head' });
+    if (!blob.ok || blob.value.text === null || blob.value.truncated) return true;
+    const bytes = await vscode.workspace.fs.readFile(uri);
+    return Buffer.from(bytes).toString('utf8') === blob.value.text;
+  } catch {
+    return true;
   }
 }
 

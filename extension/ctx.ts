@@ -1,12 +1,14 @@
 import type * as vscode from 'vscode';
 import type { BoardPanels } from './boardPanel';
 import type { HostClient } from './hostClient';
+import type { LensRuns } from './lenses';
 
 /** What every command factory receives (rust-analyzer style: `(ctx) => async () => {…}`). */
 export interface Ctx {
   readonly extension: vscode.ExtensionContext;
   readonly host: HostClient;
   readonly panels: BoardPanels;
+  readonly lenses: LensRuns;
   readonly log: vscode.LogOutputChannel;
 }
 

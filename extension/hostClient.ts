@@ -15,8 +15,8 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType } from 'vscode-jsonrpc';
-import { HostHello, HostLog, SessionChanged, type HostInfo } from '../protocol/rpc';
-import type { HostStatus, SessionSnapshot } from '../protocol';
+import { GenerationChanged, HostHello, HostLog, SessionChanged, type HostInfo } from '../protocol/rpc';
+import type { GenerationSnapshot, HostStatus, SessionSnapshot } from '../protocol';
 
 /** Ceiling on an ordinary request (list branches, read a session). */
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -69,12 +69,15 @@ export class HostClient implements vscode.Disposable {
   private readonly sessionEmitter = new vscode.EventEmitter<SessionSnapshot>();
   /** The host pushed a session snapshot (`rennet/session/changed`). */
   readonly onSessionChanged = this.sessionEmitter.event;
+  private readonly generationEmitter = new vscode.EventEmitter<GenerationSnapshot>();
+  /** The host pushed a whole generation (`rennet/generation/changed`). */
+  readonly onGenerationChanged = this.generationEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.disposables.push(this.statusEmitter, this.recoverEmitter, this.sessionEmitter);
+    this.disposables.push(this.statusEmitter, this.recoverEmitter, this.sessionEmitter, this.generationEmitter);
   }
 
   /** Null until the host was first asked to start. */
@@ -221,6 +224,7 @@ export class HostClient implements vscode.Disposable {
       else this.log.info(text);
     });
     client.onNotification(SessionChanged, (snapshot) => this.sessionEmitter.fire(snapshot));
+    client.onNotification(GenerationChanged, (snapshot) => this.generationEmitter.fire(snapshot));
     for (const install of this.installers) install(client);
     client.onDidChangeState((event) => {
       if (event.newState === State.Running && this.recovering && client === this.client) {

@@ -4,6 +4,7 @@ import type { RennetApi } from './api';
 import { BlobDocumentProvider, BLOB_SCHEME } from './blobDocuments';
 import { BOARD_VIEW_TYPE, BoardPanels } from './boardPanel';
 import { ReviewDraftLens } from '../protocol/rpc';
+import { draftBoards } from './commands/draftBoards';
 import { restartHost } from './commands/restartHost';
 import { reviewBranch } from './commands/reviewBranch';
 import { reviewWorkingTree } from './commands/reviewWorkingTree';
@@ -12,6 +13,7 @@ import { showBoard } from './commands/showBoard';
 import { showHarnesses } from './commands/showHarnesses';
 import type { CommandFactory, Ctx } from './ctx';
 import { HostClient } from './hostClient';
+import { LensRuns } from './lenses';
 import { registerLmHandlers } from './lm';
 import { openReview } from './review';
 
@@ -31,9 +33,10 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   host = new HostClient(context, log);
   // The host asks VS Code's language models through the extension (rennet/lm/*).
   host.installHostRequestHandlers((client) => registerLmHandlers(client, log));
-  const panels = new BoardPanels(context, host, log);
-  const ctx: Ctx = { extension: context, host, panels, log };
-  context.subscriptions.push(panels);
+  const lenses = new LensRuns(host, context.secrets, log);
+  const panels = new BoardPanels(context, host, log, lenses);
+  const ctx: Ctx = { extension: context, host, panels, lenses, log };
+  context.subscriptions.push(panels, lenses);
 
   const commands: Record<string, CommandFactory> = {
     'rennet.reviewBranch': reviewBranch,
@@ -42,6 +45,7 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
     'rennet.restartHost': restartHost,
     'rennet.showHarnesses': showHarnesses,
     'rennet.setApiKey': setApiKey,
+    'rennet.draftBoards': draftBoards,
   };
   for (const [name, factory] of Object.entries(commands)) {
     context.subscriptions.push(vscode.commands.registerCommand(name, factory(ctx)));
@@ -74,6 +78,14 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
         { sessionId, lens, harness: 'vscode-lm', ...(vendor ? { vendor } : {}), ...(family ? { family } : {}), ...(options.model ? { model: options.model } : {}) },
         DRAFT_TIMEOUT_MS,
       );
+    },
+    runLenses: (sessionId, config) => {
+      panels.get(sessionId)?.followLive();
+      return lenses.start(sessionId, config);
+    },
+    generation: (sessionId) => panels.get(sessionId)?.lastGeneration ?? null,
+    openCitation: async (sessionId, citation) => {
+      await panels.get(sessionId)?.openCitation(citation);
     },
   };
 }

@@ -6,7 +6,10 @@ import {
   HostLog,
   LmChat,
   LmModels,
+  GenerationChanged,
+  GenerationGet,
   ReviewDraftLens,
+  ReviewRunLenses,
   type DraftLensParams,
   type DraftLensResult,
   type LmModelInfo,
@@ -23,6 +26,8 @@ import { err, ok, rennetError, type Result } from '../protocol/result';
 import { discoverCliHarnesses } from './harness/discover';
 import { singleLensAssignment, VscodeLmHarness, type LmAsk } from './harness/vscodeLm';
 import { runReview } from './review/command';
+import { assignmentFromConfig } from './review/harnessConfig';
+import { LensRunner } from './review/runner';
 import { reviewDeps } from './review/seams';
 import { resolveStoreDir } from './storeDir';
 import { ReviewService } from './service';
@@ -35,7 +40,10 @@ import { HOST_VERSION } from './version';
  */
 const connection = createConnection(ProposedFeatures.all);
 const storeDir = resolveStoreDir(process.argv, process.env);
-const ready = Store.open(storeDir).then((store) => ({ store, service: new ReviewService({ store }) }));
+const ready = Store.open(storeDir).then((store) => {
+  const service = new ReviewService({ store });
+  return { store, service, runner: lensRunner(store, service) };
+});
 
 ready.catch((error: unknown) => {
   connection.sendNotification(HostLog, { level: 'error', message: `could not open the store at ${storeDir}: ${(error as Error).message}` });
@@ -99,11 +107,8 @@ const askExtension: LmAsk = async (params, signal) => {
   }
 };
 
-/** Sessions with a draft in flight: a second draft of the same session is refused, not interleaved. */
-const drafting = new Set<string>();
-
 connection.onRequest(ReviewDraftLens, async (params: DraftLensParams, token): Promise<Result<DraftLensResult>> => {
-  const { service, store } = await ready;
+  const { service, store, runner } = await ready;
   if (params.harness !== 'vscode-lm') return err(rennetError('invalid-request', `unknown harness "${String(params.harness)}" (this request drafts with vscode-lm)`));
   if (!(LENSES as readonly string[]).includes(params.lens)) return err(rennetError('invalid-request', `unknown lens "${String(params.lens)}" (one of ${LENSES.join(', ')})`));
   const snapshot = service.getSnapshot(params.sessionId);
@@ -124,8 +129,9 @@ connection.onRequest(ReviewDraftLens, async (params: DraftLensParams, token): Pr
     const wanted = [params.vendor && `vendor "${params.vendor}"`, params.family && `family "${params.family}"`, params.model && `id "${params.model}"`].filter(Boolean).join(', ');
     return err(rennetError('not-found', `no VS Code language model matches ${wanted || 'any selector'}; install and sign in to a model provider (such as GitHub Copilot), or change rennet.harness.vscodeLm.vendor / family`));
   }
-  if (drafting.has(params.sessionId)) return err(rennetError('invalid-request', `a draft of session ${params.sessionId} is already running`));
-  drafting.add(params.sessionId);
+  // A second draft (or a lens run) of the same session is refused, not interleaved.
+  const busy = runner.reserve(params.sessionId, `a ${params.lens} draft`);
+  if (busy) return err(rennetError('invalid-request', busy));
   const abort = new AbortController();
   const cancelled = token.onCancellationRequested(() => abort.abort());
   try {
@@ -143,12 +149,70 @@ connection.onRequest(ReviewDraftLens, async (params: DraftLensParams, token): Pr
     return err(rennetError('invalid-request', `the ${params.lens} draft could not run: ${(error as Error).message}`));
   } finally {
     cancelled.dispose();
-    drafting.delete(params.sessionId);
+    runner.release(params.sessionId);
+    // The draft filed a generation: the session's panel shows it.
+    runner.publishCurrent(params.sessionId);
+  }
+});
+
+// ─── Lens runs: the five boards of a generation, drafted in the background ───────────────────
+
+function hostLog(level: 'info' | 'warn' | 'error', text: string): void {
+  for (const line of text.split('\n')) if (line.trim()) connection.sendNotification(HostLog, { level, message: line.trimEnd() });
+}
+
+function lensRunner(store: Store, service: ReviewService): LensRunner {
+  return new LensRunner({
+    store,
+    service,
+    runDeps: (workspace) => reviewDeps(workspace, { stdout: (t) => hostLog('info', t), stderr: (t) => hostLog('info', t) }),
+    assign: (config, signal) =>
+      assignmentFromConfig(config, {
+        discover: () => discoverCliHarnesses(),
+        // An extension that cannot answer (or a client with no handler) lists no models.
+        listLmModels: (selector) => connection.sendRequest(LmModels, selector),
+        lmAsk: askExtension,
+        signal,
+      }),
+    publish: (snapshot) => connection.sendNotification(GenerationChanged, snapshot),
+    log: hostLog,
+  });
+}
+
+connection.onRequest(ReviewRunLenses, async (params) => (await ready).runner.runLenses(params));
+connection.onRequest(GenerationGet, async (params) => {
+  try {
+    return (await ready).runner.get(params);
+  } catch (error) {
+    return err(rennetError('store-failed', `the generation could not be read: ${(error as Error).message}`));
   }
 });
 
 connection.onShutdown(async () => {
-  (await ready.catch(() => undefined))?.store.close();
+  const opened = await ready.catch(() => undefined);
+  opened?.runner.dispose();
+  opened?.store.close();
 });
+
+// ─── Asks: the durable per-session ask log (host/asks/) ─────────────────────────────────────
+// One block, its imports included, so it stays apart from the handlers above. Every append
+// (command or undo) pushes the session's whole projection; a refusal appends and pushes nothing.
+import { AsksChanged, AsksCommand, AsksGet, AsksUndo } from '../protocol/rpc';
+import { AskLog } from './asks/log';
+
+let askLog: AskLog | undefined;
+async function asks(): Promise<AskLog> {
+  const { store } = await ready;
+  askLog ??= new AskLog(store, {
+    onAppend: ({ sessionId, seq, projection }) => connection.sendNotification(AsksChanged, { sessionId, seq, projection }),
+    onSkipped: (sessionId, seq, reason) =>
+      connection.sendNotification(HostLog, { level: 'warn', message: `ask log of session ${sessionId}: event #${seq} does not apply and is skipped (${reason})` }),
+  });
+  return askLog;
+}
+
+connection.onRequest(AsksCommand, async (params) => (await asks()).command(params?.sessionId, params?.command, new Date().toISOString()));
+connection.onRequest(AsksUndo, async (params) => (await asks()).undo(params?.sessionId, params?.receipt, new Date().toISOString()));
+connection.onRequest(AsksGet, async (params) => (await asks()).projection(params?.sessionId));
 
 connection.listen();

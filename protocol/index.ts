@@ -5,3 +5,4 @@ export * from './session';
 export * from './webview';
 export * from './board';
 export * from './review';
+export * from './asks';

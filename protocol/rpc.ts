@@ -239,3 +239,44 @@ export const GenerationGet = new RequestType<GetGenerationParams, Result<import(
 
 /** host → extension: a generation changed (a lane moved, a board was written); sent whole, throttled. */
 export const GenerationChanged = new NotificationType<import('./review').GenerationSnapshot>('rennet/generation/changed');
+
+// ─── Asks: the durable per-session ask log (protocol/asks.ts, host/asks/) ────────────────────
+//
+// Every reviewer act on asks is one command that appends one event to the session's log; the
+// projection is the fold of that log and is pushed whole after every append. A refusal appends
+// nothing and answers a RennetError with `detail.refusal` = an AskRefusalCode.
+
+export interface AsksCommandParams {
+  sessionId: string;
+  command: import('./asks').AskCommand;
+}
+export interface AsksCommandResult {
+  /** The appended event: a staged ask's id is `event.askId`, a new thread's `event.threadId`. */
+  event: import('./asks').AskEvent;
+  /** Its seq in the session's event log. */
+  seq: number;
+  /** The undo of this append: hand it to `rennet/asks/undo` (once). */
+  receipt: import('./asks').AskReceipt;
+  projection: import('./asks').AskProjection;
+}
+/** extension → host: run one ask command (stage, edit, retire, …, unstage); durable when it answers. */
+export const AsksCommand = new RequestType<AsksCommandParams, Result<AsksCommandResult>, void>('rennet/asks/command');
+
+export interface AsksUndoParams {
+  sessionId: string;
+  receipt: import('./asks').AskReceipt;
+}
+/** extension → host: append a receipt's inverse (the next append; nothing is deleted). Answers a receipt that redoes. */
+export const AsksUndo = new RequestType<AsksUndoParams, Result<AsksCommandResult>, void>('rennet/asks/undo');
+
+/** extension → host: the session's current ask projection (the fold of its log; reads never write). */
+export const AsksGet = new RequestType<SessionIdParams, Result<import('./asks').AskProjection>, void>('rennet/asks/get');
+
+export interface AsksChangedParams {
+  sessionId: string;
+  /** The seq of the append this projection includes. */
+  seq: number;
+  projection: import('./asks').AskProjection;
+}
+/** host → extension: the whole ask projection of a session, after every append to its log. */
+export const AsksChanged = new NotificationType<AsksChangedParams>('rennet/asks/changed');

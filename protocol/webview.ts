@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Lens } from './board';
 import { GenerationSnapshot } from './review';
 import { SessionSnapshot } from './session';
 
@@ -7,9 +8,17 @@ import { SessionSnapshot } from './session';
  * arrives as full snapshots after the webview says it is ready.
  */
 
-/** Panel state VS Code keeps across reloads (webview serializer). */
+/**
+ * Panel state VS Code keeps across reloads (webview serializer). `lens` and `generationId` are the
+ * reviewer's reading position; both optional (older saved states have neither), and an unreadable
+ * value falls back to "not chosen" rather than losing the session.
+ */
 export const PanelState = z.object({
   sessionId: z.string(),
+  /** The lens the reviewer chose; absent: the default (Flagged when it has a board). */
+  lens: Lens.optional().catch(undefined),
+  /** The frozen generation the reviewer pinned with the switcher; absent or null: the live one. */
+  generationId: z.string().nullable().optional().catch(undefined),
 });
 export type PanelState = z.infer<typeof PanelState>;
 

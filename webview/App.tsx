@@ -1,6 +1,8 @@
-import { createContext, Fragment } from 'preact';
-import { useContext, useEffect, useReducer } from 'preact/hooks';
-import type { FileSummary, HostStatus, PatchsetSummary, Session, SessionSnapshot } from '../protocol';
+import { createContext, Fragment, type ComponentChildren } from 'preact';
+import { useContext, useEffect, useMemo, useReducer, useRef } from 'preact/hooks';
+import type { FileSummary, GenerationSnapshot, HostStatus, Lens, PanelState, PatchsetSummary, Session, SessionSnapshot } from '../protocol';
+import { BoardActionsContext, normalizeRange, type BoardActions } from './board/actions';
+import { GenerationView } from './board/GenerationView';
 import type { PanelBridge } from './bridge';
 import { Button, CountBadge } from './components';
 import {
@@ -19,7 +21,7 @@ import {
   targetLabel,
   totalsParts,
 } from './format';
-import { initialModel, reduce, type PanelAction } from './state';
+import { initModel, reduce, type PanelAction } from './state';
 
 const BridgeContext = createContext<PanelBridge | null>(null);
 
@@ -33,25 +35,67 @@ export interface AppProps {
   bridge: PanelBridge;
 }
 
-/** The board panel. Says `ready` on mount; draws whatever snapshot the extension sends. */
+/**
+ * The board panel. Says `ready` on mount; draws whatever snapshots the extension sends: the
+ * capture (header and files) and, once a generation exists, the lens boards between them.
+ */
 export function App({ bridge }: AppProps) {
-  const [model, dispatch] = useReducer(reduce, initialModel);
+  // What VS Code kept for this panel: the reviewer's lens and a pinned (frozen) generation.
+  const restored = useRef<PanelState | undefined>(undefined);
+  const [model, dispatch] = useReducer(reduce, undefined, () => {
+    restored.current = bridge.getState();
+    return initModel(restored.current);
+  });
 
   useEffect(() => {
     const unsubscribe = bridge.onMessage((message) => dispatch({ type: 'message', message }));
     bridge.post({ type: 'rennet/panel/ready' });
+    const pinned = restored.current?.generationId;
+    if (pinned) bridge.post({ type: 'rennet/panel/selectGeneration', generationId: pinned });
     return unsubscribe;
   }, [bridge]);
 
-  const sessionId = model.snapshot?.session.id;
+  const sessionId = model.snapshot?.session.id ?? model.generation?.sessionId ?? restored.current?.sessionId;
+  const pinnedGeneration = model.generationReceived
+    ? model.generation?.status === 'frozen'
+      ? model.generation.generationId
+      : null
+    : (restored.current?.generationId ?? null);
   useEffect(() => {
-    if (sessionId) bridge.setState({ sessionId });
-  }, [bridge, sessionId]);
+    if (!sessionId) return;
+    const state: PanelState = { sessionId };
+    if (model.lens) state.lens = model.lens;
+    if (pinnedGeneration) state.generationId = pinnedGeneration;
+    bridge.setState(state);
+  }, [bridge, sessionId, model.lens, pinnedGeneration]);
+
+  const actions = useMemo<BoardActions>(
+    () => ({
+      openCitation: (path, side, startLine, endLine) =>
+        bridge.post({ type: 'rennet/panel/openCitation', path, side, ...normalizeRange(startLine, endLine) }),
+      openFile: (path, side) => bridge.post({ type: 'rennet/panel/openFile', path, side }),
+      runLenses: () => bridge.post({ type: 'rennet/panel/runLenses' }),
+      selectGeneration: (generationId) => bridge.post({ type: 'rennet/panel/selectGeneration', generationId }),
+    }),
+    [bridge],
+  );
 
   const recapture = () => {
     dispatch({ type: 'refresh-requested' });
     bridge.post({ type: 'rennet/panel/refresh' });
   };
+  const selectLens = (lens: Lens) => dispatch({ type: 'select-lens', lens });
+
+  const boards = model.generationReceived ? (
+    <BoardActionsContext.Provider value={actions}>
+      <Boards
+        generation={model.generation}
+        lens={model.lens}
+        onSelectLens={selectLens}
+        canDraft={Boolean(model.snapshot?.patchset)}
+      />
+    </BoardActionsContext.Provider>
+  ) : null;
 
   return (
     <BridgeContext.Provider value={bridge}>
@@ -59,14 +103,42 @@ export function App({ bridge }: AppProps) {
         <HostStatusBanner status={model.hostStatus} />
         {model.error !== null && <ErrorBanner message={model.error} dispatch={dispatch} />}
         {!model.received || !model.snapshot ? (
-          <p class="rn-muted" data-testid="loading" role="status">
-            {model.error ? 'The review could not be loaded.' : 'Loading the review…'}
-          </p>
+          <>
+            <p class="rn-muted" data-testid="loading" role="status">
+              {model.error ? 'The review could not be loaded.' : 'Loading the review…'}
+            </p>
+            {boards}
+          </>
         ) : (
-          <Review snapshot={model.snapshot} refreshing={model.refreshing} onRecapture={recapture} />
+          <Review snapshot={model.snapshot} refreshing={model.refreshing} onRecapture={recapture} boards={boards} />
         )}
       </main>
     </BridgeContext.Provider>
+  );
+}
+
+interface BoardsProps {
+  generation: GenerationSnapshot | null;
+  lens: Lens | null;
+  onSelectLens(lens: Lens): void;
+  /** The session has a capture to draft from. */
+  canDraft: boolean;
+}
+
+/** The lens boards, or — when the session has no generation yet — a way to draft them. */
+function Boards({ generation, lens, onSelectLens, canDraft }: BoardsProps) {
+  const bridge = useBridge();
+  if (generation) return <GenerationView snapshot={generation} lens={lens} onSelectLens={onSelectLens} />;
+  return (
+    <section class="rn-empty rn-board-none" data-testid="board-none">
+      <h2>No lens boards yet</h2>
+      <p>This review has not been drafted: no Design, Sequence, Decisions, Flagged or Noise reading exists for it.</p>
+      {canDraft && (
+        <Button onClick={() => bridge.post({ type: 'rennet/panel/runLenses' })} testId="run-lenses">
+          Draft the boards
+        </Button>
+      )}
+    </section>
   );
 }
 
@@ -112,9 +184,11 @@ interface ReviewProps {
   snapshot: SessionSnapshot;
   refreshing: boolean;
   onRecapture: () => void;
+  /** The lens boards, shown between the capture header and its files. */
+  boards: ComponentChildren;
 }
 
-function Review({ snapshot, refreshing, onRecapture }: ReviewProps) {
+function Review({ snapshot, refreshing, onRecapture, boards }: ReviewProps) {
   const { session, patchset } = snapshot;
   return (
     <>
@@ -138,6 +212,7 @@ function Review({ snapshot, refreshing, onRecapture }: ReviewProps) {
         </div>
         {patchset ? <PatchsetFacts patchset={patchset} /> : null}
       </header>
+      {boards}
       {patchset ? <FileList patchset={patchset} /> : <NotCaptured session={session} />}
     </>
   );

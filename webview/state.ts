@@ -1,8 +1,9 @@
 /**
  * The panel's UI state and its pure reducer. Host data only ever arrives as whole snapshots; the
- * webview adds what belongs to the UI (a recapture in flight, a dismissed error).
+ * webview adds what belongs to the UI (a recapture in flight, a dismissed error, the lens the
+ * reviewer chose).
  */
-import type { HostStatus, SessionSnapshot, ToWebview } from '../protocol';
+import type { GenerationSnapshot, HostStatus, Lens, PanelState, SessionSnapshot, ToWebview } from '../protocol';
 
 export interface PanelModel {
   /** The last snapshot received; null until the first arrives. */
@@ -14,12 +15,19 @@ export interface PanelModel {
   error: string | null;
   /** The reviewer asked for a recapture and no answer has arrived yet. */
   refreshing: boolean;
+  /** The generation shown (live, or a frozen one the reviewer picked); null: none yet. */
+  generation: GenerationSnapshot | null;
+  /** A `rennet/panel/generation` message has arrived (distinguishes "none yet" from "not told"). */
+  generationReceived: boolean;
+  /** The lens the reviewer chose; null: the default (Flagged when it has a board). */
+  lens: Lens | null;
 }
 
 export type PanelAction =
   | { type: 'message'; message: ToWebview }
   | { type: 'refresh-requested' }
-  | { type: 'dismiss-error' };
+  | { type: 'dismiss-error' }
+  | { type: 'select-lens'; lens: Lens };
 
 export const initialModel: PanelModel = {
   snapshot: null,
@@ -27,7 +35,15 @@ export const initialModel: PanelModel = {
   hostStatus: null,
   error: null,
   refreshing: false,
+  generation: null,
+  generationReceived: false,
+  lens: null,
 };
+
+/** The model a (re)opened panel starts from: the reviewer's lens survives a reload. */
+export function initModel(restored: PanelState | undefined): PanelModel {
+  return restored?.lens ? { ...initialModel, lens: restored.lens } : initialModel;
+}
 
 export function reduce(model: PanelModel, action: PanelAction): PanelModel {
   switch (action.type) {
@@ -35,6 +51,8 @@ export function reduce(model: PanelModel, action: PanelAction): PanelModel {
       return { ...model, refreshing: true, error: null };
     case 'dismiss-error':
       return { ...model, error: null };
+    case 'select-lens':
+      return model.lens === action.lens ? model : { ...model, lens: action.lens };
     case 'message':
       return onMessage(model, action.message);
   }
@@ -59,7 +77,7 @@ function onMessage(model: PanelModel, message: ToWebview): PanelModel {
     case 'rennet/panel/error':
       return { ...model, error: message.message, refreshing: false };
     case 'rennet/panel/generation':
-      // Rendered by the board view (issue E); the capture panel keeps its own model.
-      return model;
+      // Taken whole; the chosen lens stays (a lens is a reading, not an element of one generation).
+      return { ...model, generation: message.snapshot, generationReceived: true };
   }
 }

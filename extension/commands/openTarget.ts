@@ -5,8 +5,9 @@ import { describe } from '../hostClient';
 import { openReview } from '../review';
 
 /**
- * Capture `target` (or reattach to its session) and open or reveal its board panel.
- * Every refusal is shown as an error message; returns the session id when a panel is shown.
+ * Capture `target` (or reattach to its session), open or reveal its board panel, and start
+ * drafting its lens boards in the background (unless its current generation already covers this
+ * capture). Every refusal is shown as a message; returns the session id when a panel is shown.
  */
 export async function openTarget(ctx: Ctx, repo: string, target: Target, currentBranch?: string | null): Promise<string | undefined> {
   try {
@@ -20,6 +21,7 @@ export async function openTarget(ctx: Ctx, repo: string, target: Target, current
       `Review ${snapshot.session.id} ${reattached ? 'reattached' : 'opened'}${captured ? ', new capture' : ''} (${snapshot.session.targetKey}).`,
     );
     ctx.panels.show(snapshot);
+    void ctx.lenses.startUnlessDrafted(snapshot.session.id, snapshot.patchset?.id ?? null);
     return snapshot.session.id;
   } catch (error) {
     void vscode.window.showErrorMessage(describe(error));

@@ -24,16 +24,9 @@ import { countSummary, retryText, toReviewReport } from './report';
 
 export class ReviewRefusal extends Error {}
 
-export interface ReviewRunOptions {
-  patchset: Patchset;
-  sessionId: string;
-  /** The repository's work tree: the seats' working directory and the context directory's home. */
-  workspace: string;
-  harnesses: HarnessAssignment;
+export interface ReviewRunOptions extends LensRunOptions {
   jsonFile: string | null;
   htmlFile: string | null;
-  /** Durable persistence for the generation; null runs in memory only. */
-  store: Store | null;
 }
 
 export interface ReviewRunDeps {
@@ -61,10 +54,36 @@ export function checkOutputPath(file: string, flag: string): string {
   return full;
 }
 
-export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps): Promise<ReviewReport> {
-  const jsonPath = options.jsonFile === null ? null : checkOutputPath(options.jsonFile, '--json');
-  const htmlPath = options.htmlFile === null ? null : checkOutputPath(options.htmlFile, '--html');
+/** What a lens run needs, whoever asks for it (`rennet review`, or the VS Code host's runner). */
+export interface LensRunOptions {
+  patchset: Patchset;
+  sessionId: string;
+  /** The repository's work tree: the seats' working directory and the context directory's home. */
+  workspace: string;
+  harnesses: HarnessAssignment;
+  /** Durable persistence for the generation; null runs in memory only. */
+  store: Store | null;
+}
 
+export type LensRunDeps = Pick<ReviewRunDeps, 'writeContextDir' | 'writeNoiseOffer' | 'prompts' | 'clock' | 'assembleDesign' | 'newGenerationId'>;
+
+/** The caller's view of a run: frames, lane changes, diagnostic lines, cancellation. */
+export type LensRunObservers = Pick<LensPipelineSeams, 'onFrame' | 'onLane' | 'log' | 'signal'>;
+
+/** A run ready to start: `runPipeline(input, seams)`. */
+export interface PreparedLensRun {
+  generationId: string;
+  input: LensPipelineInput;
+  seams: LensPipelineSeams;
+}
+
+/**
+ * Everything between a capture and the pipeline, shared by `rennet review` and the VS Code host
+ * (host/review/runner.ts): the Design fast path assembled once, the context directory written
+ * (naming the same design sources), a fresh generation id, and the seams (the Noise offer written
+ * into the context directory). Throws ReviewRefusal when the seats cannot run in the workspace.
+ */
+export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps, observers: LensRunObservers = {}): Promise<PreparedLensRun> {
   const assembly = deps.assembleDesign ? await deps.assembleDesign(options.patchset) : null;
   const designSources = assembly && assembly.kind !== 'none' && assembly.sources.length > 0 ? { format: FORMAT_NAMES[assembly.format], paths: assembly.sources } : null;
 
@@ -82,19 +101,13 @@ export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps):
   }
 
   const generationId = deps.newGenerationId();
-  const latest = new Map<Lens, BoardState>();
   const seams: LensPipelineSeams = {
     prompts: deps.prompts,
     clock: deps.clock,
     store: options.store,
     // No assembler given: the pipeline falls back to its own default (host/pipeline/design.ts).
     design: assembly ? () => assembly : undefined,
-    onFrame(frame) {
-      latest.set(frame.lens, frame.board);
-    },
-    onLane(change) {
-      deps.stderr(progressLine(change, latest.get(change.lens)));
-    },
+    ...observers,
     // The Noise seat reads the placed members (ids and regions, no line bodies) from the context dir.
     async onNoiseOffer(regions) {
       await deps.writeNoiseOffer({ workspace: options.workspace, sessionId: options.sessionId, patchset: options.patchset, regions });
@@ -108,6 +121,22 @@ export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps):
     contextDir: context.relative,
     harnesses: options.harnesses,
   };
+  return { generationId, input, seams };
+}
+
+export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps): Promise<ReviewReport> {
+  const jsonPath = options.jsonFile === null ? null : checkOutputPath(options.jsonFile, '--json');
+  const htmlPath = options.htmlFile === null ? null : checkOutputPath(options.htmlFile, '--html');
+
+  const latest = new Map<Lens, BoardState>();
+  const { generationId, input, seams } = await prepareLensRun(options, deps, {
+    onFrame(frame) {
+      latest.set(frame.lens, frame.board);
+    },
+    onLane(change) {
+      deps.stderr(progressLine(change, latest.get(change.lens)));
+    },
+  });
   deps.stderr(`Generation ${generationId}: running the lenses\n`);
   const outcome = await deps.runPipeline(input, seams);
   const report = toReviewReport(outcome, options.patchset, outcome.generationId || generationId);

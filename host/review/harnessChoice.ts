@@ -48,7 +48,8 @@ export interface HarnessFlags {
   model?: string | undefined;
 }
 
-function isLoopback(url: string): boolean {
+/** A base URL on this machine (a key is optional there). */
+export function isLoopback(url: string): boolean {
   try {
     const host = new URL(url).hostname;
     return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || host === '::1';
@@ -107,7 +108,7 @@ function noneAssignment(hint: string): HarnessAssignment {
   return { design: null, sequence: null, decisions: null, noise: null, flagged: { reviewers: [], compiler: null }, missingHint: hint };
 }
 
-function cliHarness(cli: DiscoveredCli, model?: string): Harness {
+export function cliHarness(cli: DiscoveredCli, model?: string): Harness {
   const options = model ? { bin: cli.bin, model } : { bin: cli.bin };
   return cli.kind === 'claude-code' ? new ClaudeCodeHarness(options) : new CodexHarness(options);
 }

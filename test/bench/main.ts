@@ -9,6 +9,7 @@ import { runGit } from '../../host/git/run';
 import { benchStoreAppend } from '../../host/store/bench';
 import { benchToolCalls, formatToolCallBench } from '../../host/board/bench';
 import { benchPipeline, formatPipelineBench } from '../../host/pipeline/bench';
+import { benchAskFold, formatAskFoldBench } from '../../host/asks/bench';
 import { startHost } from '../contract/hostProcess';
 import { HostHello } from '../../protocol/rpc';
 import { TestRepo, tempDir } from '../fixtures/gitRepo';
@@ -166,6 +167,8 @@ async function main(): Promise<void> {
   console.log(formatToolCallBench(await benchToolCalls()));
   console.log('\n## Lens pipeline: zero-latency scripted seats, 95-file change, five lenses');
   console.log(formatPipelineBench([await benchPipeline()]));
+  console.log('\n## Ask log: fold of 100,000 events');
+  console.log(formatAskFoldBench(benchAskFold(100_000)));
   const warned = listenerWarnings();
   if (warned > 0) console.log(`\n(${warned} MaxListenersExceededWarning on the MCP client's shared fetch signal, from the SDK client used to drive the bench; not host code)`);
 }

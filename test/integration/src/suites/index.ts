@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RennetApi } from '../../../../extension/api';
+import { registerLensSuites } from './lenses';
 import { registerLmSuites } from './lm';
 
 export interface SuiteContext {
@@ -12,7 +13,7 @@ export interface SuiteContext {
 }
 
 const RENNET_ID = 'rennet.rennet';
-const EXPECTED_COMMANDS = ['rennet.reviewBranch', 'rennet.reviewWorkingTree', 'rennet.showBoard', 'rennet.restartHost', 'rennet.showHarnesses', 'rennet.setApiKey'];
+const EXPECTED_COMMANDS = ['rennet.reviewBranch', 'rennet.reviewWorkingTree', 'rennet.showBoard', 'rennet.restartHost', 'rennet.showHarnesses', 'rennet.setApiKey', 'rennet.draftBoards'];
 
 function rennet(): vscode.Extension<RennetApi> {
   const ext = vscode.extensions.getExtension<RennetApi>(RENNET_ID);
@@ -161,4 +162,6 @@ export function registerSuites(ctx: SuiteContext): void {
 
   // After the host-lifecycle suites: they need the host not started yet.
   registerLmSuites(ctx);
+  // After the lm suites: their drafts are the frozen generations the lens suites expect.
+  registerLensSuites(ctx);
 }

@@ -1,0 +1,287 @@
+import { z } from 'zod';
+import { LENSES, type Lens } from '../../protocol/board';
+import { err, ok, rennetError, type Result } from '../../protocol/result';
+import { HarnessConfig, type GenerationSnapshot, type LaneState } from '../../protocol/review';
+import type { HarnessAssignment } from '../pipeline/types';
+import type { ReviewService } from '../service';
+import type { Store } from '../store';
+import { prepareLensRun, ReviewRefusal, type ReviewRunDeps } from './command';
+import { currentGenerationId, readGenerationSnapshot } from './generationSnapshot';
+import { describeAssignment, HarnessConfigRefusal } from './harnessConfig';
+
+/**
+ * The VS Code host's lens runs (`rennet/review/runLenses`, `rennet/generation/get`): the same
+ * preparation and pipeline as `rennet review` (command.ts prepareLensRun, the production seams of
+ * seams.ts), with the store on, started in the background.
+ *
+ * - One live run per session: a request while one runs (or is starting) answers its generation id.
+ * - The answer comes once the generation exists in the store (harnesses resolved, context
+ *   directory written, boards opened), before any seat has run.
+ * - Every frame and lane change pokes a per-session throttle; at most one `publish` per interval,
+ *   and the snapshot is built when it is sent, so the last state always goes out (the end of a run
+ *   pokes once more, after the final records are written).
+ * - Snapshots are read back from the store (generationSnapshot.ts), the live run adding only the
+ *   in-flight lane states, so a push and a later `get` (even after a restart) agree.
+ *
+ * Never logs a key: the configuration is logged as harness kinds and model names only.
+ */
+
+export const RunLensesInput = z.object({ sessionId: z.string().min(1), harness: HarnessConfig });
+export const GetGenerationInput = z.object({ sessionId: z.string().min(1), generationId: z.string().min(1).optional() });
+
+/** At most one `rennet/generation/changed` per session per this many milliseconds. */
+export const PUBLISH_INTERVAL_MS = 50;
+
+export interface LensRunnerDeps {
+  store: Store;
+  service: Pick<ReviewService, 'getSnapshot' | 'getPatchset'>;
+  /** The production seams for a workspace (seats' cwd): reviewDeps. */
+  runDeps(workspace: string): ReviewRunDeps;
+  /** The configuration → the pipeline's assignment; `signal` aborts the run's model calls. Throws HarnessConfigRefusal. */
+  assign(config: HarnessConfig, signal: AbortSignal): Promise<HarnessAssignment>;
+  /** `rennet/generation/changed`. */
+  publish(snapshot: GenerationSnapshot): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+  intervalMs?: number;
+}
+
+interface LiveRun {
+  sessionId: string;
+  generationId: string;
+  states: Map<Lens, LaneState>;
+  abort: AbortController;
+}
+
+interface Publisher {
+  throttle: Throttle;
+  /** The generation the session's pushes are about: the newest run started here. */
+  generationId: string;
+}
+
+export class LensRunner {
+  private readonly live = new Map<string, LiveRun>();
+  private readonly starting = new Map<string, Promise<Result<{ generationId: string }>>>();
+  /** Sessions another request (`rennet/review/draftLens`) is drafting, with what it is. */
+  private readonly reserved = new Map<string, string>();
+  /** Why a run of a generation stopped in this process before every lane settled. */
+  private readonly stopped = new Map<string, string>();
+  private readonly publishers = new Map<string, Publisher>();
+  private disposed = false;
+
+  constructor(private readonly deps: LensRunnerDeps) {}
+
+  /** `rennet/review/runLenses`. */
+  runLenses(raw: unknown): Promise<Result<{ generationId: string }>> {
+    const parsed = RunLensesInput.safeParse(raw);
+    if (!parsed.success) return Promise.resolve(err(rennetError('invalid-request', `invalid runLenses request: ${issues(parsed.error)}`)));
+    const { sessionId, harness } = parsed.data;
+    const running = this.live.get(sessionId);
+    if (running) return Promise.resolve(ok({ generationId: running.generationId }));
+    const pending = this.starting.get(sessionId);
+    if (pending) return pending;
+    const other = this.reserved.get(sessionId);
+    if (other) return Promise.resolve(err(rennetError('invalid-request', `${other} of session ${sessionId} is running; draft the boards when it is done`)));
+    if (this.disposed) return Promise.resolve(err(rennetError('invalid-request', 'the Rennet host is shutting down')));
+    const started = this.start(sessionId, harness).finally(() => this.starting.delete(sessionId));
+    this.starting.set(sessionId, started);
+    return started;
+  }
+
+  /** `rennet/generation/get`. */
+  get(raw: unknown): Result<GenerationSnapshot | null> {
+    const parsed = GetGenerationInput.safeParse(raw);
+    if (!parsed.success) return err(rennetError('invalid-request', `invalid generation request: ${issues(parsed.error)}`));
+    const { sessionId, generationId } = parsed.data;
+    const session = this.deps.service.getSnapshot(sessionId);
+    if (!session.ok) return session;
+    const id = generationId ?? currentGenerationId(this.deps.store, sessionId);
+    if (id === null) return ok(null);
+    const snapshot = this.snapshotOf(id);
+    if (!snapshot || snapshot.sessionId !== sessionId) {
+      return err(rennetError('not-found', `no generation ${id} of session ${sessionId} in the store`, { sessionId, generationId: id }));
+    }
+    return ok(snapshot);
+  }
+
+  /**
+   * Claims a session for another drafting request; null when claimed, else why it cannot be (a
+   * run is live or starting, or another draft holds it). Release with `release`.
+   */
+  reserve(sessionId: string, what: string): string | null {
+    const running = this.live.get(sessionId);
+    if (running) return `the lenses of session ${sessionId} are being drafted (generation ${running.generationId})`;
+    if (this.starting.has(sessionId)) return `the lenses of session ${sessionId} are starting`;
+    const other = this.reserved.get(sessionId);
+    if (other) return `${other} of session ${sessionId} is already running`;
+    this.reserved.set(sessionId, what);
+    return null;
+  }
+
+  release(sessionId: string): void {
+    this.reserved.delete(sessionId);
+  }
+
+  /** Pushes the session's current generation (after a generation made elsewhere, e.g. draftLens). */
+  publishCurrent(sessionId: string): void {
+    const id = currentGenerationId(this.deps.store, sessionId);
+    if (id) this.publisherFor(sessionId, id).throttle.poke();
+  }
+
+  /** Cancels every run (the host is shutting down); their unsettled lanes stay unsettled in the store. */
+  dispose(): void {
+    this.disposed = true;
+    for (const run of this.live.values()) run.abort.abort();
+    for (const p of this.publishers.values()) p.throttle.cancel();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private async start(sessionId: string, config: HarnessConfig): Promise<Result<{ generationId: string }>> {
+    const { store, service } = this.deps;
+    const snapshot = service.getSnapshot(sessionId);
+    if (!snapshot.ok) return snapshot;
+    if (!snapshot.value.patchset) return err(rennetError('not-found', `session ${sessionId} has no captured patchset to draft`));
+    const patchset = service.getPatchset(snapshot.value.patchset.id);
+    if (!patchset.ok) return patchset;
+
+    const abort = new AbortController();
+    let harnesses: HarnessAssignment;
+    try {
+      harnesses = await this.deps.assign(config, abort.signal);
+    } catch (error) {
+      if (error instanceof HarnessConfigRefusal) return err(rennetError(error.code, error.message));
+      return err(rennetError('invalid-request', `the harness configuration could not be used: ${(error as Error).message}`));
+    }
+    if (this.disposed) return err(rennetError('invalid-request', 'the Rennet host is shutting down'));
+
+    const workspace = snapshot.value.session.repoRoot;
+    const runDeps = this.deps.runDeps(workspace);
+    const states = new Map<Lens, LaneState>(LENSES.map((lens) => [lens, 'queued']));
+    // The generation id is minted inside prepareLensRun; the observers find the run through this box.
+    const box: { run: LiveRun | null } = { run: null };
+    const poke = () => {
+      if (box.run) this.publisherFor(sessionId, box.run.generationId).throttle.poke();
+    };
+    let prepared: Awaited<ReturnType<typeof prepareLensRun>>;
+    try {
+      prepared = await prepareLensRun({ patchset: patchset.value, sessionId, workspace, harnesses, store }, runDeps, {
+        onFrame: poke,
+        onLane: (change) => {
+          states.set(change.lens, change.state);
+          poke();
+        },
+        log: (line) => this.deps.log('info', line),
+        signal: abort.signal,
+      });
+    } catch (error) {
+      const message = error instanceof ReviewRefusal ? error.message : `the lenses could not be prepared: ${(error as Error).message}`;
+      return err(rennetError('invalid-request', message));
+    }
+
+    const { generationId } = prepared;
+    const run: LiveRun = { sessionId, generationId, states, abort };
+    box.run = run;
+    this.live.set(sessionId, run);
+    this.stopped.delete(generationId);
+    // Synchronously up to its first await, the pipeline files the generation and opens every board.
+    const done = runDeps.runPipeline(prepared.input, prepared.seams);
+    const filed = store.getGeneration(generationId) !== undefined;
+    const finished = done.then(
+      (outcome) => {
+        const states = outcome.lanes.map((l) => `${l.lens} ${l.state}`).join(', ');
+        this.deps.log('info', `generation ${generationId} of session ${sessionId}: ${states}`);
+      },
+      (error: unknown) => {
+        const message = (error as Error)?.message ?? String(error);
+        this.stopped.set(generationId, message);
+        this.deps.log(abort.signal.aborted ? 'warn' : 'error', `generation ${generationId} of session ${sessionId} stopped: ${message}`);
+        return message;
+      },
+    );
+    void finished.finally(() => {
+      if (this.live.get(sessionId) === run) this.live.delete(sessionId);
+      // The last push: every lane's outcome and the final records are in the store now.
+      poke();
+    });
+    if (!filed) {
+      const why = await finished;
+      return err(rennetError('invalid-request', `the lenses could not start: ${typeof why === 'string' ? why : 'the generation was not filed'}`));
+    }
+    this.deps.log('info', `generation ${generationId} of session ${sessionId} (patchset ${patchset.value.id}): drafting with ${describeAssignment(harnesses)}`);
+    poke();
+    return ok({ generationId });
+  }
+
+  private snapshotOf(generationId: string): GenerationSnapshot | null {
+    const run = [...this.live.values()].find((r) => r.generationId === generationId);
+    return readGenerationSnapshot(this.deps.store, generationId, {
+      ...(run ? { live: run.states } : {}),
+      stopped: this.stopped.get(generationId) ?? null,
+      onBoardError: (lens, error) => this.deps.log('warn', `generation ${generationId}: the ${lens} board does not replay: ${error.message}`),
+    });
+  }
+
+  private publisherFor(sessionId: string, generationId: string): Publisher {
+    let publisher = this.publishers.get(sessionId);
+    if (!publisher) {
+      const created: Publisher = {
+        generationId,
+        throttle: new Throttle(this.deps.intervalMs ?? PUBLISH_INTERVAL_MS, () => {
+          if (this.disposed) return;
+          const snapshot = this.snapshotOf(created.generationId);
+          if (snapshot) this.deps.publish(snapshot);
+        }),
+      };
+      publisher = created;
+      this.publishers.set(sessionId, publisher);
+    }
+    // A newer generation of the session takes over its pushes; an older one is read with `get`.
+    if (publisher.generationId !== generationId) {
+      const newer = this.deps.store.getGeneration(generationId);
+      const current = this.deps.store.getGeneration(publisher.generationId);
+      if (!current || (newer && newer.createdAt >= current.createdAt)) publisher.generationId = generationId;
+    }
+    return publisher;
+  }
+}
+
+/**
+ * Coalesces pokes into at most one `send` per interval. `send` runs on a timer, never inside the
+ * poke, and reads the state when it runs: the last poke is always followed by a send that sees it.
+ */
+export class Throttle {
+  private timer: NodeJS.Timeout | null = null;
+  private last = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly send: () => void,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  poke(): void {
+    if (this.timer) return;
+    const wait = Math.max(0, this.last + this.intervalMs - this.now());
+    this.timer = setTimeout(() => this.fire(), wait);
+  }
+
+  cancel(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private fire(): void {
+    this.timer = null;
+    this.last = this.now();
+    try {
+      this.send();
+    } catch {
+      // A failed push is the next poke's to repair; the state is in the store.
+    }
+  }
+}
+
+function issues(error: z.ZodError): string {
+  // Paths and zod's own words: zod does not quote the values (a key rides in this request).
+  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+}

@@ -1,0 +1,103 @@
+/**
+ * A real DOM for the board tests: happy-dom (a devDependency), installed as the global
+ * `document` preact renders into. Unlike miniDom.ts it has focus, keyboard events, selectors and
+ * an HTML serializer. With `scripts: true` it EXECUTES script elements and inline event-handler
+ * attributes, so a hostile-board test that finds its canary untouched proves nothing ran — not
+ * merely that nothing looked like a script.
+ */
+import { h, render, type ComponentChildren } from 'preact';
+import { act } from 'preact/test-utils';
+import { Window } from 'happy-dom';
+import type { CitationSide } from '../../../protocol';
+import { BoardActionsContext, type BoardActions } from '../../../webview/board/actions';
+
+export interface HappyDom {
+  window: Window;
+  document: Document;
+  /** A mounted container in the body. */
+  root: HTMLElement;
+  restore(): Promise<void>;
+}
+
+export function installHappyDom(options: { scripts?: boolean } = {}): HappyDom {
+  const window = new Window({
+    url: 'https://rennet.panel.test/',
+    settings: {
+      enableJavaScriptEvaluation: options.scripts === true,
+      suppressInsecureJavaScriptEnvironmentWarning: true,
+      disableJavaScriptFileLoading: true,
+      navigation: { disableMainFrameNavigation: true, disableChildFrameNavigation: true, disableChildPageNavigation: true, disableFallbackToSetURL: true },
+    },
+  });
+  const document = window.document as unknown as Document;
+  const g = globalThis as Record<string, unknown>;
+  const previous = { document: g.document, window: g.window };
+  g.document = document;
+  g.window = window;
+  const root = document.createElement('div');
+  document.body.appendChild(root);
+  return {
+    window,
+    document,
+    root,
+    async restore() {
+      await act(() => render(null, root));
+      for (const [key, value] of Object.entries(previous)) {
+        if (value === undefined) delete g[key];
+        else g[key] = value;
+      }
+      await window.happyDOM.close();
+    },
+  };
+}
+
+export type Recorded =
+  | { type: 'openCitation'; path: string; side: CitationSide; startLine: number; endLine: number }
+  | { type: 'openFile'; path: string; side: CitationSide }
+  | { type: 'runLenses' }
+  | { type: 'selectGeneration'; generationId: string | null };
+
+export function recordingActions(): BoardActions & { calls: Recorded[] } {
+  const calls: Recorded[] = [];
+  return {
+    calls,
+    openCitation: (path, side, startLine, endLine) => calls.push({ type: 'openCitation', path, side, startLine, endLine }),
+    openFile: (path, side) => calls.push({ type: 'openFile', path, side }),
+    runLenses: () => calls.push({ type: 'runLenses' }),
+    selectGeneration: (generationId) => calls.push({ type: 'selectGeneration', generationId }),
+  };
+}
+
+/** Render board components with recording actions into the DOM's root. */
+export async function mount(dom: HappyDom, actions: BoardActions, node: ComponentChildren): Promise<void> {
+  await act(() => {
+    render(h(BoardActionsContext.Provider, { value: actions }, node), dom.root);
+  });
+}
+
+export const text = (el: Element | null | undefined): string => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+export function all(root: ParentNode, selector: string): HTMLElement[] {
+  return [...root.querySelectorAll(selector)] as HTMLElement[];
+}
+
+export function one(root: ParentNode, selector: string): HTMLElement {
+  const found = all(root, selector);
+  if (found.length !== 1) throw new Error(`expected one ${selector}, found ${found.length}`);
+  return found[0] as HTMLElement;
+}
+
+export const byTestId = (id: string) => `[data-testid="${id}"]`;
+
+export async function click(el: Element): Promise<void> {
+  await act(() => {
+    (el as HTMLElement).click();
+  });
+}
+
+export async function key(el: Element, keyName: string): Promise<void> {
+  await act(() => {
+    const KeyboardEventCtor = (globalThis as unknown as { window: { KeyboardEvent: typeof KeyboardEvent } }).window.KeyboardEvent;
+    el.dispatchEvent(new KeyboardEventCtor('keydown', { key: keyName, bubbles: true, cancelable: true }));
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * Markdown and citations as components. All Markdown goes through ./markdown.ts (markdown-it,
+ * html disabled, token → vnode; never innerHTML); citations become buttons that open the range.
+ */
+import { useMemo } from 'preact/hooks';
+import { useBoardActions } from './actions';
+import { markdownBlock, markdownInline, type Citation, type CitationRenderer } from './markdown';
+import { rangeLabel } from './words';
+
+export interface MarkdownProps {
+  text: string;
+  /** One line of inline Markdown (titles, statements) instead of blocks. */
+  inline?: boolean;
+  /** Turn `path:line` citations into buttons (off inside another control). */
+  citations?: boolean;
+  class?: string;
+}
+
+const renderCitation: CitationRenderer = (citation, key) => <CitationButton key={key} citation={citation} />;
+
+export function Markdown({ text, inline = false, citations = true, class: cls }: MarkdownProps) {
+  const nodes = useMemo(
+    () => (inline ? markdownInline : markdownBlock)(text, citations ? renderCitation : undefined),
+    [text, inline, citations],
+  );
+  if (inline) return <>{nodes}</>;
+  return <div class={cls ? `rn-md ${cls}` : 'rn-md'}>{nodes}</div>;
+}
+
+/** A prose citation: opens the cited head-side range in the editor. */
+export function CitationButton({ citation }: { citation: Citation }) {
+  const actions = useBoardActions();
+  const label = `${citation.path}, ${rangeLabel('head', citation.start, citation.end)}`;
+  return (
+    <button
+      type="button"
+      class="rn-citation"
+      data-testid="citation"
+      data-path={citation.path}
+      data-start={String(citation.start)}
+      data-end={String(citation.end)}
+      title={`Open ${label}`}
+      aria-label={`Open ${label}`}
+      onClick={() => actions.openCitation(citation.path, 'head', citation.start, citation.end)}
+    >
+      {citation.raw}
+    </button>
+  );
+}

@@ -1,0 +1,262 @@
+/**
+ * Model-written Markdown to preact nodes — the ONE place the webview reads Markdown.
+ *
+ * markdown-it (maintained, `html: false`) parses; this module turns its token stream into
+ * preact vnodes itself, so no HTML string is ever produced or parsed and nothing here (or
+ * anywhere in the webview) uses `dangerouslySetInnerHTML`. What that buys, on top of
+ * markdown-it's own escaping of raw HTML (`<script>`, `<img onerror>` come out as text):
+ * - only the elements and attributes below are ever created — no `style`, no `on*`, no `src`;
+ * - links follow host/review/markdown.ts: http(s) and mailto become links (with
+ *   rel="noopener noreferrer"), `#fragment` stays a link, any other scheme (javascript:,
+ *   vbscript:, data:, file:, …) is refused by `validateLink` and stays text; a scheme-less
+ *   relative target has nothing to resolve against inside a webview, so it renders as inert text
+ *   with the target in its title;
+ * - images are never loaded: `![alt](src)` renders as the text "[image: alt]";
+ * - headings are demoted (h1 → h4 …) so a model's `# Heading` cannot outrank the board's own;
+ * - no linkify, no typographer; nesting is capped (MAX_NESTING) so a hostile 200-deep list parses
+ *   to a bounded tree;
+ * - table alignment (markdown-it's `style="text-align:…"`) becomes a class, so nothing needs
+ *   'unsafe-inline'.
+ * Citations in prose text (`repo/path.ext:12`, `:12-20`, head side) are handed to a callback that
+ * renders them (a button that opens the cited range); citations inside code or links stay text.
+ */
+import MarkdownIt from 'markdown-it';
+import type { Token } from 'markdown-it';
+import { h, type ComponentChild, type VNode } from 'preact';
+
+const SAFE_LINK = /^(?:https?:|mailto:)/i;
+const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+const HEADING_SHIFT = 3;
+/** markdown-it's block/inline nesting ceiling (its default is 100). */
+export const MAX_NESTING = 50;
+
+function build(): MarkdownIt {
+  const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
+  // Not in @types/markdown-it's Options, but read by both parsers (options.maxNesting).
+  (md.options as { maxNesting?: number }).maxNesting = MAX_NESTING;
+  md.validateLink = (url: string) => isAllowedHref(url);
+  return md;
+}
+
+/** The link rule of host/review/markdown.ts: http(s), mailto, or no scheme at all. */
+export function isAllowedHref(url: string): boolean {
+  const compact = url.trim().replace(/[\u0000-\u001f\s]/g, '');
+  return SAFE_LINK.test(compact) || !HAS_SCHEME.test(compact);
+}
+
+const md = build();
+
+// ─── Citations ───────────────────────────────────────────────────────────────────────────────
+
+/** A `path:line` citation found in prose (head side). */
+export interface Citation {
+  path: string;
+  start: number;
+  end: number;
+  /** As written. */
+  raw: string;
+}
+
+/**
+ * Extensions that make `x.ext:12` a source path (a copy of host/board/prose.ts SOURCE_EXTENSIONS;
+ * a unit test keeps the two equal). Anything else (`127.0.0.1:0`, `example.com:8080`) stays prose.
+ */
+export const CITATION_EXTENSIONS: readonly string[] = [
+  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'py', 'pyi', 'rb', 'go', 'rs', 'java', 'kt', 'kts', 'scala', 'groovy',
+  'swift', 'm', 'mm', 'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'hh', 'hxx', 'cs', 'fs', 'fsx', 'vb', 'php', 'pl', 'pm', 'lua',
+  'r', 'jl', 'ex', 'exs', 'erl', 'hrl', 'hs', 'ml', 'mli', 'elm', 'clj', 'cljs', 'dart', 'zig', 'nim', 'sol', 'vue',
+  'svelte', 'astro', 'sql', 'graphql', 'gql', 'proto', 'sh', 'bash', 'zsh', 'fish', 'ps1', 'bat', 'cmd', 'el', 'vim',
+  'html', 'htm', 'xml', 'svg', 'css', 'scss', 'sass', 'less', 'md', 'mdx', 'rst', 'adoc', 'tex', 'txt',
+  'json', 'jsonc', 'json5', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf', 'env', 'properties', 'gradle', 'lock', 'tf',
+  'hcl', 'nix', 'bzl', 'bazel', 'cmake', 'mk', 'csv', 'tsv', 'ipynb', 'dockerfile',
+];
+const EXTENSION_SET = new Set(CITATION_EXTENSIONS);
+
+// A path starts after anything that is not a path character (so `/abs/x.ts:1` and `~/x.ts:1` are
+// not repo-relative citations), and its line range is not followed by a word character.
+const PATH_CHARS = String.raw`\p{L}\p{N}_~@+.\/\\-`;
+const CITATION = new RegExp(
+  String.raw`(?<![${PATH_CHARS}])([\p{L}\p{N}_@+.-][\p{L}\p{N}_~@+.\/-]*\.([A-Za-z][A-Za-z0-9]{0,11})):(\d{1,9})(?:-(\d{1,9}))?(?![\p{L}\p{N}_\/\\])`,
+  'gu',
+);
+
+/** Repo-relative `path:line` / `path:start-end` citations in a run of prose text, in order. */
+export function findCitations(text: string): Citation[] {
+  const out: Citation[] = [];
+  for (const match of text.matchAll(CITATION)) {
+    const path = match[1] ?? '';
+    const ext = (match[2] ?? '').toLowerCase();
+    if (!EXTENSION_SET.has(ext)) continue;
+    if (!isCanonicalPath(path)) continue;
+    const start = Number(match[3]);
+    const end = match[4] !== undefined ? Number(match[4]) : start;
+    if (!Number.isSafeInteger(start) || start < 1 || end < start) continue;
+    out.push({ path, start, end, raw: match[0] });
+  }
+  return out;
+}
+
+function isCanonicalPath(path: string): boolean {
+  if (path.includes('//')) return false;
+  return path.split('/').every((segment) => segment !== '.' && segment !== '..' && segment.length > 0);
+}
+
+/** The text with its citations handed to `render`; plain strings in between. */
+export function withCitations(text: string, render: CitationRenderer | undefined): ComponentChild[] {
+  if (!render) return [text];
+  const citations = text.length > 0 ? findCitations(text) : [];
+  if (citations.length === 0) return [text];
+  const out: ComponentChild[] = [];
+  let at = 0;
+  citations.forEach((citation, i) => {
+    const index = text.indexOf(citation.raw, at);
+    if (index < 0) return;
+    if (index > at) out.push(text.slice(at, index));
+    out.push(render(citation, i));
+    at = index + citation.raw.length;
+  });
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+export type CitationRenderer = (citation: Citation, key: number) => VNode;
+
+// ─── Tokens to vnodes ────────────────────────────────────────────────────────────────────────
+
+interface Frame {
+  /** null: a transparent frame (a tight list's hidden paragraph); children go to the parent. */
+  tag: string | null;
+  props: Record<string, unknown>;
+  children: ComponentChild[];
+}
+
+/** Tags this module may create from open/close tokens. Anything else is rendered as its content. */
+const BLOCK_TAGS = new Set(['p', 'blockquote', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'em', 'strong', 's', 'a']);
+
+function demote(tag: string): string {
+  const level = Number(tag.slice(1));
+  return `h${Math.min(6, (Number.isFinite(level) ? level : 1) + HEADING_SHIFT)}`;
+}
+
+function openProps(token: Token, state: RenderState): { tag: string | null; props: Record<string, unknown> } {
+  const tag = token.tag;
+  if (/^h[1-6]$/.test(tag)) return { tag: demote(tag), props: {} };
+  if (tag === 'a') {
+    const href = token.attrGet('href') ?? '';
+    const title = token.attrGet('title');
+    state.linkDepth++;
+    const compact = href.trim();
+    if (compact.startsWith('#') || SAFE_LINK.test(compact.replace(/[\u0000-\u001f\s]/g, ''))) {
+      return { tag: 'a', props: { href: compact, rel: 'noopener noreferrer', title: title ?? undefined, class: 'rn-md-link' } };
+    }
+    // Relative: nothing to resolve against inside a webview. Text, with the target shown on hover.
+    return { tag: 'span', props: { class: 'rn-md-link-inert', title: href } };
+  }
+  if (tag === 'ol') {
+    const start = Number(token.attrGet('start'));
+    return { tag, props: Number.isSafeInteger(start) && start !== 1 ? { start } : {} };
+  }
+  if (tag === 'th' || tag === 'td') {
+    const style = token.attrGet('style') ?? '';
+    const align = /text-align:\s*(left|center|right)/.exec(style)?.[1];
+    return { tag, props: align ? { class: `rn-md-align-${align}` } : {} };
+  }
+  if (BLOCK_TAGS.has(tag)) return { tag, props: {} };
+  return { tag: null, props: {} };
+}
+
+interface RenderState {
+  linkDepth: number;
+  citation: CitationRenderer | undefined;
+}
+
+function renderLeaf(token: Token, state: RenderState, out: ComponentChild[]): void {
+  switch (token.type) {
+    case 'text':
+    case 'text_special':
+      for (const part of withCitations(token.content, state.linkDepth > 0 ? undefined : state.citation)) out.push(part);
+      return;
+    case 'code_inline':
+      out.push(h('code', null, token.content));
+      return;
+    case 'softbreak':
+      out.push('\n');
+      return;
+    case 'hardbreak':
+      out.push(h('br', null));
+      return;
+    case 'fence':
+    case 'code_block':
+      out.push(h('pre', { class: 'rn-md-pre' }, h('code', null, token.content)));
+      return;
+    case 'hr':
+      out.push(h('hr', null));
+      return;
+    case 'image': {
+      const alt = (token.children ?? []).map((child) => child.content).join('') || token.content;
+      out.push(h('span', { class: 'rn-md-image' }, `[image${alt ? `: ${alt}` : ''}]`));
+      return;
+    }
+    case 'inline':
+      renderTokens(token.children ?? [], state, out);
+      return;
+    default:
+      // html_block / html_inline cannot occur with html: false; anything unknown stays text.
+      if (token.content) out.push(token.content);
+  }
+}
+
+function renderTokens(tokens: readonly Token[], state: RenderState, out: ComponentChild[]): void {
+  const stack: Frame[] = [{ tag: null, props: {}, children: out }];
+  const top = () => stack[stack.length - 1] as Frame;
+  for (const token of tokens) {
+    if (token.nesting === 1) {
+      const { tag, props } = token.hidden ? { tag: null, props: {} } : openProps(token, state);
+      stack.push({ tag, props, children: tag === null ? top().children : [] });
+    } else if (token.nesting === -1) {
+      if (stack.length <= 1) continue;
+      const frame = stack.pop() as Frame;
+      if (token.tag === 'a') state.linkDepth = Math.max(0, state.linkDepth - 1);
+      if (frame.tag !== null) top().children.push(h(frame.tag, frame.props, frame.children));
+    } else {
+      renderLeaf(token, state, top().children);
+    }
+  }
+  // Unbalanced tokens (should not happen): close what is open, keeping its content.
+  while (stack.length > 1) {
+    const frame = stack.pop() as Frame;
+    if (frame.tag !== null) top().children.push(h(frame.tag, frame.props, frame.children));
+  }
+}
+
+/** Block Markdown (paragraphs, lists, code, tables, quotes) as vnodes. */
+export function markdownBlock(text: string, citation?: CitationRenderer): ComponentChild[] {
+  const out: ComponentChild[] = [];
+  if (!text) return out;
+  renderTokens(md.parse(text, {}), { linkDepth: 0, citation }, out);
+  return out;
+}
+
+/** One line of inline Markdown (emphasis, `code`, links) as vnodes, for titles and short fields. */
+export function markdownInline(text: string, citation?: CitationRenderer): ComponentChild[] {
+  const out: ComponentChild[] = [];
+  if (!text) return out;
+  renderTokens(md.parseInline(text, {}), { linkDepth: 0, citation }, out);
+  return out;
+}
+
+/** The words of a Markdown text, without its markup (for titles, tooltips, accessible names). */
+export function markdownPlain(text: string): string {
+  const parts: string[] = [];
+  const walk = (tokens: readonly Token[]) => {
+    for (const token of tokens) {
+      if (token.type === 'inline') walk(token.children ?? []);
+      else if (token.type === 'text' || token.type === 'code_inline' || token.type === 'text_special') parts.push(token.content);
+      else if (token.type === 'softbreak' || token.type === 'hardbreak') parts.push(' ');
+      else if (token.type === 'fence' || token.type === 'code_block') parts.push(token.content);
+      else if (token.type === 'paragraph_close' || token.type === 'heading_close' || token.type === 'list_item_close') parts.push(' ');
+    }
+  };
+  walk(md.parse(text, {}));
+  return parts.join('').replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,175 @@
+/**
+ * A board's element pool as the tree the view walks (pure). Every element is placed exactly once:
+ * - an element whose parent is null, unknown or itself is a root, in creation order;
+ * - children keep creation order;
+ * - a parent cycle (which the host's rules refuse, but a reader never trusts) is broken where it
+ *   is first met: the unplaced element becomes a root, so nothing is dropped and nothing loops;
+ * - nesting deeper than MAX_ELEMENT_DEPTH is shown flat under the deepest shown ancestor.
+ * Code refs another element names (span, evidence, anchor, trace) are collected so the view shows
+ * them at their referrer rather than again in place.
+ */
+import type { BoardElement, ElementOf } from '../../protocol';
+
+/** Levels of element nesting shown (the top level counts as one). */
+export const MAX_ELEMENT_DEPTH = 24;
+
+export interface TreeNode {
+  element: BoardElement;
+  /** Position in the pool (unique even when ids are not): a stable key. */
+  index: number;
+  children: TreeNode[];
+}
+
+export interface BoardTree {
+  roots: TreeNode[];
+  /** First element per id. */
+  byId: ReadonlyMap<string, BoardElement>;
+  /** Code refs shown at their referrer (a step's span, a decision's evidence, …). */
+  referenced: ReadonlySet<string>;
+  /** Order-step numbers, 1-based, in reading order. */
+  stepNumbers: ReadonlyMap<string, number>;
+  /** Some nesting was shown flat (deeper than MAX_ELEMENT_DEPTH). */
+  flattened: boolean;
+}
+
+export function buildTree(elements: readonly BoardElement[]): BoardTree {
+  const byId = new Map<string, BoardElement>();
+  for (const element of elements) if (!byId.has(element.id)) byId.set(element.id, element);
+
+  const nodes: TreeNode[] = elements.map((element, index) => ({ element, index, children: [] }));
+  const childIndexes = new Map<string, number[]>();
+  const rootIndexes: number[] = [];
+  nodes.forEach((node, index) => {
+    const parent = node.element.parent;
+    if (parent === null || parent === node.element.id || !byId.has(parent)) {
+      rootIndexes.push(index);
+      return;
+    }
+    const list = childIndexes.get(parent);
+    if (list) list.push(index);
+    else childIndexes.set(parent, [index]);
+  });
+
+  const placed = new Uint8Array(nodes.length);
+  let flattened = false;
+
+  /** Unplaced descendants of `start`, in creation order (iterative; cycles stop at placed nodes). */
+  const descendants = (start: TreeNode): TreeNode[] => {
+    const found: TreeNode[] = [];
+    const stack = [start];
+    while (stack.length > 0) {
+      const node = stack.pop() as TreeNode;
+      for (const childIndex of childIndexes.get(node.element.id) ?? []) {
+        if (placed[childIndex]) continue;
+        placed[childIndex] = 1;
+        const child = nodes[childIndex] as TreeNode;
+        found.push(child);
+        stack.push(child);
+      }
+    }
+    return found.sort((a, b) => a.index - b.index);
+  };
+
+  const attach = (node: TreeNode, depth: number): void => {
+    if (depth >= MAX_ELEMENT_DEPTH - 2) {
+      const flat = descendants(node);
+      if (flat.length > 0 && flat.some((d) => (childIndexes.get(d.element.id) ?? []).length > 0)) flattened = true;
+      node.children = flat;
+      return;
+    }
+    for (const childIndex of childIndexes.get(node.element.id) ?? []) {
+      if (placed[childIndex]) continue;
+      placed[childIndex] = 1;
+      const child = nodes[childIndex] as TreeNode;
+      node.children.push(child);
+      attach(child, depth + 1);
+    }
+  };
+
+  const roots: TreeNode[] = [];
+  const place = (index: number) => {
+    if (placed[index]) return;
+    placed[index] = 1;
+    const node = nodes[index] as TreeNode;
+    roots.push(node);
+    attach(node, 0);
+  };
+  for (const index of rootIndexes) place(index);
+  // Whatever a cycle kept unreachable from the top level becomes a root, in creation order.
+  for (let index = 0; index < nodes.length; index++) place(index);
+  roots.sort((a, b) => a.index - b.index);
+
+  const referenced = new Set<string>();
+  const refer = (id: unknown) => {
+    if (typeof id === 'string' && byId.get(id)?.kind === 'code_ref') referenced.add(id);
+  };
+  for (const element of elements) {
+    switch (element.kind) {
+      case 'order_step':
+        refer(element.span);
+        break;
+      case 'decision':
+        for (const id of element.evidence ?? []) refer(id);
+        break;
+      case 'finding':
+        for (const id of element.anchor ?? []) refer(id);
+        break;
+      case 'requirement':
+        for (const id of element.trace ?? []) refer(id);
+        break;
+      case 'round_outcome':
+        for (const id of element.evidence ?? []) refer(id);
+        break;
+      default:
+        break;
+    }
+  }
+
+  const stepNumbers = new Map<string, number>();
+  const walk: TreeNode[] = [...roots].reverse();
+  while (walk.length > 0) {
+    const node = walk.pop() as TreeNode;
+    if (node.element.kind === 'order_step' && !stepNumbers.has(node.element.id)) stepNumbers.set(node.element.id, stepNumbers.size + 1);
+    for (let i = node.children.length - 1; i >= 0; i--) walk.push(node.children[i] as TreeNode);
+  }
+
+  return { roots, byId, referenced, stepNumbers, flattened };
+}
+
+/** The code refs a list of ids names, in the order named; ids that do not resolve are counted. */
+export function codeRefs(tree: BoardTree, ids: readonly string[] | undefined): { refs: ElementOf<'code_ref'>[]; missing: string[] } {
+  const refs: ElementOf<'code_ref'>[] = [];
+  const missing: string[] = [];
+  for (const id of ids ?? []) {
+    const element = tree.byId.get(id);
+    if (element?.kind === 'code_ref') refs.push(element);
+    else missing.push(id);
+  }
+  return { refs, missing };
+}
+
+export interface ScenarioClause {
+  keyword: string;
+  text: string;
+}
+
+const CLAUSE = /^\s*[-*+]\s+\*\*(WHEN|THEN|AND|GIVEN|BUT)\*\*:?\s*(.*)$/;
+
+/**
+ * A scenario's own `- **WHEN** …` / `**THEN**` / `**AND**` / `**GIVEN**` items as clause rows;
+ * else its condition/response pair as WHEN/THEN; else none (it renders as the prose it is).
+ */
+export function scenarioClauses(scenario: Pick<ElementOf<'scenario'>, 'text_markdown' | 'scenario_condition' | 'scenario_response'>): ScenarioClause[] {
+  const fromText: ScenarioClause[] = [];
+  for (const line of (scenario.text_markdown ?? '').split('\n')) {
+    const match = CLAUSE.exec(line);
+    if (match) fromText.push({ keyword: match[1] as string, text: (match[2] ?? '').trim() });
+  }
+  if (fromText.length > 0) return fromText;
+  const when = scenario.scenario_condition?.trim();
+  const then = scenario.scenario_response?.trim();
+  const pair: ScenarioClause[] = [];
+  if (when) pair.push({ keyword: 'WHEN', text: when });
+  if (then) pair.push({ keyword: 'THEN', text: then });
+  return pair;
+}
