@@ -215,7 +215,10 @@ export class HostClient implements vscode.Disposable {
         return false;
       },
     };
-    const client = new LanguageClient('rennet', 'Rennet Host', serverOptions, clientOptions);
+    // The client id decides which `<id>.trace.server` setting turns on message tracing. No such
+    // setting is contributed for this id: a trace would print request bodies, and runLenses
+    // carries API keys, which must never reach a log.
+    const client = new LanguageClient('rennetHost', 'Rennet Host', serverOptions, clientOptions);
 
     client.onNotification(HostLog, (line) => {
       const text = `[host] ${line.message}`;
