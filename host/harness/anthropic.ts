@@ -12,6 +12,7 @@ import {
   readSse,
   redact,
   runToolLoop,
+  SeatConversations,
   tokens,
   type CallAnswer,
   type ModelReply,
@@ -63,7 +64,7 @@ export class AnthropicHarness implements Harness {
   readonly model: string;
   private readonly url: string;
   private readonly label: string;
-  private readonly threads = new Map<string, Message[]>();
+  private readonly conversations = new SeatConversations<Message>();
 
   constructor(private readonly options: AnthropicHarnessOptions) {
     let base: URL;
@@ -81,9 +82,7 @@ export class AnthropicHarness implements Harness {
   }
 
   async runTurn(request: TurnRequest): Promise<TurnResult> {
-    const existing = request.followUp ? this.threads.get(request.seat.seatId) : undefined;
-    const messages: Message[] = existing ?? [];
-    this.threads.set(request.seat.seatId, messages);
+    const messages = this.conversations.open(request);
     addUserText(messages, request.prompt);
     const thread = new AnthropicThread(messages, request.tools.tools, this.options, this.url, this.label);
     return runToolLoop(request, thread, this.options);

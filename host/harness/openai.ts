@@ -12,6 +12,7 @@ import {
   readSse,
   redact,
   runToolLoop,
+  SeatConversations,
   tokens,
   type CallAnswer,
   type ModelReply,
@@ -60,7 +61,7 @@ export class OpenAiCompatibleHarness implements Harness {
   readonly model: string;
   private readonly url: string;
   private readonly label: string;
-  private readonly threads = new Map<string, ChatMessage[]>();
+  private readonly conversations = new SeatConversations<ChatMessage>(() => [{ role: 'system', content: OPENAI_SYSTEM_PROMPT }]);
 
   constructor(private readonly options: OpenAiCompatibleHarnessOptions) {
     let base: URL;
@@ -76,9 +77,7 @@ export class OpenAiCompatibleHarness implements Harness {
   }
 
   async runTurn(request: TurnRequest): Promise<TurnResult> {
-    const existing = request.followUp ? this.threads.get(request.seat.seatId) : undefined;
-    const messages: ChatMessage[] = existing ?? [{ role: 'system', content: OPENAI_SYSTEM_PROMPT }];
-    this.threads.set(request.seat.seatId, messages);
+    const messages = this.conversations.open(request);
     messages.push({ role: 'user', content: request.prompt });
     const thread = new ChatThread(messages, request.tools.tools, this.options, this.url, this.label);
     return runToolLoop(request, thread, this.options);

@@ -260,6 +260,31 @@ export function tokens(value: unknown): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
 }
 
+// ─── Per-seat conversations ──────────────────────────────────────────────────────────────────
+
+/**
+ * One conversation per seat id, shared by the adapters that run the tool loop in the host: a
+ * follow-up turn continues the seat's thread, a first turn starts a fresh one.
+ */
+export class SeatConversations<M> {
+  private readonly threads = new Map<string, M[]>();
+
+  constructor(private readonly start: () => M[] = () => []) {}
+
+  /** The thread this turn writes to. */
+  open(request: Pick<TurnRequest, 'seat' | 'followUp'>): M[] {
+    const existing = request.followUp ? this.threads.get(request.seat.seatId) : undefined;
+    const messages = existing ?? this.start();
+    this.threads.set(request.seat.seatId, messages);
+    return messages;
+  }
+
+  /** The seat's thread as it stands, or an empty one. */
+  peek(seatId: string): readonly M[] {
+    return this.threads.get(seatId) ?? [];
+  }
+}
+
 // ─── HTTP plumbing for the adapters ──────────────────────────────────────────────────────────
 
 /** True for a base URL on this machine (a key is optional there). */

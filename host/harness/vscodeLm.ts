@@ -2,7 +2,7 @@ import { LENS_TITLES, type Lens } from '../../protocol/board';
 import type { LmChatParams, LmChatResult, LmFailureReason, LmMessage, LmModelInfo, LmTool, LmToolCall } from '../../protocol/rpc';
 import type { Harness, SeatSpec, TurnRequest, TurnResult } from '../pipeline/ports';
 import type { HarnessAssignment } from '../pipeline/types';
-import { ModelError, parseArguments, runToolLoop, type ModelReply, type ModelThread, type ModelToolCall } from './toolLoop';
+import { ModelError, parseArguments, runToolLoop, SeatConversations, type ModelReply, type ModelThread, type ModelToolCall } from './toolLoop';
 
 /**
  * The `vscode-lm` harness: a seat drafted by a chat model the user has in VS Code (Copilot, or any
@@ -57,7 +57,7 @@ export class VscodeLmHarness implements Harness {
   readonly origin: 'claude' | 'codex' | 'other';
   private readonly options: VscodeLmHarnessOptions;
   /** The transcript of each seat's thread: a follow-up turn continues it. */
-  private readonly threads = new Map<string, LmMessage[]>();
+  private readonly conversations = new SeatConversations<LmMessage>();
   private answeredBy: string | null;
 
   constructor(options: VscodeLmHarnessOptions) {
@@ -73,14 +73,13 @@ export class VscodeLmHarness implements Harness {
 
   /** A copy of a seat's transcript (tests). */
   transcript(seatId: string): LmMessage[] {
-    return structuredClone(this.threads.get(seatId) ?? []);
+    return structuredClone([...this.conversations.peek(seatId)]);
   }
 
   async runTurn(request: TurnRequest): Promise<TurnResult> {
     const { seat } = request;
-    const messages = request.followUp ? (this.threads.get(seat.seatId) ?? []) : [];
+    const messages = this.conversations.open(request);
     messages.push({ role: 'user', text: request.prompt });
-    this.threads.set(seat.seatId, messages);
     const tools: LmTool[] = request.tools.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
     const signal = this.options.signal ? AbortSignal.any([request.signal, this.options.signal]) : request.signal;
     const thread: ModelThread = {

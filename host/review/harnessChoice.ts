@@ -4,6 +4,7 @@ import { ClaudeCodeHarness } from '../harness/claudeCode';
 import { CodexHarness } from '../harness/codex';
 import { discoverCliHarnesses, type DiscoveredCli } from '../harness/discover';
 import { OpenAiCompatibleHarness } from '../harness/openai';
+import { isLoopback as isLoopbackUrl } from '../harness/toolLoop';
 import { parseHarnessScript, scriptedAssignment } from '../harness/scripted';
 import type { Harness } from '../pipeline/ports';
 import type { HarnessAssignment } from '../pipeline/types';
@@ -48,11 +49,10 @@ export interface HarnessFlags {
   model?: string | undefined;
 }
 
-/** A base URL on this machine (a key is optional there). */
+/** A base URL on this machine (a key is optional there): the adapters' own test, on a string. */
 export function isLoopback(url: string): boolean {
   try {
-    const host = new URL(url).hostname;
-    return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || host === '::1';
+    return isLoopbackUrl(new URL(url));
   } catch {
     return false;
   }
