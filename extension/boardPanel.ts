@@ -1,16 +1,21 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type SessionSnapshot, type ToWebview } from '../protocol';
-import { GenerationGet, PatchsetGet, PatchsetReadBlob, SessionGet } from '../protocol/rpc';
+import type { Lens } from '../protocol/board';
+import { AsksExplain, GenerationGet, PatchsetGet, PatchsetReadBlob, SessionGet } from '../protocol/rpc';
+import { askActLabel, type AskClient } from './asks';
 import { blobUri } from './blobDocuments';
 import { describe, type HostClient } from './hostClient';
 import { panelHtml } from './html';
-import type { LensRuns } from './lenses';
+import { readHarnessConfig, type LensRuns } from './lenses';
 import { checkRepoRelativePath } from './paths';
 import { openReview } from './review';
 import { panelTitle } from './titles';
 
 export const BOARD_VIEW_TYPE = 'rennet.board';
+
+/** Ceiling on one Explain (one model turn with read-only tools). */
+const EXPLAIN_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * One WebviewPanel per session. The manager routes host events to the right panel and keeps
@@ -21,14 +26,23 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
   private readonly disposables: vscode.Disposable[] = [];
   /** The session of the panel that was active last. */
   private lastActive: string | null = null;
+  private readonly shownEmitter = new vscode.EventEmitter<string>();
+  /**
+   * A panel's shown state moved: it became active, took a session snapshot or a generation, or
+   * closed. Carries the session id; editor surfaces re-read `activeSessionId` and `get`.
+   */
+  readonly onDidChangeShown = this.shownEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly host: HostClient,
     private readonly log: vscode.LogOutputChannel,
     private readonly lenses: LensRuns,
+    private readonly asks: AskClient,
   ) {
     this.disposables.push(
+      this.shownEmitter,
+      asks.onDidChange(({ sessionId, projection }) => this.panels.get(sessionId)?.postAsks(projection, asks.undoLabel(sessionId))),
       host.onSessionChanged((snapshot) => this.panels.get(snapshot.session.id)?.update(snapshot)),
       host.onGenerationChanged((snapshot) => this.panels.get(snapshot.sessionId)?.onGeneration(snapshot)),
       host.onDidChangeStatus((status) => {
@@ -112,12 +126,16 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       context: this.context,
       host: this.host,
       log: this.log,
+      asks: this.asks,
+      onShown: () => this.shownEmitter.fire(sessionId),
       onDisposed: () => {
         if (this.panels.get(sessionId) === board) this.panels.delete(sessionId);
+        this.shownEmitter.fire(sessionId);
       },
       onOtherSession: (other) => this.show(other),
       onActive: () => {
         this.lastActive = sessionId;
+        this.shownEmitter.fire(sessionId);
       },
       runLenses: () => this.runLenses(sessionId),
     });
@@ -140,6 +158,9 @@ interface BoardPanelDeps {
   context: vscode.ExtensionContext;
   host: HostClient;
   log: vscode.LogOutputChannel;
+  asks: AskClient;
+  /** The panel took a session snapshot or a generation (editor surfaces follow it). */
+  onShown(): void;
   onDisposed(): void;
   /** A recapture answered with a different session (should not happen; shown, not lost). */
   onOtherSession(snapshot: SessionSnapshot): void;
@@ -199,6 +220,31 @@ export class BoardPanel implements vscode.Disposable {
     this.snapshot = snapshot;
     this.panel.title = panelTitle(snapshot.session.target);
     void this.post({ type: 'rennet/panel/snapshot', snapshot });
+    this.deps.onShown();
+  }
+
+  /** The last session snapshot this panel holds (undefined until the host answered). */
+  get sessionSnapshot(): SessionSnapshot | undefined {
+    return this.snapshot;
+  }
+
+  /** The session's ask projection, whole (after ready and after every append). */
+  postAsks(projection: import('../protocol').AskProjection, undoLabel: string | null): void {
+    void this.post({ type: 'rennet/panel/asks', projection, undo: undoLabel ? { label: undoLabel } : null });
+  }
+
+  /**
+   * Select `lens` and bring `elementId` into view, showing `generationId` first when another one
+   * is on screen (a frozen one is pinned, read-only).
+   */
+  async revealElement(generationId: string, lens: Lens, elementId: string): Promise<void> {
+    this.reveal();
+    if (this.postedGeneration?.generationId !== generationId) {
+      this.selected = generationId;
+      this.generationSeq++;
+      await this.reloadGeneration();
+    }
+    void this.post({ type: 'rennet/panel/reveal', generationId, lens, elementId });
   }
 
   postStatus(status: HostStatus): void {
@@ -305,7 +351,7 @@ export class BoardPanel implements vscode.Disposable {
       case 'rennet/panel/ready':
         this.ready = true;
         this.postStatus(this.deps.host.status ?? { state: 'starting', message: null });
-        void this.reloadAll();
+        void this.reloadAll().then(() => this.deps.asks.refresh(this.sessionId));
         return;
       case 'rennet/panel/refresh':
         void this.recapture();
@@ -323,6 +369,15 @@ export class BoardPanel implements vscode.Disposable {
         return;
       case 'rennet/panel/runLenses':
         void this.deps.runLenses();
+        return;
+      case 'rennet/panel/askCommand':
+        void this.runAskCommand(message.command);
+        return;
+      case 'rennet/panel/undo':
+        void this.undoLast();
+        return;
+      case 'rennet/panel/explain':
+        void this.explain(message.requestId, message.anchor);
         return;
     }
   }
@@ -422,7 +477,36 @@ export class BoardPanel implements vscode.Disposable {
   }
 
   private async postGeneration(snapshot: GenerationSnapshot | null): Promise<void> {
-    if (await this.post({ type: 'rennet/panel/generation', snapshot })) this.postedGeneration = snapshot;
+    if (await this.post({ type: 'rennet/panel/generation', snapshot })) {
+      this.postedGeneration = snapshot;
+      this.deps.onShown();
+    }
+  }
+
+  private async runAskCommand(command: import('../protocol').AskCommand): Promise<void> {
+    const result = await this.deps.asks.command(this.sessionId, command, askActLabel(command));
+    if (!result.ok && !this.disposed) void this.post({ type: 'rennet/panel/askRefused', message: result.error.message });
+  }
+
+  private async undoLast(): Promise<void> {
+    const result = await this.deps.asks.undoLast(this.sessionId);
+    if (!result.ok && !this.disposed) void this.post({ type: 'rennet/panel/askRefused', message: `Undo: ${result.error.message}` });
+  }
+
+  /** Explain a span of board prose through the configured harness; progress goes back as explainStatus. */
+  private async explain(requestId: string, anchor: import('../protocol').QuoteAnchor): Promise<void> {
+    const status = (state: 'working' | 'answered' | 'failed', threadId: string | null, message: string | null) =>
+      void this.post({ type: 'rennet/panel/explainStatus', requestId, state, threadId, message });
+    status('working', null, null);
+    try {
+      const harness = await readHarnessConfig(this.deps.context.secrets);
+      const result = await this.deps.host.request(AsksExplain, { sessionId: this.sessionId, anchor, harness }, EXPLAIN_TIMEOUT_MS);
+      if (this.disposed) return;
+      if (result.ok) status('answered', result.value.threadId, null);
+      else status('failed', result.error.detail?.threadId ?? null, result.error.message);
+    } catch (error) {
+      if (!this.disposed) status('failed', null, describe(error));
+    }
   }
 
   private postError(message: string): void {

@@ -1,4 +1,6 @@
 import type * as vscode from 'vscode';
+import type { ActiveReview } from './activeReview';
+import type { AskClient } from './asks';
 import type { BoardPanels } from './boardPanel';
 import type { HostClient } from './hostClient';
 import type { LensRuns } from './lenses';
@@ -10,6 +12,9 @@ export interface Ctx {
   readonly panels: BoardPanels;
   readonly lenses: LensRuns;
   readonly log: vscode.LogOutputChannel;
+  readonly asks: AskClient;
+  /** The review the editor surfaces follow (gutter marks, comment threads, Open Changes). */
+  readonly review: ActiveReview;
 }
 
 export type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => Promise<unknown>;

@@ -15,7 +15,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType } from 'vscode-jsonrpc';
-import { GenerationChanged, HostHello, HostLog, SessionChanged, type HostInfo } from '../protocol/rpc';
+import { AsksChanged, GenerationChanged, HostHello, HostLog, SessionChanged, type AsksChangedParams, type HostInfo } from '../protocol/rpc';
 import type { GenerationSnapshot, HostStatus, SessionSnapshot } from '../protocol';
 
 /** Ceiling on an ordinary request (list branches, read a session). */
@@ -72,12 +72,15 @@ export class HostClient implements vscode.Disposable {
   private readonly generationEmitter = new vscode.EventEmitter<GenerationSnapshot>();
   /** The host pushed a whole generation (`rennet/generation/changed`). */
   readonly onGenerationChanged = this.generationEmitter.event;
+  private readonly asksEmitter = new vscode.EventEmitter<AsksChangedParams>();
+  /** The host appended to a session's ask log and pushed the whole projection (`rennet/asks/changed`). */
+  readonly onAsksChanged = this.asksEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.disposables.push(this.statusEmitter, this.recoverEmitter, this.sessionEmitter, this.generationEmitter);
+    this.disposables.push(this.statusEmitter, this.recoverEmitter, this.sessionEmitter, this.generationEmitter, this.asksEmitter);
   }
 
   /** Null until the host was first asked to start. */
@@ -228,6 +231,7 @@ export class HostClient implements vscode.Disposable {
     });
     client.onNotification(SessionChanged, (snapshot) => this.sessionEmitter.fire(snapshot));
     client.onNotification(GenerationChanged, (snapshot) => this.generationEmitter.fire(snapshot));
+    client.onNotification(AsksChanged, (params) => this.asksEmitter.fire(params));
     for (const install of this.installers) install(client);
     client.onDidChangeState((event) => {
       if (event.newState === State.Running && this.recovering && client === this.client) {

@@ -1,6 +1,7 @@
 import './zodConfig';
 import * as vscode from 'vscode';
 import type { RennetApi } from './api';
+import { AskClient } from './asks';
 import { BlobDocumentProvider, BLOB_SCHEME } from './blobDocuments';
 import { BOARD_VIEW_TYPE, BoardPanels } from './boardPanel';
 import { ReviewDraftLens } from '../protocol/rpc';
@@ -16,6 +17,7 @@ import { HostClient } from './hostClient';
 import { LensRuns } from './lenses';
 import { registerLmHandlers } from './lm';
 import { openReview } from './review';
+import { ActiveReview } from './activeReview';
 
 /** Ceiling on a lens draft by a model (many round trips); a timeout cancels it in the host. */
 const DRAFT_TIMEOUT_MS = 30 * 60_000;
@@ -34,9 +36,11 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   // The host asks VS Code's language models through the extension (rennet/lm/*).
   host.installHostRequestHandlers((client) => registerLmHandlers(client, log));
   const lenses = new LensRuns(host, context.secrets, log);
-  const panels = new BoardPanels(context, host, log, lenses);
-  const ctx: Ctx = { extension: context, host, panels, lenses, log };
-  context.subscriptions.push(panels, lenses);
+  const asks = new AskClient(host, log);
+  const panels = new BoardPanels(context, host, log, lenses, asks);
+  const review = new ActiveReview(host, panels, asks, log);
+  const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review };
+  context.subscriptions.push(asks, panels, lenses, review);
 
   const commands: Record<string, CommandFactory> = {
     'rennet.reviewBranch': reviewBranch,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Absence, Lens, LensBoardView } from './board';
+import { Absence, CitationSide, Lens, LensBoardView } from './board';
+import { DiffLine } from './patchset';
 
 /**
  * A generation's lanes and the document `rennet review --json FILE` writes (docs/review-json.md).
@@ -87,6 +88,64 @@ export const LaneView = z.object({
 });
 export type LaneView = z.infer<typeof LaneView>;
 
+// ─── Code excerpts and citation marks (what code cards and gutter marks draw) ──────────────
+
+/** Lines of captured context a code excerpt keeps either side of its cited span (inside the captured hunks). */
+export const EXCERPT_CONTEXT_LINES = 3;
+/** Most diff lines one excerpt carries; a longer span is cut there and says so (`clipped`). */
+export const EXCERPT_MAX_LINES = 400;
+/** Most diff lines all excerpts of one generation snapshot carry; past it excerpts are `omitted` and say so. */
+export const GENERATION_EXCERPT_MAX_LINES = 40_000;
+/** Characters of an element's claim a citation mark carries (hover text). */
+export const CITATION_CLAIM_MAX_CHARS = 240;
+
+/**
+ * Why an excerpt has (or lacks) lines. captured: the captured hunk lines over the span. truncated:
+ * the span lies in a truncated file's uncaptured tail. binary / submodule: no text was captured.
+ * not-captured: the path or span is not in the capture (a frozen generation of another capture,
+ * or a board written against a dropped file). omitted: over GENERATION_EXCERPT_MAX_LINES.
+ */
+export const ExcerptState = z.enum(['captured', 'truncated', 'binary', 'submodule', 'not-captured', 'omitted']);
+export type ExcerptState = z.infer<typeof ExcerptState>;
+
+/** A cited span's captured diff lines: the hunks over it with old/new numbers and +/- kinds. */
+export const CodeExcerpt = z.object({
+  path: z.string(),
+  side: CitationSide,
+  startLine: z.number().int().positive(),
+  endLine: z.number().int().positive(),
+  state: ExcerptState,
+  /** In diff order; context lines within EXCERPT_CONTEXT_LINES of the span are kept. */
+  lines: z.array(DiffLine),
+  /** True when `lines` was cut at EXCERPT_MAX_LINES. */
+  clipped: z.boolean(),
+  /** A sentence for the reader when state is not captured or lines were clipped; null otherwise. */
+  note: z.string().nullable(),
+});
+export type CodeExcerpt = z.infer<typeof CodeExcerpt>;
+
+/** The key of a span in `GenerationSnapshot.excerpts`: `<side>|<start>-<end>|<path>`. */
+export function excerptKey(span: { path: string; side: 'base' | 'head'; startLine: number; endLine: number }): string {
+  return `${span.side}|${span.startLine}-${span.endLine}|${span.path}`;
+}
+
+/**
+ * One citation of a generation as the editor marks it: a code_ref, or a path:line citation in
+ * prose. `elementId` is the element a reader should land on (the finding, step or decision that
+ * cites the code, else the code_ref or prose element itself); `claim` is its title or claim as
+ * plain text, at most CITATION_CLAIM_MAX_CHARS.
+ */
+export const CitationMark = z.object({
+  lens: Lens,
+  elementId: z.string(),
+  path: z.string(),
+  side: CitationSide,
+  startLine: z.number().int().positive(),
+  endLine: z.number().int().positive(),
+  claim: z.string(),
+});
+export type CitationMark = z.infer<typeof CitationMark>;
+
 /** A whole generation, sent whole (never as a diff) after every change the panel must show. */
 export const GenerationSnapshot = z.object({
   generationId: z.string(),
@@ -99,6 +158,10 @@ export const GenerationSnapshot = z.object({
   timings: z.array(PhaseTiming),
   /** Earlier generations of the session, newest first, for the generation switcher. */
   frozen: z.array(z.object({ generationId: z.string(), patchsetId: z.string(), createdAt: z.string() })),
+  /** excerptKey → the captured lines of every span a code_ref of this generation cites. */
+  excerpts: z.record(z.string(), CodeExcerpt),
+  /** Every citation of the generation, lane by lane in canonical order, for gutter marks. */
+  citations: z.array(CitationMark),
 });
 export type GenerationSnapshot = z.infer<typeof GenerationSnapshot>;
 

@@ -280,3 +280,28 @@ export interface AsksChangedParams {
 }
 /** host → extension: the whole ask projection of a session, after every append to its log. */
 export const AsksChanged = new NotificationType<AsksChangedParams>('rennet/asks/changed');
+
+export interface AsksExplainParams {
+  sessionId: string;
+  /** The span of board prose to explain; its generation must belong to the session. */
+  anchor: import('./asks').QuoteAnchor;
+  /** An open thread on that anchor to ask in; omitted: the host opens one (quoteOpen). */
+  threadId?: string;
+  /** The harnesses the settings name (the anchor's lens picks its harness, as for a draft). */
+  harness: import('./review').HarnessConfig;
+}
+export interface AsksExplainResult {
+  threadId: string;
+  /** The agent's answer as appended to the thread (author `agent`). */
+  answer: import('./asks').QuoteMessage;
+  /** Which harness and model answered (also stated at the end of the answer's text). */
+  provenance: { harness: string; model: string | null };
+}
+/**
+ * extension → host: explain a span of board prose. The host opens (or reuses) the quote thread,
+ * appends the reviewer's question, runs one read-only turn of the anchor lens's harness — the
+ * board and the patchset reach the model through tools, never inside the prompt — and appends the
+ * answer as an `agent` reply. No harness configured: refused (`invalid-request`, detail.reason
+ * `no-harness`) with the thread holding the question, saying so.
+ */
+export const AsksExplain = new RequestType<AsksExplainParams, Result<AsksExplainResult>, void>('rennet/asks/explain');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AskCommand, AskProjection, QuoteAnchorInput } from './asks';
 import { Lens } from './board';
 import { GenerationSnapshot } from './review';
 import { SessionSnapshot } from './session';
@@ -35,6 +36,25 @@ export const ToWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rennet/panel/error'), message: z.string() }),
   /** The session's current generation (or the one the panel asked for), whole. null: none yet. */
   z.object({ type: z.literal('rennet/panel/generation'), snapshot: GenerationSnapshot.nullable() }),
+  /**
+   * The session's ask projection, whole, after every append to its log (and after ready). `undo`
+   * names the reviewer's last act this window can still undo (null: nothing to undo).
+   */
+  z.object({ type: z.literal('rennet/panel/asks'), projection: AskProjection, undo: z.object({ label: z.string() }).nullable() }),
+  /** Select `lens` and bring element `elementId` into view (a gutter hover's link, a thread's "Show on board"). */
+  z.object({ type: z.literal('rennet/panel/reveal'), generationId: z.string(), lens: Lens, elementId: z.string() }),
+  /** Progress of an Explain the panel asked for (`requestId` is the panel's own). */
+  z.object({
+    type: z.literal('rennet/panel/explainStatus'),
+    requestId: z.string(),
+    state: z.enum(['working', 'answered', 'failed']),
+    /** The quote thread the question and the answer live in, once it exists. */
+    threadId: z.string().nullable(),
+    /** Why it failed (no harness configured, the model's error); null otherwise. */
+    message: z.string().nullable(),
+  }),
+  /** An ask command from the panel was refused: nothing was appended. */
+  z.object({ type: z.literal('rennet/panel/askRefused'), message: z.string() }),
 ]);
 export type ToWebview = z.infer<typeof ToWebview>;
 
@@ -58,5 +78,11 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rennet/panel/selectGeneration'), generationId: z.string().nullable() }),
   /** Draft the lens boards for the session's active patchset (again). */
   z.object({ type: z.literal('rennet/panel/runLenses') }),
+  /** One reviewer act on the ask log (stage, edit, dismissFinding, quoteOpen, …); the host mints ids. */
+  z.object({ type: z.literal('rennet/panel/askCommand'), command: AskCommand }),
+  /** Undo the reviewer's last act in this session (the newest receipt the extension holds). */
+  z.object({ type: z.literal('rennet/panel/undo') }),
+  /** Explain a span of board prose through the configured harness, in a thread anchored to it. */
+  z.object({ type: z.literal('rennet/panel/explain'), requestId: z.string().min(1).max(64), anchor: QuoteAnchorInput }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
