@@ -1,4 +1,4 @@
-import type { GenerationSnapshot, HarnessConfig, HostStatus, Lens, Result, Target } from '../protocol';
+import type { AskProjection, GenerationSnapshot, HarnessConfig, HostStatus, Lens, Result, Target } from '../protocol';
 import type { DraftLensResult, HostInfo } from '../protocol/rpc';
 
 /**
@@ -40,4 +40,31 @@ export interface RennetApi {
   generation(sessionId: string): GenerationSnapshot | null;
   /** What the panel's `rennet/panel/openCitation` does, for the session's panel (no panel: nothing). */
   openCitation(sessionId: string, citation: { path: string; side: 'base' | 'head'; startLine: number; endLine: number }): Promise<void>;
+  /**
+   * The citation marks applied now to the visible editors of the document `uri` (a URI string):
+   * one per lens and run of lines, 1-based inclusive lines, sorted; [] when it shows none.
+   */
+  citationMarks(uri: string): Array<{ lens: Lens; startLine: number; endLine: number }>;
+  /** The Rennet comment threads drawn on the document `uri` (a URI string), by start line; [] when none. */
+  commentThreads(uri: string): CommentThreadView[];
+  /** A session's ask projection, read from the host now (rejects with the host's message). */
+  asks(sessionId: string): Promise<AskProjection>;
+  /** Same as "Rennet: Undo Last Ask Action" for a session: what was undone, or why nothing was. */
+  undoAsk(sessionId: string): Promise<Result<{ label: string }>>;
+  /**
+   * Stage a comment ask on lines `startLine`..`endLine` (1-based, inclusive) of the document `uri`
+   * in the active review, through the comment box's own "Stage Ask" handler: the new ask's id, or
+   * the refusal the reviewer would see.
+   */
+  stageLineComment(uri: string, startLine: number, endLine: number, text: string): Promise<Result<{ sessionId: string; askId: string }>>;
+}
+
+/** One Rennet comment thread as drawn: a staged ask or a Flagged finding. Lines are 1-based, inclusive. */
+export interface CommentThreadView {
+  label: string | undefined;
+  contextValue: string | undefined;
+  startLine: number;
+  endLine: number;
+  /** Each comment's Markdown source. */
+  bodies: string[];
 }

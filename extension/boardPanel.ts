@@ -183,6 +183,8 @@ export class BoardPanel implements vscode.Disposable {
   private generationSeq = 0;
   /** The last generation the webview accepted (undefined: none posted yet); read by the test API. */
   private postedGeneration: GenerationSnapshot | null | undefined = undefined;
+  /** A reveal asked for before the webview showed its generation (sent once it does). */
+  private pendingReveal: { generationId: string; lens: Lens; elementId: string } | null = null;
   /** Files of earlier captures, by patchset id (citations of a frozen generation). */
   private readonly captures = new Map<string, ReadonlyArray<{ path: string; oldPath: string | null; status: string; submodule: boolean }>>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -239,12 +241,26 @@ export class BoardPanel implements vscode.Disposable {
    */
   async revealElement(generationId: string, lens: Lens, elementId: string): Promise<void> {
     this.reveal();
-    if (this.postedGeneration?.generationId !== generationId) {
+    // A new or hidden panel's webview is not listening yet: the reveal waits for its generation.
+    this.pendingReveal = { generationId, lens, elementId };
+    if (this.ready && this.postedGeneration?.generationId === generationId) {
+      this.flushReveal();
+      return;
+    }
+    if (this.ready) {
       this.selected = generationId;
       this.generationSeq++;
       await this.reloadGeneration();
+    } else {
+      this.selected = generationId;
     }
-    void this.post({ type: 'rennet/panel/reveal', generationId, lens, elementId });
+  }
+
+  private flushReveal(): void {
+    const pending = this.pendingReveal;
+    if (!pending || this.postedGeneration?.generationId !== pending.generationId) return;
+    this.pendingReveal = null;
+    void this.post({ type: 'rennet/panel/reveal', ...pending });
   }
 
   postStatus(status: HostStatus): void {
@@ -480,6 +496,7 @@ export class BoardPanel implements vscode.Disposable {
     if (await this.post({ type: 'rennet/panel/generation', snapshot })) {
       this.postedGeneration = snapshot;
       this.deps.onShown();
+      this.flushReveal();
     }
   }
 

@@ -18,6 +18,11 @@ import { LensRuns } from './lenses';
 import { registerLmHandlers } from './lm';
 import { openReview } from './review';
 import { ActiveReview } from './activeReview';
+import { CitationMarks } from './citationMarks';
+import { openChanges } from './commands/openChanges';
+import { revealElement } from './commands/revealElement';
+import { toggleCitationMarks } from './commands/toggleCitationMarks';
+import { ReviewComments } from './comments';
 
 /** Ceiling on a lens draft by a model (many round trips); a timeout cancels it in the host. */
 const DRAFT_TIMEOUT_MS = 30 * 60_000;
@@ -41,6 +46,10 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   const review = new ActiveReview(host, panels, asks, log);
   const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review };
   context.subscriptions.push(asks, panels, lenses, review);
+  const citationMarks = new CitationMarks(context.extensionUri, host, review, log);
+  context.subscriptions.push(citationMarks);
+  const comments = new ReviewComments({ host, asks, review, log });
+  context.subscriptions.push(comments);
 
   const commands: Record<string, CommandFactory> = {
     'rennet.reviewBranch': reviewBranch,
@@ -50,6 +59,11 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
     'rennet.showHarnesses': showHarnesses,
     'rennet.setApiKey': setApiKey,
     'rennet.draftBoards': draftBoards,
+    'rennet.openChanges': openChanges,
+    'rennet.toggleCitationMarks': toggleCitationMarks,
+    'rennet.revealElement': revealElement,
+    // Stage Ask, the staged asks' and findings' thread actions, Undo Last Ask Action, Toggle Flagged Findings.
+    ...comments.commands,
   };
   for (const [name, factory] of Object.entries(commands)) {
     context.subscriptions.push(vscode.commands.registerCommand(name, factory(ctx)));
@@ -91,6 +105,15 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
     openCitation: async (sessionId, citation) => {
       await panels.get(sessionId)?.openCitation(citation);
     },
+    citationMarks: (uri) => citationMarks.marksOf(uri),
+    commentThreads: (uri) => comments.threadsOn(uri),
+    async asks(sessionId) {
+      const read = await asks.refresh(sessionId);
+      if (!read.ok) throw new Error(`${read.error.code}: ${read.error.message}`);
+      return read.value;
+    },
+    undoAsk: (sessionId) => comments.undo(sessionId),
+    stageLineComment: (uri, startLine, endLine, text) => comments.stageLines(uri, startLine, endLine, text),
   };
 }
 

@@ -4,6 +4,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RennetApi } from '../../../../extension/api';
+import { registerCommentSuites } from './comments';
+import { registerEditorSurfaceSuites } from './editorSurfaces';
 import { registerLensSuites } from './lenses';
 import { registerLmSuites } from './lm';
 
@@ -164,4 +166,8 @@ export function registerSuites(ctx: SuiteContext): void {
   registerLmSuites(ctx);
   // After the lm suites: their drafts are the frozen generations the lens suites expect.
   registerLensSuites(ctx);
+  // After the lens suites: drafts its own generation of the same session and follows it in editors.
+  registerEditorSurfaceSuites(ctx);
+  // After the editor surfaces: stages, restarts the host and undoes in the same branch session, then a working-tree one.
+  registerCommentSuites(ctx);
 }

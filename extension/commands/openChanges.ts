@@ -1,0 +1,98 @@
+import * as vscode from 'vscode';
+import type { FileSummary } from '../../protocol/patchset';
+import { absentBlobUri, blobUri, parseBlobUri, type BlobAddress } from '../blobDocuments';
+import { repoRelativePath } from '../citationMarksPlan';
+import type { Ctx } from '../ctx';
+import { describe } from '../hostClient';
+import { changeRow, diffPlan, findChangedFile, type DiffSide } from '../openChangesPlan';
+
+interface FileItem extends vscode.QuickPickItem {
+  file: FileSummary;
+}
+
+const STATUS_ICONS: Record<FileSummary['status'], string> = {
+  added: 'diff-added',
+  modified: 'diff-modified',
+  deleted: 'diff-removed',
+  renamed: 'diff-renamed',
+};
+
+/**
+ * "Rennet: Open Changes [path]": a changed file of the active review (picked, the current editor's
+ * file first in focus, or named by `path`) opened as a diff of its captured base and head, both
+ * read-only `rennet-blob:` documents (so the gutter marks show on both sides). Answers whether a
+ * diff was opened.
+ */
+export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<boolean> => {
+  try {
+    const view = ctx.review.current;
+    const patchset = view?.session.patchset;
+    if (!view || !patchset) {
+      const choice = await vscode.window.showInformationMessage(
+        view ? 'This Rennet review has no capture yet: recapture it from its board.' : 'No Rennet review is open: run “Rennet: Review Branch” first.',
+        ...(view ? [] : ['Review Branch']),
+      );
+      if (choice) void vscode.commands.executeCommand('rennet.reviewBranch');
+      return false;
+    }
+    const repoRoot = view.session.session.repoRoot;
+    const files = patchset.files;
+    let file: FileSummary | undefined;
+    const named = typeof requested === 'string' ? requested : requested instanceof vscode.Uri ? pathOf(requested, repoRoot)?.path : undefined;
+    if (named !== undefined) {
+      file = findChangedFile(files, named);
+      if (!file) {
+        void vscode.window.showWarningMessage(`“${named}” is not a changed file of this review.`);
+        return false;
+      }
+    } else {
+      if (files.length === 0) {
+        void vscode.window.showInformationMessage('This capture has no changed files.');
+        return false;
+      }
+      const current = vscode.window.activeTextEditor ? pathOf(vscode.window.activeTextEditor.document.uri, repoRoot) : null;
+      file = await pickFile(files, current ? findChangedFile(files, current.path) : undefined);
+      if (!file) return false;
+    }
+    const plan = diffPlan(file);
+    if (plan.kind === 'no-text') {
+      void vscode.window.showInformationMessage(plan.message);
+      return false;
+    }
+    const uriOf = (side: DiffSide) => (side.side === 'absent' ? absentBlobUri(patchset.id, side.path) : blobUri(patchset.id, side.path, side.side));
+    await vscode.commands.executeCommand('vscode.diff', uriOf(plan.left), uriOf(plan.right), plan.title, { preview: true } satisfies vscode.TextDocumentShowOptions);
+    return true;
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Rennet could not open the changes: ${describe(error)}`);
+    return false;
+  }
+};
+
+/** The captured path a document shows: a `rennet-blob:` document, or a file under the repository. */
+function pathOf(uri: vscode.Uri, repoRoot: string): Pick<BlobAddress, 'path'> | null {
+  const blob = parseBlobUri(uri);
+  if (blob) return blob;
+  if (uri.scheme !== 'file') return null;
+  const path = repoRelativePath(repoRoot, uri.fsPath);
+  return path ? { path } : null;
+}
+
+async function pickFile(files: readonly FileSummary[], current: FileSummary | undefined): Promise<FileSummary | undefined> {
+  const items: FileItem[] = files.map((file) => ({ ...changeRow(file), iconPath: new vscode.ThemeIcon(STATUS_ICONS[file.status]), file }));
+  const picker = vscode.window.createQuickPick<FileItem>();
+  picker.title = 'Rennet: Open Changes';
+  picker.placeholder = 'Changed file to compare (base ↔ head)';
+  picker.matchOnDescription = true;
+  picker.items = items;
+  const preselected = current ? items.find((item) => item.file === current) : undefined;
+  if (preselected) picker.activeItems = [preselected];
+  try {
+    return await new Promise<FileSummary | undefined>((resolve) => {
+      picker.onDidAccept(() => resolve(picker.selectedItems[0]?.file ?? picker.activeItems[0]?.file));
+      picker.onDidHide(() => resolve(undefined));
+      picker.show();
+    });
+  } finally {
+    picker.dispose();
+  }
+}

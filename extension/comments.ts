@@ -1,0 +1,679 @@
+import * as vscode from 'vscode';
+import type { AskCommand, AskIntent, QuoteAnchor } from '../protocol/asks';
+import type { Patchset } from '../protocol/patchset';
+import { err, ok, rennetError, type Result } from '../protocol/result';
+import { PatchsetReadBlob } from '../protocol/rpc';
+import type { ActiveReview, ReviewView } from './activeReview';
+import type { CommentThreadView } from './api';
+import { askActLabel, type AskClient } from './asks';
+import { BLOB_SCHEME, parseBlobUri } from './blobDocuments';
+import * as plan from './commentsPlan';
+import type { CommandFactory } from './ctx';
+import { checkRepoRelativePath } from './paths';
+import { describe, type HostClient } from './hostClient';
+
+/**
+ * The one Rennet CommentController. Changed lines of the active review take asks (the native
+ * comment box's "Stage Ask" button); staged asks and, when `rennet.editor.findingThreads` is on,
+ * the shown generation's Flagged findings are drawn as threads on every open document showing
+ * their captured lines. Threads are reconciled, never rebuilt: each is kept by (document, ask or
+ * finding) and only changed ones are touched. Every act goes through AskClient; nothing here keeps
+ * ask state of its own. What goes where is decided in commentsPlan.ts.
+ */
+
+const FINDING_THREADS_SETTING = 'findingThreads';
+/** Quiet time after typing before threads on checkout files are checked against the capture again. */
+const TYPING_SETTLE_MS = 400;
+/** A staged ask's placeholder thread is dropped after this long even if no document draws the ask. */
+const PLACEHOLDER_GRACE_MS = 10_000;
+/** Captures kept for blob documents of captures other than the active one. */
+const EXTRA_PATCHSETS = 4;
+/** Head fingerprints kept (one per checked checkout file). */
+const HEAD_FINGERPRINTS = 256;
+
+type StageCommand = Extract<AskCommand, { type: 'stage' }>;
+
+function untrustedMarkdown(markdown: string): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(markdown, false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  return md;
+}
+
+function bodyText(body: string | vscode.MarkdownString): string {
+  return typeof body === 'string' ? body : body.value;
+}
+
+/** A staged ask as the one comment of its thread. The edit box edits `body`; `text` is what the host holds. */
+class AskComment implements vscode.Comment {
+  body: vscode.MarkdownString;
+  mode = vscode.CommentMode.Preview;
+  readonly author: vscode.CommentAuthorInformation;
+  readonly contextValue: string;
+  readonly timestamp: Date;
+
+  constructor(
+    readonly uri: string,
+    readonly sessionId: string,
+    readonly askId: string,
+    readonly text: string,
+    readonly intent: AskIntent,
+    at: string,
+  ) {
+    this.body = untrustedMarkdown(text);
+    this.author = { name: plan.askAuthor(intent) };
+    this.contextValue = plan.askContextValue(intent);
+    this.timestamp = new Date(at);
+  }
+}
+
+/**
+ * A finding as the one comment of its thread. sessionId, generationId, lens and elementId say
+ * where it sits on its board: `rennet.revealElement` (this comment's title action) reads them.
+ */
+class FindingComment implements vscode.Comment {
+  readonly body: vscode.MarkdownString;
+  readonly mode = vscode.CommentMode.Preview;
+  readonly author: vscode.CommentAuthorInformation;
+  readonly contextValue = 'finding';
+  readonly lens = 'flagged';
+  readonly sessionId: string;
+  readonly generationId: string;
+  readonly elementId: string;
+
+  constructor(finding: plan.FindingPlacement) {
+    this.body = untrustedMarkdown(plan.findingMarkdown(finding));
+    this.author = { name: `Flagged · ${finding.author}` };
+    this.sessionId = finding.sessionId;
+    this.generationId = finding.generationId;
+    this.elementId = finding.findingId;
+  }
+}
+
+type Subject =
+  | { kind: 'ask'; sessionId: string; placement: plan.AskPlacement }
+  | { kind: 'finding'; finding: plan.FindingPlacement; acts: plan.FindingActs };
+
+interface Drawn {
+  thread: vscode.CommentThread;
+  subject: Subject;
+  span: plan.LineSpan;
+  threadSignature: string;
+  commentSignature: string;
+}
+
+/** What a document can take an ask on, or why it takes none. */
+type StagingTarget = { ok: true; view: ReviewView; shown: plan.ShownDocument; activePatchsetId: string } | { ok: false; reason: string };
+
+/**
+ * Whether a checkout file still reads as the captured head, so its line numbers are the capture's.
+ * Answers are kept per document version; a document that has not been checked yet has no answer.
+ */
+class CapturedHeads {
+  /** `${patchsetId}|${path}` → the head blob's lines fingerprint; null: it cannot be compared (binary, truncated), the file is trusted. */
+  private readonly fingerprints = new Map<string, string | null>();
+  private readonly answers = new Map<string, { capture: string; version: number; reads: boolean }>();
+  private readonly checking = new Set<string>();
+
+  constructor(
+    private readonly host: HostClient,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly onAnswerChanged: () => void,
+  ) {}
+
+  /** The last answer for this document and capture (possibly for an earlier version); a stale or missing one is checked anew. */
+  peek(document: vscode.TextDocument, patchsetId: string, path: string): boolean | undefined {
+    const uri = document.uri.toString();
+    const capture = `${patchsetId}|${path}`;
+    const answer = this.answers.get(uri);
+    const current = answer?.capture === capture ? answer : undefined;
+    if ((!current || current.version !== document.version) && !this.checking.has(uri)) {
+      this.checking.add(uri);
+      void this.check(document, patchsetId, path)
+        .then((reads) => {
+          if (reads !== current?.reads) this.onAnswerChanged();
+        })
+        .finally(() => this.checking.delete(uri));
+    }
+    return current?.reads;
+  }
+
+  async check(document: vscode.TextDocument, patchsetId: string, path: string): Promise<boolean> {
+    const version = document.version;
+    const fingerprint = await this.headFingerprint(patchsetId, path);
+    const reads = fingerprint === null || plan.linesFingerprint(document.getText()) === fingerprint;
+    this.answers.set(document.uri.toString(), { capture: `${patchsetId}|${path}`, version, reads });
+    return reads;
+  }
+
+  forget(uri: vscode.Uri): void {
+    this.answers.delete(uri.toString());
+  }
+
+  private async headFingerprint(patchsetId: string, path: string): Promise<string | null> {
+    const key = `${patchsetId}|${path}`;
+    if (this.fingerprints.has(key)) return this.fingerprints.get(key) ?? null;
+    try {
+      const blob = await this.host.request(PatchsetReadBlob, { patchsetId, path, side: 'head' });
+      if (!blob.ok) {
+        this.log.warn(`Could not read the captured head of ${path}: ${blob.error.message}; the checkout file is taken as captured.`);
+        return null; // not kept: the next check asks again
+      }
+      const fingerprint = blob.value.text === null || blob.value.truncated ? null : plan.linesFingerprint(blob.value.text);
+      this.fingerprints.set(key, fingerprint);
+      while (this.fingerprints.size > HEAD_FINGERPRINTS) this.fingerprints.delete(this.fingerprints.keys().next().value as string);
+      return fingerprint;
+    } catch (error) {
+      this.log.warn(`Could not read the captured head of ${path}: ${describe(error)}; the checkout file is taken as captured.`);
+      return null;
+    }
+  }
+}
+
+function isCommentReply(value: unknown): value is vscode.CommentReply {
+  return typeof value === 'object' && value !== null && 'thread' in value && 'text' in value && typeof (value as { text: unknown }).text === 'string';
+}
+
+export interface CommentsDeps {
+  host: HostClient;
+  asks: AskClient;
+  review: ActiveReview;
+  log: vscode.LogOutputChannel;
+}
+
+export class ReviewComments implements vscode.Disposable {
+  private readonly controller: vscode.CommentController;
+  /** document uri → thread key (`ask:<id>` / `finding:<findingKey>`) → the thread drawn. */
+  private readonly drawn = new Map<string, Map<string, Drawn>>();
+  /** `${uri}|ask:<id>` → the reply thread the ask was written in, until the ask is drawn there. */
+  private readonly placeholders = new Map<string, vscode.CommentThread>();
+  private readonly heads: CapturedHeads;
+  /** Captures other than the active one that blob documents show, loaded on demand. */
+  private readonly extraPatchsets = new Map<string, Patchset | null>();
+  private readonly rangeProvider: vscode.CommentingRangeProvider;
+  /** What the commenting ranges were last computed for; a change makes VS Code ask again. */
+  private rangesKey = '';
+  private typingTimer: ReturnType<typeof setTimeout> | undefined;
+  private disposed = false;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  /** The commands this controller answers (main.ts registers them with the rest). */
+  readonly commands: Record<string, CommandFactory>;
+
+  constructor(private readonly deps: CommentsDeps) {
+    this.controller = vscode.comments.createCommentController('rennet', 'Rennet');
+    this.controller.options = {
+      prompt: 'Stage an ask on these changed lines',
+      placeHolder: 'What should change here, or what do you want to know?',
+    };
+    this.rangeProvider = { provideCommentingRanges: (document) => this.commentingRanges(document) };
+    this.controller.commentingRangeProvider = this.rangeProvider;
+    this.heads = new CapturedHeads(deps.host, deps.log, () => {
+      this.refreshCommentingRanges(true);
+      this.reconcile();
+    });
+    this.disposables.push(
+      this.controller,
+      deps.review.onDidChange(() => {
+        this.refreshCommentingRanges(false);
+        this.reconcile();
+      }),
+      vscode.workspace.onDidOpenTextDocument(() => this.reconcile()),
+      vscode.workspace.onDidCloseTextDocument((document) => {
+        this.heads.forget(document.uri);
+        this.reconcile();
+      }),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.reconcile()),
+      vscode.workspace.onDidChangeTextDocument(({ document }) => {
+        // Only a checkout file can stop (or start again) reading as its capture.
+        if (document.uri.scheme !== 'file' || !this.deps.review.current) return;
+        clearTimeout(this.typingTimer);
+        this.typingTimer = setTimeout(() => this.reconcile(), TYPING_SETTLE_MS);
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`rennet.editor.${FINDING_THREADS_SETTING}`)) this.reconcile();
+      }),
+    );
+
+    const command = (run: (arg: unknown) => Promise<unknown>): CommandFactory => () => (arg?: unknown) => run(arg);
+    this.commands = {
+      'rennet.comment.stage': command((arg) => (isCommentReply(arg) ? this.stageReply(arg) : Promise.resolve(undefined))),
+      'rennet.comment.requestChange': command((arg) => this.setIntent(arg, 'request-change')),
+      'rennet.comment.question': command((arg) => this.setIntent(arg, 'question')),
+      'rennet.comment.asComment': command((arg) => this.setIntent(arg, 'comment')),
+      'rennet.comment.edit': command(async (arg) => this.beginEdit(arg)),
+      'rennet.comment.saveEdit': command((arg) => this.saveEdit(arg)),
+      'rennet.comment.cancelEdit': command(async (arg) => this.cancelEdit(arg)),
+      'rennet.comment.unstage': command((arg) => this.unstage(arg)),
+      'rennet.finding.request': command((arg) => this.requestFinding(arg)),
+      'rennet.finding.dismiss': command((arg) => this.decideFinding(arg, 'dismissFinding')),
+      'rennet.finding.restore': command((arg) => this.decideFinding(arg, 'restoreFinding')),
+      'rennet.finding.discuss': command((arg) => this.discussFinding(arg)),
+      'rennet.undoAsk': command(() => this.undoCommand()),
+      'rennet.toggleFindingThreads': command(() => this.toggleFindingThreads()),
+    };
+    this.reconcile();
+  }
+
+  // ─── Test API ──────────────────────────────────────────────────────────────────────────────
+
+  /** The threads drawn on a document, by start line. */
+  threadsOn(uri: string): CommentThreadView[] {
+    const drawn = this.drawn.get(vscode.Uri.parse(uri).toString());
+    if (!drawn) return [];
+    return [...drawn.values()]
+      .sort((a, b) => a.span.startLine - b.span.startLine || a.span.endLine - b.span.endLine)
+      .map((d) => ({
+        label: d.thread.label,
+        contextValue: d.thread.contextValue,
+        startLine: d.span.startLine,
+        endLine: d.span.endLine,
+        bodies: d.thread.comments.map((c) => bodyText(c.body)),
+      }));
+  }
+
+  /**
+   * Stage an ask on lines of a document exactly as the comment box does: a reply thread on the
+   * range, then the "Stage Ask" handler. A refused ask's thread is removed (no one is typing in it).
+   */
+  async stageLines(uri: string, startLine: number, endLine: number, text: string): Promise<Result<{ sessionId: string; askId: string }>> {
+    if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < startLine) {
+      return err(rennetError('invalid-request', `Lines ${startLine}–${endLine} are not a range.`));
+    }
+    const thread = this.controller.createCommentThread(vscode.Uri.parse(uri), new vscode.Range(startLine - 1, 0, endLine - 1, 0), []);
+    thread.collapsibleState = vscode.CommentThreadCollapsibleState.Collapsed;
+    const result = await this.stageReply({ thread, text });
+    if (!result.ok) thread.dispose();
+    return result;
+  }
+
+  /** Undo this window's last act in a session (the active review's when none is named). */
+  async undo(sessionId?: string): Promise<Result<{ label: string }>> {
+    const id = sessionId ?? this.deps.review.current?.sessionId;
+    if (!id) return err(rennetError('not-found', 'No Rennet review is active: open a review’s board first.'));
+    const result = await this.deps.asks.undoLast(id);
+    return result.ok ? ok({ label: result.value.label }) : result;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.typingTimer);
+    for (const placeholder of this.placeholders.values()) placeholder.dispose();
+    this.placeholders.clear();
+    for (const drawn of this.drawn.values()) for (const d of drawn.values()) d.thread.dispose();
+    this.drawn.clear();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+
+  // ─── Staging ───────────────────────────────────────────────────────────────────────────────
+
+  /** The "Stage Ask" button of an empty thread (and `stageLines`): one stage command, or a stated refusal. */
+  async stageReply(reply: vscode.CommentReply): Promise<Result<{ sessionId: string; askId: string }>> {
+    const refuse = (message: string): Result<never> => {
+      void vscode.window.showWarningMessage(message);
+      return err(rennetError('invalid-request', message));
+    };
+    const range = reply.thread.range as vscode.Range | undefined;
+    if (!range) return refuse('Rennet stages asks on lines: select the changed lines the ask is about.');
+    if (reply.text.trim().length === 0) return refuse('An ask needs text: write what should change or what you want to know, then stage it.');
+    let document: vscode.TextDocument;
+    try {
+      document = await vscode.workspace.openTextDocument(reply.thread.uri);
+    } catch (error) {
+      return refuse(`Rennet did not stage the ask: ${reply.thread.uri.toString()} could not be opened (${describe(error)}).`);
+    }
+    const target = await this.stagingTarget(document);
+    if (!target.ok) return refuse(`Rennet did not stage the ask: ${target.reason}.`);
+    const planned = plan.planLineStage({
+      shown: target.shown,
+      activePatchsetId: target.activePatchsetId,
+      lines: plan.linesOfRange(range),
+      text: reply.text,
+      targetKind: target.view.session.session.target.kind,
+    });
+    if (!planned.ok) return refuse(planned.reason);
+    const staged = await this.stage(target.view.sessionId, planned.value);
+    if (!staged.ok) return staged;
+    // The reply thread gives way to the ask's own thread once that is drawn on this document.
+    const key = `${document.uri.toString()}|ask:${staged.value}`;
+    this.placeholders.set(key, reply.thread);
+    this.reconcile();
+    const stale = this.placeholders.get(key);
+    if (stale) {
+      setTimeout(() => {
+        if (this.placeholders.get(key) === stale) {
+          this.placeholders.delete(key);
+          stale.dispose();
+        }
+      }, PLACEHOLDER_GRACE_MS);
+    }
+    return ok({ sessionId: target.view.sessionId, askId: staged.value });
+  }
+
+  /** Runs a stage command; a host refusal is shown and changes nothing. Answers the new ask's id. */
+  private async stage(sessionId: string, command: StageCommand): Promise<Result<string>> {
+    const result = await this.deps.asks.command(sessionId, command, askActLabel(command));
+    if (!result.ok) {
+      void vscode.window.showErrorMessage(`Rennet could not stage the ask: ${result.error.message}`);
+      return result;
+    }
+    const event = result.value.event;
+    return ok(event.type === 'stage' ? event.askId : '');
+  }
+
+  /** Where a document stands for staging: resolved against the active capture (read if need be). */
+  private async stagingTarget(document: vscode.TextDocument): Promise<StagingTarget> {
+    const view = this.deps.review.current;
+    if (!view) return { ok: false, reason: 'no Rennet review is active (open a review’s board first)' };
+    const activePatchsetId = view.session.session.activePatchsetId;
+    if (!activePatchsetId) return { ok: false, reason: 'this review has no capture yet' };
+    const active = view.patchset?.id === activePatchsetId ? view.patchset : await this.deps.review.patchset(activePatchsetId);
+    if (!active) return { ok: false, reason: 'the capture under review could not be read (see the Rennet output)' };
+    const ref = this.documentRef(document.uri, view);
+    if (!ref) return { ok: false, reason: `${vscode.workspace.asRelativePath(document.uri)} is not part of this review (${view.session.session.repoRoot})` };
+    if (ref.kind === 'blob' && ref.patchsetId !== activePatchsetId) {
+      return { ok: false, reason: `this document shows an earlier capture (${ref.patchsetId}); asks go on the capture under review` };
+    }
+    const resolved = plan.resolveDocument(ref, active, () => undefined);
+    if (!resolved.ok) return resolved;
+    if (ref.kind === 'workspace' && !(await this.heads.check(document, activePatchsetId, resolved.value.file.path))) {
+      return {
+        ok: false,
+        reason: `${ref.path} has changed since the capture, so its line numbers are not the review’s; capture again, or ask on the captured file`,
+      };
+    }
+    if (this.deps.review.current?.sessionId !== view.sessionId) return { ok: false, reason: 'the active review changed meanwhile; try again' };
+    return { ok: true, view, shown: resolved.value, activePatchsetId };
+  }
+
+  private documentRef(uri: vscode.Uri, view: ReviewView): plan.DocumentRef | null {
+    if (uri.scheme === 'file') return plan.workspaceDocumentRef(view.session.session.repoRoot, uri.fsPath);
+    const blob = parseBlobUri(uri);
+    // The empty stand-in side of an added or deleted file shows no captured lines.
+    if (!blob || blob.side === 'absent' || !checkRepoRelativePath(blob.path).ok) return null;
+    return { kind: 'blob', patchsetId: blob.patchsetId, path: blob.path, side: blob.side };
+  }
+
+  private async commentingRanges(document: vscode.TextDocument): Promise<vscode.Range[]> {
+    if (document.uri.scheme !== 'file' && document.uri.scheme !== BLOB_SCHEME) return [];
+    const target = await this.stagingTarget(document);
+    if (!target.ok) return [];
+    return plan
+      .commentingSpans(target.shown, target.activePatchsetId)
+      .map((span) => lineRange(document, span))
+      .filter((range): range is vscode.Range => range !== null);
+  }
+
+  /** Makes VS Code ask for commenting ranges again when the review or its capture changed (or `force`). */
+  private refreshCommentingRanges(force: boolean): void {
+    const view = this.deps.review.current;
+    const key = view ? `${view.sessionId}|${view.session.session.activePatchsetId}|${view.patchset?.id ?? ''}` : '';
+    if (!force && key === this.rangesKey) return;
+    this.rangesKey = key;
+    this.controller.commentingRangeProvider = this.rangeProvider;
+  }
+
+  // ─── Drawing ───────────────────────────────────────────────────────────────────────────────
+
+  /** The captured side a document shows, for drawing (synchronous: what is not known yet is asked for and drawn later). */
+  private shownFor(document: vscode.TextDocument, view: ReviewView): plan.ShownDocument | null {
+    const ref = this.documentRef(document.uri, view);
+    if (!ref) return null;
+    const activePatchsetId = view.session.session.activePatchsetId;
+    const active = view.patchset && view.patchset.id === activePatchsetId ? view.patchset : null;
+    // Only this session's captures are read for blob documents; another review's blobs show nothing of this one.
+    const resolved = plan.resolveDocument(ref, active, (id) => (view.session.session.patchsetIds.includes(id) ? this.extraPatchset(id) : undefined));
+    if (!resolved.ok) return null;
+    if (ref.kind === 'workspace' && this.heads.peek(document, resolved.value.patchsetId, resolved.value.file.path) !== true) return null;
+    return resolved.value;
+  }
+
+  /** A capture a blob document shows that is not the active one: read once, then drawn on. */
+  private extraPatchset(patchsetId: string): Patchset | undefined {
+    if (this.extraPatchsets.has(patchsetId)) return this.extraPatchsets.get(patchsetId) ?? undefined;
+    this.extraPatchsets.set(patchsetId, null);
+    while (this.extraPatchsets.size > EXTRA_PATCHSETS) this.extraPatchsets.delete(this.extraPatchsets.keys().next().value as string);
+    void this.deps.review.patchset(patchsetId).then((patchset) => {
+      if (!patchset || !this.extraPatchsets.has(patchsetId)) return;
+      this.extraPatchsets.set(patchsetId, patchset);
+      this.reconcile();
+    });
+    return undefined;
+  }
+
+  private findingThreadsOn(): boolean {
+    return vscode.workspace.getConfiguration('rennet.editor').get<boolean>(FINDING_THREADS_SETTING, true);
+  }
+
+  /** Draws what belongs on every open document and removes what no longer does. */
+  private reconcile(): void {
+    if (this.disposed) return;
+    const view = this.deps.review.current;
+    const wanted = new Map<string, { document: vscode.TextDocument; subjects: Map<string, { subject: Subject; span: plan.LineSpan }> }>();
+    if (view) {
+      const findings = view.generation && this.findingThreadsOn() ? plan.flaggedFindings(view.generation) : [];
+      for (const document of vscode.workspace.textDocuments) {
+        if (document.uri.scheme !== 'file' && document.uri.scheme !== BLOB_SCHEME) continue;
+        const shown = this.shownFor(document, view);
+        if (!shown) continue;
+        const subjects = new Map<string, { subject: Subject; span: plan.LineSpan }>();
+        if (view.projection) {
+          for (const placement of plan.asksOn(view.projection, shown)) {
+            subjects.set(`ask:${placement.askId}`, { subject: { kind: 'ask', sessionId: view.sessionId, placement }, span: placement.span });
+          }
+        }
+        for (const finding of plan.findingsOn(findings, shown)) {
+          if (!finding.codeRef) continue;
+          const span = { startLine: finding.codeRef.startLine, endLine: finding.codeRef.endLine };
+          subjects.set(`finding:${finding.key}`, { subject: { kind: 'finding', finding, acts: plan.findingActs(finding, view.projection) }, span });
+        }
+        if (subjects.size > 0) wanted.set(document.uri.toString(), { document, subjects });
+      }
+    }
+
+    for (const [uri, drawn] of this.drawn) {
+      const keep = wanted.get(uri)?.subjects;
+      for (const [key, d] of drawn) {
+        if (keep?.has(key)) continue;
+        d.thread.dispose();
+        drawn.delete(key);
+      }
+      if (drawn.size === 0) this.drawn.delete(uri);
+    }
+
+    for (const [uri, { document, subjects }] of wanted) {
+      let drawn = this.drawn.get(uri);
+      if (!drawn) {
+        drawn = new Map();
+        this.drawn.set(uri, drawn);
+      }
+      for (const [key, { subject, span }] of subjects) {
+        const range = lineRange(document, span);
+        if (!range) continue;
+        this.draw(drawn, document, key, subject, span, range);
+        const placeholder = this.placeholders.get(`${uri}|${key}`);
+        if (placeholder) {
+          this.placeholders.delete(`${uri}|${key}`);
+          placeholder.dispose();
+        }
+      }
+    }
+  }
+
+  private draw(drawn: Map<string, Drawn>, document: vscode.TextDocument, key: string, subject: Subject, span: plan.LineSpan, range: vscode.Range): void {
+    const label = subject.kind === 'ask' ? plan.askThreadLabel(subject.placement.intent) : plan.findingThreadLabel(subject.finding, subject.acts);
+    const contextValue = subject.kind === 'ask' ? plan.askContextValue(subject.placement.intent) : plan.findingContextValue(subject.acts);
+    const threadSignature = JSON.stringify([range.start.line, range.end.line, range.end.character, label, contextValue]);
+    const commentSignature =
+      subject.kind === 'ask'
+        ? JSON.stringify([subject.sessionId, subject.placement.text, subject.placement.intent, subject.placement.at])
+        : JSON.stringify([subject.finding.key, subject.finding.severity, subject.finding.category, subject.finding.title, subject.finding.bodyMarkdown, subject.finding.remedyMarkdown, subject.finding.author]);
+    const comment = () =>
+      subject.kind === 'ask'
+        ? new AskComment(document.uri.toString(), subject.sessionId, subject.placement.askId, subject.placement.text, subject.placement.intent, subject.placement.at)
+        : new FindingComment(subject.finding);
+
+    const existing = drawn.get(key);
+    if (!existing) {
+      const thread = this.controller.createCommentThread(document.uri, range, [comment()]);
+      thread.canReply = false;
+      thread.label = label;
+      thread.contextValue = contextValue;
+      thread.collapsibleState = subject.kind === 'ask' ? vscode.CommentThreadCollapsibleState.Expanded : vscode.CommentThreadCollapsibleState.Collapsed;
+      drawn.set(key, { thread, subject, span, threadSignature, commentSignature });
+      return;
+    }
+    existing.subject = subject;
+    existing.span = span;
+    if (existing.threadSignature !== threadSignature) {
+      existing.threadSignature = threadSignature;
+      if (!existing.thread.range?.isEqual(range)) existing.thread.range = range;
+      existing.thread.label = label;
+      existing.thread.contextValue = contextValue;
+    }
+    // A comment being edited keeps the reviewer's text; it is redrawn after Save or Cancel.
+    const editing = existing.thread.comments.some((c) => c.mode === vscode.CommentMode.Editing);
+    if (!editing && existing.commentSignature !== commentSignature) {
+      existing.commentSignature = commentSignature;
+      existing.thread.comments = [comment()];
+    }
+  }
+
+  // ─── Acts on staged asks ───────────────────────────────────────────────────────────────────
+
+  private askCommentOf(arg: unknown): { comment: AskComment; drawn: Drawn } | undefined {
+    if (!(arg instanceof AskComment)) return undefined;
+    const drawn = this.drawn.get(arg.uri)?.get(`ask:${arg.askId}`);
+    return drawn ? { comment: arg, drawn } : undefined;
+  }
+
+  private async run(sessionId: string, command: AskCommand): Promise<boolean> {
+    const result = await this.deps.asks.command(sessionId, command, askActLabel(command));
+    if (!result.ok) void vscode.window.showErrorMessage(`Rennet: ${askActLabel(command)} was refused: ${result.error.message}`);
+    return result.ok;
+  }
+
+  private async setIntent(arg: unknown, intent: AskIntent): Promise<void> {
+    const found = this.askCommentOf(arg);
+    if (!found || found.comment.intent === intent) return;
+    await this.run(found.comment.sessionId, { type: 'edit', askId: found.comment.askId, intent });
+  }
+
+  private beginEdit(arg: unknown): void {
+    const found = this.askCommentOf(arg);
+    if (!found) return;
+    found.comment.mode = vscode.CommentMode.Editing;
+    found.drawn.thread.comments = [found.comment];
+  }
+
+  private cancelEdit(arg: unknown): void {
+    const found = this.askCommentOf(arg);
+    if (!found) return;
+    found.comment.body = untrustedMarkdown(found.comment.text);
+    found.comment.mode = vscode.CommentMode.Preview;
+    found.drawn.thread.comments = [found.comment];
+    this.reconcile(); // anything that changed while it was being edited
+  }
+
+  private async saveEdit(arg: unknown): Promise<void> {
+    const found = this.askCommentOf(arg);
+    if (!found) return;
+    const { comment, drawn } = found;
+    const text = bodyText(comment.body);
+    if (text.trim().length === 0) {
+      void vscode.window.showWarningMessage('An ask needs text; to drop it, use Unstage.');
+      return;
+    }
+    if (text !== comment.text && !(await this.run(comment.sessionId, { type: 'edit', askId: comment.askId, text }))) return; // still editing: nothing is lost
+    comment.mode = vscode.CommentMode.Preview;
+    if (text === comment.text) {
+      comment.body = untrustedMarkdown(comment.text);
+      drawn.thread.comments = [comment];
+    }
+    this.reconcile();
+  }
+
+  private async unstage(arg: unknown): Promise<void> {
+    const found = this.askCommentOf(arg);
+    if (!found) return;
+    await this.run(found.comment.sessionId, { type: 'unstage', askId: found.comment.askId });
+  }
+
+  // ─── Acts on findings ──────────────────────────────────────────────────────────────────────
+
+  private findingOf(arg: unknown): { finding: plan.FindingPlacement; acts: plan.FindingActs } | undefined {
+    for (const drawn of this.drawn.values()) {
+      for (const d of drawn.values()) if (d.thread === arg && d.subject.kind === 'finding') return d.subject;
+    }
+    return undefined;
+  }
+
+  private async requestFinding(arg: unknown): Promise<void> {
+    const found = this.findingOf(arg);
+    const view = this.deps.review.current;
+    if (!found || !view || view.sessionId !== found.finding.sessionId) return;
+    if (found.acts.requestStaged) {
+      void vscode.window.showInformationMessage('A change request for this finding is already staged.');
+      return;
+    }
+    await this.stage(view.sessionId, plan.planFindingRequest(found.finding, view.session.session.target.kind));
+  }
+
+  /** Dismiss or restore a finding. */
+  private async decideFinding(arg: unknown, type: 'dismissFinding' | 'restoreFinding'): Promise<void> {
+    const found = this.findingOf(arg);
+    if (!found) return;
+    const { generationId, boardId, findingId, sessionId } = found.finding;
+    await this.run(sessionId, { type, generationId, boardId, findingId });
+  }
+
+  /**
+   * Discuss: a quote thread on the finding's claim (reopened when it was closed, reused when it is
+   * open), then the board panel shows the finding, where the thread is read and answered.
+   */
+  private async discussFinding(arg: unknown): Promise<void> {
+    const found = this.findingOf(arg);
+    if (!found) return;
+    const { sessionId, generationId, findingId, title } = found.finding;
+    const anchor: QuoteAnchor = { kind: 'quote', generationId, lens: 'flagged', elementId: findingId, quote: title };
+    const projection = this.deps.asks.projection(sessionId) ?? null;
+    const existing = projection
+      ? Object.entries(projection.quoteThreads).find(
+          ([, t]) => t.anchor.generationId === generationId && t.anchor.lens === 'flagged' && t.anchor.elementId === findingId && t.anchor.quote === title,
+        )
+      : undefined;
+    if (!existing) {
+      if (!(await this.run(sessionId, { type: 'quoteOpen', anchor }))) return;
+    } else if (!existing[1].open) {
+      if (!(await this.run(sessionId, { type: 'quoteOpen', threadId: existing[0] }))) return;
+    }
+    try {
+      await vscode.commands.executeCommand('rennet.revealElement', { sessionId, generationId, lens: 'flagged', elementId: findingId });
+    } catch (error) {
+      this.deps.log.warn(`Could not show finding ${findingId} on its board: ${describe(error)}`);
+      void vscode.window.showWarningMessage(`Rennet could not show the finding on its board: ${describe(error)}`);
+    }
+  }
+
+  // ─── Commands without a thread ─────────────────────────────────────────────────────────────
+
+  private async undoCommand(): Promise<void> {
+    const result = await this.undo();
+    if (result.ok) void vscode.window.showInformationMessage(`Undid: ${result.value.label}`);
+    else void vscode.window.showWarningMessage(`Nothing was undone: ${result.error.message}`);
+  }
+
+  private async toggleFindingThreads(): Promise<void> {
+    const config = vscode.workspace.getConfiguration('rennet.editor');
+    const next = !config.get<boolean>(FINDING_THREADS_SETTING, true);
+    await config.update(FINDING_THREADS_SETTING, next, vscode.ConfigurationTarget.Global);
+    vscode.window.setStatusBarMessage(next ? 'Rennet: Flagged findings shown in the editor' : 'Rennet: Flagged findings hidden from the editor', 4000);
+  }
+}
+
+/** Lines `span` of a document as a range ending at the last line's end; null when the document is shorter. */
+function lineRange(document: vscode.TextDocument, span: plan.LineSpan): vscode.Range | null {
+  if (span.startLine < 1 || span.startLine > document.lineCount) return null;
+  const end = Math.min(span.endLine, document.lineCount) - 1;
+  return new vscode.Range(span.startLine - 1, 0, end, document.lineAt(end).range.end.character);
+}

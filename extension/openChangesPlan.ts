@@ -1,0 +1,77 @@
+/**
+ * "Rennet: Open Changes" without VS Code: the picker rows of a capture's changed files and what
+ * the diff of one of them compares. Pure (no `vscode` import), unit-tested in test/unit/extension/.
+ */
+import type { FileStatus } from '../protocol/patchset';
+
+/** The fields of a captured file (`FileSummary`) this needs. */
+export interface ChangedFile {
+  path: string;
+  oldPath: string | null;
+  status: FileStatus;
+  binary: boolean;
+  submodule: boolean;
+  modeChanged: boolean;
+  oldMode: string | null;
+  newMode: string | null;
+  additions: number | null;
+  deletions: number | null;
+}
+
+export interface ChangeRow {
+  label: string;
+  description: string;
+}
+
+/** One side of the diff: a captured blob, or the empty document of a side the file does not have. */
+export interface DiffSide {
+  path: string;
+  side: 'base' | 'head' | 'absent';
+}
+
+export type DiffPlan =
+  | { kind: 'diff'; left: DiffSide; right: DiffSide; title: string }
+  /** Nothing to compare as text (binary, submodule): say this instead. */
+  | { kind: 'no-text'; message: string };
+
+/** The changed file a path names: its path, or a rename's old path. */
+export function findChangedFile<F extends ChangedFile>(files: readonly F[], path: string): F | undefined {
+  return files.find((f) => f.path === path) ?? files.find((f) => f.oldPath === path);
+}
+
+/** `src/app.ts` · `modified · +3 −1`; a rename names its old path, a mode change its modes. */
+export function changeRow(file: ChangedFile): ChangeRow {
+  const parts: string[] = [file.status === 'renamed' && file.oldPath ? `renamed from ${file.oldPath}` : file.status];
+  if (file.submodule) parts.push('submodule');
+  else if (file.binary) parts.push('binary');
+  else if (file.additions !== null && file.deletions !== null) parts.push(`+${file.additions} −${file.deletions}`);
+  if (file.modeChanged && file.oldMode && file.newMode) parts.push(`mode ${file.oldMode} → ${file.newMode}`);
+  return { label: file.path, description: parts.join(' · ') };
+}
+
+/**
+ * What to compare: base ↔ head of the capture; an added file's base and a deleted file's head are
+ * empty documents, a rename's base is read by its old path. Binary files and submodules have no
+ * text to compare, which is said instead.
+ */
+export function diffPlan(file: ChangedFile): DiffPlan {
+  if (file.submodule) return { kind: 'no-text', message: `${file.path} is a submodule: its content is another repository and is not reviewed here.` };
+  if (file.binary) return { kind: 'no-text', message: `${file.path} is a binary file: Rennet has no text to compare for it.` };
+  const basePath = file.oldPath ?? file.path;
+  const left: DiffSide = file.status === 'added' ? { path: file.path, side: 'absent' } : { path: basePath, side: 'base' };
+  const right: DiffSide = file.status === 'deleted' ? { path: file.path, side: 'absent' } : { path: file.path, side: 'head' };
+  return { kind: 'diff', left, right, title: diffTitle(file) };
+}
+
+/** `app.ts (base ↔ head) · Rennet`; `old.md → new.md (…)` for a rename that changed the name. */
+export function diffTitle(file: ChangedFile): string {
+  const name = basename(file.path);
+  const oldName = file.oldPath ? basename(file.oldPath) : name;
+  const shown = oldName !== name ? `${oldName} → ${name}` : name;
+  const sides = file.status === 'added' ? 'added' : file.status === 'deleted' ? 'deleted' : 'base ↔ head';
+  return `${shown} (${sides}) · Rennet`;
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
