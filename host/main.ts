@@ -26,7 +26,7 @@ import { err, ok, rennetError, type Result } from '../protocol/result';
 import { discoverCliHarnesses } from './harness/discover';
 import { singleLensAssignment, VscodeLmHarness, type LmAsk } from './harness/vscodeLm';
 import { runReview } from './review/command';
-import { assignmentFromConfig } from './review/harnessConfig';
+import { assignmentFromConfig, type HarnessConfigPorts } from './review/harnessConfig';
 import { LensRunner } from './review/runner';
 import { reviewDeps } from './review/seams';
 import { resolveStoreDir } from './storeDir';
@@ -161,19 +161,23 @@ function hostLog(level: 'info' | 'warn' | 'error', text: string): void {
   for (const line of text.split('\n')) if (line.trim()) connection.sendNotification(HostLog, { level, message: line.trimEnd() });
 }
 
+/** How a HarnessConfig finds its harnesses here: CLI discovery, and VS Code's models through the extension. */
+function harnessPorts(signal: AbortSignal): HarnessConfigPorts {
+  return {
+    discover: () => discoverCliHarnesses(),
+    // An extension that cannot answer (or a client with no handler) lists no models.
+    listLmModels: (selector) => connection.sendRequest(LmModels, selector),
+    lmAsk: askExtension,
+    signal,
+  };
+}
+
 function lensRunner(store: Store, service: ReviewService): LensRunner {
   return new LensRunner({
     store,
     service,
     runDeps: (workspace) => reviewDeps(workspace, { stdout: (t) => hostLog('info', t), stderr: (t) => hostLog('info', t) }),
-    assign: (config, signal) =>
-      assignmentFromConfig(config, {
-        discover: () => discoverCliHarnesses(),
-        // An extension that cannot answer (or a client with no handler) lists no models.
-        listLmModels: (selector) => connection.sendRequest(LmModels, selector),
-        lmAsk: askExtension,
-        signal,
-      }),
+    assign: (config, signal) => assignmentFromConfig(config, harnessPorts(signal)),
     publish: (snapshot) => connection.sendNotification(GenerationChanged, snapshot),
     log: hostLog,
   });
@@ -197,8 +201,10 @@ connection.onShutdown(async () => {
 // ─── Asks: the durable per-session ask log (host/asks/) ─────────────────────────────────────
 // One block, its imports included, so it stays apart from the handlers above. Every append
 // (command or undo) pushes the session's whole projection; a refusal appends and pushes nothing.
-import { AsksChanged, AsksCommand, AsksGet, AsksUndo } from '../protocol/rpc';
+import { AsksChanged, AsksCommand, AsksExplain, AsksGet, AsksUndo } from '../protocol/rpc';
+import { explainSpan } from './asks/explain';
 import { AskLog } from './asks/log';
+import { lensHarnessFromConfig } from './review/harnessConfig';
 
 let askLog: AskLog | undefined;
 async function asks(): Promise<AskLog> {
@@ -214,5 +220,29 @@ async function asks(): Promise<AskLog> {
 connection.onRequest(AsksCommand, async (params) => (await asks()).command(params?.sessionId, params?.command, new Date().toISOString()));
 connection.onRequest(AsksUndo, async (params) => (await asks()).undo(params?.sessionId, params?.receipt, new Date().toISOString()));
 connection.onRequest(AsksGet, async (params) => (await asks()).projection(params?.sessionId));
+
+// One read-only turn of the anchor lens's harness; the thread's appends push AsksChanged as above.
+connection.onRequest(AsksExplain, async (params, token) => {
+  const [{ store }, log] = await Promise.all([ready, asks()]);
+  const abort = new AbortController();
+  const cancelled = token.onCancellationRequested(() => abort.abort());
+  try {
+    return await explainSpan(
+      {
+        store,
+        asks: log,
+        harnessFor: (config, lens, signal) => lensHarnessFromConfig(config, lens, harnessPorts(signal)),
+        now: () => new Date().toISOString(),
+        log: hostLog,
+      },
+      params,
+      abort.signal,
+    );
+  } catch (error) {
+    return err(rennetError('invalid-request', `the explanation could not run: ${(error as Error).message}`));
+  } finally {
+    cancelled.dispose();
+  }
+});
 
 connection.listen();

@@ -69,6 +69,19 @@ export const DOCUMENT_PROMPTS: readonly DocumentPromptEntry[] = [
   { id: 'round-report', file: 'round-report.md', partials: [], budgetBytes: 2_705 /* measured 2,459 */ },
 ];
 
+/**
+ * The explainer's prompt (rennet/asks/explain, host/asks/explain.ts): a one-line header naming the
+ * lens, `# Rennet: <Lens> (explain)`, then this file. No partials and no context directory: the
+ * quote, the document and the code reach the explainer through its tools only.
+ */
+export interface ExplainPromptEntry {
+  readonly file: PromptFileName;
+  readonly budgetBytes: number;
+}
+
+// Measured with the longest header (Decisions).
+export const EXPLAIN_PROMPT: ExplainPromptEntry = { file: 'explain.md', budgetBytes: 2_997 /* measured 2,724 */ };
+
 export function seatPromptEntry(lens: Lens, role: PromptSeatRole): SeatPromptEntry | undefined {
   return SEAT_PROMPTS.find((entry) => entry.lens === lens && entry.role === role);
 }

@@ -303,5 +303,14 @@ export interface AsksExplainResult {
  * board and the patchset reach the model through tools, never inside the prompt — and appends the
  * answer as an `agent` reply. No harness configured: refused (`invalid-request`, detail.reason
  * `no-harness`) with the thread holding the question, saying so.
+ *
+ * Every refusal names `detail.reason`. Before the thread exists (nothing appended): `invalid`,
+ * `unknown-session`, `unknown-generation`, `wrong-session`, `unknown-board`, `unreadable-board`,
+ * `unknown-element`, `unknown-patchset`, `unknown-thread`, `thread-closed`, `anchor-mismatch`.
+ * Once the question is in the thread, the refusal also carries `detail.threadId` (the thread
+ * holding it): `no-harness`, `harness-config` (the settings cannot be used as written),
+ * `harness-failed` (the harness's own words), `no-answer` (the turn ended without an answer),
+ * `cancelled`. `ask-log`: the log refused an append (`detail.refusal`; `threadId` once it exists).
+ * host/asks/explain.ts.
  */
 export const AsksExplain = new RequestType<AsksExplainParams, Result<AsksExplainResult>, void>('rennet/asks/explain');

@@ -6,8 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WRITE_BOARD_MAX_BYTES } from '../../protocol/board';
 import { HOST_VERSION } from '../version';
-import type { BoardSeat } from './seat';
-import { toolListing } from './tools';
+import type { JsonSchemaObject } from './tools';
 
 /**
  * The per-seat loopback MCP server: one seat's board tools over Streamable HTTP, bound to
@@ -18,6 +17,9 @@ import { toolListing } from './tools';
  * Sessions are stateful (Mcp-Session-Id), the SDK's default shape that Claude Code and Codex
  * both speak; every session shares the one seat, so the board is one board however many
  * connections write it.
+ *
+ * It serves any tool surface, not only a board: a BoardSeat, a Flagged review seat's
+ * submit_findings, an explainer's read-only tools (host/asks/explain.ts).
  */
 
 export const SEAT_SECRET_HEADER = 'x-rennet-seat-secret';
@@ -25,8 +27,14 @@ const MCP_PATH = '/mcp';
 /** Sessions kept at once; the oldest is closed beyond this (a seat reconnects, it does not fan out). */
 const MAX_SESSIONS = 32;
 
+/** What the server serves: a tool listing and a synchronous call (BoardSeat is one). */
+export interface ServedToolSurface {
+  readonly tools: ReadonlyArray<{ name: string; description: string; inputSchema: JsonSchemaObject }>;
+  call(name: string, input: unknown): { text: string; isError: boolean };
+}
+
 export interface SeatServerOptions {
-  seat: BoardSeat;
+  seat: ServedToolSurface;
   /** Loopback only: anything else is refused. */
   host?: '127.0.0.1';
   port?: number;
@@ -48,7 +56,7 @@ export async function startSeatServer(options: SeatServerOptions): Promise<SeatS
   const secret = randomBytes(32).toString('hex');
   const secretDigest = createHash('sha256').update(secret).digest();
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
-  const listing = toolListing(options.seat.tools);
+  const listing = options.seat.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
   let allowedHosts: ReadonlySet<string> = new Set();
   let allowedOrigins: ReadonlySet<string> = new Set();
 

@@ -100,6 +100,26 @@ export async function assignmentFromConfig(config: HarnessConfig, ports: Harness
   };
 }
 
+/** The harness a draft of one lens would get, or null with the hint why there is none. */
+export interface LensHarness {
+  harness: Harness | null;
+  hint: string | null;
+}
+
+/**
+ * The harness that drafts `lens` under `config` — exactly the one assignmentFromConfig gives that
+ * lens (for Flagged, its compiler) — resolving only that lens's harness name, so a problem with
+ * another lens's setting does not refuse this one. Throws HarnessConfigRefusal as
+ * assignmentFromConfig does. Used by rennet/asks/explain: an explanation of a lens's prose runs
+ * on the harness that lens drafts with.
+ */
+export async function lensHarnessFromConfig(config: HarnessConfig, lens: Lens, ports: HarnessConfigPorts): Promise<LensHarness> {
+  const name = lensHarnessNames(config)[lens];
+  let discovered: Promise<DiscoveredCli[]> | null = null;
+  const resolved = await resolveName(name, config, ports, () => (discovered ??= ports.discover()));
+  return { harness: resolved.main, hint: resolved.main ? null : resolved.hint };
+}
+
 /** A one-line account of an assignment for the log: which harness drafts which lens (never a key). */
 export function describeAssignment(assignment: HarnessAssignment): string {
   const label = (h: Harness | null) => (h ? `${h.kind}${h.model ? ` (${h.model})` : ''}` : 'none');

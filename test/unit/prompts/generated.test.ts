@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROMPT_FILES, type PromptFileName } from '../../../prompts/generated';
 import { GENERATED_FILE, listPromptSources, normalizePromptText, renderGenerated } from '../../../prompts/generate';
-import { DOCUMENT_PROMPTS, PARTIAL_FILES, PARTIALS, SEAT_PROMPTS } from '../../../prompts/manifest';
+import { DOCUMENT_PROMPTS, EXPLAIN_PROMPT, PARTIAL_FILES, PARTIALS, SEAT_PROMPTS } from '../../../prompts/manifest';
 
 const PROMPTS_DIR = join(__dirname, '..', '..', '..', 'prompts');
 
@@ -21,10 +21,11 @@ describe('prompts/generated.ts', () => {
     }
   });
 
-  it('has the files the product names: six lens prompts, the reviewer voice, the round report, three partials', () => {
+  it('has the files the product names: six lens prompts, the explainer, the reviewer voice, the round report, three partials', () => {
     assert.deepEqual(Object.keys(PROMPT_FILES).sort(), [
       'decisions.md',
       'design.md',
+      'explain.md',
       'flagged-compile.md',
       'flagged-review.md',
       'noise.md',
@@ -41,6 +42,7 @@ describe('prompts/generated.ts', () => {
     const used = new Set<string>([
       ...SEAT_PROMPTS.map((e) => e.file),
       ...DOCUMENT_PROMPTS.map((e) => e.file),
+      EXPLAIN_PROMPT.file,
       ...PARTIALS.map((p) => PARTIAL_FILES[p]),
     ]);
     assert.deepEqual([...used].sort(), Object.keys(PROMPT_FILES).sort());
