@@ -1,8 +1,12 @@
 import { LENSES, type Lens } from '../../protocol/board';
+import type { Patchset } from '../../protocol/patchset';
 import type { GenerationSnapshot, LaneFailure, LaneState, LaneView } from '../../protocol/review';
+import { buildCitationIndex, type CitationIndex } from '../board/citations';
 import { loadBoard } from '../board/persist';
 import { readBoard } from '../board/read';
 import type { Store, StoredGeneration } from '../store';
+import { citationMarks } from './citationMarks';
+import { buildExcerpts, type ExcerptSpan } from './excerpts';
 
 /**
  * A generation as the panel reads it (protocol/review.ts GenerationSnapshot), read back from the
@@ -15,6 +19,10 @@ import type { Store, StoredGeneration } from '../store';
  * process (its state is the run's last lane change); otherwise the run that drafted it is gone
  * (the host stopped, or the run was cancelled or broke), and the lane reads as failed, retryable,
  * saying so — never as a lane still coming.
+ *
+ * Every span a code_ref of any lane cites gets an excerpt (host/review/excerpts.ts) read from the
+ * generation's own patchset, and every citation becomes a mark (host/review/citationMarks.ts). A
+ * patchset the store lacks, or cannot read, leaves every excerpt `not-captured` with the reason.
  */
 
 export interface SnapshotContext {
@@ -62,7 +70,47 @@ export function readGenerationSnapshot(store: Store, generationId: string, conte
     spend: generation.spend,
     timings: generation.timings,
     frozen,
+    ...codeOf(store, generation.patchsetId, lanes),
   };
+}
+
+/** Excerpts and citation marks of the lanes, over the generation's patchset. */
+function codeOf(store: Store, patchsetId: string, lanes: readonly LaneView[]): Pick<GenerationSnapshot, 'excerpts' | 'citations'> {
+  const capture = captureOf(store, patchsetId);
+  const spans: ExcerptSpan[] = [];
+  for (const lane of lanes) {
+    for (const element of lane.board?.elements ?? []) {
+      if (element.kind === 'code_ref') spans.push({ path: element.path, side: element.side, startLine: element.start_line, endLine: element.end_line });
+    }
+  }
+  if (!capture.ok) {
+    return { excerpts: buildExcerpts(null, spans, { missingReason: capture.reason }), citations: citationMarks(lanes) };
+  }
+  return { excerpts: buildExcerpts(capture.patchset, spans), citations: citationMarks(lanes, { citations: capture.citations }) };
+}
+
+type Capture = { ok: true; patchset: Patchset; citations: CitationIndex } | { ok: false; reason: string };
+
+/**
+ * The last patchset read per store, with its citation index. A patchset is immutable and
+ * content-addressed, so a snapshot pushed again during a run reuses it instead of re-reading and
+ * re-validating the file each time.
+ */
+const lastCapture = new WeakMap<Store, { id: string; patchset: Patchset; citations: CitationIndex }>();
+
+function captureOf(store: Store, patchsetId: string): Capture {
+  const cached = lastCapture.get(store);
+  if (cached?.id === patchsetId) return { ok: true, patchset: cached.patchset, citations: cached.citations };
+  let patchset: Patchset | undefined;
+  try {
+    patchset = store.getPatchset(patchsetId);
+  } catch (error) {
+    return { ok: false, reason: `The capture this generation reads (${patchsetId}) could not be read from the store, so no lines of it can be shown: ${(error as Error).message}` };
+  }
+  if (!patchset) return { ok: false, reason: `The capture this generation reads (${patchsetId}) is not in the store, so no lines of it can be shown.` };
+  const citations = buildCitationIndex(patchset);
+  lastCapture.set(store, { id: patchsetId, patchset, citations });
+  return { ok: true, patchset, citations };
 }
 
 function boardView(store: Store, generation: StoredGeneration, lens: Lens, context: SnapshotContext): LaneView['board'] {
