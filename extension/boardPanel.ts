@@ -393,7 +393,7 @@ export class BoardPanel implements vscode.Disposable {
         void this.undoLast();
         return;
       case 'rennet/panel/explain':
-        void this.explain(message.requestId, message.anchor);
+        void this.explain(message.requestId, message.anchor, message.threadId);
         return;
     }
   }
@@ -511,13 +511,13 @@ export class BoardPanel implements vscode.Disposable {
   }
 
   /** Explain a span of board prose through the configured harness; progress goes back as explainStatus. */
-  private async explain(requestId: string, anchor: import('../protocol').QuoteAnchor): Promise<void> {
+  private async explain(requestId: string, anchor: import('../protocol').QuoteAnchor, threadId: string | undefined): Promise<void> {
     const status = (state: 'working' | 'answered' | 'failed', threadId: string | null, message: string | null) =>
       void this.post({ type: 'rennet/panel/explainStatus', requestId, state, threadId, message });
     status('working', null, null);
     try {
       const harness = await readHarnessConfig(this.deps.context.secrets);
-      const result = await this.deps.host.request(AsksExplain, { sessionId: this.sessionId, anchor, harness }, EXPLAIN_TIMEOUT_MS);
+      const result = await this.deps.host.request(AsksExplain, { sessionId: this.sessionId, anchor, harness, ...(threadId ? { threadId } : {}) }, EXPLAIN_TIMEOUT_MS);
       if (this.disposed) return;
       if (result.ok) status('answered', result.value.threadId, null);
       else status('failed', result.error.detail?.threadId ?? null, result.error.message);

@@ -393,3 +393,23 @@ export interface AskRefusal {
   code: AskRefusalCode;
   message: string;
 }
+
+// ─── Derived ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Flagged findings still open: the given findings (by generation, board id, finding id; listed
+ * twice counts once) minus the dismissed ones minus those a staged request-change ask names.
+ * Derived on every call from the board's findings and the projection; never stored.
+ */
+export function flaggedOpenCount(findings: readonly FindingRef[], projection: AskProjection): number {
+  const requested = new Set<string>();
+  for (const ask of projection.asks) {
+    if (ask.state === 'staged' && ask.intent === 'request-change' && ask.anchor.kind === 'finding') requested.add(findingKey(ask.anchor));
+  }
+  const open = new Set<string>();
+  for (const finding of findings) {
+    const key = findingKey(finding);
+    if (!Object.hasOwn(projection.findingDispositions, key) && !requested.has(key)) open.add(key);
+  }
+  return open.size;
+}

@@ -83,6 +83,12 @@ export const FromWebview = z.discriminatedUnion('type', [
   /** Undo the reviewer's last act in this session (the newest receipt the extension holds). */
   z.object({ type: z.literal('rennet/panel/undo') }),
   /** Explain a span of board prose through the configured harness, in a thread anchored to it. */
-  z.object({ type: z.literal('rennet/panel/explain'), requestId: z.string().min(1).max(64), anchor: QuoteAnchorInput }),
+  z.object({
+    type: z.literal('rennet/panel/explain'),
+    requestId: z.string().min(1).max(64),
+    anchor: QuoteAnchorInput,
+    /** An open thread on exactly this anchor to ask in again (else the host opens one). */
+    threadId: z.string().optional(),
+  }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;

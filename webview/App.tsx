@@ -1,7 +1,21 @@
 import { createContext, Fragment, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useMemo, useReducer, useRef } from 'preact/hooks';
-import type { FileSummary, GenerationSnapshot, HostStatus, Lens, PanelState, PatchsetSummary, Session, SessionSnapshot } from '../protocol';
+import {
+  AskCommand,
+  QuoteAnchorInput,
+  type AskProjection,
+  type FileSummary,
+  type GenerationSnapshot,
+  type HostStatus,
+  type Lens,
+  type PanelState,
+  type PatchsetSummary,
+  type QuoteAnchor,
+  type Session,
+  type SessionSnapshot,
+} from '../protocol';
 import { BoardActionsContext, normalizeRange, type BoardActions } from './board/actions';
+import { AskSurfaceContext, type AskSurface } from './board/askContext';
 import { GenerationView } from './board/GenerationView';
 import type { PanelBridge } from './bridge';
 import { Button, CountBadge } from './components';
@@ -21,7 +35,7 @@ import {
   targetLabel,
   totalsParts,
 } from './format';
-import { initModel, reduce, type PanelAction } from './state';
+import { initModel, reduce, type PanelAction, type PanelNotice } from './state';
 
 const BridgeContext = createContext<PanelBridge | null>(null);
 
@@ -80,6 +94,41 @@ export function App({ bridge }: AppProps) {
     [bridge],
   );
 
+  const revealing = model.reveal && model.generation?.generationId === model.reveal.generationId ? model.reveal : null;
+  const targetKind = model.snapshot?.session.target.kind ?? null;
+  const surface = useMemo<AskSurface>(
+    () => ({
+      targetKind,
+      projection: model.asks,
+      explains: model.explains,
+      refusalSeq: model.refusals,
+      command(command) {
+        // The real bridge throws on a message the contract refuses; say it instead.
+        const parsed = AskCommand.safeParse(command);
+        if (!parsed.success) {
+          dispatch({ type: 'ask-unsendable', message: `This act could not be sent: ${issuesText(parsed.error.issues)}` });
+          return;
+        }
+        bridge.post({ type: 'rennet/panel/askCommand', command: parsed.data });
+      },
+      explain(anchor) {
+        const parsed = QuoteAnchorInput.safeParse(anchor);
+        if (!parsed.success) {
+          dispatch({ type: 'ask-unsendable', message: `This passage could not be sent to explain: ${issuesText(parsed.error.issues)}` });
+          return;
+        }
+        const requestId = freshRequestId();
+        dispatch({ type: 'explain-requested', requestId, anchor: parsed.data });
+        // Asking again about the same span continues its open thread rather than opening another.
+        const threadId = openThreadOn(model.asks, parsed.data);
+        bridge.post({ type: 'rennet/panel/explain', requestId, anchor: parsed.data, ...(threadId ? { threadId } : {}) });
+      },
+      reveal: revealing,
+      revealDone: (seq, found) => dispatch({ type: 'reveal-done', seq, found }),
+    }),
+    [bridge, targetKind, model.asks, model.explains, model.refusals, revealing],
+  );
+
   const recapture = () => {
     dispatch({ type: 'refresh-requested' });
     bridge.post({ type: 'rennet/panel/refresh' });
@@ -88,13 +137,18 @@ export function App({ bridge }: AppProps) {
 
   const boards = model.generationReceived ? (
     <BoardActionsContext.Provider value={actions}>
-      <Boards
-        generation={model.generation}
-        lens={model.lens}
-        onSelectLens={selectLens}
-        canDraft={Boolean(model.snapshot?.patchset)}
-      />
+      <AskSurfaceContext.Provider value={surface}>
+        <Boards
+          generation={model.generation}
+          lens={model.lens}
+          onSelectLens={selectLens}
+          canDraft={Boolean(model.snapshot?.patchset)}
+        />
+      </AskSurfaceContext.Provider>
     </BoardActionsContext.Provider>
+  ) : null;
+  const asksStrip = model.asks ? (
+    <AsksStrip projection={model.asks} undoLabel={model.undoLabel} onUndo={() => bridge.post({ type: 'rennet/panel/undo' })} />
   ) : null;
 
   return (
@@ -102,6 +156,7 @@ export function App({ bridge }: AppProps) {
       <main class="rn-panel" data-testid="rennet-panel" aria-busy={model.refreshing ? 'true' : 'false'}>
         <HostStatusBanner status={model.hostStatus} />
         {model.error !== null && <ErrorBanner message={model.error} dispatch={dispatch} />}
+        {model.notice !== null && <Notice notice={model.notice} dispatch={dispatch} />}
         {!model.received || !model.snapshot ? (
           <>
             <p class="rn-muted" data-testid="loading" role="status">
@@ -110,7 +165,7 @@ export function App({ bridge }: AppProps) {
             {boards}
           </>
         ) : (
-          <Review snapshot={model.snapshot} refreshing={model.refreshing} onRecapture={recapture} boards={boards} />
+          <Review snapshot={model.snapshot} refreshing={model.refreshing} onRecapture={recapture} boards={boards} asks={asksStrip} />
         )}
       </main>
     </BridgeContext.Provider>
@@ -180,15 +235,70 @@ function ErrorBanner({ message, dispatch }: { message: string; dispatch: (action
   );
 }
 
+/** An ask act the host refused, or a reveal that found nothing: said inline until dismissed. */
+function Notice({ notice, dispatch }: { notice: PanelNotice; dispatch: (action: PanelAction) => void }) {
+  return (
+    <div class="rn-banner rn-banner-warning rn-ask-notice" data-testid={notice.kind} role="alert">
+      <strong class="rn-banner-label">{notice.kind === 'ask-refused' ? 'Not done' : 'Not found'}</strong>{' '}
+      <span data-testid="notice-message">{notice.message}</span>
+      <button
+        type="button"
+        class="rn-link rn-banner-dismiss"
+        aria-label="Dismiss this notice"
+        data-testid="dismiss-notice"
+        onClick={() => dispatch({ type: 'dismiss-notice' })}
+      >
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
+/** The staged-asks strip in the header: how many asks are staged, and Undo of the last act. */
+function AsksStrip({ projection, undoLabel, onUndo }: { projection: AskProjection; undoLabel: string | null; onUndo(): void }) {
+  const staged = projection.counts.staged;
+  return (
+    <div class="rn-asks-strip" data-testid="asks-strip">
+      <span class="rn-asks-count" data-testid="asks-count" data-count={String(staged)}>
+        {staged === 0 ? 'No asks staged' : `${plural(staged, 'ask')} staged`}
+      </span>
+      <Button
+        appearance="secondary"
+        onClick={onUndo}
+        disabled={undoLabel === null}
+        title={undoLabel === null ? 'Nothing to undo in this window' : `Undo: ${undoLabel}`}
+        testId="undo-ask"
+      >
+        {undoLabel === null ? 'Undo' : `Undo ${undoLabel}`}
+      </Button>
+    </div>
+  );
+}
+
+function issuesText(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+}
+
+let requestCounter = 0;
+
+/** A requestId of this panel's own for an Explain (the extension echoes it in explainStatus). */
+function freshRequestId(): string {
+  requestCounter++;
+  const random = typeof globalThis.crypto?.randomUUID === 'function' ? globalThis.crypto.randomUUID() : Math.random().toString(36).slice(2);
+  return `ex-${requestCounter}-${random}`.slice(0, 64);
+}
+
 interface ReviewProps {
   snapshot: SessionSnapshot;
   refreshing: boolean;
   onRecapture: () => void;
   /** The lens boards, shown between the capture header and its files. */
   boards: ComponentChildren;
+  /** The staged-asks strip (once the ask log is read). */
+  asks: ComponentChildren;
 }
 
-function Review({ snapshot, refreshing, onRecapture, boards }: ReviewProps) {
+function Review({ snapshot, refreshing, onRecapture, boards, asks }: ReviewProps) {
   const { session, patchset } = snapshot;
   return (
     <>
@@ -210,6 +320,7 @@ function Review({ snapshot, refreshing, onRecapture, boards }: ReviewProps) {
             {refreshing ? 'Recapturing…' : 'Recapture'}
           </Button>
         </div>
+        {asks}
         {patchset ? <PatchsetFacts patchset={patchset} /> : null}
       </header>
       {boards}
@@ -410,4 +521,14 @@ function FileRow({ file }: { file: FileSummary }) {
       </td>
     </tr>
   );
+}
+
+/** The open quote thread anchored on exactly `anchor`, if there is one. */
+function openThreadOn(projection: AskProjection | null, anchor: QuoteAnchor): string | undefined {
+  if (!projection) return undefined;
+  for (const [id, thread] of Object.entries(projection.quoteThreads)) {
+    const a = thread.anchor;
+    if (thread.open && a.generationId === anchor.generationId && a.lens === anchor.lens && a.elementId === anchor.elementId && a.quote === anchor.quote) return id;
+  }
+  return undefined;
 }

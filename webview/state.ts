@@ -1,9 +1,27 @@
 /**
  * The panel's UI state and its pure reducer. Host data only ever arrives as whole snapshots; the
  * webview adds what belongs to the UI (a recapture in flight, a dismissed error, the lens the
- * reviewer chose).
+ * reviewer chose, a reveal waiting for its generation, the Explains it asked for).
  */
-import type { GenerationSnapshot, HostStatus, Lens, PanelState, SessionSnapshot, ToWebview } from '../protocol';
+import type { AskProjection, GenerationSnapshot, HostStatus, Lens, PanelState, QuoteAnchor, SessionSnapshot, ToWebview } from '../protocol';
+import type { ExplainRequest } from './board/asks';
+
+/** A `rennet/panel/reveal` not yet carried out: its generation is not shown, or its element not focused. */
+export interface RevealRequest {
+  generationId: string;
+  lens: Lens;
+  elementId: string;
+  /** Bumped by every reveal, so revealing the same element twice runs twice. */
+  seq: number;
+}
+
+/** An inline notice the reviewer dismisses: an ask act the host refused, or a reveal that found nothing. */
+export interface PanelNotice {
+  kind: 'ask-refused' | 'reveal-missing';
+  message: string;
+  /** Bumped by every notice, so the same words twice still show as new. */
+  seq: number;
+}
 
 export interface PanelModel {
   /** The last snapshot received; null until the first arrives. */
@@ -21,13 +39,34 @@ export interface PanelModel {
   generationReceived: boolean;
   /** The lens the reviewer chose; null: the default (Flagged when it has a board). */
   lens: Lens | null;
+  /** The session's ask projection, whole; null until the first `rennet/panel/asks`. */
+  asks: AskProjection | null;
+  /** The act the extension can undo next ("dismiss finding"); null: nothing to undo. */
+  undoLabel: string | null;
+  /** A reveal waiting to be carried out. */
+  reveal: RevealRequest | null;
+  /** The seq of the last reveal received (monotonic, so a late "done" never ends a newer one). */
+  revealSeq: number;
+  /** Explains this panel asked for, by its own requestId. */
+  explains: Readonly<Record<string, ExplainRequest>>;
+  /** The last refusal or failed reveal, until dismissed or replaced. */
+  notice: PanelNotice | null;
+  /** Acts refused (or unsendable) so far: a composer waiting on its act stops waiting when it moves. */
+  refusals: number;
 }
 
 export type PanelAction =
   | { type: 'message'; message: ToWebview }
   | { type: 'refresh-requested' }
   | { type: 'dismiss-error' }
-  | { type: 'select-lens'; lens: Lens };
+  | { type: 'select-lens'; lens: Lens }
+  /** The panel sent `rennet/panel/explain` (shown as working until the extension reports). */
+  | { type: 'explain-requested'; requestId: string; anchor: QuoteAnchor }
+  | { type: 'dismiss-notice' }
+  /** The reveal `seq` was carried out (`found`: its element was on the board and got focus). */
+  | { type: 'reveal-done'; seq: number; found: boolean }
+  /** The panel could not send an act (it did not pass the contract); said inline like a refusal. */
+  | { type: 'ask-unsendable'; message: string };
 
 export const initialModel: PanelModel = {
   snapshot: null,
@@ -38,6 +77,13 @@ export const initialModel: PanelModel = {
   generation: null,
   generationReceived: false,
   lens: null,
+  asks: null,
+  undoLabel: null,
+  reveal: null,
+  revealSeq: 0,
+  explains: {},
+  notice: null,
+  refusals: 0,
 };
 
 /** The model a (re)opened panel starts from: the reviewer's lens survives a reload. */
@@ -55,7 +101,32 @@ export function reduce(model: PanelModel, action: PanelAction): PanelModel {
       return model.lens === action.lens ? model : { ...model, lens: action.lens };
     case 'message':
       return onMessage(model, action.message);
+    case 'explain-requested':
+      return {
+        ...model,
+        explains: { ...model.explains, [action.requestId]: { anchor: action.anchor, state: 'working', threadId: null, message: null, order: nextOrder(model.explains) } },
+      };
+    case 'dismiss-notice':
+      return model.notice === null ? model : { ...model, notice: null };
+    case 'reveal-done': {
+      if (model.reveal?.seq !== action.seq) return model; // a newer reveal replaced it
+      if (action.found) return { ...model, reveal: null };
+      const { elementId, lens } = model.reveal;
+      return { ...model, reveal: null, notice: notice(model, 'reveal-missing', `Element “${elementId}” is not on the ${lens} board shown here.`) };
+    }
+    case 'ask-unsendable':
+      return { ...model, notice: notice(model, 'ask-refused', action.message), refusals: model.refusals + 1 };
   }
+}
+
+function notice(model: PanelModel, kind: PanelNotice['kind'], message: string): PanelNotice {
+  return { kind, message, seq: (model.notice?.seq ?? 0) + 1 };
+}
+
+function nextOrder(explains: Readonly<Record<string, ExplainRequest>>): number {
+  let max = 0;
+  for (const request of Object.values(explains)) max = Math.max(max, request.order);
+  return max + 1;
 }
 
 function onMessage(model: PanelModel, message: ToWebview): PanelModel {
@@ -79,5 +150,28 @@ function onMessage(model: PanelModel, message: ToWebview): PanelModel {
     case 'rennet/panel/generation':
       // Taken whole; the chosen lens stays (a lens is a reading, not an element of one generation).
       return { ...model, generation: message.snapshot, generationReceived: true };
+    case 'rennet/panel/asks':
+      return { ...model, asks: message.projection, undoLabel: message.undo?.label ?? null };
+    case 'rennet/panel/reveal':
+      // The lens is chosen now; the element is focused once its generation is the shown one.
+      return {
+        ...model,
+        lens: message.lens,
+        reveal: { generationId: message.generationId, lens: message.lens, elementId: message.elementId, seq: model.revealSeq + 1 },
+        revealSeq: model.revealSeq + 1,
+      };
+    case 'rennet/panel/explainStatus': {
+      const known = Object.hasOwn(model.explains, message.requestId) ? model.explains[message.requestId] : undefined;
+      const request: ExplainRequest = {
+        anchor: known?.anchor ?? null,
+        state: message.state,
+        threadId: message.threadId ?? known?.threadId ?? null,
+        message: message.message,
+        order: known?.order ?? nextOrder(model.explains),
+      };
+      return { ...model, explains: { ...model.explains, [message.requestId]: request } };
+    }
+    case 'rennet/panel/askRefused':
+      return { ...model, notice: notice(model, 'ask-refused', message.message), refusals: model.refusals + 1 };
   }
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ASK_TEXT_MAX_BYTES, utf8Length, type QuoteAnchor } from '../../protocol/asks';
 import { CitationSide, LENS_TITLES, PROSE_FIELDS, REFERENCE_FIELDS, RESULT_MAX_BYTES, type BoardElement, type Lens } from '../../protocol/board';
+import type { Patchset } from '../../protocol/patchset';
 import { EXCERPT_CONTEXT_LINES } from '../../protocol/review';
-import type { DiffLine, FileChange, Patchset } from '../../protocol/patchset';
+import { buildExcerpts } from '../review/excerpts';
 import { PROMPT_FILES } from '../../prompts/generated';
 import { EXPLAIN_PROMPT } from '../../prompts/manifest';
 import { findProseCitations, type PathKnowledge } from '../board/prose';
@@ -269,56 +270,27 @@ function citedCode(element: BoardElement, elements: ReadonlyMap<string, BoardEle
 
 // ─── read_excerpt ────────────────────────────────────────────────────────────────────────────
 
-/** The file a citation names on a side: the head path, or on the base side a rename's old name. */
-function fileOn(patchset: Patchset, path: string, side: CitationSide): FileChange | undefined {
-  if (side === 'head') return patchset.files.find((f) => f.path === path && f.status !== 'deleted');
-  return patchset.files.find((f) => (f.oldPath ?? f.path) === path && f.status !== 'added');
-}
-
 /**
- * The captured diff lines of `path` on `side` over start..end, with EXCERPT_CONTEXT_LINES of
- * captured context either side, hunk by hunk; or why there are none (not changed, binary,
- * submodule, outside the captured hunks, in a truncated file's uncaptured tail).
+ * The captured diff lines of `path` on `side` over start..end — the same excerpt a code card
+ * shows (host/review/excerpts.ts) — as text: old line, new line, +/- mark and the line; or why
+ * there are none (not changed, binary, submodule, in a truncated file's uncaptured tail).
  */
 export function excerptText(patchset: Patchset, path: string, side: CitationSide, start: number, end: number): { ok: boolean; text: string } {
-  const file = fileOn(patchset, path, side);
-  if (!file) {
+  const excerpt = Object.values(buildExcerpts(patchset, [{ path, side, startLine: start, endLine: end }]))[0];
+  if (!excerpt) return { ok: false, text: `${path.slice(0, 200)}: no excerpt could be read.` };
+  const asked = start === end ? `line ${start}` : `lines ${start}-${end}`;
+  if (excerpt.lines.length === 0) {
     const changed = patchset.files.slice(0, 20).map((f) => f.path);
     const more = patchset.files.length > changed.length ? ` and ${patchset.files.length - changed.length} more` : '';
-    return { ok: false, text: `${path.slice(0, 200)} is not a changed file on the ${side} side of this change. Changed paths: ${changed.join(', ')}${more}.` };
+    return { ok: false, text: `${excerpt.note ?? `No captured line of ${path} (${side} side) lies at ${asked}.`} Changed paths: ${changed.join(', ')}${more}.` };
   }
-  if (file.submodule) return { ok: false, text: `${path} is a submodule: its content is another repository and was not captured.` };
-  if (file.binary) return { ok: false, text: `${path} is binary: no text was captured.` };
-  const lo = Math.max(1, start - EXCERPT_CONTEXT_LINES);
-  const hi = end + EXCERPT_CONTEXT_LINES;
-  const at = (line: DiffLine) => (side === 'head' ? line.newLine : line.oldLine);
-  const asked = start === end ? `line ${start}` : `lines ${start}-${end}`;
   const out: string[] = [`${path} (${side} side), ${asked}; columns: old line, new line, then the line with its +/- mark.`];
-  let shown = 0;
-  for (const hunk of file.hunks) {
-    let previous = (side === 'head' ? hunk.newStart : hunk.oldStart) - 1;
-    const picked: string[] = [];
-    for (const line of hunk.lines) {
-      const own = at(line);
-      // A line absent on this side sits just before the next line of this side.
-      const position = own ?? previous + 1;
-      if (own !== null) previous = own;
-      if (position < lo || position > hi) continue;
-      const mark = line.kind === 'add' ? '+' : line.kind === 'del' ? '-' : ' ';
-      const text = line.text.length > EXCERPT_LINE_MAX_CHARS ? `${line.text.slice(0, EXCERPT_LINE_MAX_CHARS)}…` : line.text;
-      picked.push(`${pad(line.oldLine)} ${pad(line.newLine)} ${mark}${text}`);
-    }
-    if (picked.length > 0) {
-      out.push(hunk.header, ...picked);
-      shown += picked.length;
-    }
+  for (const line of excerpt.lines) {
+    const mark = line.kind === 'add' ? '+' : line.kind === 'del' ? '-' : ' ';
+    const text = line.text.length > EXCERPT_LINE_MAX_CHARS ? `${line.text.slice(0, EXCERPT_LINE_MAX_CHARS)}…` : line.text;
+    out.push(`${pad(line.oldLine)} ${pad(line.newLine)} ${mark}${text}`);
   }
-  const tail = file.truncation?.tailFrom[side] ?? null;
-  if (tail !== null && end >= tail) out.push(`Lines from ${tail} on were not captured (the file was truncated at ${file.truncation?.limitBytes} bytes); they cannot be read here.`);
-  if (shown === 0 && (tail === null || end < tail)) {
-    const regions = file.regions.filter((r) => r.side === side).slice(0, 20).map((r) => `${r.startLine}-${r.endLine}`);
-    return { ok: false, text: `No captured line of ${path} (${side} side) lies within lines ${lo}-${hi}. Its changed regions on that side: ${regions.join(', ') || 'none'}.` };
-  }
+  if (excerpt.note) out.push(excerpt.note);
   return { ok: true, text: out.join('\n') };
 }
 

@@ -8,8 +8,12 @@ import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { LENS_TITLES, MEASURE_BY_LENS, type ElementOf, type Lens, type LaneView, type LensBoardView, type SeatSpend, type SectionFold } from '../../protocol';
 import { Button } from '../components';
 import { useBoardActions } from './actions';
+import { useAskSurface } from './askContext';
+import { ElementAsks, SelectionScope, UnplacedThreads } from './AskViews';
 import { Children, ElementCtx, elementDomId, NoiseGroupBody, SectionBody, type ElementContext } from './Elements';
 import { Markdown } from './MarkdownView';
+import { openCountText } from './openCount';
+import { revealInDom, rootContaining } from './reveal';
 import { buildTree, MAX_ELEMENT_DEPTH, type TreeNode } from './tree';
 import {
   absenceMeaning,
@@ -30,9 +34,11 @@ export interface LanePanelProps {
   readOnly: boolean;
   /** DOM id of the lens heading (the tabpanel is labelled by the tab; this labels the article). */
   headingId?: string;
+  /** Flagged: findings still open (derived from the board and the ask log); null/absent: not known. */
+  openCount?: number | null;
 }
 
-export function LanePanel({ lane, spend, readOnly, headingId }: LanePanelProps) {
+export function LanePanel({ lane, spend, readOnly, headingId, openCount = null }: LanePanelProps) {
   const board = lane.board;
   const lens = lane.lens;
   const measure = board?.document.measure ?? MEASURE_BY_LENS[lens];
@@ -53,6 +59,14 @@ export function LanePanel({ lane, spend, readOnly, headingId }: LanePanelProps) 
       <header class="rn-board-header">
         <h2 class="rn-board-lens" id={id}>
           {LENS_TITLES[lens]}
+          {openCount !== null && (
+            <>
+              {' '}
+              <span class="rn-open-count" data-testid="board-open-count" data-count={String(openCount)} title="Findings neither resolved nor dismissed">
+                {openCountText(openCount)}
+              </span>
+            </>
+          )}
         </h2>
         {title && lane.state !== 'failed' ? (
           <p class="rn-board-title" data-testid="board-title">
@@ -171,6 +185,29 @@ export function BoardBody({ board }: { board: LensBoardView }) {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const [focusId, setFocusId] = useState<string | null>(null);
   const ctx = useMemo<ElementContext>(() => ({ lens, tree }), [lens, tree]);
+  const surface = useAskSurface();
+  const reveal = surface?.reveal?.lens === lens ? surface.reveal : null;
+  /** A reveal whose section is opened; its element is focused once that render is on screen. */
+  const [revealing, setRevealing] = useState<{ seq: number; elementId: string } | null>(null);
+
+  useEffect(() => {
+    if (!reveal || !surface) return;
+    const root = rootContaining(tree.roots, reveal.elementId);
+    if (!root) {
+      surface.revealDone(reveal.seq, false);
+      return;
+    }
+    if (foldFor(lens, root, folds) !== null) setExpanded((current) => (current.has(root.element.id) ? current : new Set([...current, root.element.id])));
+    setRevealing({ seq: reveal.seq, elementId: reveal.elementId });
+  }, [reveal?.seq]);
+
+  useEffect(() => {
+    if (!revealing || !surface) return;
+    const target = typeof document !== 'undefined' ? document.getElementById(elementDomId(lens, revealing.elementId)) : null;
+    if (target) revealInDom(target);
+    surface.revealDone(revealing.seq, target !== null);
+    setRevealing(null);
+  }, [revealing]);
 
   useEffect(() => {
     if (focusId === null) return;
@@ -195,26 +232,29 @@ export function BoardBody({ board }: { board: LensBoardView }) {
 
   return (
     <ElementCtx.Provider value={ctx}>
-      <div class="rn-board-body" data-testid="board-body">
-        {foldable.length > 1 && (
-          <p class="rn-fold-all">
-            <button
-              type="button"
-              class="rn-link"
-              data-testid="expand-all"
-              onClick={() => setExpanded(allOpen ? new Set() : new Set(foldable.map((node) => node.element.id)))}
-            >
-              {allOpen ? 'Collapse all sections' : 'Expand all sections'}
-            </button>
-          </p>
-        )}
-        {tree.flattened && (
-          <p class="rn-muted" data-testid="flattened-note">
-            Elements nested deeper than {MAX_ELEMENT_DEPTH} levels are shown flat under their deepest shown ancestor.
-          </p>
-        )}
-        <TopLevel roots={tree.roots} folds={folds} expanded={expanded} onToggle={toggle} onOpen={open} lens={lens} />
-      </div>
+      <SelectionScope lens={lens}>
+        <div class="rn-board-body" data-testid="board-body">
+          {foldable.length > 1 && (
+            <p class="rn-fold-all">
+              <button
+                type="button"
+                class="rn-link"
+                data-testid="expand-all"
+                onClick={() => setExpanded(allOpen ? new Set() : new Set(foldable.map((node) => node.element.id)))}
+              >
+                {allOpen ? 'Collapse all sections' : 'Expand all sections'}
+              </button>
+            </p>
+          )}
+          {tree.flattened && (
+            <p class="rn-muted" data-testid="flattened-note">
+              Elements nested deeper than {MAX_ELEMENT_DEPTH} levels are shown flat under their deepest shown ancestor.
+            </p>
+          )}
+          <TopLevel roots={tree.roots} folds={folds} expanded={expanded} onToggle={toggle} onOpen={open} lens={lens} />
+          <UnplacedThreads lens={lens} byId={tree.byId} />
+        </div>
+      </SelectionScope>
     </ElementCtx.Provider>
   );
 }
@@ -324,6 +364,7 @@ function FoldedSection({ node, fold, expanded, onToggle, onOpen }: FoldedSection
         )}
       </h3>
       {!expanded && <FoldPreview node={node} preview={preview} onOpen={onOpen} />}
+      <ElementAsks lens={lens} elementId={e.id} />
       {expanded && (
         <div class="rn-fold-body" id={bodyId}>
           {e.kind === 'section' ? (

@@ -6,8 +6,9 @@
 import { createContext, Fragment, h, type ComponentChildren } from 'preact';
 import { useContext, useRef, useState } from 'preact/hooks';
 import type { BoardElement, CitationSide, ElementOf, Lens } from '../../protocol';
-import { Button } from '../components';
 import { useBoardActions } from './actions';
+import { ElementAsks, ElementAsksRun, FindingActions, useFindingMarks } from './AskViews';
+import { CodeCard } from './CodeCard';
 import { Markdown } from './MarkdownView';
 import { codeRefs, scenarioClauses, type BoardTree, type TreeNode } from './tree';
 import {
@@ -15,7 +16,6 @@ import {
   SEVERITY_TITLES,
   TONE_LABELS,
   basename,
-  dirname,
   enumClass,
   plural,
   rangeLabel,
@@ -113,53 +113,8 @@ function Missing({ ids, what }: { ids: readonly string[]; what: string }) {
 
 // ─── Code cards ─────────────────────────────────────────────────────────────────────────────
 
-/**
- * A cited range: the file name (opens the range), the range, the caption, and path:start-end with
- * a View button. The panel carries no hunk lines, so the code itself opens in the editor.
- */
-export function CodeCard({ codeRef }: { codeRef: ElementOf<'code_ref'> }) {
-  const actions = useBoardActions();
-  const side: CitationSide = codeRef.side === 'base' ? 'base' : 'head';
-  const start = codeRef.start_line;
-  const end = Math.max(codeRef.start_line, codeRef.end_line);
-  const range = rangeLabel(side, start, end);
-  const open = () => actions.openCitation(codeRef.path, side, start, end);
-  const dir = dirname(codeRef.path);
-  return (
-    <figure
-      class="rn-code-card"
-      data-testid="code-card"
-      data-id={codeRef.id}
-      data-path={codeRef.path}
-      data-side={side}
-      data-start={String(start)}
-      data-end={String(end)}
-    >
-      <figcaption class="rn-code-caption">
-        <button type="button" class="rn-link rn-code-file" data-testid="code-card-file" title={`Open ${codeRef.path}, ${range}`} onClick={open}>
-          {basename(codeRef.path)}
-        </button>
-        {dir && <span class="rn-code-dir">{dir}</span>}
-        <span class="rn-code-range" data-testid="code-card-range">
-          {range}
-        </span>
-        {codeRef.label ? (
-          <span class="rn-code-label">
-            <Markdown text={codeRef.label} inline citations={false} />
-          </span>
-        ) : null}
-      </figcaption>
-      <div class="rn-code-body">
-        <code class="rn-code-loc">
-          {codeRef.path}:{rangeText(start, end)}
-        </code>
-        <Button appearance="secondary" onClick={open} testId="code-card-view" ariaLabel={`View ${codeRef.path}, ${range}`}>
-          View
-        </Button>
-      </div>
-    </figure>
-  );
-}
+/** A cited range with its captured lines: ./CodeCard.tsx (re-exported here for existing importers). */
+export { CodeCard };
 
 function CodeCards({ ids, label }: { ids: readonly string[] | undefined; label: string }) {
   const { tree } = useElementCtx();
@@ -236,7 +191,7 @@ export function EvidenceViewer({ ids, owner }: { ids: readonly string[] | undefi
 // ─── Children (runs of tasks, regions and scenarios render as one list) ─────────────────────
 
 export function Children({ nodes, level }: { nodes: readonly TreeNode[]; level: number }) {
-  const { tree } = useElementCtx();
+  const { tree, lens } = useElementCtx();
   const out: ComponentChildren[] = [];
   for (let i = 0; i < nodes.length; ) {
     const node = nodes[i] as TreeNode;
@@ -252,6 +207,8 @@ export function Children({ nodes, level }: { nodes: readonly TreeNode[]; level: 
           <RegionList key={`run-${node.index}`} members={run.map((n) => n.element as ElementOf<'noise_member'>)} />
         ),
       );
+      // Quote threads, the selection toolbar and Explain status of the run's elements, under the list.
+      out.push(<ElementAsksRun key={`asks-run-${node.index}`} lens={lens} ids={run.map((n) => n.element.id)} />);
       i = j;
       continue;
     }
@@ -260,6 +217,7 @@ export function Children({ nodes, level }: { nodes: readonly TreeNode[]; level: 
       continue;
     }
     out.push(<ElementView key={node.index} node={node} level={level} />);
+    out.push(<ElementAsks key={`asks-${node.index}`} lens={lens} elementId={node.element.id} />);
     i++;
   }
   return <>{out}</>;
@@ -454,14 +412,20 @@ const SEVERITIES = ['blocker', 'major', 'minor', 'nit'] as const;
 const ACCORDS = ['concur', 'split', 'conflict'] as const;
 
 function FindingView({ node, element, level }: KindProps<'finding'>) {
-  const { lens } = useElementCtx();
+  const { lens, tree } = useElementCtx();
+  const marks = useFindingMarks(lens, element.id);
   const severity = enumClass(element.severity, SEVERITIES, 'minor');
   const accord = enumClass(element.accord, ACCORDS, 'split');
   const titles = element.part_titles ?? [];
   const bodies = element.part_bodies ?? [];
   const concurrence = element.concurrence ?? [];
   return (
-    <article class={`rn-finding rn-sev-${severity}`} data-severity={severity} {...rootAttrs(lens, element)}>
+    <article
+      class={`rn-finding rn-sev-${severity}${marks.dismissed ? ' rn-finding-dismissed' : ''}`}
+      data-severity={severity}
+      data-dismissed={marks.dismissed ? 'true' : undefined}
+      {...rootAttrs(lens, element)}
+    >
       <Heading level={level} class="rn-finding-title">
         <span class={`rn-sev rn-sev-${severity}`} data-testid="severity" title={SEVERITY_TITLES[severity]}>
           {element.severity}
@@ -491,6 +455,7 @@ function FindingView({ node, element, level }: KindProps<'finding'>) {
           </span>
         )}
       </p>
+      <FindingActions finding={element} lens={lens} byId={tree.byId} />
       <Markdown text={element.body_markdown} />
       {titles.map((partTitle, i) => (
         <div class="rn-finding-part" key={i}>

@@ -5,7 +5,11 @@
  */
 import type { GenerationSnapshot, Lens } from '../../protocol';
 import { useBoardActions } from './actions';
+import { useAskSurface } from './askContext';
+import { BoardAsksProvider } from './AskViews';
 import { LanePanel } from './Board';
+import { ExcerptsContext } from './excerpts';
+import { openFindingCount } from './openCount';
 import { LENS_PANEL_ID, Rail, lensTabId } from './Rail';
 import { createdAtText, generationSpendParts, lanesInOrder, selectedLens, shortGenerationId } from './words';
 
@@ -23,49 +27,61 @@ export function GenerationView({ snapshot, lens, onSelectLens }: GenerationViewP
   const lane = lanes.find((l) => l.lens === selected) ?? lanes[0];
   const frozen = snapshot.status === 'frozen';
   const hasSwitcher = snapshot.frozen.length > 0 || frozen;
+  // Derived on every render from the board and the ask log; unknown until the log is read.
+  const projection = useAskSurface()?.projection ?? null;
+  const flagged = lanes.find((l) => l.lens === 'flagged');
+  const openCount =
+    projection && flagged?.board && flagged.state !== 'failed'
+      ? openFindingCount(flagged.board.elements, { sessionId: snapshot.sessionId, generationId: snapshot.generationId }, projection)
+      : null;
   return (
-    <section
-      class="rn-generation"
-      data-testid="generation"
-      data-generation-id={snapshot.generationId}
-      data-status={snapshot.status}
-      aria-label="Lens boards"
-    >
-      <div class="rn-gen-bar">
-        <Rail lanes={lanes} selected={selected} onSelect={onSelectLens} />
-        {hasSwitcher && <GenerationSwitcher snapshot={snapshot} />}
-      </div>
-      {frozen && (
-        <p class="rn-banner rn-banner-info" data-testid="frozen-note" role="note">
-          <strong class="rn-banner-label">Read-only</strong> An earlier generation of this review, kept as it was
-          drafted.{' '}
-          <button type="button" class="rn-link" data-testid="show-live" onClick={() => actions.selectGeneration(null)}>
-            Show the latest
-          </button>
-        </p>
-      )}
-      {lane && (
-        <div class="rn-tabpanel" role="tabpanel" id={LENS_PANEL_ID} aria-labelledby={lensTabId(lane.lens)}>
-          <LanePanel
-            key={`${snapshot.generationId}:${lane.lens}`}
-            lane={lane}
-            spend={snapshot.spend.filter((s) => s.lens === lane.lens)}
-            readOnly={frozen}
-          />
+    <BoardAsksProvider snapshot={snapshot}>
+      <section
+        class="rn-generation"
+        data-testid="generation"
+        data-generation-id={snapshot.generationId}
+        data-status={snapshot.status}
+        aria-label="Lens boards"
+      >
+        <div class="rn-gen-bar">
+          <Rail lanes={lanes} selected={selected} onSelect={onSelectLens} openCounts={openCount === null ? {} : { flagged: openCount }} />
+          {hasSwitcher && <GenerationSwitcher snapshot={snapshot} />}
         </div>
-      )}
-      <p class="rn-spend rn-muted" data-testid="generation-spend">
-        <span class="rn-spend-label">
-          Generation <code title={snapshot.generationId}>{shortGenerationId(snapshot.generationId)}</code>
-        </span>
-        {generationSpendParts(snapshot).map((part) => (
-          <span key={part.key} class="rn-spend-part" data-part={part.key} title={part.title}>
-            {' · '}
-            {part.text}
+        {frozen && (
+          <p class="rn-banner rn-banner-info" data-testid="frozen-note" role="note">
+            <strong class="rn-banner-label">Read-only</strong> An earlier generation of this review, kept as it was
+            drafted.{' '}
+            <button type="button" class="rn-link" data-testid="show-live" onClick={() => actions.selectGeneration(null)}>
+              Show the latest
+            </button>
+          </p>
+        )}
+        {lane && (
+          <div class="rn-tabpanel" role="tabpanel" id={LENS_PANEL_ID} aria-labelledby={lensTabId(lane.lens)}>
+            <ExcerptsContext.Provider value={snapshot.excerpts ?? null}>
+              <LanePanel
+                key={`${snapshot.generationId}:${lane.lens}`}
+                lane={lane}
+                spend={snapshot.spend.filter((s) => s.lens === lane.lens)}
+                readOnly={frozen}
+                openCount={lane.lens === 'flagged' ? openCount : null}
+              />
+            </ExcerptsContext.Provider>
+          </div>
+        )}
+        <p class="rn-spend rn-muted" data-testid="generation-spend">
+          <span class="rn-spend-label">
+            Generation <code title={snapshot.generationId}>{shortGenerationId(snapshot.generationId)}</code>
           </span>
-        ))}
-      </p>
-    </section>
+          {generationSpendParts(snapshot).map((part) => (
+            <span key={part.key} class="rn-spend-part" data-part={part.key} title={part.title}>
+              {' · '}
+              {part.text}
+            </span>
+          ))}
+        </p>
+      </section>
+    </BoardAsksProvider>
   );
 }
 

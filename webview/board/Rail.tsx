@@ -7,6 +7,7 @@ import { Fragment } from 'preact';
 import { useRef } from 'preact/hooks';
 import { LENS_TITLES, type Lens, type LaneView } from '../../protocol';
 import { rovingIndex } from './Elements';
+import { openCountText } from './openCount';
 import { LANE_STATE_ICONS, LANE_STATE_LABELS, NOISE_WAITING_EXPLANATION, laneStateTitle } from './words';
 
 export const LENS_PANEL_ID = 'rn-lens-panel';
@@ -20,9 +21,11 @@ export interface RailProps {
   lanes: readonly LaneView[];
   selected: Lens;
   onSelect(lens: Lens): void;
+  /** Counts of open items per lens (Flagged: open findings), derived by the caller; absent: not shown. */
+  openCounts?: Partial<Record<Lens, number>>;
 }
 
-export function Rail({ lanes, selected, onSelect }: RailProps) {
+export function Rail({ lanes, selected, onSelect, openCounts = {} }: RailProps) {
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
   const noiseWaiting = lanes.some((lane) => lane.lens === 'noise' && lane.state === 'waiting');
   return (
@@ -31,6 +34,7 @@ export function Rail({ lanes, selected, onSelect }: RailProps) {
         {lanes.map((lane, index) => {
           const isSelected = lane.lens === selected;
           const describe = lane.lens === 'noise' && lane.state === 'waiting';
+          const open = openCounts[lane.lens];
           return (
             <Fragment key={lane.lens}>
               <button
@@ -67,6 +71,14 @@ export function Rail({ lanes, selected, onSelect }: RailProps) {
                   </span>{' '}
                   {LANE_STATE_LABELS[lane.state]}
                 </span>
+                {open !== undefined && (
+                  <>
+                    {' '}
+                    <span class="rn-tab-count" data-testid="open-count" data-count={String(open)}>
+                      {openCountText(open)}
+                    </span>
+                  </>
+                )}
               </button>
             </Fragment>
           );

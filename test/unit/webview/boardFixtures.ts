@@ -3,8 +3,12 @@
  * built through the host's own reader (host/board/read.ts), so folds and counts are the ones a
  * panel receives. Every element kind appears on some board.
  */
+import { buildCitationIndex } from '../../../host/board/citations';
 import { readBoard } from '../../../host/board/read';
 import type { BoardState } from '../../../host/board/state';
+import { parseDiffOutput } from '../../../host/capture/parseDiff';
+import { citationMarks } from '../../../host/review/citationMarks';
+import { buildExcerpts } from '../../../host/review/excerpts';
 import {
   LENSES,
   MEASURE_BY_LENS,
@@ -16,6 +20,7 @@ import {
   type LaneView,
   type Lens,
   type LensBoardView,
+  type Patchset,
   type SeatSpend,
 } from '../../../protocol';
 
@@ -305,13 +310,123 @@ export function spend(lens: Lens, overrides: Partial<SeatSpend> = {}): SeatSpend
   };
 }
 
+// ─── The capture the boards cite, and the code their cards show ────────────────────────────
+
+const UPLOAD_DIFF = [
+  '@@ -1,9 +1,12 @@',
+  "-import { fetchJson } from './http';",
+  "+import { retry } from './retry';",
+  ' ',
+  ' export async function upload(url: string, body: Blob): Promise<Response> {',
+  "-  const response = await fetch(url, { method: 'PUT', body });",
+  '-  if (!response.ok) throw new Error(`upload failed: ${response.status}`);',
+  '-  return response;',
+  '+  const payload = await body.arrayBuffer();',
+  '+  return retry(async () => {',
+  "+    const response = await fetch(url, { method: 'PUT', body: payload });",
+  '+    if (response.status >= 500) throw new Error(`upload failed: ${response.status}`);',
+  '+    return response;',
+  '+  }, { attempts: 3 });',
+  ' }',
+  ' ',
+  ' export const UPLOAD_TIMEOUT_MS = 30_000;',
+];
+
+const RETRY_SOURCE = [
+  'export interface RetryOptions {',
+  '  attempts: number;',
+  '}',
+  '',
+  'export async function retry<T>(run: () => Promise<T>, options: RetryOptions): Promise<T> {',
+  '  let last: unknown;',
+  '  for (let attempt = 1; attempt <= options.attempts; attempt++) {',
+  '    try {',
+  '      return await run();',
+  '    } catch (error) {',
+  '      if (error instanceof Error) last = error;',
+  '      await sleep(2 ** attempt * 250);',
+  '    }',
+  '  }',
+  '  throw last;',
+  '}',
+  '',
+  'function sleep(ms: number): Promise<void> {',
+  '  return new Promise((resolve) => setTimeout(resolve, ms));',
+  '}',
+];
+
+const OLD_SOURCE = [
+  '// Uploads every file, one after another.',
+  "import { upload } from './upload';",
+  '',
+  'export async function uploadAll(urls: string[], body: Blob): Promise<void> {',
+  '  for (const url of urls) {',
+  '    await upload(url, body);',
+  '  }',
+  '}',
+  '',
+  'export async function uploadOrLog(url: string, body: Blob): Promise<void> {',
+  '  await upload(url, body).catch((error) => console.error(error));',
+  '}',
+];
+
+/**
+ * The fixture boards' capture: src/upload.ts modified, src/retry.ts added, src/old.ts deleted, in
+ * git's `diff --raw -p -z` format and read by the capture's own parser.
+ */
+export function fixturePatchset(): Patchset {
+  const Z = '\0';
+  const oid = (digit: string) => digit.repeat(40);
+  const zero = oid('0');
+  const raw = [
+    `:100644 100644 ${oid('1')} ${oid('2')} M${Z}src/upload.ts${Z}`,
+    `:000000 100644 ${zero} ${oid('3')} A${Z}src/retry.ts${Z}`,
+    `:100644 000000 ${oid('4')} ${zero} D${Z}src/old.ts${Z}`,
+  ];
+  const patch = [
+    `diff --git a/src/upload.ts b/src/upload.ts\nindex ${oid('1')}..${oid('2')} 100644\n--- a/src/upload.ts\n+++ b/src/upload.ts\n`,
+    `${UPLOAD_DIFF.join('\n')}\n`,
+    `diff --git a/src/retry.ts b/src/retry.ts\nnew file mode 100644\nindex ${zero}..${oid('3')}\n--- /dev/null\n+++ b/src/retry.ts\n`,
+    `@@ -0,0 +1,${RETRY_SOURCE.length} @@\n${RETRY_SOURCE.map((l) => `+${l}\n`).join('')}`,
+    `diff --git a/src/old.ts b/src/old.ts\ndeleted file mode 100644\nindex ${oid('4')}..${zero}\n--- a/src/old.ts\n+++ /dev/null\n`,
+    `@@ -1,${OLD_SOURCE.length} +0,0 @@\n${OLD_SOURCE.map((l) => `-${l}\n`).join('')}`,
+  ];
+  const files = parseDiffOutput(Buffer.from(raw.join('') + Z + patch.join(''), 'utf8'), { maxPatchBytesPerFile: 1 << 20 });
+  const additions = files.reduce((n, f) => n + (f.additions ?? 0), 0);
+  const deletions = files.reduce((n, f) => n + (f.deletions ?? 0), 0);
+  return {
+    id: PATCHSET,
+    base: oid('a'),
+    head: oid('b'),
+    headTree: oid('c'),
+    baseRef: 'main',
+    headRef: 'feature',
+    baseTip: oid('a'),
+    targetKind: 'branch',
+    diffCommand: 'git diff main...feature',
+    options: { maxFileBytes: 1 << 20, maxPatchBytesPerFile: 1 << 20, contextLines: 3 },
+    totals: { files: files.length, additions, deletions, hunks: files.reduce((n, f) => n + f.hunks.length, 0), binary: 0, submodules: 0, truncated: 0, uncounted: 0 },
+    files,
+  };
+}
+
+/** Excerpts and citation marks of these lanes over the fixture capture, as the host builds them. */
+export function codeOfLanes(lanes: readonly LaneView[], patchset: Patchset = fixturePatchset()): Pick<GenerationSnapshot, 'excerpts' | 'citations'> {
+  const spans = lanes.flatMap((l) =>
+    (l.board?.elements ?? []).flatMap((e) => (e.kind === 'code_ref' ? [{ path: e.path, side: e.side, startLine: e.start_line, endLine: e.end_line }] : [])),
+  );
+  return { excerpts: buildExcerpts(patchset, spans), citations: citationMarks(lanes, { citations: buildCitationIndex(patchset) }) };
+}
+
 export function generation(overrides: Partial<GenerationSnapshot> & { lanes?: LaneView[] } = {}): GenerationSnapshot {
+  const lanes = overrides.lanes ?? LENSES.map((lens) => lane(lens, 'settled'));
   return {
     generationId: 'g-0011223344556677',
     sessionId: 'ses-1',
     patchsetId: PATCHSET,
     status: 'live',
-    lanes: LENSES.map((lens) => lane(lens, 'settled')),
+    lanes,
+    ...codeOfLanes(lanes),
     spend: LENSES.map((lens) => spend(lens)),
     timings: [
       { phase: 'lens-draft', lens: 'flagged', seat: 'flagged:drafter', startedAt: '2026-01-01T10:00:00.000Z', durationMs: 30_000 },

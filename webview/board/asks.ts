@@ -1,0 +1,237 @@
+/**
+ * What the board's ask affordances decide, with no DOM and no I/O: which exit lane an ask goes
+ * to, how a finding and a span of board prose become anchors, what state a finding shows, and
+ * which quote threads and Explain requests belong under which element. The host's fold is the
+ * only source of ask state; everything here reads a projection it was handed.
+ */
+import {
+  ASK_QUOTE_MAX_BYTES,
+  ASK_TEXT_MAX_BYTES,
+  AskKeyPart,
+  CodeSpan,
+  FindingRef,
+  QuoteAnchorInput,
+  findingKey,
+  flaggedBoardId,
+  type AskIntent,
+  type AskLane,
+  type AskProjection,
+  type BoardElement,
+  type ElementOf,
+  type FindingAnchor,
+  type Lens,
+  type QuoteAnchor,
+  type QuoteThread,
+  type Target,
+} from '../../protocol';
+
+/** A result the caller decides on: the value, or the reason shown to the reviewer. */
+export type Decided<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** The generation an act is about, as the panel shows it. */
+export interface GenerationScope {
+  sessionId: string;
+  generationId: string;
+  patchsetId: string;
+}
+
+// ─── Lanes and text ──────────────────────────────────────────────────────────────────────────
+
+/**
+ * The exit lane of an ask staged from the board: a branch review leaves through a posted review;
+ * a working-tree review has no pull request to post on, so its asks become changes to make.
+ */
+export function exitLaneFor(targetKind: Target['kind']): AskLane {
+  return targetKind === 'branch' ? 'post-review' : 'changes';
+}
+
+/** UTF-8 byte length of one UTF-16 unit run starting at `i` (as protocol's utf8Length counts). */
+function unitBytes(text: string, i: number): { bytes: number; units: number } {
+  const c = text.charCodeAt(i);
+  if (c < 0x80) return { bytes: 1, units: 1 };
+  if (c < 0x800) return { bytes: 2, units: 1 };
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) return { bytes: 4, units: 2 };
+  return { bytes: 3, units: 1 };
+}
+
+/** The longest prefix of `text` within `maxBytes` UTF-8 bytes; never splits a surrogate pair. */
+export function cutToUtf8Bytes(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length) {
+    const step = unitBytes(text, i);
+    if (bytes + step.bytes > maxBytes) return text.slice(0, i);
+    bytes += step.bytes;
+    i += step.units;
+  }
+  return text;
+}
+
+/** Ask text as the reviewer typed it, or why it cannot be staged. */
+export function askText(text: string): Decided<string> {
+  if (text.trim().length === 0) return { ok: false, reason: 'Write what you ask first.' };
+  if (cutToUtf8Bytes(text, ASK_TEXT_MAX_BYTES).length < text.length) {
+    return { ok: false, reason: `The text is longer than ${ASK_TEXT_MAX_BYTES / 1024} KiB.` };
+  }
+  return { ok: true, value: text };
+}
+
+// ─── Findings ────────────────────────────────────────────────────────────────────────────────
+
+/** The finding as the ask log names it (generation, Flagged board id, finding id), or why not. */
+export function findingRefFor(scope: GenerationScope, findingId: string): Decided<FindingRef> {
+  const ref = { generationId: scope.generationId, boardId: flaggedBoardId(scope.sessionId, scope.generationId), findingId };
+  if (!AskKeyPart.safeParse(findingId).success) return { ok: false, reason: 'This finding’s id cannot be named in the ask log.' };
+  if (!FindingRef.safeParse(ref).success) return { ok: false, reason: 'This generation cannot be named in the ask log.' };
+  return { ok: true, value: ref };
+}
+
+/**
+ * The anchor of a change request on a finding: its ref plus its first cited code span, read
+ * against the generation's capture. A first anchor that is not a code ref of this board, or whose
+ * span the protocol refuses, leaves the anchor pathless rather than pointing at the wrong lines.
+ */
+export function findingAnchorFor(scope: GenerationScope, finding: ElementOf<'finding'>, byId: ReadonlyMap<string, BoardElement>): Decided<FindingAnchor> {
+  const ref = findingRefFor(scope, finding.id);
+  if (!ref.ok) return ref;
+  const anchor: FindingAnchor = { kind: 'finding', ...ref.value };
+  const first = finding.anchor?.[0];
+  const cited = first === undefined ? undefined : byId.get(first);
+  if (cited?.kind === 'code_ref') {
+    const span = CodeSpan.safeParse({
+      patchsetId: scope.patchsetId,
+      path: cited.path,
+      side: cited.side === 'base' ? 'base' : 'head',
+      startLine: cited.start_line,
+      endLine: Math.max(cited.start_line, cited.end_line),
+    });
+    if (span.success) anchor.codeRef = span.data;
+  }
+  return { ok: true, value: anchor };
+}
+
+/**
+ * The body of a change request staged from a finding: its claim and, when it has one, its
+ * proposed remedy — what the coding agent or the author is asked to do. Bounded like any ask.
+ */
+export function findingRequestText(finding: Pick<ElementOf<'finding'>, 'title' | 'remedy_markdown'>): string {
+  const title = (finding.title ?? '').trim();
+  const remedy = (finding.remedy_markdown ?? '').trim();
+  const text = title && remedy ? `${title}\n\n${remedy}` : title || remedy || 'Change what this finding describes.';
+  return cutToUtf8Bytes(text, ASK_TEXT_MAX_BYTES);
+}
+
+/** What the ask log says about one finding of the shown generation. */
+export interface FindingMarks {
+  /** A finding disposition exists (restoring removes it). */
+  dismissed: boolean;
+  /** A staged request-change ask anchors this very finding (same generation, board and id). */
+  requested: boolean;
+}
+
+export const NO_MARKS: FindingMarks = { dismissed: false, requested: false };
+
+/** Every finding's marks in one pass over the projection, by findingKey. */
+export function findingMarksIndex(projection: AskProjection): ReadonlyMap<string, FindingMarks> {
+  const marks = new Map<string, FindingMarks>();
+  const mark = (key: string, patch: Partial<FindingMarks>) => marks.set(key, { ...(marks.get(key) ?? NO_MARKS), ...patch });
+  for (const key of Object.keys(projection.findingDispositions)) mark(key, { dismissed: true });
+  for (const ask of projection.asks) {
+    if (ask.state === 'staged' && ask.intent === 'request-change' && ask.anchor.kind === 'finding') mark(findingKey(ask.anchor), { requested: true });
+  }
+  return marks;
+}
+
+// ─── Quotes ──────────────────────────────────────────────────────────────────────────────────
+
+/** Where a quote sits: the shown generation, the lens, and the nearest element. */
+export interface QuotePlace {
+  generationId: string;
+  lens: Lens;
+  elementId: string;
+}
+
+/**
+ * A span of board prose as a quote anchor: the selected text with its ends trimmed, cut to
+ * ASK_QUOTE_MAX_BYTES, under the nearest element. Whitespace only, or an id the ask log cannot
+ * hold, is no anchor (with the reason).
+ */
+export function quoteAnchorFor(place: QuotePlace, selected: string): Decided<QuoteAnchor> {
+  const quote = cutToUtf8Bytes(selected.trim(), ASK_QUOTE_MAX_BYTES);
+  if (quote.trim().length === 0) return { ok: false, reason: 'The selection holds no text.' };
+  if (!AskKeyPart.safeParse(place.elementId).success) return { ok: false, reason: 'This element’s id cannot be named in the ask log.' };
+  if (!AskKeyPart.safeParse(place.generationId).success) return { ok: false, reason: 'This generation cannot be named in the ask log.' };
+  const anchor: QuoteAnchor = { kind: 'quote', generationId: place.generationId, lens: place.lens, elementId: place.elementId, quote };
+  // The command schema is the last word (it bounds the quote in bytes).
+  return QuoteAnchorInput.safeParse(anchor).success ? { ok: true, value: anchor } : { ok: false, reason: 'The selection cannot be quoted.' };
+}
+
+/** The key of an element on one lens board of one generation. */
+export function placeKey(generationId: string, lens: Lens, elementId: string): string {
+  return `${generationId}|${lens}|${elementId}`;
+}
+
+export interface ThreadEntry {
+  threadId: string;
+  thread: QuoteThread;
+}
+
+/** The quote threads of one generation, grouped under the element they anchor, oldest first. */
+export function threadsByPlace(projection: AskProjection | null, generationId: string): ReadonlyMap<string, ThreadEntry[]> {
+  const out = new Map<string, ThreadEntry[]>();
+  if (!projection) return out;
+  for (const [threadId, thread] of Object.entries(projection.quoteThreads)) {
+    const a = thread.anchor;
+    if (a.generationId !== generationId) continue;
+    const key = placeKey(a.generationId, a.lens, a.elementId);
+    const list = out.get(key);
+    if (list) list.push({ threadId, thread });
+    else out.set(key, [{ threadId, thread }]);
+  }
+  for (const list of out.values()) list.sort((x, y) => (x.thread.openedAt < y.thread.openedAt ? -1 : x.thread.openedAt > y.thread.openedAt ? 1 : x.threadId < y.threadId ? -1 : 1));
+  return out;
+}
+
+/** An Explain the panel asked for, as the extension reported it. */
+export interface ExplainRequest {
+  /** What was asked about; null when only a status arrived (a request from before a reload). */
+  anchor: QuoteAnchor | null;
+  state: 'working' | 'answered' | 'failed';
+  threadId: string | null;
+  /** Why it failed, in the host's words. */
+  message: string | null;
+  /** Order of asking, for "the latest one here". */
+  order: number;
+}
+
+/** The latest Explain asked under each element of one generation. */
+export function latestExplainByPlace(explains: Readonly<Record<string, ExplainRequest>>, generationId: string): ReadonlyMap<string, ExplainRequest & { requestId: string }> {
+  const out = new Map<string, ExplainRequest & { requestId: string }>();
+  for (const [requestId, request] of Object.entries(explains)) {
+    const a = request.anchor;
+    if (!a || a.generationId !== generationId) continue;
+    const key = placeKey(a.generationId, a.lens, a.elementId);
+    const seen = out.get(key);
+    if (!seen || seen.order < request.order) out.set(key, { ...request, requestId });
+  }
+  return out;
+}
+
+/** Whether a staged ask with exactly this anchor, text and intent is in the projection. */
+export function hasStagedQuoteAsk(projection: AskProjection | null, anchor: QuoteAnchor, text: string, intent: AskIntent): boolean {
+  if (!projection) return false;
+  return projection.asks.some(
+    (ask) =>
+      ask.state === 'staged' &&
+      ask.intent === intent &&
+      ask.text === text &&
+      ask.anchor.kind === 'quote' &&
+      ask.anchor.generationId === anchor.generationId &&
+      ask.anchor.lens === anchor.lens &&
+      ask.anchor.elementId === anchor.elementId &&
+      ask.anchor.quote === anchor.quote,
+  );
+}
+
+/** Reader-facing words for who wrote a thread message. */
+export const AUTHOR_LABELS = { reviewer: 'You', agent: 'Agent' } as const;
