@@ -221,3 +221,42 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
     },
   };
 }
+
+/**
+ * git's own hunks, line by line, for every text file of the review of `head` against `base`:
+ * `path → { oldPath, hunks: [{ oldStart, oldLines, newStart, newLines, lines: [{ kind, old, new, text }] }] }`
+ * with `kind` one of add, del, context and the old/new line numbers (null on the side a line lacks).
+ * The reading scenario cites these lines and checks what the board shows against them.
+ */
+export function diffHunks(repo, { base, head }) {
+  const expected = expectedDiff(repo, { base, head });
+  const range = [expected.base, expected.head];
+  const out = new Map();
+  for (const f of expected.files) {
+    if (f.binary || f.submodule || f.truncated || f.hunks === 0) continue;
+    const patch = git(repo, ['diff', '-U3', '-M', '--no-color', '--no-ext-diff', ...range, '--', ...(f.oldPath ? [f.oldPath] : []), f.path]);
+    const hunks = [];
+    let hunk = null;
+    let oldNo = 0;
+    let newNo = 0;
+    for (const line of patch.split('\n')) {
+      const header = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+      if (header) {
+        const [oldStart, oldLines, newStart, newLines] = [header[1], header[2] ?? '1', header[3], header[4] ?? '1'].map(Number);
+        hunk = { oldStart, oldLines, newStart, newLines, lines: [] };
+        hunks.push(hunk);
+        oldNo = oldStart;
+        newNo = newStart;
+        continue;
+      }
+      if (!hunk || line.startsWith('\\')) continue;
+      const mark = line[0];
+      const text = line.slice(1);
+      if (mark === '+') hunk.lines.push({ kind: 'add', old: null, new: newNo++, text });
+      else if (mark === '-') hunk.lines.push({ kind: 'del', old: oldNo++, new: null, text });
+      else if (mark === ' ') hunk.lines.push({ kind: 'context', old: oldNo++, new: newNo++, text });
+    }
+    out.set(f.path, { oldPath: f.oldPath, hunks });
+  }
+  return out;
+}

@@ -5,16 +5,28 @@
 //   npm run test:e2e                 everything (install, build, package, e2e, integration)
 //   RENNET_SKIP_BUILD=1 npm run test:e2e     reuse dist/ as it is
 //   RENNET_E2E_ONLY=1 npm run test:e2e       skip the integration suites
+//   RENNET_E2E_SCENARIOS=reading npm run test:e2e   only the named scenarios (comma-separated:
+//                                            capture, reading, integration; default all)
 //
+// Scenarios: capture (below: the patchset board against git), reading (reading.mjs: the lens
+// boards drafted against scripted model servers, citations, gutter marks, comments), then the
+// integration suites.
 // Screenshots: test/e2e/artifacts/*.png (full page, one per step; FAIL-*.png on failures).
 import fs from 'node:fs';
 import path from 'node:path';
 import * as rig from './rig.mjs';
 import { expectedDiff, git, makeFixtureRepo } from './fixture.mjs';
 import { runIntegration } from '../integration/run.mjs';
+import { runReading } from './reading.mjs';
 
 const { expect } = rig;
 const PANEL_TIMEOUT = 90_000;
+const SCENARIOS = ['capture', 'reading', 'integration'];
+const scenarios = new Set(
+  process.env.RENNET_E2E_SCENARIOS ? process.env.RENNET_E2E_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean) : SCENARIOS,
+);
+if (process.env.RENNET_E2E_ONLY === '1') scenarios.delete('integration');
+for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new Error(`RENNET_E2E_SCENARIOS names "${s}"; the scenarios are ${SCENARIOS.join(', ')}`);
 
 fs.rmSync(rig.ARTIFACTS, { recursive: true, force: true });
 fs.mkdirSync(rig.ARTIFACTS, { recursive: true });
@@ -232,16 +244,9 @@ async function dumpDiagnostics() {
 
 // ---------------------------------------------------------------------------------------------
 
-async function main() {
-  const paths = rig.installCodeServer();
-  const vsix = rig.buildAndPackageRennet();
-  const work = rig.mkTmp('rennet-e2e-');
-  const repo = makeFixtureRepo(path.join(work, 'fixture repo'));
-  rig.log(`fixture repository: ${repo}`);
-  const branchExpect = expectedDiff(repo, { base: 'main', head: 'feature' });
-
+/** The capture scenarios: Review Branch / Working Tree boards against git's own answer. */
+async function runCapture({ paths, repo, branchExpect, vsix, browser }) {
   cs = await rig.startCodeServer({ paths, name: 'e2e', vsixes: [vsix] });
-  const browser = await rig.launchBrowser(paths);
   page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(`[${m.location()?.url?.split('/').pop() ?? ''}] ${m.text()}`);
@@ -367,8 +372,21 @@ async function main() {
   await page.close().catch(() => {});
   page = null;
   await cs.stop();
+}
 
-  if (process.env.RENNET_E2E_ONLY !== '1') {
+async function main() {
+  const paths = rig.installCodeServer();
+  const vsix = rig.buildAndPackageRennet();
+  const work = rig.mkTmp('rennet-e2e-');
+  const repo = makeFixtureRepo(path.join(work, 'fixture repo'));
+  rig.log(`fixture repository: ${repo}`);
+  const branchExpect = expectedDiff(repo, { base: 'main', head: 'feature' });
+
+  const browser = await rig.launchBrowser(paths);
+  if (scenarios.has('capture')) await runCapture({ paths, repo, branchExpect, vsix, browser });
+  if (scenarios.has('reading')) await runReading({ paths, vsix, runner, browser });
+
+  if (scenarios.has('integration')) {
     await runIntegration({ paths, rennetVsix: vsix, runner, browser });
   }
 }

@@ -1,0 +1,685 @@
+// End-to-end: the board's reading surfaces in a real VS Code (code-server + Chromium), drafted by
+// Rennet's real pipeline against scripted model servers on 127.0.0.1 (test/servers/e2eReading.ts:
+// the OpenAI-compatible wire format for four lenses, the Anthropic one for Flagged).
+//
+// Its own fixture repository, code-server profile and browser page, so nothing from the capture
+// scenarios (run.mjs) leaks in. Called from run.mjs; `RENNET_E2E_SCENARIOS=reading` runs only this.
+//
+// What it checks: the rail's five lenses in canonical order, each settled; a Sequence code card
+// with the captured lines git has; a Flagged finding with its agreement marks; a code card opening
+// its file with the cited lines selected; the lens marks in that editor's gutter; a line comment
+// staged through VS Code's own comment UI, kept across a host restart and undone.
+// Screenshots: test/e2e/artifacts/reading-NN-*.png (full page).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as rig from './rig.mjs';
+import { diffHunks, makeFixtureRepo } from './fixture.mjs';
+
+const { expect } = rig;
+const LENS_ORDER = ['design', 'sequence', 'decisions', 'flagged', 'noise'];
+const LENS_TITLES = { design: 'Design', sequence: 'Sequence', decisions: 'Decisions', flagged: 'Flagged', noise: 'Noise' };
+const TERMINAL = new Set(['settled', 'absent', 'failed']);
+const DRAFT_TIMEOUT = 180_000;
+const COMMENT_TEXT = 'Say why line five changes here.';
+
+/** The findings the Flagged compiler writes (origin/agreement as the board tools take them). */
+const FINDINGS = [
+  { origin: 'claude', agreement: 'concur', title: 'Callers match the old text' },
+  { origin: 'claude', agreement: 'solo', title: 'The inserted lines are not covered by a test' },
+];
+
+// ---------------------------------------------------------------------------------------------
+// The citation plan: which changed lines each lens cites, taken from git's own hunks.
+
+/** The first and last added line of a hunk (head side). */
+function addedSpan(hunk) {
+  const adds = hunk.lines.filter((l) => l.kind === 'add').map((l) => l.new);
+  return { start: Math.min(...adds), end: Math.max(...adds) };
+}
+
+/** Contiguous runs of added lines (head side). */
+function addedRuns(hunk) {
+  const runs = [];
+  for (const l of hunk.lines) {
+    if (l.kind !== 'add') continue;
+    const last = runs[runs.length - 1];
+    if (last && last.end === l.new - 1) last.end = l.new;
+    else runs.push({ start: l.new, end: l.new });
+  }
+  return runs;
+}
+
+/**
+ * Design cites the added file, Sequence both hunks of src/app.js, Decisions the renamed file's
+ * edit, Flagged the two lines inserted in src/app.js; what nobody cites is Noise.
+ */
+export function readingPlan(hunks) {
+  const file = (p) => {
+    const f = hunks.get(p);
+    if (!f) throw new Error(`fixture: git shows no hunks for ${p}; it shows ${JSON.stringify([...hunks.keys()])}`);
+    return f;
+  };
+  const app = file('src/app.js');
+  expect(app.hunks.length === 2, `fixture: src/app.js should have two hunks, git shows ${app.hunks.length}`);
+  const head = (p, span) => ({ path: p, side: 'head', start: span.start, end: span.end });
+  const inserted = addedRuns(app.hunks[1]).at(-1);
+  const plan = {
+    design: [head('src/new feature.js', addedSpan(file('src/new feature.js').hunks[0]))],
+    sequence: [head('src/app.js', addedSpan(app.hunks[0])), head('src/app.js', addedSpan(app.hunks[1]))],
+    decisions: [head('docs/new-name.md', addedSpan(file('docs/new-name.md').hunks[0]))],
+    flagged: [head('src/app.js', inserted)],
+    findings: FINDINGS,
+    review: `# Findings\n\n- src/app.js:${inserted.start}-${inserted.end} inserts two lines that callers matching the old text do not expect.\n`,
+    noiseMembers: 0,
+  };
+  // Noise: every hunk no core lens cites (a citation inside a hunk's head range cancels the hunk).
+  const cited = [...plan.design, ...plan.sequence, ...plan.decisions, ...plan.flagged];
+  let uncited = 0;
+  for (const [p, f] of hunks) {
+    for (const h of f.hunks) {
+      const hit = cited.some((c) => c.path === p && h.newLines > 0 && c.start >= h.newStart && c.end <= h.newStart + h.newLines - 1);
+      if (!hit) uncited++;
+    }
+  }
+  plan.noiseMembers = uncited;
+  return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scripted model servers, as a child process that prints its URLs and ends with the test.
+
+async function startModelServers(plan, dir) {
+  const planFile = path.join(dir, 'reading-plan.json');
+  fs.writeFileSync(planFile, JSON.stringify(plan, null, 2));
+  const tsx = path.join(rig.ROOT, 'node_modules/.bin/tsx');
+  const child = spawn(tsx, [path.join(rig.ROOT, 'test/servers/e2eReading.ts'), planFile], {
+    cwd: rig.ROOT,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const requests = [];
+  const stderr = [];
+  let buffered = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      try {
+        requests.push(JSON.parse(line));
+      } catch {
+        stderr.push(line);
+      }
+    }
+  });
+  let exited = null;
+  child.on('exit', (code, sig) => {
+    exited = { code, sig };
+  });
+  const stop = async () => {
+    if (exited) return;
+    child.stdin.end();
+    for (let i = 0; i < 30 && !exited; i++) await rig.sleep(100);
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {}
+  };
+  rig.onCleanup(stop);
+  const urls = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the model servers printed no URLs within 60 s; stderr: ${stderr.join('\n')}`)), 60_000);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(out.slice(0, nl)));
+      } catch (e) {
+        reject(new Error(`the model servers printed ${JSON.stringify(out.slice(0, 200))}: ${e.message}`));
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the model servers exited (${code}) before printing their URLs: ${stderr.join('\n')}`));
+    });
+  });
+  rig.log(`model servers: openai ${urls.openaiBaseUrl}, anthropic ${urls.anthropicOrigin} (pid ${child.pid})`);
+  return { ...urls, requests, stderr, stop };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function runReading({ paths, vsix, runner, browser }) {
+  let page = null;
+  let cs = null;
+  let models = null;
+  let shot = 0;
+  const consoleErrors = [];
+
+  async function screenshot(name) {
+    if (!page) return null;
+    const file = path.join(rig.ARTIFACTS, `reading-${String(++shot).padStart(2, '0')}-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true }).catch((e) => rig.log(`screenshot ${name}: ${e.message}`));
+    return file;
+  }
+
+  /**
+   * A small PNG of one region for docs/screenshots/ (test/e2e/artifacts/docs/<name>.png): the
+   * editor area, or one editor group, cut to `maxWidth` × `maxHeight` CSS pixels.
+   */
+  async function docShot(name, { group = null, maxWidth = 1300, maxHeight = 1000 } = {}) {
+    if (!page) return;
+    const target = group === null ? page.locator('.part.editor').first() : page.locator('.part.editor .editor-group-container').nth(group);
+    const box = await target.boundingBox().catch(() => null);
+    if (!box) return rig.log(`doc screenshot ${name}: no region`);
+    fs.mkdirSync(path.join(rig.ARTIFACTS, 'docs'), { recursive: true });
+    const clip = { x: box.x, y: box.y, width: Math.min(box.width, maxWidth), height: Math.min(box.height, maxHeight) };
+    await page.screenshot({ path: path.join(rig.ARTIFACTS, 'docs', `${name}.png`), clip, scale: 'css' }).catch((e) => rig.log(`doc screenshot ${name}: ${e.message}`));
+  }
+
+  /** Run a named test; a failure also leaves a FAIL screenshot. */
+  async function test(name, fn) {
+    const before = runner.results.length;
+    await runner.test(`reading: ${name}`, fn);
+    const result = runner.results[before];
+    if (result && !result.ok) await screenshot(`FAIL-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`);
+  }
+
+  /** The visible board webview's inner document. */
+  const board = () => page.locator('iframe.webview').filter({ visible: true }).first().contentFrame().locator('iframe#active-frame').contentFrame();
+
+  async function readRail() {
+    return board()
+      .locator('[data-testid="lens-tab"]')
+      .evaluateAll((els) =>
+        els.map((e) => ({
+          lens: e.getAttribute('data-lens'),
+          state: e.getAttribute('data-state'),
+          title: e.querySelector('.rn-tab-title')?.textContent?.trim() ?? null,
+          words: e.querySelector('[data-testid="lens-tab-state"]')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
+          selected: e.getAttribute('aria-selected'),
+        })),
+      )
+      .catch(() => []);
+  }
+
+  async function generationId() {
+    return board()
+      .locator('[data-testid="generation"]')
+      .getAttribute('data-generation-id', { timeout: 2_000 })
+      .catch(() => null);
+  }
+
+  /** Waits until the board shows a generation other than `previous` whose five lanes are terminal. */
+  async function waitForTerminalGeneration(previous, what) {
+    const deadline = Date.now() + DRAFT_TIMEOUT;
+    let rail = [];
+    let id = null;
+    for (;;) {
+      id = await generationId();
+      rail = await readRail();
+      if (id && id !== previous && rail.length === 5 && rail.every((t) => TERMINAL.has(t.state))) return { id, rail };
+      if (Date.now() > deadline) {
+        const body = await board().locator('body').innerText({ timeout: 2_000 }).catch(() => '(webview not reachable)');
+        throw new Error(
+          `${what}: no terminal generation after ${DRAFT_TIMEOUT / 1000} s (generation ${id}, previous ${previous}; rail ${JSON.stringify(rail)}; ` +
+            `model requests so far ${models?.requests.length ?? 0}; webview text ${JSON.stringify(body.slice(0, 500))})`,
+        );
+      }
+      await rig.sleep(500);
+    }
+  }
+
+  async function selectLens(lens) {
+    await board().locator(`[data-testid="lens-tab"][data-lens="${lens}"]`).click();
+    const shown = board().locator(`[data-testid="board"][data-lens="${lens}"]`);
+    await shown.waitFor({ state: 'visible', timeout: 15_000 });
+    // Top-level sections may be folded: unfold everything so the elements render.
+    const expandAll = board().locator('[data-testid="expand-all"]');
+    if ((await expandAll.count()) > 0 && /^Expand/.test((await expandAll.first().innerText()).trim())) await expandAll.first().click();
+    for (const toggle of await board().locator('[data-testid="fold-toggle"][aria-expanded="false"]').all()) await toggle.click();
+    return shown;
+  }
+
+  /**
+   * The active editor tab's aria-label ("app.js, preview, Editor Group 2": the file name comes
+   * first) and the status bar's "Ln N, Col M (K selected)".
+   */
+  async function activeEditor() {
+    const aria = await page.locator('.part.editor .tabs-container .tab.active').last().getAttribute('aria-label', { timeout: 2_000 }).catch(() => null);
+    const status = await page.locator('[id="status.editor.selection"]').innerText({ timeout: 2_000 }).catch(() => null);
+    return { aria, status };
+  }
+
+  /** The visible text editor beside the board (not the editor inside a comment box). */
+  const editorOf = () => page.locator('.part.editor .editor-instance .monaco-editor:not(.review-widget .monaco-editor)').filter({ visible: true }).last();
+
+  /** Line number → the rendered line-number element's top within the editor (visible lines only). */
+  async function visibleLineTops(editor) {
+    return editor.evaluate((ed) => {
+      const tops = {};
+      for (const n of ed.querySelectorAll('.margin-view-overlays .line-numbers')) {
+        const line = Number(n.textContent.trim());
+        const top = n.parentElement?.style.top ?? n.style.top;
+        if (line) tops[line] = parseFloat(top);
+      }
+      return tops;
+    });
+  }
+
+  /**
+   * The glyph-margin decorations of an editor: per element its top, the lenses whose
+   * `lens-<lens>.svg` decoration class it carries (VS Code merges decorations of one line into one
+   * element), and the lens whose icon is actually drawn (its computed background image).
+   */
+  async function glyphMarks(editor) {
+    return editor.evaluate((ed) => {
+      const lensOfClass = new Map();
+      for (const sheet of document.styleSheets) {
+        let rules = [];
+        try {
+          rules = [...sheet.cssRules];
+        } catch {}
+        for (const r of rules) {
+          const m = /lens-([a-z]+)\.svg/.exec(r.cssText);
+          const cls = [...(r.selectorText ?? '').matchAll(/\.([\w-]+)/g)].at(-1)?.[1];
+          if (m && cls) lensOfClass.set(cls, m[1]);
+        }
+      }
+      const rows = [];
+      for (const g of ed.querySelectorAll('.cgmr')) {
+        const lenses = [...g.classList].map((c) => lensOfClass.get(c)).filter(Boolean);
+        const shown = /lens-([a-z]+)\.svg/.exec(getComputedStyle(g).backgroundImage || '')?.[1] ?? null;
+        if (!lenses.length && !shown) continue;
+        const holder = g.style.top ? g : g.parentElement;
+        rows.push({ top: parseFloat(holder?.style.top || '0'), lenses, shown, classes: g.className });
+      }
+      return rows;
+    });
+  }
+
+  /** Pids of the Rennet hosts the output channel reported running, in order. */
+  function hostPids() {
+    const pids = [];
+    for (const f of cs?.logsMatching(/^(\d+-)?Rennet\.log$/i) ?? []) {
+      for (const m of fs.readFileSync(f, 'utf8').matchAll(/Rennet host \S+ running \(pid (\d+)/g)) pids.push(Number(m[1]));
+    }
+    return pids;
+  }
+
+  /**
+   * The lines comment zone widgets sit under: VS Code inserts an open thread's widget below its
+   * last line, so those are the visible lines followed by a gap taller than a line.
+   */
+  async function threadLines(editor) {
+    const tops = await visibleLineTops(editor);
+    const lines = Object.keys(tops).map(Number).sort((a, b) => a - b);
+    const height = Math.min(...lines.slice(1).map((n, i) => tops[n] - tops[lines[i]]));
+    const gaps = lines.slice(0, -1).filter((n, i) => tops[lines[i + 1]] - tops[n] > height * 1.5);
+    return gaps;
+  }
+
+  async function dumpDiagnostics() {
+    if (cs) {
+      console.log(`\n--- reading: code-server output (last 60 lines) ---\n${cs.tail(60)}`);
+      for (const f of cs.logsMatching(/^(\d+-)?Rennet( Host)?\.log$/i)) {
+        console.log(`--- reading: ${path.relative(cs.userData, f)} (last 120 lines) ---\n${fs.readFileSync(f, 'utf8').split('\n').slice(-120).join('\n')}`);
+      }
+      for (const f of cs.logsMatching(/^remoteexthost\.log$/)) {
+        const lines = fs.readFileSync(f, 'utf8').split('\n').filter((l) => /rennet|error/i.test(l)).slice(-40);
+        if (lines.length) console.log(`--- reading: ${path.relative(cs.userData, f)} (Rennet/error lines) ---\n${lines.join('\n')}`);
+      }
+    }
+    if (models) {
+      console.log(`--- reading: model requests (${models.requests.length}) ---\n${models.requests.map((r) => JSON.stringify(r)).join('\n')}`);
+      if (models.stderr.length) console.log(`--- reading: model server stderr ---\n${models.stderr.join('\n')}`);
+    }
+    if (consoleErrors.length) console.log(`--- reading: browser console errors (last 20) ---\n${consoleErrors.slice(-20).join('\n')}`);
+  }
+
+  const first = runner.results.length;
+  const work = rig.mkTmp('rennet-reading-');
+  const repo = makeFixtureRepo(path.join(work, 'reading repo'));
+  const hunks = diffHunks(repo, { base: 'main', head: 'feature' });
+  const plan = readingPlan(hunks);
+  const appText = fs.readFileSync(path.join(repo, 'src/app.js'), 'utf8').split('\n');
+  rig.log(`reading: fixture ${repo}; plan ${JSON.stringify({ ...plan, review: undefined })}`);
+
+  await test('the model servers answer on 127.0.0.1 and the workbench opens with Rennet pointed at them', async () => {
+    models = await startModelServers(plan, work);
+    for (const url of [models.openaiBaseUrl, models.anthropicOrigin]) expect(/^http:\/\/127\.0\.0\.1:\d+/.test(url), `a model server is not on loopback: ${url}`);
+    const listed = await fetch(`${models.openaiBaseUrl}/models`).then((r) => r.json());
+    expect(listed?.data?.[0]?.id === models.model, `GET /v1/models answers ${JSON.stringify(listed)}`);
+    cs = await rig.startCodeServer({
+      paths,
+      name: 'reading',
+      vsixes: [vsix],
+      settings: {
+        'rennet.harness.default': 'openai',
+        'rennet.harness.openai.baseUrl': models.openaiBaseUrl,
+        'rennet.harness.openai.model': models.model,
+        'rennet.harness.lenses': { flagged: 'anthropic' },
+        'rennet.harness.anthropic.baseUrl': models.anthropicOrigin,
+        'rennet.harness.anthropic.model': models.model,
+        // The fixture's .js files are lines of text, not JavaScript: keep the editor free of squiggles.
+        'javascript.validate.enable': false,
+      },
+    });
+    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`[${m.location()?.url?.split('/').pop() ?? ''}] ${m.text()}`);
+    });
+    page.on('pageerror', (e) => consoleErrors.push(`[pageerror] ${e.message}`));
+    await rig.openWorkbench(page, cs, repo);
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().waitFor({ timeout: 30_000 });
+    await screenshot('workbench');
+  });
+
+  let generation = null;
+  await test('Review Branch, then Draft Boards: the rail shows Design, Sequence, Decisions, Flagged, Noise, each settled', async () => {
+    expect(page, 'the workbench did not open (see the previous test)');
+    await rig.runCommand(page, 'Rennet: Review Branch');
+    await rig.pickQuickPick(page, 'Branch to review', 'feature');
+    await rig.pickQuickPick(page, 'Base to compare with', 'main');
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · feature vs main' }).first().waitFor({ timeout: 90_000 });
+    await board().locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
+    // Opening a review drafts its boards once; Draft Boards then drafts a new generation.
+    const opened = await waitForTerminalGeneration(null, 'after Review Branch');
+    await screenshot('first-generation');
+    const requestsBefore = models.requests.length;
+    await rig.runCommand(page, 'Rennet: Draft Boards');
+    generation = await waitForTerminalGeneration(opened.id, 'after Draft Boards');
+    await rig.sleep(300);
+    await screenshot('rail-settled');
+    await docShot('lens-rail', { maxHeight: 560 });
+    const rail = generation.rail;
+    rig.log(`reading: rail ${rail.map((t) => `${t.title}=${t.state}`).join(', ')}`);
+    expect(
+      JSON.stringify(rail.map((t) => t.lens)) === JSON.stringify(LENS_ORDER),
+      `the rail's lenses are ${JSON.stringify(rail.map((t) => t.lens))}, canonical order is ${JSON.stringify(LENS_ORDER)}`,
+    );
+    expect(
+      JSON.stringify(rail.map((t) => t.title)) === JSON.stringify(LENS_ORDER.map((l) => LENS_TITLES[l])),
+      `the rail's titles are ${JSON.stringify(rail.map((t) => t.title))}`,
+    );
+    const unsettled = rail.filter((t) => t.state !== 'settled' || !/settled/.test(t.words ?? ''));
+    expect(unsettled.length === 0, `every lens should settle on the scripted models; not settled: ${JSON.stringify(unsettled)}`);
+    // The second generation was drafted by the scripted servers: every seat asked again.
+    const seats = new Set(models.requests.slice(requestsBefore).map((r) => `${r.server} ${r.seat?.replace(/@\d+$/, '')}`));
+    for (const want of ['openai design:drafter', 'openai sequence:drafter', 'openai decisions:drafter', 'anthropic flagged:reviewer', 'anthropic flagged:compiler', 'openai noise:drafter']) {
+      expect(seats.has(want), `Draft Boards should have asked the ${want.split(' ')[0]} server for ${want.split(' ')[1]}; it asked ${JSON.stringify([...seats])}`);
+    }
+    const unresolved = models.requests.filter((r) => r.unresolved.length > 0);
+    expect(unresolved.length === 0, `scripted ids did not resolve: ${JSON.stringify(unresolved)}`);
+  });
+
+  const sequenceCite = plan.sequence[0];
+  await test('Sequence shows a code card with the captured lines git has', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    await selectLens('sequence');
+    const card = board().locator(`[data-testid="code-card"][data-path="${sequenceCite.path}"][data-start="${sequenceCite.start}"][data-end="${sequenceCite.end}"]`).first();
+    await card.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
+      const cards = await board().locator('[data-testid="code-card"]').evaluateAll((els) => els.map((e) => `${e.dataset.path}:${e.dataset.start}-${e.dataset.end}`));
+      throw new Error(`Sequence shows no code card for ${sequenceCite.path}:${sequenceCite.start}-${sequenceCite.end}; cards: ${JSON.stringify(cards)}`);
+    });
+    await card.scrollIntoViewIfNeeded();
+    await screenshot('sequence-code-card');
+    await docShot('sequence-code-card', { maxWidth: 920 });
+    const shown = await card.locator('[data-testid="code-line"]').evaluateAll((els) =>
+      els.map((e) => {
+        const num = (...names) => {
+          for (const n of names) {
+            const v = e.getAttribute(n);
+            if (v !== null && v !== '') return Number(v);
+          }
+          return null;
+        };
+        return {
+          kind: e.getAttribute('data-kind'),
+          old: num('data-old'),
+          new: num('data-new'),
+          cited: e.getAttribute('data-cited') === 'true',
+          text: (e.querySelector('[data-testid="code-line-text"]') ?? e.querySelector('code') ?? e).textContent.replace(/\s+$/, ''),
+        };
+      }),
+    );
+    rig.log(`reading: code lines ${JSON.stringify(shown)}`);
+    expect(shown.length > 0, `the code card ${sequenceCite.path}:${sequenceCite.start}-${sequenceCite.end} shows no [data-testid="code-line"]`);
+    // Every line is git's: same kind, same numbers, its text ends the shown text (a gutter may precede it).
+    const gitLines = hunks.get(sequenceCite.path).hunks.flatMap((h) => h.lines);
+    const problems = [];
+    for (const line of shown) {
+      const match = gitLines.find((g) => g.kind === line.kind && g.old === line.old && g.new === line.new);
+      if (!match) problems.push(`no ${line.kind} line old ${line.old} new ${line.new} in git's hunks: ${JSON.stringify(line)}`);
+      else if (!line.text.endsWith(match.text)) problems.push(`line old ${line.old} new ${line.new} shows ${JSON.stringify(line.text)}, git has ${JSON.stringify(match.text)}`);
+    }
+    // Every added line of the cited range is there, and the kinds cover add, del and context.
+    for (const g of gitLines.filter((l) => l.kind === 'add' && l.new >= sequenceCite.start && l.new <= sequenceCite.end)) {
+      if (!shown.some((s) => s.kind === 'add' && s.new === g.new)) problems.push(`added line ${g.new} (${JSON.stringify(g.text)}) is cited but not shown`);
+    }
+    // The cited lines are marked as such: every shown head line in the range, and none outside it.
+    for (const s of shown.filter((l) => l.new !== null)) {
+      const inRange = s.new >= sequenceCite.start && s.new <= sequenceCite.end;
+      if (s.cited !== inRange) problems.push(`head line ${s.new} is ${s.cited ? '' : 'not '}marked cited (data-cited), the citation is ${sequenceCite.start}-${sequenceCite.end}`);
+    }
+    for (const kind of ['add', 'del', 'context']) if (!shown.some((s) => s.kind === kind)) problems.push(`no ${kind} line shown (git has all three in ${sequenceCite.start}-${sequenceCite.end})`);
+    expect(problems.length === 0, `code card lines disagree with git:\n    ${problems.join('\n    ')}`);
+  });
+
+  await test('Flagged shows its findings with their agreement marks', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    await selectLens('flagged');
+    const findings = board().locator('[data-testid="element"][data-kind="finding"]');
+    await findings.first().waitFor({ state: 'visible', timeout: 15_000 });
+    const read = await findings.evaluateAll((els) =>
+      els.map((e) => {
+        const t = (id) => e.querySelector(`[data-testid="${id}"]`)?.textContent?.replace(/\s+/g, ' ').trim() ?? null;
+        return {
+          title: e.querySelector('.rn-finding-title')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
+          accord: e.querySelector('[data-testid="accord"]')?.getAttribute('data-accord') ?? null,
+          concurrence: t('concurrence'),
+          raisedBy: t('raised-by'),
+          severity: t('severity'),
+          anchors: [...e.querySelectorAll('[data-testid="code-card"]')].map((c) => `${c.dataset.path}:${c.dataset.start}-${c.dataset.end}`),
+        };
+      }),
+    );
+    await findings.first().scrollIntoViewIfNeeded();
+    await screenshot('flagged-finding');
+    await docShot('flagged-findings', { maxWidth: 920 });
+    rig.log(`reading: findings ${JSON.stringify(read)}`);
+    const anchor = `${plan.flagged[0].path}:${plan.flagged[0].start}-${plan.flagged[0].end}`;
+    const want = [
+      { title: FINDINGS[0].title, accord: 'concur', concurrence: 'claude 1/1, codex 1/1' },
+      { title: FINDINGS[1].title, accord: 'split', concurrence: 'claude 1/1' },
+    ];
+    const problems = [];
+    for (const w of want) {
+      const f = read.find((r) => r.title?.endsWith(w.title));
+      if (!f) {
+        problems.push(`no finding titled ${JSON.stringify(w.title)}`);
+        continue;
+      }
+      if (f.accord !== w.accord) problems.push(`${JSON.stringify(w.title)}: accord ${JSON.stringify(f.accord)}, expected ${w.accord}`);
+      if (f.concurrence !== w.concurrence) problems.push(`${JSON.stringify(w.title)}: concurrence ${JSON.stringify(f.concurrence)}, expected ${JSON.stringify(w.concurrence)}`);
+      if (f.raisedBy !== 'raised by claude') problems.push(`${JSON.stringify(w.title)}: ${JSON.stringify(f.raisedBy)}, expected "raised by claude"`);
+      if (!f.anchors.includes(anchor)) problems.push(`${JSON.stringify(w.title)}: anchored at ${JSON.stringify(f.anchors)}, expected ${anchor}`);
+    }
+    expect(read.length === want.length, `${read.length} findings shown, the compiler wrote ${want.length}: ${JSON.stringify(read)}`);
+    expect(problems.length === 0, `Flagged findings:\n    ${problems.join('\n    ')}`);
+  });
+
+  await test('a code card opens its file in the editor with the cited lines selected', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    await selectLens('sequence');
+    const card = board().locator(`[data-testid="code-card"][data-path="${sequenceCite.path}"][data-start="${sequenceCite.start}"][data-end="${sequenceCite.end}"]`).first();
+    await card.locator('[data-testid="code-card-file"]').click();
+    const fileName = path.basename(sequenceCite.path);
+    await page.locator('.part.editor .tabs-container .tab.active', { hasText: fileName }).first().waitFor({ timeout: 15_000 }).catch(async () => {
+      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+      throw new Error(`clicking the code card's file opened no "${fileName}" editor; tabs: ${JSON.stringify(tabs)}`);
+    });
+    // The selection is start..end of the cited lines: the cursor ends on the last one.
+    const selectedChars = appText.slice(sequenceCite.start - 1, sequenceCite.end).join('\n').length;
+    const wantStatus = new RegExp(`^Ln ${sequenceCite.end}, Col ${appText[sequenceCite.end - 1].length + 1} \\(${selectedChars} selected\\)$`);
+    let ed = await activeEditor();
+    for (let i = 0; i < 20 && !wantStatus.test(ed.status ?? ''); i++) {
+      await rig.sleep(250);
+      ed = await activeEditor();
+    }
+    await screenshot('citation-opened');
+    rig.log(`reading: active editor ${JSON.stringify(ed)}`);
+    expect((ed.aria ?? '').split(',')[0].trim() === fileName, `the active editor tab is ${JSON.stringify(ed)}, expected ${fileName}`);
+    expect(wantStatus.test(ed.status ?? ''), `the status bar says ${JSON.stringify(ed.status)}, expected ${wantStatus} (lines ${sequenceCite.start}-${sequenceCite.end} selected)`);
+    const tops = await visibleLineTops(editorOf());
+    for (let n = sequenceCite.start; n <= sequenceCite.end; n++) expect(n in tops, `line ${n} is not visible in the editor (visible: ${Object.keys(tops).join(',')})`);
+  });
+
+  await test('the cited lines carry a lens mark in the editor gutter', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    const editor = editorOf();
+    let marks = [];
+    for (let i = 0; i < 40; i++) {
+      marks = await glyphMarks(editor);
+      if (marks.some((m) => m.lenses.length > 0)) break;
+      await rig.sleep(250);
+    }
+    await screenshot('gutter-marks');
+    await docShot('citation-in-editor', { maxHeight: 560 });
+    const tops = await visibleLineTops(editor);
+    const lineAt = (top) => Number(Object.entries(tops).find(([, t]) => Math.abs(t - top) < 2)?.[0] ?? NaN);
+    const byLine = {};
+    const shownByLine = {};
+    for (const m of marks) {
+      const n = lineAt(m.top);
+      for (const lens of m.lenses) (byLine[n] ??= new Set()).add(lens);
+      if (m.shown) (shownByLine[n] ??= new Set()).add(m.shown);
+    }
+    const show = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).map(([l, v]) => [l, [...v]])));
+    rig.log(`reading: gutter decorations per line ${show(byLine)}; icon drawn per line ${show(shownByLine)}`);
+    expect(marks.length > 0, `no glyph-margin element with a lens-*.svg decoration in the ${path.basename(sequenceCite.path)} editor`);
+    const problems = [];
+    const cited = {};
+    for (const lens of ['sequence', 'flagged']) for (const c of plan[lens]) if (c.path === sequenceCite.path) for (let n = c.start; n <= c.end; n++) (cited[n] ??= new Set()).add(lens);
+    for (const [n, lenses] of Object.entries(cited)) {
+      if (!(n in tops)) continue;
+      for (const lens of lenses) if (!byLine[n]?.has(lens)) problems.push(`line ${n} is cited by ${lens} but carries ${JSON.stringify([...(byLine[n] ?? [])])}`);
+      if (!shownByLine[n]) problems.push(`line ${n} is cited but no lens icon is drawn`);
+    }
+    for (const n of Object.keys(tops)) if (!cited[n] && byLine[n]) problems.push(`line ${n} is cited by no lens but carries ${JSON.stringify([...byLine[n]])}`);
+    expect(problems.length === 0, `gutter marks:\n    ${problems.join('\n    ')}`);
+  });
+
+  await test('a line comment staged in the editor survives a host restart and is undone', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    const editor = editorOf();
+    const line = plan.sequence[0].start;
+    const tops = await visibleLineTops(editor);
+    expect(line in tops, `line ${line} is not visible in the editor`);
+    // Hover the line's comment glyph (the commenting range's bar between the line numbers and the
+    // text): VS Code turns it into a "+" (line-hover) that opens the comment widget.
+    const glyphAt = async () => {
+      const boxes = await editor.locator('.comment-range-glyph').evaluateAll((els) =>
+        els.map((e) => {
+          const holder = e.style.top ? e : e.parentElement;
+          const r = e.getBoundingClientRect();
+          return { top: parseFloat(holder?.style.top || 'NaN'), x: r.x + r.width / 2, y: r.y + r.height / 2, cls: e.className };
+        }),
+      );
+      return boxes.find((b) => Math.abs(b.top - tops[line]) < 2) ?? null;
+    };
+    // Put the cursor on the line first: with the cited range still selected, VS Code would open the
+    // comment on the whole selection instead of the one line.
+    const lineBox = await editor.locator('.view-lines .view-line').evaluateAll(
+      (els, top) => {
+        const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
+        const r = el?.getBoundingClientRect();
+        // Past the end of the text (its start may hold a code-action light bulb).
+        return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
+      },
+      tops[line],
+    );
+    expect(lineBox, `line ${line}'s text is not rendered in the editor`);
+    await page.mouse.click(lineBox.x, lineBox.y);
+    const collapsed = new RegExp(`^Ln ${line}, Col \\d+$`);
+    let cursor = await activeEditor();
+    for (let i = 0; i < 20 && !collapsed.test(cursor.status ?? ''); i++) {
+      await rig.sleep(150);
+      cursor = await activeEditor();
+    }
+    expect(collapsed.test(cursor.status ?? ''), `clicking line ${line} should leave the cursor there with nothing selected; the status bar says ${JSON.stringify(cursor.status)}`);
+    const glyph = await glyphAt();
+    expect(glyph, `line ${line} has no comment glyph (.comment-range-glyph): no commenting range there? (${await editor.locator('.comment-range-glyph').count()} glyphs in the editor)`);
+    await page.mouse.move(glyph.x - 20, glyph.y);
+    await page.mouse.move(glyph.x, glyph.y);
+    let hovered = null;
+    for (let i = 0; i < 20; i++) {
+      hovered = await glyphAt();
+      if (/line-hover/.test(hovered?.cls ?? '')) break;
+      await rig.sleep(150);
+    }
+    await screenshot('comment-plus');
+    await page.mouse.click(glyph.x, glyph.y);
+    const widget = page.locator('.review-widget').filter({ visible: true }).last();
+    await widget.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
+      throw new Error(`clicking line ${line}'s comment glyph (${hovered?.cls}) opened no comment widget`);
+    });
+    await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
+    await page.keyboard.type(COMMENT_TEXT);
+    const typed = await widget.locator('.comment-form .monaco-editor .view-lines').first().innerText();
+    await screenshot('comment-typed');
+    await docShot('comment-box', { group: 1, maxHeight: 480 });
+    expect(typed.replace(/\s+/g, ' ').includes(COMMENT_TEXT), `the comment box shows ${JSON.stringify(typed)} after typing`);
+    const stage = widget.locator('.form-actions .monaco-button, .form-actions button', { hasText: 'Stage Ask' }).first();
+    await stage.waitFor({ state: 'visible', timeout: 10_000 }).catch(async () => {
+      const buttons = await widget.locator('.monaco-button, button').allInnerTexts().catch(() => []);
+      throw new Error(`the comment form has no "Stage Ask" button; it has ${JSON.stringify(buttons)}`);
+    });
+    await stage.click();
+    const thread = page.locator('.review-widget').filter({ hasText: COMMENT_TEXT });
+    await thread.first().waitFor({ state: 'visible', timeout: 15_000 });
+    await rig.sleep(300);
+    await screenshot('comment-staged');
+    const text = (await thread.first().innerText()).replace(/\s+/g, ' ');
+    expect(/Staged ask · comment/.test(text), `the staged thread should say "Staged ask · comment"; it shows ${JSON.stringify(text.slice(0, 300))}`);
+    const under = await threadLines(editor);
+    expect(under.includes(line) && !under.some((n) => n > line && n <= sequenceCite.end), `the staged thread should sit below line ${line} alone (the one line commented); widgets sit below lines ${JSON.stringify(under)}`);
+
+    const pidBefore = hostPids().at(-1);
+    expect(pidBefore, 'the Rennet log names no running host pid before the restart');
+
+    await rig.runCommand(page, 'Rennet: Restart Host');
+    // The host is back when it says so (a new pid); the thread must still be drawn then.
+    let pidAfter = null;
+    for (let i = 0; i < 120 && !pidAfter; i++) {
+      pidAfter = hostPids().find((p, idx, all) => idx > all.lastIndexOf(pidBefore) && p !== pidBefore) ?? null;
+      if (!pidAfter) await rig.sleep(250);
+    }
+    expect(pidAfter, `"Rennet: Restart Host" started no new host within 30 s (pids in the log: ${JSON.stringify(hostPids())})`);
+    rig.log(`reading: host restarted, pid ${pidBefore} → ${pidAfter}`);
+    await rig.sleep(1_000);
+    await page.locator('.review-widget').filter({ hasText: COMMENT_TEXT }).first().waitFor({ state: 'visible', timeout: 30_000 }).catch(() => {
+      throw new Error('after "Rennet: Restart Host" the staged thread is gone');
+    });
+    await screenshot('comment-after-restart');
+    await docShot('staged-ask', { group: 1, maxHeight: 480 });
+    const underAfter = await threadLines(editor);
+    expect(underAfter.includes(line), `after the restart no thread widget sits below line ${line}; widgets sit below lines ${JSON.stringify(underAfter)}`);
+
+    await rig.runCommand(page, 'Rennet: Undo Last Ask Action');
+    const gone = await page
+      .waitForFunction((t) => ![...document.querySelectorAll('.review-widget')].some((w) => w.offsetParent && w.textContent.includes(t)), COMMENT_TEXT, { timeout: 15_000 })
+      .then(() => true, () => false);
+    await screenshot('comment-undone');
+    expect(gone, 'after "Rennet: Undo Last Ask Action" the staged thread is still shown');
+  });
+
+  if (runner.results.slice(first).some((r) => !r.ok)) await dumpDiagnostics();
+  await page?.close().catch(() => {});
+  await cs?.stop();
+  await models?.stop();
+}
