@@ -13,7 +13,7 @@ import type { PromptFileName } from './generated';
  */
 
 /** Bump when a prompt's meaning changes, so recorded seat runs can say which prompts they ran. */
-export const PROMPTS_VERSION = 1;
+export const PROMPTS_VERSION = 2;
 
 /** Seat roles, as host/pipeline/ports.ts's SeatRole names them. */
 export type PromptSeatRole = 'drafter' | 'reviewer' | 'compiler';
@@ -58,7 +58,7 @@ export const SEAT_PROMPTS: readonly SeatPromptEntry[] = [
   { lens: 'decisions', role: 'drafter', file: 'decisions.md', partials: ALL, budgetBytes: 10_434 /* measured 9,485 */ },
   // A review seat writes a findings file, not a board: no board-tool guidance.
   { lens: 'flagged', role: 'reviewer', file: 'flagged-review.md', partials: ['investigation', 'reader-voice'], budgetBytes: 8_042 /* measured 7,310 */ },
-  { lens: 'flagged', role: 'compiler', file: 'flagged-compile.md', partials: ALL, budgetBytes: 11_206 /* measured 10,187 */ },
+  { lens: 'flagged', role: 'compiler', file: 'flagged-compile.md', partials: ALL, budgetBytes: 11_451 /* measured 10,410 */ },
   { lens: 'noise', role: 'drafter', file: 'noise.md', partials: ALL, budgetBytes: 10_565 /* measured 9,604 */ },
 ];
 

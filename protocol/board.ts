@@ -140,7 +140,9 @@ export type FindingCategory = z.infer<typeof FindingCategory>;
 
 /** Input-only on add_finding: which model raised it, and whether both reviews did. */
 export const FindingOrigin = z.enum(['claude', 'codex', 'other']);
+export type FindingOrigin = z.infer<typeof FindingOrigin>;
 export const FindingAgreement = z.enum(['concur', 'diverge', 'solo']);
+export type FindingAgreement = z.infer<typeof FindingAgreement>;
 /** Host-owned, expanded from agreement. A concurrence and a conflict fold to the same tally pair. */
 export const Accord = z.enum(['concur', 'split', 'conflict']);
 export type Accord = z.infer<typeof Accord>;
@@ -448,6 +450,7 @@ export const BOUNDARY_RULES = [
   'aligned-arrays',
   'decision-grounded',
   'finding-anchored',
+  'origin-compiled',
   'process-vocabulary',
   'input-shape',
   'host-owned-field',

@@ -7,6 +7,8 @@ import {
   ElementBase,
   FINISH_RULES,
   FindingOrigin,
+  type Accord,
+  type FindingAgreement,
   HOST_DERIVED_MEMBER_KINDS,
   HOST_FIELDS,
   HOST_ONLY_KINDS,
@@ -632,6 +634,58 @@ const findingAnchored: BoundaryRule = {
   },
 };
 
+/** The agreement a finding was written with, read back from the accord it expanded into. */
+export const AGREEMENT_OF_ACCORD: Readonly<Record<Accord, FindingAgreement>> = { split: 'solo', concur: 'concur', conflict: 'diverge' };
+
+/** What ran, in words: "only the claude review was compiled", "the claude and codex reviews were compiled". */
+export function compiledReviewsText(reviewedBy: readonly FindingOrigin[]): string {
+  const origins = [...new Set(reviewedBy)];
+  if (origins.length === 0) return 'no review was compiled';
+  if (origins.length === 1) return `only the ${origins[0]} review was compiled`;
+  return `the ${origins.slice(0, -1).join(', ')} and ${origins.at(-1)} reviews were compiled`;
+}
+
+/**
+ * A compiler's agreement marks become the tallies a reader trusts ("claude 1/1, codex 1/1"), so
+ * they must be facts about the reviews this generation compiled, not the compiler's say-so. Only
+ * checked where the seat's reviews are known (the pipeline's Flagged compiler).
+ */
+const originCompiled: BoundaryRule = {
+  id: 'origin-compiled',
+  tier: 'boundary',
+  summary: 'Where the reviews a seat compiles are known (the Flagged compiler), a finding’s origin is one of them, and concur/diverge only when reviews of both paired origins were compiled.',
+  onElements({ touched, ctx }) {
+    const reviewedBy = ctx.reviewedBy;
+    if (!reviewedBy) return [];
+    const compiled = new Set<string>(reviewedBy);
+    const ran = compiledReviewsText(reviewedBy);
+    const origins = [...compiled];
+    const out: Refusal[] = [];
+    for (const t of touched) {
+      if (t.element.kind !== 'finding') continue;
+      if (!t.created && !t.named.has('origin') && !t.named.has('agreement')) continue;
+      const origin = t.element.author;
+      if (!compiled.has(origin)) {
+        const said = t.named.has('origin') ? `origin ${clip(origin, 40)} names a review that was not compiled` : `the finding names no origin, so it would be attributed to ${clip(origin, 40)}, which is not a compiled review`;
+        out.push(refusal('origin-compiled', 'origin', `${said}; ${ran}`, origins.length > 0 ? `origin ${origins.join(' or ')}: the review that raised it` : 'no finding: there is no review to attribute it to'));
+      }
+      const accord = field<Accord>(t.element, 'accord') ?? 'split';
+      if (accord === 'split') continue;
+      const pair = field<Array<{ model: string }>>(t.element, 'concurrence')?.[1]?.model ?? 'other';
+      if (compiled.has(origin) && compiled.has(pair)) continue;
+      out.push(
+        refusal(
+          'origin-compiled',
+          'agreement',
+          `agreement ${AGREEMENT_OF_ACCORD[accord]} says the ${clip(origin, 40)} and ${pair} reviews both raised it, and ${ran}; a finding can only be solo`,
+          'agreement solo',
+        ),
+      );
+    }
+    return out;
+  },
+};
+
 const noCodeBytes: BoundaryRule = {
   id: 'no-code-bytes',
   tier: 'boundary',
@@ -797,6 +851,7 @@ export const BOUNDARY_TIER: readonly BoundaryRule[] = [
   alignedArrays,
   decisionGrounded,
   findingAnchored,
+  originCompiled,
   noCodeBytes,
   citationWellFormed,
   citationResolves,

@@ -4,6 +4,7 @@ import type {
   BoardElement,
   BoardStatus,
   ElementKind,
+  FindingOrigin,
   FinishPointer,
   Lens,
   ProseRegister,
@@ -71,6 +72,14 @@ export interface WriterContext {
   /** Author stamped on created elements (a model name, `host`, `assembler`). */
   author: string;
   citations: CitationIndexLike;
+  /**
+   * The origins of the reviews a Flagged compiler seat compiles (one entry per review that
+   * handed in findings, in seat order; the same origin twice when two reviews shared one). The
+   * pipeline sets it for the compiler only: a finding's origin and agreement must then be facts
+   * about these reviews (rule origin-compiled). Absent for every other seat, and for boards not
+   * written by the pipeline (a standalone seat server, imports), where nothing is known to check.
+   */
+  reviewedBy?: readonly FindingOrigin[];
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 } from '../../protocol/board';
 import { boundedList, formatCount } from './render';
 import {
+  AGREEMENT_OF_ACCORD,
   HOST_AUTHOR,
   parseCallInput,
   referencesOf,
@@ -146,7 +147,6 @@ function settleAbsent(state: BoardState): Applied {
 // ─── Building elements ───────────────────────────────────────────────────────────────────────
 
 const PAIRED_MODELS = FindingOrigin.options.filter((o) => o !== 'other');
-const AGREEMENT_OF_ACCORD: Record<Accord, string> = { split: 'solo', concur: 'concur', conflict: 'diverge' };
 
 /** origin/agreement → the finding's author, concurrence tallies and accord stamp. */
 export function expandFindingAgreement(origin: string, agreement: string): { author: string; concurrence: Array<{ model: string; agree: number; total: number }>; accord: Accord } {

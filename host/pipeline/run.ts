@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type Lens } from '../../protocol/board';
+import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type FindingOrigin, type Lens } from '../../protocol/board';
 import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
 import { buildCitationIndex, type CitationIndex } from '../board/citations';
 import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
@@ -481,7 +481,9 @@ class GenerationRun {
       return;
     }
     if (failed.length > 0) this.log(`[seat] flagged: compiling without ${failed.map((f) => f.name).join(', ')} (that review failed)`);
-    const result = await this.runBoardSeat(lane, { seatId: seatIdOf('flagged', 'compiler'), lens: 'flagged', role: 'compiler' }, compiler, budget);
+    // The compiler may attribute and pair findings only among the reviews that handed some in.
+    const reviewedBy = seats.filter((_, i) => (reviews[i] as LadderResult).kind === 'settled').map((s) => s.harness.origin);
+    const result = await this.runBoardSeat(lane, { seatId: seatIdOf('flagged', 'compiler'), lens: 'flagged', role: 'compiler' }, compiler, budget, reviewedBy);
     this.settleSeat(lane, result);
   }
 
@@ -547,10 +549,11 @@ class GenerationRun {
 
   // ─── Seats ───────────────────────────────────────────────────────────────────────────────
 
-  private async runBoardSeat(lane: Lane, spec: SeatSpec, harness: Harness, budget: number): Promise<LadderResult> {
+  /** `reviewedBy`: for the Flagged compiler, the origins of the reviews it compiles (WriterContext.reviewedBy). */
+  private async runBoardSeat(lane: Lane, spec: SeatSpec, harness: Harness, budget: number, reviewedBy?: readonly FindingOrigin[]): Promise<LadderResult> {
     const seat = new BoardSeat({
       state: lane.board,
-      context: { author: harness.model ?? harness.kind, citations: this.citations },
+      context: { author: harness.model ?? harness.kind, citations: this.citations, ...(reviewedBy ? { reviewedBy } : {}) },
       onFrame: (frame) => this.onSeatFrame(lane, frame),
     });
     lane.seat = seat;

@@ -33,7 +33,8 @@ function script(regions: Region[]): Record<string, Step[]> {
     'sequence:drafter': steps(sequenceTurn([app1])),
     'decisions:drafter': steps(decisionsTurn([app2])),
     'flagged:reviewer': steps(reviewTurn()),
-    'flagged:compiler': steps(compileTurn([util], [{ origin: 'claude', agreement: 'solo', title: 'Callers match the old text' }])),
+    // Every seat runs on the OpenAI-compatible harness, whose one review has origin `other`.
+    'flagged:compiler': steps(compileTurn([util], [{ origin: 'other', agreement: 'solo', title: 'Callers match the old text' }])),
     'noise:drafter': steps(noiseTurn(1)),
   };
 }

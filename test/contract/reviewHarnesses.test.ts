@@ -33,14 +33,18 @@ function seatOfHeader(body: Record<string, unknown>, raw: string): string | null
   return `${lens}:${role}`;
 }
 
-function script(regions: Region[]): Record<string, Step[]> {
+/**
+ * `origin` is the origin of the one review harness (every seat runs on the same harness), so the
+ * compiler's solo finding names the review that really ran.
+ */
+function script(regions: Region[], origin: 'claude' | 'codex' | 'other'): Record<string, Step[]> {
   const [, app1, app2, util] = regions as [Region, Region, Region, Region];
   return {
     'design:drafter': steps(designTurn()),
     'sequence:drafter': steps(sequenceTurn([app1])),
     'decisions:drafter': steps(decisionsTurn([app2])),
     'flagged:reviewer': steps(reviewTurn('# Findings\n\n- src/util.ts:5 renames a line callers match on.\n')),
-    'flagged:compiler': steps(compileTurn([util], [{ origin: 'claude', agreement: 'solo', title: 'Callers match the old text' }])),
+    'flagged:compiler': steps(compileTurn([util], [{ origin, agreement: 'solo', title: 'Callers match the old text' }])),
     'noise:drafter': steps(noiseTurn(1)),
   };
 }
@@ -92,7 +96,7 @@ describe('rennet review --harness NAME through the built CLI, against scripted m
   it('anthropic: the Messages API at --base-url with --model', async () => {
     const change = await codeChange();
     repo = change.repo;
-    anthropic = await startAnthropicServer({ seats: script(regionsOf(change.patchset)) }, { seatOf: seatOfHeader });
+    anthropic = await startAnthropicServer({ seats: script(regionsOf(change.patchset), 'claude') }, { seatOf: seatOfHeader });
     const report = await review(['--harness', 'anthropic', '--base-url', anthropic.origin, '--model', 'scripted-model'], { ANTHROPIC_API_KEY: '' }, 'anthropic');
     for (const s of report.spend) assert.ok((s.inputTokens ?? 0) > 0, `${s.seat} reports usage`);
     assert.ok(anthropic.requests.every((r) => !('x-api-key' in r.headers)), 'no key is sent to a loopback server when none is set');
@@ -101,7 +105,7 @@ describe('rennet review --harness NAME through the built CLI, against scripted m
   it('openai: chat completions at --base-url with --model', async () => {
     const change = await codeChange();
     repo = change.repo;
-    openai = await startOpenAiServer({ seats: script(regionsOf(change.patchset)) }, { seatOf: seatOfHeader });
+    openai = await startOpenAiServer({ seats: script(regionsOf(change.patchset), 'other') }, { seatOf: seatOfHeader });
     await review(['--harness', 'openai', '--base-url', openai.baseUrl, '--model', 'scripted-model'], { OPENAI_API_KEY: '' }, 'openai-compatible');
     assert.ok(openai.requestsTo('/v1/chat/completions').length >= 6);
   });
@@ -110,7 +114,7 @@ describe('rennet review --harness NAME through the built CLI, against scripted m
     const bin = realBin(this, 'RENNET_CLAUDE_BIN');
     const change = await codeChange();
     repo = change.repo;
-    anthropic = await startAnthropicServer({ seats: script(regionsOf(change.patchset)) }, { seatOf: seatOfHeader });
+    anthropic = await startAnthropicServer({ seats: script(regionsOf(change.patchset), 'claude') }, { seatOf: seatOfHeader });
     const home = tempDir('rennet-claude-home-');
     dirs.push(home);
     const report = await review(['--harness', 'claude-code', '--model', 'claude-sonnet-4-5'], { ...claudeTestEnv(home, anthropic.origin, newMark()), RENNET_CLAUDE_BIN: bin }, 'claude-code');
@@ -121,7 +125,7 @@ describe('rennet review --harness NAME through the built CLI, against scripted m
     const bin = realBin(this, 'RENNET_CODEX_BIN');
     const change = await codeChange();
     repo = change.repo;
-    openai = await startOpenAiServer({ seats: script(regionsOf(change.patchset)) }, { seatOf: seatOfHeader });
+    openai = await startOpenAiServer({ seats: script(regionsOf(change.patchset), 'codex') }, { seatOf: seatOfHeader });
     const home = tempDir('rennet-codex-home-');
     dirs.push(home);
     codexTestHome(home, openai.baseUrl);

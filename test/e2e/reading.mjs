@@ -6,7 +6,8 @@
 // scenarios (run.mjs) leaks in. Called from run.mjs; `RENNET_E2E_SCENARIOS=reading` runs only this.
 //
 // What it checks: the rail's five lenses in canonical order, each settled; a Sequence code card
-// with the captured lines git has; a Flagged finding with its agreement marks; a code card opening
+// with the captured lines git has; Flagged findings whose agreement marks say what really ran (one
+// Anthropic review, so every finding is solo: split, "claude 1/1", no codex tally); a code card opening
 // its file with the cited lines selected; the lens marks in that editor's gutter; a line comment
 // staged through VS Code's own comment UI, kept across a host restart and undone.
 // Screenshots: test/e2e/artifacts/reading-NN-*.png (full page).
@@ -23,9 +24,13 @@ const TERMINAL = new Set(['settled', 'absent', 'failed']);
 const DRAFT_TIMEOUT = 180_000;
 const COMMENT_TEXT = 'Say why line five changes here.';
 
-/** The findings the Flagged compiler writes (origin/agreement as the board tools take them). */
+/**
+ * The findings the Flagged compiler writes (origin/agreement as the board tools take them). The
+ * settings give Flagged one review harness (anthropic, origin claude), so the compiler may claim
+ * nothing but solo findings from that review: the writer refuses a concur with no codex review.
+ */
 const FINDINGS = [
-  { origin: 'claude', agreement: 'concur', title: 'Callers match the old text' },
+  { origin: 'claude', agreement: 'solo', title: 'Callers match the old text' },
   { origin: 'claude', agreement: 'solo', title: 'The inserted lines are not covered by a test' },
 ];
 
@@ -470,7 +475,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(problems.length === 0, `code card lines disagree with git:\n    ${problems.join('\n    ')}`);
   });
 
-  await test('Flagged shows its findings with their agreement marks', async () => {
+  await test('Flagged shows its findings with agreement marks naming only the review that ran', async () => {
     expect(generation, 'no settled generation (see the previous test)');
     await selectLens('flagged');
     const findings = board().locator('[data-testid="element"][data-kind="finding"]');
@@ -481,6 +486,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
         return {
           title: e.querySelector('.rn-finding-title')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
           accord: e.querySelector('[data-testid="accord"]')?.getAttribute('data-accord') ?? null,
+          accordText: t('accord'),
+          meta: e.querySelector('.rn-finding-meta')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
           concurrence: t('concurrence'),
           raisedBy: t('raised-by'),
           severity: t('severity'),
@@ -493,10 +500,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await docShot('flagged-findings', { maxWidth: 920 });
     rig.log(`reading: findings ${JSON.stringify(read)}`);
     const anchor = `${plan.flagged[0].path}:${plan.flagged[0].start}-${plan.flagged[0].end}`;
-    const want = [
-      { title: FINDINGS[0].title, accord: 'concur', concurrence: 'claude 1/1, codex 1/1' },
-      { title: FINDINGS[1].title, accord: 'split', concurrence: 'claude 1/1' },
-    ];
+    // One review ran (claude): every mark says exactly that, and nothing names a codex review.
+    const want = FINDINGS.map((f) => ({ title: f.title, accord: 'split', accordText: 'solo', concurrence: 'claude 1/1' }));
     const problems = [];
     for (const w of want) {
       const f = read.find((r) => r.title?.endsWith(w.title));
@@ -504,7 +509,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
         problems.push(`no finding titled ${JSON.stringify(w.title)}`);
         continue;
       }
-      if (f.accord !== w.accord) problems.push(`${JSON.stringify(w.title)}: accord ${JSON.stringify(f.accord)}, expected ${w.accord}`);
+      if (f.accord !== w.accord || f.accordText !== w.accordText) problems.push(`${JSON.stringify(w.title)}: accord ${JSON.stringify(f.accord)} reading ${JSON.stringify(f.accordText)}, expected ${w.accord} reading ${w.accordText}`);
+      if (/codex/i.test(f.meta ?? '')) problems.push(`${JSON.stringify(w.title)}: its marks name codex, and no codex review ran: ${JSON.stringify(f.meta)}`);
       if (f.concurrence !== w.concurrence) problems.push(`${JSON.stringify(w.title)}: concurrence ${JSON.stringify(f.concurrence)}, expected ${JSON.stringify(w.concurrence)}`);
       if (f.raisedBy !== 'raised by claude') problems.push(`${JSON.stringify(w.title)}: ${JSON.stringify(f.raisedBy)}, expected "raised by claude"`);
       if (!f.anchors.includes(anchor)) problems.push(`${JSON.stringify(w.title)}: anchored at ${JSON.stringify(f.anchors)}, expected ${anchor}`);
@@ -630,7 +636,13 @@ export async function runReading({ paths, vsix, runner, browser }) {
     });
     await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
     await page.keyboard.type(COMMENT_TEXT);
-    const typed = await widget.locator('.comment-form .monaco-editor .view-lines').first().innerText();
+    // Monaco draws typed text on a later frame: read until it is all there (or time runs out).
+    const commentLines = widget.locator('.comment-form .monaco-editor .view-lines').first();
+    let typed = await commentLines.innerText();
+    for (let i = 0; i < 20 && !typed.replace(/\s+/g, ' ').includes(COMMENT_TEXT); i++) {
+      await rig.sleep(100);
+      typed = await commentLines.innerText();
+    }
     await screenshot('comment-typed');
     await docShot('comment-box', { group: 1, maxHeight: 480 });
     expect(typed.replace(/\s+/g, ' ').includes(COMMENT_TEXT), `the comment box shows ${JSON.stringify(typed)} after typing`);

@@ -266,6 +266,72 @@ describe('board rules: the boundary tier over a real capture', function () {
     });
   });
 
+  describe('origin-compiled', () => {
+    const compiling = (reviewedBy: WriterContext['reviewedBy'], author = 'claude-sonnet-4-5'): WriterContext => ({ ...ctx, author, reviewedBy });
+    const marked = (origin: string | undefined, agreement: string | undefined) =>
+      add('finding', { ...finding(['e2']), parent_id: 'e1', ...(origin ? { origin } : {}), ...(agreement ? { agreement } : {}) });
+
+    it('admits any pairing where the compiled reviews are not known (seats outside the pipeline)', () => {
+      accepted(apply(flagged, marked('claude', 'concur')).result);
+      accepted(apply(flagged, marked('codex', 'diverge'), compiling(undefined)).result);
+      accepted(apply(flagged, marked(undefined, undefined), compiling(undefined)).result);
+    });
+
+    it('admits solo from the one compiled review, and concur or diverge when claude and codex were both compiled', () => {
+      const one = compiling(['claude']);
+      const solo = accepted(apply(flagged, marked('claude', 'solo'), one).result);
+      assert.ok(solo.id);
+      const both = compiling(['claude', 'codex']);
+      for (const [origin, agreement] of [['claude', 'concur'], ['codex', 'diverge'], ['codex', 'solo']] as const) {
+        const { state, result } = apply(flagged, marked(origin, agreement), both);
+        const id = accepted(result).id as string;
+        const el = state.elements.get(id) as unknown as { author: string; concurrence: Array<{ model: string }> };
+        assert.equal(el.author, origin);
+        assert.deepEqual(el.concurrence.map((c) => c.model), agreement === 'solo' ? [origin] : [origin, origin === 'claude' ? 'codex' : 'claude']);
+      }
+    });
+
+    it('refuses concur or diverge when only one review was compiled, naming what ran', () => {
+      const one = compiling(['claude']);
+      for (const agreement of ['concur', 'diverge']) {
+        const r = refused(apply(flagged, marked('claude', agreement), one).result, 'origin-compiled', 'agreement');
+        assert.equal(r.refusals.length, 1, JSON.stringify(r.refusals));
+        assert.equal(r.refusals[0]!.message, `agreement ${agreement} says the claude and codex reviews both raised it, and only the claude review was compiled; a finding can only be solo`);
+        assert.equal(r.refusals[0]!.admissible, 'agreement solo');
+        assert.match(renderResult(r), /only the claude review was compiled; a finding can only be solo/);
+      }
+      // Two reviews of one origin are still one model: nothing to pair.
+      const r = refused(apply(flagged, marked('codex', 'concur'), compiling(['codex', 'codex'])).result, 'origin-compiled', 'agreement');
+      assert.match(r.refusals[0]!.message, /only the codex review was compiled/);
+      // A pair needs claude and codex: claude with an `other` review is not one.
+      refused(apply(flagged, marked('claude', 'concur'), compiling(['claude', 'other'])).result, 'origin-compiled', 'agreement');
+    });
+
+    it('refuses an origin no compiled review has, and a finding with no origin, which would carry the compiler’s name', () => {
+      const one = compiling(['claude']);
+      const wrong = refused(apply(flagged, marked('codex', 'solo'), one).result, 'origin-compiled', 'origin');
+      assert.equal(wrong.refusals[0]!.message, 'origin codex names a review that was not compiled; only the claude review was compiled');
+      assert.equal(wrong.refusals[0]!.admissible, 'origin claude: the review that raised it');
+      const both = refused(apply(flagged, marked('codex', 'concur'), one).result);
+      assert.deepEqual(both.refusals.map((x) => [x.rule, x.field]), [['origin-compiled', 'origin'], ['origin-compiled', 'agreement']]);
+      const unnamed = refused(apply(flagged, marked(undefined, undefined), one).result, 'origin-compiled', 'origin');
+      assert.match(unnamed.refusals[0]!.message, /names no origin, so it would be attributed to claude-sonnet-4-5/);
+      const other = refused(apply(flagged, marked('claude', 'solo'), compiling(['codex', 'other'])).result, 'origin-compiled', 'origin');
+      assert.match(other.refusals[0]!.message, /the codex and other reviews were compiled$/);
+      assert.equal(other.refusals[0]!.admissible, 'origin codex or other: the review that raised it');
+      refused(apply(flagged, marked('claude', 'solo'), compiling([])).result, 'origin-compiled', 'origin');
+    });
+
+    it('judges an update that names origin or agreement, and leaves other updates alone', () => {
+      const one = compiling(['claude']);
+      const written = build(flagged, one, [marked('claude', 'solo')]);
+      const id = written.ids[0] as string;
+      refused(apply(written.state, { verb: 'update', kind: 'finding', input: { id, agreement: 'concur' } }, one).result, 'origin-compiled', 'agreement');
+      refused(apply(written.state, { verb: 'update', kind: 'finding', input: { id, origin: 'codex' } }, one).result, 'origin-compiled', 'origin');
+      accepted(apply(written.state, { verb: 'update', kind: 'finding', input: { id, title: 'The loop stops early' } }, one).result);
+    });
+  });
+
   describe('no-code-bytes', () => {
     it('admits identifier-like inline code', () => {
       accepted(apply(flagged, add('prose', { markdown: 'The `ReviewService` calls `parse()` with `--strict`.', parent_id: 'e1' })).result);

@@ -161,7 +161,8 @@ export function decisionsTurn(regions: readonly Region[]): Call[] {
 }
 
 export interface FindingSpec {
-  origin: 'claude' | 'codex';
+  /** The review that raised it: the compiler may name only an origin whose review it compiles. */
+  origin: 'claude' | 'codex' | 'other';
   agreement: 'concur' | 'diverge' | 'solo';
   title: string;
 }

@@ -406,6 +406,39 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.deepEqual(findings.map((f) => [f.accord, (f.concurrence as unknown[]).length]), [['split', 1]]);
   });
 
+  it("Flagged agreement marks are facts about the reviews compiled: with one review the compiler's concur is refused as a tool error and it corrects to solo; with claude and codex, concur stands", async () => {
+    const compilerCalls = (ran: Ran) => ran.assignment.harnesses.flatMap((h) => h.turnsOf('flagged:compiler'));
+    const script = fullScript();
+    delete script.seats['flagged:reviewer:codex'];
+    const solo = { severity: 'minor', category: 'correctness', title: 'Callers match the old text', body_markdown: 'A caller matching the old text stops matching.', remedy_markdown: 'Update the caller to the new text.', anchor: ['$c0'], parent_id: '$s', origin: 'claude', agreement: 'solo' };
+    script.seats['flagged:compiler'] = {
+      turns: [compileTurn([util], [{ origin: 'claude', agreement: 'concur', title: 'Callers match the old text' }]), [{ tool: 'add_finding', input: solo }, { tool: 'finish' }]],
+    };
+    const one = await run(script);
+    const flagged = lane(one.outcome, 'flagged');
+    assert.equal(flagged.state, 'settled', JSON.stringify(flagged.failure));
+    const [first, second] = compilerCalls(one);
+    assert.ok(first && second, 'the compiler took a follow-up turn');
+    const claimed = first.calls.find((c) => c.tool === 'add_finding');
+    assert.ok(claimed?.isError, `the concur claim reached the model as a tool error: ${JSON.stringify(claimed)}`);
+    assert.match(claimed.text, /refused \(origin-compiled\) at agreement: agreement concur says the claude and codex reviews both raised it, and only the claude review was compiled; a finding can only be solo/);
+    assert.equal(second.followUp, true);
+    assert.deepEqual(second.calls.map((c) => [c.tool, c.isError]), [['add_finding', false], ['finish', false]]);
+    const findings = elementsOf(flagged.board, 'finding') as unknown as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      findings.map((f) => [f.author, f.accord, f.concurrence]),
+      [['claude', 'split', [{ model: 'claude', agree: 1, total: 1 }]]],
+      'no codex tally on the board: no codex review ran',
+    );
+
+    const two = fullScript();
+    two.seats['flagged:compiler'] = { turns: [compileTurn([util], [{ origin: 'claude', agreement: 'concur', title: 'Callers match the old text' }])] };
+    const both = await run(two);
+    assert.ok(compilerCalls(both).flatMap((t) => t.calls).every((c) => !c.isError), JSON.stringify(compilerCalls(both)));
+    const concurred = elementsOf(lane(both.outcome, 'flagged').board, 'finding') as unknown as Array<Record<string, unknown>>;
+    assert.deepEqual(concurred.map((f) => [f.author, f.accord, f.concurrence]), [['claude', 'concur', [{ model: 'claude', agree: 1, total: 1 }, { model: 'codex', agree: 1, total: 1 }]]]);
+  });
+
   it('Flagged with one review seat failed compiles the survivor; with every review failed the lane fails retryable', async () => {
     const script = fullScript();
     script.seats['flagged:reviewer:codex'] = { turns: [{ fail: 'codex crashed' }, { fail: 'codex crashed' }, { fail: 'codex crashed' }] };
@@ -415,6 +448,9 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.deepEqual(readdirSync(join(repo.dir, '.rennet/context', sessionId, 'findings')), ['claude.md']);
     assert.equal(turns('flagged:reviewer:codex'), 3);
     assert.equal(turns('flagged:compiler'), 1);
+    // The failed codex review was not compiled: the compiler's claims naming it were refused.
+    const findings = elementsOf(flagged.board, 'finding') as unknown as Array<Record<string, unknown>>;
+    assert.deepEqual(findings.map((f) => [f.title, f.author, f.accord]), [['The log line changes shape', 'claude', 'split']]);
 
     const none = fullScript();
     none.seats['flagged:reviewer:claude'] = { turns: [{ fail: 'claude crashed' }, { end: 'unsettled' }, { fail: 'claude crashed' }] };
