@@ -2,9 +2,10 @@ import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type SessionSnapshot, type ToWebview } from '../protocol';
 import type { Lens } from '../protocol/board';
-import { AsksExplain, GenerationGet, PatchsetGet, PatchsetReadBlob, SessionGet } from '../protocol/rpc';
+import { AsksExplain, GenerationGet, PatchsetGet, SessionGet } from '../protocol/rpc';
 import { askActLabel, type AskClient } from './asks';
 import { blobUri } from './blobDocuments';
+import type { CapturedHeads } from './capturedHeads';
 import { describe, type HostClient } from './hostClient';
 import { panelHtml } from './html';
 import { readHarnessConfig, type LensRuns } from './lenses';
@@ -39,6 +40,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
     private readonly log: vscode.LogOutputChannel,
     private readonly lenses: LensRuns,
     private readonly asks: AskClient,
+    private readonly heads: CapturedHeads,
   ) {
     this.disposables.push(
       this.shownEmitter,
@@ -127,6 +129,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       host: this.host,
       log: this.log,
       asks: this.asks,
+      heads: this.heads,
       onShown: () => this.shownEmitter.fire(sessionId),
       onDisposed: () => {
         if (this.panels.get(sessionId) === board) this.panels.delete(sessionId);
@@ -159,6 +162,7 @@ interface BoardPanelDeps {
   host: HostClient;
   log: vscode.LogOutputChannel;
   asks: AskClient;
+  heads: CapturedHeads;
   /** The panel took a session snapshot or a generation (editor surfaces follow it). */
   onShown(): void;
   onDisposed(): void;
@@ -460,8 +464,7 @@ export class BoardPanel implements vscode.Disposable {
     const blobSide = file.status === 'deleted' ? 'base' : side;
     try {
       const workspaceUri = vscode.Uri.joinPath(vscode.Uri.file(snapshot.session.repoRoot), ...check.segments);
-      const useWorkspace =
-        side === 'head' && file.status !== 'deleted' && (await exists(workspaceUri)) && (!lines || (await readsAsCaptured(this.deps.host, workspaceUri, patchsetId, path)));
+      const useWorkspace = side === 'head' && file.status !== 'deleted' && (await exists(workspaceUri)) && (!lines || (await this.readsAsCaptured(workspaceUri, patchsetId, path)));
       const uri = useWorkspace ? workspaceUri : blobUri(patchsetId, path, blobSide);
       // Always the group right of the board, so repeated clicks do not keep adding columns.
       const viewColumn = ((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn;
@@ -475,6 +478,28 @@ export class BoardPanel implements vscode.Disposable {
       editor.revealRange(range, vscode.TextEditorRevealType.InCenter);
     } catch (error) {
       this.postError(`Could not open ${path}: ${describe(error)}`);
+    }
+  }
+
+  /**
+   * Whether the workspace file still reads as the captured head (so a cited line number means the
+   * same line there). An open document with unsaved edits is what the editor will show, so its text
+   * is compared; otherwise the file on disk is, since an open document follows it (it may not have
+   * caught up with an edit made outside the editor yet). Only a file known to differ is not; a head
+   * that cannot be compared whole (binary, truncated, unreadable) trusts the file.
+   */
+  private async readsAsCaptured(uri: vscode.Uri, patchsetId: string, path: string): Promise<boolean> {
+    const heads = this.deps.heads;
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    try {
+      const reading =
+        open?.isDirty === true
+          ? await heads.reading(open, patchsetId, path)
+          : await heads.readingOfText(Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8'), patchsetId, path);
+      return reading.kind !== 'changed';
+    } catch (error) {
+      this.deps.log.warn(`Could not compare ${path} with its capture: ${describe(error)}; it is opened as it is.`);
+      return true;
     }
   }
 
@@ -550,21 +575,6 @@ function citedRange(document: vscode.TextDocument, startLine: number, endLine: n
   const start = Math.min(Math.max(0, startLine - 1), last);
   const end = Math.min(Math.max(start, endLine - 1), last);
   return new vscode.Range(start, 0, end, document.lineAt(end).range.end.character);
-}
-
-/**
- * Whether the workspace file still reads as the captured head (so a cited line number means the
- * same line there). A blob that cannot be compared (binary, truncated, unreadable) trusts the file.
- */
-async function readsAsCaptured(host: HostClient, uri: vscode.Uri, patchsetId: string, path: string): Promise<boolean> {
-  try {
-    const blob = await host.request(PatchsetReadBlob, { patchsetId, path, side: 'head' });
-    if (!blob.ok || blob.value.text === null || blob.value.truncated) return true;
-    const bytes = await vscode.workspace.fs.readFile(uri);
-    return Buffer.from(bytes).toString('utf8') === blob.value.text;
-  } catch {
-    return true;
-  }
 }
 
 async function exists(uri: vscode.Uri): Promise<boolean> {

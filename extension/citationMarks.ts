@@ -1,20 +1,10 @@
 import * as vscode from 'vscode';
 import { LENSES, type Lens } from '../protocol/board';
-import { PatchsetReadBlob, type BlobContent } from '../protocol/rpc';
 import type { ActiveReview, ReviewView } from './activeReview';
-import { parseBlobUri } from './blobDocuments';
-import {
-  citationsOfDocument,
-  emptyPlan,
-  planMarks,
-  REVEAL_ELEMENT_COMMAND,
-  repoRelativePath,
-  verifiedLineCount,
-  type CaptureFileName,
-  type DocumentSide,
-  type MarksPlan,
-} from './citationMarksPlan';
-import { describe, type HostClient } from './hostClient';
+import type { CapturedHeads } from './capturedHeads';
+import { citationsOfDocument, emptyPlan, planMarks, REVEAL_ELEMENT_COMMAND, type CaptureFileName, type DocumentSide, type MarksPlan } from './citationMarksPlan';
+import { documentRef, parseBlobUri } from './documentRefs';
+import { describe } from './hostClient';
 
 /** The setting "Rennet: Toggle Citation Marks" flips (section and key). */
 export const CITATION_MARKS_SECTION = 'rennet.editor';
@@ -23,8 +13,6 @@ const CITATION_MARKS_SETTING = `${CITATION_MARKS_SECTION}.${CITATION_MARKS_KEY}`
 
 /** At most one redraw per this many milliseconds, trailing (editor switches come in bursts). */
 const UPDATE_THROTTLE_MS = 150;
-/** Captured head blobs kept for comparing workspace files (immutable; each can be megabytes). */
-const BLOB_CACHE = 8;
 
 /** Per lens: where its colour goes in the overview ruler (three lanes for five lenses, colours differ). */
 const LENS_RULER: Record<Lens, { lane: vscode.OverviewRulerLane; color: string }> = {
@@ -42,12 +30,6 @@ export interface AppliedMark {
   endLine: number;
 }
 
-interface HeadCheck {
-  version: number;
-  patchsetId: string;
-  verified: Promise<number>;
-}
-
 /**
  * Gutter and overview-ruler marks for every citation of the generation the active review shows,
  * in every visible text editor: the workspace file and the `rennet-blob:` head document of a cited
@@ -62,13 +44,11 @@ export class CitationMarks implements vscode.Disposable {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** Bumped by every update, so a slower earlier one (waiting on a blob) never applies over a newer. */
   private seq = 0;
-  private readonly headChecks = new Map<string, HeadCheck>();
-  private readonly blobs = new Map<string, BlobContent>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     extensionUri: vscode.Uri,
-    private readonly host: HostClient,
+    private readonly heads: CapturedHeads,
     private readonly review: ActiveReview,
     private readonly log: vscode.LogOutputChannel,
   ) {
@@ -96,7 +76,6 @@ export class CitationMarks implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument(({ document }) => {
         if (document.uri.scheme === 'file' && vscode.window.visibleTextEditors.some((e) => e.document === document)) this.schedule();
       }),
-      vscode.workspace.onDidCloseTextDocument((document) => this.headChecks.delete(document.uri.toString())),
       // The toggle (or the settings editor) flips the setting: marks go or come back at once.
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(CITATION_MARKS_SETTING)) this.updateNow();
@@ -160,8 +139,9 @@ export class CitationMarks implements vscode.Disposable {
           plans.push([editor, emptyPlan()]);
           continue;
         }
-        // Captured blobs never change; a workspace file must still read as captured.
-        const verifiedLines = document.uri.scheme === 'file' ? await this.verifiedLines(document, generation.patchsetId, shown.path) : Number.POSITIVE_INFINITY;
+        // Captured blobs never change; a workspace file must still read as captured, and one whose
+        // head cannot be compared (binary, unreadable) verifies no line: no mark may name another line.
+        const verifiedLines = document.uri.scheme === 'file' ? ((await this.heads.verifiedLines(document, generation.patchsetId, shown.path)) ?? 0) : Number.POSITIVE_INFINITY;
         if (seq !== this.seq) return;
         plans.push([editor, planMarks(cited, { lineCount: document.lineCount, verifiedLines }, reveal)]);
       }
@@ -198,11 +178,9 @@ export class CitationMarks implements vscode.Disposable {
    * capture, or a file under the review's repository (its head side). Anything else: null.
    */
   private documentSide(document: vscode.TextDocument, view: ReviewView, patchsetId: string): DocumentSide | null {
-    const blob = parseBlobUri(document.uri);
-    if (blob) return blob.patchsetId === patchsetId && blob.side !== 'absent' ? { path: blob.path, side: blob.side } : null;
-    if (document.uri.scheme !== 'file') return null;
-    const path = repoRelativePath(view.session.session.repoRoot, document.uri.fsPath);
-    return path ? { path, side: 'head' } : null;
+    const ref = documentRef(document.uri, view.session.session.repoRoot);
+    if (ref?.kind === 'workspace') return { path: ref.path, side: 'head' };
+    return ref?.kind === 'blob' && ref.patchsetId === patchsetId ? { path: ref.path, side: ref.side } : null;
   }
 
   /** The file names of the generation's capture: the session's (in hand), else an earlier one read whole. */
@@ -210,47 +188,6 @@ export class CitationMarks implements vscode.Disposable {
     if (view.session.patchset?.id === patchsetId) return view.session.patchset.files;
     if (view.patchset?.id === patchsetId) return view.patchset.files;
     return (await this.review.patchset(patchsetId))?.files ?? null;
-  }
-
-  /**
-   * How many leading lines of a workspace document still are the captured head's (see
-   * `verifiedLineCount`): compared once per document version, since a citation's line numbers
-   * name the capture and an edit can move them. A blob that cannot be read verifies nothing.
-   */
-  private verifiedLines(document: vscode.TextDocument, patchsetId: string, path: string): Promise<number> {
-    const key = document.uri.toString();
-    const cached = this.headChecks.get(key);
-    if (cached && cached.version === document.version && cached.patchsetId === patchsetId) return cached.verified;
-    const version = document.version;
-    const verified = this.headBlob(patchsetId, path).then((blob) => {
-      // A failed read is not remembered: the next update asks again.
-      if (!blob) {
-        if (this.headChecks.get(key)?.verified === verified) this.headChecks.delete(key);
-        return 0;
-      }
-      return document.version === version ? verifiedLineCount(document.getText(), blob) : 0;
-    });
-    this.headChecks.set(key, { version, patchsetId, verified });
-    return verified;
-  }
-
-  private async headBlob(patchsetId: string, path: string): Promise<BlobContent | null> {
-    const key = `${patchsetId}|${path}`;
-    const cached = this.blobs.get(key);
-    if (cached) return cached;
-    try {
-      const result = await this.host.request(PatchsetReadBlob, { patchsetId, path, side: 'head' });
-      if (!result.ok) {
-        this.log.warn(`Citation marks: could not read the captured ${path}: ${result.error.message}`);
-        return null;
-      }
-      this.blobs.set(key, result.value);
-      while (this.blobs.size > BLOB_CACHE) this.blobs.delete(this.blobs.keys().next().value as string);
-      return result.value;
-    } catch (error) {
-      this.log.warn(`Citation marks: could not read the captured ${path}: ${describe(error)}`);
-      return null;
-    }
   }
 }
 

@@ -5,10 +5,8 @@
  *
  * Lines are 1-based and inclusive here, as in `CitationMark`.
  */
-import * as nodePath from 'node:path';
 import { LENSES, LENS_TITLES, type CitationSide, type Lens } from '../protocol/board';
 import type { CitationMark } from '../protocol/review';
-import { checkRepoRelativePath } from './paths';
 
 export const REVEAL_ELEMENT_COMMAND = 'rennet.revealElement';
 
@@ -70,7 +68,7 @@ export function citationsOfDocument(citations: readonly CitationMark[], doc: Doc
  * lens present (so a line cited by two lenses shows both marks and a line cited twice by one lens
  * shows one), and one hover on the first lens's mark listing every citation of the run.
  * Only lines 1..min(lineCount, verifiedLines) are marked: past them the document is not known to
- * hold the captured lines (see `verifiedLineCount`).
+ * hold the captured lines (see `capturedLineCount` in capturedHeadsPlan.ts).
  */
 export function planMarks(citations: readonly CitationMark[], doc: { lineCount: number; verifiedLines: number }, reveal: { sessionId: string; generationId: string }): MarksPlan {
   const plan = emptyPlan();
@@ -148,36 +146,4 @@ export function escapeMarkdown(text: string): string {
 
 function collapse(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-/**
- * How many leading lines of a workspace document are known to be the captured head lines.
- * A citation names line numbers of the capture; once the file is edited its lines may have moved,
- * and a mark on a moved line would point at the wrong code. So: the document's text must equal the
- * captured blob (every line verified), a truncated blob verifies the whole lines of its prefix when
- * the document starts with them, and a binary blob verifies nothing. A UTF-8 BOM is not part of
- * an editor's text, so it is not compared.
- */
-export function verifiedLineCount(documentText: string, blob: { text: string | null; truncated: boolean }): number {
-  if (blob.text === null) return 0;
-  const captured = blob.text.startsWith('\uFEFF') ? blob.text.slice(1) : blob.text;
-  if (!blob.truncated) return documentText === captured ? Number.POSITIVE_INFINITY : 0;
-  const cut = captured.lastIndexOf('\n');
-  if (cut < 0) return 0;
-  const prefix = captured.slice(0, cut + 1);
-  if (!documentText.startsWith(prefix)) return 0;
-  let lines = 0;
-  for (let i = prefix.indexOf('\n'); i >= 0; i = prefix.indexOf('\n', i + 1)) lines++;
-  return lines;
-}
-
-/**
- * The repo-relative path (git's `/` separators) of a file under `repoRoot`, or null when it is
- * outside the repository. `pathApi` is node's path for the platform (posix in tests).
- */
-export function repoRelativePath(repoRoot: string, filePath: string, pathApi: Pick<typeof nodePath, 'relative' | 'sep'> = nodePath): string | null {
-  const relative = pathApi.relative(repoRoot, filePath);
-  if (!relative) return null;
-  const gitPath = pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
-  return checkRepoRelativePath(gitPath).ok ? gitPath : null;
 }

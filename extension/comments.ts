@@ -2,15 +2,15 @@ import * as vscode from 'vscode';
 import type { AskCommand, AskIntent, QuoteAnchor } from '../protocol/asks';
 import type { Patchset } from '../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../protocol/result';
-import { PatchsetReadBlob } from '../protocol/rpc';
 import type { ActiveReview, ReviewView } from './activeReview';
 import type { CommentThreadView } from './api';
 import { askActLabel, type AskClient } from './asks';
-import { BLOB_SCHEME, parseBlobUri } from './blobDocuments';
+import type { CapturedHeads } from './capturedHeads';
+import type { HeadReading } from './capturedHeadsPlan';
 import * as plan from './commentsPlan';
 import type { CommandFactory } from './ctx';
-import { checkRepoRelativePath } from './paths';
-import { describe, type HostClient } from './hostClient';
+import { BLOB_SCHEME, documentRef, type TextDocumentRef } from './documentRefs';
+import { describe } from './hostClient';
 
 /**
  * The one Rennet CommentController. Changed lines of the active review take asks (the native
@@ -28,8 +28,6 @@ const TYPING_SETTLE_MS = 400;
 const PLACEHOLDER_GRACE_MS = 10_000;
 /** Captures kept for blob documents of captures other than the active one. */
 const EXTRA_PATCHSETS = 4;
-/** Head fingerprints kept (one per checked checkout file). */
-const HEAD_FINGERPRINTS = 256;
 
 type StageCommand = Extract<AskCommand, { type: 'stage' }>;
 
@@ -106,68 +104,12 @@ interface Drawn {
 type StagingTarget = { ok: true; view: ReviewView; shown: plan.ShownDocument; activePatchsetId: string } | { ok: false; reason: string };
 
 /**
- * Whether a checkout file still reads as the captured head, so its line numbers are the capture's.
- * Answers are kept per document version; a document that has not been checked yet has no answer.
+ * Whether a checkout file takes asks and draws threads: only a file known to differ from its
+ * captured head is refused (its line numbers would name other lines). A head that cannot be
+ * compared whole (binary, truncated, unreadable) leaves the file trusted.
  */
-class CapturedHeads {
-  /** `${patchsetId}|${path}` → the head blob's lines fingerprint; null: it cannot be compared (binary, truncated), the file is trusted. */
-  private readonly fingerprints = new Map<string, string | null>();
-  private readonly answers = new Map<string, { capture: string; version: number; reads: boolean }>();
-  private readonly checking = new Set<string>();
-
-  constructor(
-    private readonly host: HostClient,
-    private readonly log: vscode.LogOutputChannel,
-    private readonly onAnswerChanged: () => void,
-  ) {}
-
-  /** The last answer for this document and capture (possibly for an earlier version); a stale or missing one is checked anew. */
-  peek(document: vscode.TextDocument, patchsetId: string, path: string): boolean | undefined {
-    const uri = document.uri.toString();
-    const capture = `${patchsetId}|${path}`;
-    const answer = this.answers.get(uri);
-    const current = answer?.capture === capture ? answer : undefined;
-    if ((!current || current.version !== document.version) && !this.checking.has(uri)) {
-      this.checking.add(uri);
-      void this.check(document, patchsetId, path)
-        .then((reads) => {
-          if (reads !== current?.reads) this.onAnswerChanged();
-        })
-        .finally(() => this.checking.delete(uri));
-    }
-    return current?.reads;
-  }
-
-  async check(document: vscode.TextDocument, patchsetId: string, path: string): Promise<boolean> {
-    const version = document.version;
-    const fingerprint = await this.headFingerprint(patchsetId, path);
-    const reads = fingerprint === null || plan.linesFingerprint(document.getText()) === fingerprint;
-    this.answers.set(document.uri.toString(), { capture: `${patchsetId}|${path}`, version, reads });
-    return reads;
-  }
-
-  forget(uri: vscode.Uri): void {
-    this.answers.delete(uri.toString());
-  }
-
-  private async headFingerprint(patchsetId: string, path: string): Promise<string | null> {
-    const key = `${patchsetId}|${path}`;
-    if (this.fingerprints.has(key)) return this.fingerprints.get(key) ?? null;
-    try {
-      const blob = await this.host.request(PatchsetReadBlob, { patchsetId, path, side: 'head' });
-      if (!blob.ok) {
-        this.log.warn(`Could not read the captured head of ${path}: ${blob.error.message}; the checkout file is taken as captured.`);
-        return null; // not kept: the next check asks again
-      }
-      const fingerprint = blob.value.text === null || blob.value.truncated ? null : plan.linesFingerprint(blob.value.text);
-      this.fingerprints.set(key, fingerprint);
-      while (this.fingerprints.size > HEAD_FINGERPRINTS) this.fingerprints.delete(this.fingerprints.keys().next().value as string);
-      return fingerprint;
-    } catch (error) {
-      this.log.warn(`Could not read the captured head of ${path}: ${describe(error)}; the checkout file is taken as captured.`);
-      return null;
-    }
-  }
+function checkoutReadsAsCaptured(reading: HeadReading): boolean {
+  return reading.kind !== 'changed';
 }
 
 function isCommentReply(value: unknown): value is vscode.CommentReply {
@@ -175,7 +117,7 @@ function isCommentReply(value: unknown): value is vscode.CommentReply {
 }
 
 export interface CommentsDeps {
-  host: HostClient;
+  heads: CapturedHeads;
   asks: AskClient;
   review: ActiveReview;
   log: vscode.LogOutputChannel;
@@ -187,7 +129,6 @@ export class ReviewComments implements vscode.Disposable {
   private readonly drawn = new Map<string, Map<string, Drawn>>();
   /** `${uri}|ask:<id>` → the reply thread the ask was written in, until the ask is drawn there. */
   private readonly placeholders = new Map<string, vscode.CommentThread>();
-  private readonly heads: CapturedHeads;
   /** Captures other than the active one that blob documents show, loaded on demand. */
   private readonly extraPatchsets = new Map<string, Patchset | null>();
   private readonly rangeProvider: vscode.CommentingRangeProvider;
@@ -208,21 +149,19 @@ export class ReviewComments implements vscode.Disposable {
     };
     this.rangeProvider = { provideCommentingRanges: (document) => this.commentingRanges(document) };
     this.controller.commentingRangeProvider = this.rangeProvider;
-    this.heads = new CapturedHeads(deps.host, deps.log, () => {
-      this.refreshCommentingRanges(true);
-      this.reconcile();
-    });
     this.disposables.push(
       this.controller,
+      // A checkout file started or stopped reading as its capture: its ranges and threads follow.
+      deps.heads.onDidChangeReading(() => {
+        this.refreshCommentingRanges(true);
+        this.reconcile();
+      }),
       deps.review.onDidChange(() => {
         this.refreshCommentingRanges(false);
         this.reconcile();
       }),
       vscode.workspace.onDidOpenTextDocument(() => this.reconcile()),
-      vscode.workspace.onDidCloseTextDocument((document) => {
-        this.heads.forget(document.uri);
-        this.reconcile();
-      }),
+      vscode.workspace.onDidCloseTextDocument(() => this.reconcile()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.reconcile()),
       vscode.workspace.onDidChangeTextDocument(({ document }) => {
         // Only a checkout file can stop (or start again) reading as its capture.
@@ -376,7 +315,7 @@ export class ReviewComments implements vscode.Disposable {
     }
     const resolved = plan.resolveDocument(ref, active, () => undefined);
     if (!resolved.ok) return resolved;
-    if (ref.kind === 'workspace' && !(await this.heads.check(document, activePatchsetId, resolved.value.file.path))) {
+    if (ref.kind === 'workspace' && !checkoutReadsAsCaptured(await this.deps.heads.reading(document, activePatchsetId, resolved.value.file.path))) {
       return {
         ok: false,
         reason: `${ref.path} has changed since the capture, so its line numbers are not the review’s; capture again, or ask on the captured file`,
@@ -386,12 +325,10 @@ export class ReviewComments implements vscode.Disposable {
     return { ok: true, view, shown: resolved.value, activePatchsetId };
   }
 
-  private documentRef(uri: vscode.Uri, view: ReviewView): plan.DocumentRef | null {
-    if (uri.scheme === 'file') return plan.workspaceDocumentRef(view.session.session.repoRoot, uri.fsPath);
-    const blob = parseBlobUri(uri);
+  private documentRef(uri: vscode.Uri, view: ReviewView): TextDocumentRef | null {
+    const ref = documentRef(uri, view.session.session.repoRoot);
     // The empty stand-in side of an added or deleted file shows no captured lines.
-    if (!blob || blob.side === 'absent' || !checkRepoRelativePath(blob.path).ok) return null;
-    return { kind: 'blob', patchsetId: blob.patchsetId, path: blob.path, side: blob.side };
+    return ref && ref.kind !== 'absent' ? ref : null;
   }
 
   private async commentingRanges(document: vscode.TextDocument): Promise<vscode.Range[]> {
@@ -424,7 +361,11 @@ export class ReviewComments implements vscode.Disposable {
     // Only this session's captures are read for blob documents; another review's blobs show nothing of this one.
     const resolved = plan.resolveDocument(ref, active, (id) => (view.session.session.patchsetIds.includes(id) ? this.extraPatchset(id) : undefined));
     if (!resolved.ok) return null;
-    if (ref.kind === 'workspace' && this.heads.peek(document, resolved.value.patchsetId, resolved.value.file.path) !== true) return null;
+    if (ref.kind === 'workspace') {
+      // Not known yet: drawn once the reading settles (onDidChangeReading).
+      const reading = this.deps.heads.peek(document, resolved.value.patchsetId, resolved.value.file.path);
+      if (!reading || !checkoutReadsAsCaptured(reading)) return null;
+    }
     return resolved.value;
   }
 

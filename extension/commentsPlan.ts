@@ -5,8 +5,6 @@
  * `vscode` import): `comments.ts` maps these answers onto a CommentController, and
  * test/unit/extension/commentsPlan.test.ts tests them against captured patchsets.
  */
-import * as nodePath from 'node:path';
-import { createHash } from 'node:crypto';
 import {
   ASK_TEXT_MAX_BYTES,
   findingKey,
@@ -23,7 +21,8 @@ import {
 import type { Accord, ElementOf, Severity } from '../protocol/board';
 import type { FileChange, Patchset, Side, TargetKind } from '../protocol/patchset';
 import type { GenerationSnapshot } from '../protocol/review';
-import { checkRepoRelativePath } from './paths';
+import type { TextDocumentRef } from './documentRefs';
+import { findChangedFile } from './openChangesPlan';
 
 /** A 1-based inclusive line span. */
 export interface LineSpan {
@@ -36,30 +35,12 @@ export type Planned<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 // ─── Documents ───────────────────────────────────────────────────────────────────────────────
 
-/**
- * Which captured text a document claims to show: a file of the checkout (the head side of the
- * active capture, when it still reads as captured), or a `rennet-blob:` document of one side of
- * one capture.
- */
-export type DocumentRef = { kind: 'workspace'; path: string } | { kind: 'blob'; patchsetId: string; path: string; side: Side };
-
-/**
- * The repo-relative path of a checkout file, or null when `fsPath` is not inside `repoRoot`.
- * `pathApi` is node's `path` for the running platform (posix or win32; tests pass either).
- */
-export function workspaceDocumentRef(repoRoot: string, fsPath: string, pathApi: nodePath.PlatformPath = nodePath): DocumentRef | null {
-  const relative = pathApi.relative(repoRoot, fsPath);
-  if (relative === '' || relative.startsWith('..') || pathApi.isAbsolute(relative)) return null;
-  const path = relative.split(pathApi.sep).join('/');
-  return checkRepoRelativePath(path).ok ? { kind: 'workspace', path } : null;
-}
-
 /** A document resolved to one side of one changed file of one capture. */
 export interface ShownDocument {
   patchsetId: string;
   side: Side;
   file: FileChange;
-  via: DocumentRef['kind'];
+  via: TextDocumentRef['kind'];
 }
 
 /**
@@ -68,7 +49,7 @@ export interface ShownDocument {
  * (its text is the base blob). A blob document names its capture; `patchsetOf` answers the ones
  * that are loaded (undefined: not loaded, or unknown).
  */
-export function resolveDocument(ref: DocumentRef, active: Patchset | null, patchsetOf: (id: string) => Patchset | undefined): Planned<ShownDocument> {
+export function resolveDocument(ref: TextDocumentRef, active: Patchset | null, patchsetOf: (id: string) => Patchset | undefined): Planned<ShownDocument> {
   if (ref.kind === 'workspace') {
     if (!active) return { ok: false, reason: 'this review has no capture to compare with' };
     const file = active.files.find((f) => f.path === ref.path);
@@ -78,8 +59,7 @@ export function resolveDocument(ref: DocumentRef, active: Patchset | null, patch
   }
   const patchset = active?.id === ref.patchsetId ? active : patchsetOf(ref.patchsetId);
   if (!patchset) return { ok: false, reason: `capture ${ref.patchsetId} is not loaded` };
-  // Exact path first: a rename's old path may be another file's new path.
-  const file = patchset.files.find((f) => f.path === ref.path) ?? patchset.files.find((f) => f.oldPath === ref.path);
+  const file = findChangedFile(patchset.files, ref.path);
   if (!file) return { ok: false, reason: `${ref.path} is not a file of capture ${ref.patchsetId}` };
   return { ok: true, value: { patchsetId: patchset.id, side: ref.side, file, via: 'blob' } };
 }
@@ -393,14 +373,4 @@ export function planFindingRequest(finding: FindingPlacement, targetKind: Target
   let text = `${finding.title}\n\n${finding.remedyMarkdown}`;
   if (utf8Length(text) > ASK_TEXT_MAX_BYTES) text = finding.title;
   return { type: 'stage', anchor, text, intent: 'request-change', lane: laneForTarget(targetKind) };
-}
-
-// ─── Captured text ───────────────────────────────────────────────────────────────────────────
-
-/**
- * A fingerprint of text as lines: CRLF and CR read as LF, as the editor numbers lines, so a
- * checkout with other line endings still reads as its capture.
- */
-export function linesFingerprint(text: string): string {
-  return createHash('sha256').update(text.replace(/\r\n?/g, '\n')).digest('hex');
 }

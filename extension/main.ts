@@ -2,7 +2,9 @@ import './zodConfig';
 import * as vscode from 'vscode';
 import type { RennetApi } from './api';
 import { AskClient } from './asks';
-import { BlobDocumentProvider, BLOB_SCHEME } from './blobDocuments';
+import { BlobDocumentProvider } from './blobDocuments';
+import { CapturedHeads } from './capturedHeads';
+import { BLOB_SCHEME } from './documentRefs';
 import { BOARD_VIEW_TYPE, BoardPanels } from './boardPanel';
 import { ReviewDraftLens } from '../protocol/rpc';
 import { draftBoards } from './commands/draftBoards';
@@ -42,13 +44,15 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   host.installHostRequestHandlers((client) => registerLmHandlers(client, log));
   const lenses = new LensRuns(host, context.secrets, log);
   const asks = new AskClient(host, log);
-  const panels = new BoardPanels(context, host, log, lenses, asks);
+  // Whether checkout files still read as their captured heads: one answer for the panel, the marks and the threads.
+  const heads = new CapturedHeads(host, log);
+  const panels = new BoardPanels(context, host, log, lenses, asks, heads);
   const review = new ActiveReview(host, panels, asks, log);
   const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review };
-  context.subscriptions.push(asks, panels, lenses, review);
-  const citationMarks = new CitationMarks(context.extensionUri, host, review, log);
+  context.subscriptions.push(asks, heads, panels, lenses, review);
+  const citationMarks = new CitationMarks(context.extensionUri, heads, review, log);
   context.subscriptions.push(citationMarks);
-  const comments = new ReviewComments({ host, asks, review, log });
+  const comments = new ReviewComments({ heads, asks, review, log });
   context.subscriptions.push(comments);
 
   const commands: Record<string, CommandFactory> = {

@@ -34,7 +34,7 @@ export type DiffPlan =
   /** Nothing to compare as text (binary, submodule): say this instead. */
   | { kind: 'no-text'; message: string };
 
-/** The changed file a path names: its path, or a rename's old path. */
+/** The changed file a path names: its path, else a rename's old path (which may be another file's new path). */
 export function findChangedFile<F extends ChangedFile>(files: readonly F[], path: string): F | undefined {
   return files.find((f) => f.path === path) ?? files.find((f) => f.oldPath === path);
 }

@@ -1,7 +1,8 @@
 /**
- * Repo-relative path checks for paths that arrive from the webview. Pure: no `vscode` import, so
- * unit tests run in plain Node.
+ * Repo-relative paths: checks for paths that arrive from the webview, and the repo-relative path
+ * of a checkout file. Pure: no `vscode` import, so unit tests run in plain Node.
  */
+import * as nodePath from 'node:path';
 
 export type PathCheck = { ok: true; segments: string[] } | { ok: false; reason: string };
 
@@ -22,4 +23,16 @@ export function checkRepoRelativePath(path: string): PathCheck {
     if (part === '.') return { ok: false, reason: 'the path has a “.” segment' };
   }
   return { ok: true, segments: path.split('/') };
+}
+
+/**
+ * The repo-relative path (git's `/` separators) of a file under `repoRoot`, or null when it is
+ * outside the repository or is the root itself. `pathApi` is node's path for the platform (tests
+ * pass posix or win32).
+ */
+export function repoRelativePath(repoRoot: string, filePath: string, pathApi: Pick<typeof nodePath, 'relative' | 'sep'> = nodePath): string | null {
+  const relative = pathApi.relative(repoRoot, filePath);
+  if (!relative) return null;
+  const gitPath = pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
+  return checkRepoRelativePath(gitPath).ok ? gitPath : null;
 }

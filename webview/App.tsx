@@ -220,34 +220,46 @@ function HostStatusBanner({ status }: { status: HostStatus | null }) {
 
 function ErrorBanner({ message, dispatch }: { message: string; dispatch: (action: PanelAction) => void }) {
   return (
-    <div class="rn-banner rn-banner-error" data-testid="error-banner" role="alert">
-      <strong class="rn-banner-label">Error</strong> <span data-testid="error-message">{message}</span>
-      <button
-        type="button"
-        class="rn-link rn-banner-dismiss"
-        aria-label="Dismiss error"
-        data-testid="dismiss-error"
-        onClick={() => dispatch({ type: 'dismiss-error' })}
-      >
-        Dismiss
-      </button>
-    </div>
+    <DismissibleBanner
+      tone="error"
+      testIds={{ banner: 'error-banner', message: 'error-message', dismiss: 'dismiss-error' }}
+      label="Error"
+      message={message}
+      dismissLabel="Dismiss error"
+      onDismiss={() => dispatch({ type: 'dismiss-error' })}
+    />
   );
 }
 
 /** An ask act the host refused, or a reveal that found nothing: said inline until dismissed. */
 function Notice({ notice, dispatch }: { notice: PanelNotice; dispatch: (action: PanelAction) => void }) {
   return (
-    <div class="rn-banner rn-banner-warning rn-ask-notice" data-testid={notice.kind} role="alert">
-      <strong class="rn-banner-label">{notice.kind === 'ask-refused' ? 'Not done' : 'Not found'}</strong>{' '}
-      <span data-testid="notice-message">{notice.message}</span>
-      <button
-        type="button"
-        class="rn-link rn-banner-dismiss"
-        aria-label="Dismiss this notice"
-        data-testid="dismiss-notice"
-        onClick={() => dispatch({ type: 'dismiss-notice' })}
-      >
+    <DismissibleBanner
+      tone="warning"
+      extraClass="rn-ask-notice"
+      testIds={{ banner: notice.kind, message: 'notice-message', dismiss: 'dismiss-notice' }}
+      label={notice.kind === 'ask-refused' ? 'Not done' : 'Not found'}
+      message={notice.message}
+      dismissLabel="Dismiss this notice"
+      onDismiss={() => dispatch({ type: 'dismiss-notice' })}
+    />
+  );
+}
+
+/** A message said as an alert until the reviewer dismisses it. */
+function DismissibleBanner(props: {
+  tone: 'error' | 'warning';
+  extraClass?: string;
+  testIds: { banner: string; message: string; dismiss: string };
+  label: string;
+  message: string;
+  dismissLabel: string;
+  onDismiss(): void;
+}) {
+  return (
+    <div class={`rn-banner rn-banner-${props.tone}${props.extraClass ? ` ${props.extraClass}` : ''}`} data-testid={props.testIds.banner} role="alert">
+      <strong class="rn-banner-label">{props.label}</strong> <span data-testid={props.testIds.message}>{props.message}</span>
+      <button type="button" class="rn-link rn-banner-dismiss" aria-label={props.dismissLabel} data-testid={props.testIds.dismiss} onClick={props.onDismiss}>
         Dismiss
       </button>
     </div>

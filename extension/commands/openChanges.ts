@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { FileSummary } from '../../protocol/patchset';
-import { absentBlobUri, blobUri, parseBlobUri, type BlobAddress } from '../blobDocuments';
-import { repoRelativePath } from '../citationMarksPlan';
+import { absentBlobUri, blobUri } from '../blobDocuments';
 import type { Ctx } from '../ctx';
+import { documentRef } from '../documentRefs';
 import { describe } from '../hostClient';
 import { changeRow, diffPlan, findChangedFile, type DiffSide } from '../openChangesPlan';
 
@@ -38,7 +38,7 @@ export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<bo
     const repoRoot = view.session.session.repoRoot;
     const files = patchset.files;
     let file: FileSummary | undefined;
-    const named = typeof requested === 'string' ? requested : requested instanceof vscode.Uri ? pathOf(requested, repoRoot)?.path : undefined;
+    const named = typeof requested === 'string' ? requested : requested instanceof vscode.Uri ? documentRef(requested, repoRoot)?.path : undefined;
     if (named !== undefined) {
       file = findChangedFile(files, named);
       if (!file) {
@@ -50,7 +50,8 @@ export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<bo
         void vscode.window.showInformationMessage('This capture has no changed files.');
         return false;
       }
-      const current = vscode.window.activeTextEditor ? pathOf(vscode.window.activeTextEditor.document.uri, repoRoot) : null;
+      // The captured file the current editor shows (a checkout file, or any side of a blob), focused in the picker.
+      const current = vscode.window.activeTextEditor ? documentRef(vscode.window.activeTextEditor.document.uri, repoRoot) : null;
       file = await pickFile(files, current ? findChangedFile(files, current.path) : undefined);
       if (!file) return false;
     }
@@ -67,15 +68,6 @@ export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<bo
     return false;
   }
 };
-
-/** The captured path a document shows: a `rennet-blob:` document, or a file under the repository. */
-function pathOf(uri: vscode.Uri, repoRoot: string): Pick<BlobAddress, 'path'> | null {
-  const blob = parseBlobUri(uri);
-  if (blob) return blob;
-  if (uri.scheme !== 'file') return null;
-  const path = repoRelativePath(repoRoot, uri.fsPath);
-  return path ? { path } : null;
-}
 
 async function pickFile(files: readonly FileSummary[], current: FileSummary | undefined): Promise<FileSummary | undefined> {
   const items: FileItem[] = files.map((file) => ({ ...changeRow(file), iconPath: new vscode.ThemeIcon(STATUS_ICONS[file.status]), file }));

@@ -7,6 +7,7 @@ import {
   excerptKey,
   type CodeExcerpt,
 } from '../../protocol/review';
+import { filesBySide, lastStartAtOrBefore, type FilesBySide } from '../board/citations';
 
 /**
  * Code excerpts (pure, no I/O): for each cited span, the captured diff lines a code card shows.
@@ -45,23 +46,14 @@ interface SideHunks {
   ends: number[];
 }
 
-/** Hunks per path and side, built once per call in O(files + hunks). */
+/** The files a span may name, as citations name them, and their hunks per side (read when first asked). */
 interface HunkIndex {
-  head: Map<string, FileChange>;
-  base: Map<string, FileChange>;
-  /** A rename's old name → its file (base side only). */
-  baseOld: Map<string, FileChange>;
+  files: FilesBySide<FileChange>;
   sides: Map<FileChange, { base: SideHunks; head: SideHunks }>;
 }
 
 function indexHunks(patchset: Patchset): HunkIndex {
-  const index: HunkIndex = { head: new Map(), base: new Map(), baseOld: new Map(), sides: new Map() };
-  for (const file of patchset.files) {
-    index.head.set(file.path, file);
-    if (!index.base.has(file.path)) index.base.set(file.path, file);
-    if (file.oldPath !== null) index.baseOld.set(file.oldPath, file);
-  }
-  return index;
+  return { files: filesBySide(patchset.files, (file) => file), sides: new Map() };
 }
 
 function sidesOf(index: HunkIndex, file: FileChange): { base: SideHunks; head: SideHunks } {
@@ -120,9 +112,9 @@ export function buildExcerpts(patchset: Patchset | null, spans: Iterable<Excerpt
 
 function excerptOf(index: HunkIndex, span: ExcerptSpan, maxLines: number): CodeExcerpt {
   const { path, side } = span;
-  const file = side === 'head' ? index.head.get(path) : (index.baseOld.get(path) ?? index.base.get(path));
+  const file = index.files.on(path, side);
   if (!file) {
-    const renamed = side === 'head' ? index.baseOld.get(path) : undefined;
+    const renamed = side === 'head' ? index.files.renamedFrom(path) : undefined;
     if (renamed) return unavailable(span, 'not-captured', `${path} was renamed to ${renamed.path}, so it has lines on the base side only.`);
     return unavailable(span, 'not-captured', `${path} is not a changed file of this capture, so no lines of it were captured.`);
   }
@@ -189,20 +181,6 @@ function linesOver(hunks: SideHunks, side: CitationSide, start: number, end: num
     }
   }
   return out;
-}
-
-function lastStartAtOrBefore(starts: readonly number[], line: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if ((starts[mid] as number) <= line) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
 }
 
 function clip(lines: DiffLine[], maxLines: number): { lines: DiffLine[]; clipped: boolean } {

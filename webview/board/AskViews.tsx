@@ -4,9 +4,9 @@
  * send acts through the ask surface and draw only what the host's projection says; nothing here
  * keeps ask state of its own beyond what is being typed.
  */
-import { createContext, type ComponentChildren } from 'preact';
+import { createContext, type ComponentChildren, type RefObject } from 'preact';
 import { useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { AskKeyPart, findingKey, flaggedBoardId, type BoardElement, type ElementOf, type GenerationSnapshot, type Lens, type QuoteAnchor } from '../../protocol';
+import { AskKeyPart, findingKey, flaggedBoardId, type AskCommand, type BoardElement, type ElementOf, type GenerationSnapshot, type Lens, type QuoteAnchor } from '../../protocol';
 import { AskSurfaceContext, BoardAsksContext, FROZEN_REASON, useBoardAsks, type BoardAsks } from './askContext';
 import {
   AUTHOR_LABELS,
@@ -318,26 +318,19 @@ function quoteLabel(quote: string): string {
 /** Stage a comment or change request on a quoted span: the text, then Stage. */
 function AskComposer({ composer, asks, onDone }: { composer: ComposerState; asks: BoardAsks; onDone(): void }) {
   const [text, setText] = useState('');
-  /** The text sent, until the projection shows it staged or the act is refused. */
-  const [pending, setPending] = useState<string | null>(null);
-  const refusalAtSend = useRef(asks.refusalSeq);
+  const { pending, send } = usePendingText(asks);
   const field = useRef<HTMLTextAreaElement>(null);
   useEffect(() => field.current?.focus(), []);
   useEffect(() => {
     if (pending !== null && hasStagedQuoteAsk(asks.projection, composer.anchor, pending, composer.intent)) onDone();
   }, [asks.projection, pending]);
-  useEffect(() => {
-    if (pending !== null && asks.refusalSeq !== refusalAtSend.current) setPending(null);
-  }, [asks.refusalSeq]);
 
   const checked = askText(text);
   const lane = asks.targetKind === null ? null : exitLaneFor(asks.targetKind);
   const blocked = asks.frozen ? FROZEN_REASON : lane === null ? NO_TARGET_REASON : pending !== null ? 'Staging…' : checked.ok ? null : checked.reason;
   const stage = () => {
     if (blocked !== null || lane === null || !checked.ok) return;
-    refusalAtSend.current = asks.refusalSeq;
-    setPending(checked.value);
-    asks.command({ type: 'stage', anchor: composer.anchor, text: checked.value, intent: composer.intent, lane });
+    send(checked.value, { type: 'stage', anchor: composer.anchor, text: checked.value, intent: composer.intent, lane });
   };
   const verb = composer.intent === 'comment' ? 'Comment on' : 'Request a change about';
   return (
@@ -345,31 +338,88 @@ function AskComposer({ composer, asks, onDone }: { composer: ComposerState; asks
       <p class="rn-composer-label">
         {verb} <q class="rn-composer-quote">{quoteLabel(composer.anchor.quote)}</q>
       </p>
-      <textarea
-        ref={field}
-        class="rn-textarea"
-        data-testid="ask-composer-text"
-        aria-label={composer.intent === 'comment' ? 'Your comment' : 'The change you ask for'}
+      <ActText
+        field={field}
+        testIds={{ text: 'ask-composer-text', submit: 'ask-composer-stage', cancel: 'ask-composer-cancel' }}
+        label={composer.intent === 'comment' ? 'Your comment' : 'The change you ask for'}
         rows={3}
-        value={text}
-        disabled={pending !== null}
-        onInput={(event) => setText((event.currentTarget as HTMLTextAreaElement).value)}
+        text={text}
+        onText={setText}
+        pending={pending !== null}
+        blocked={blocked}
+        submit={{ label: 'Stage', pendingLabel: 'Staging…', title: 'Stage this ask (Ctrl+Enter)', run: stage }}
+        onCancel={onDone}
+      />
+    </div>
+  );
+}
+
+/**
+ * The text of an act sent to the host, until the caller sees it land (and clears it) or the host
+ * refuses an act meanwhile (the refusal count moves), which makes it editable again.
+ */
+function usePendingText(asks: BoardAsks): { pending: string | null; clear(): void; send(text: string, command: AskCommand): void } {
+  const [pending, setPending] = useState<string | null>(null);
+  const refusalAtSend = useRef(asks.refusalSeq);
+  useEffect(() => {
+    if (pending !== null && asks.refusalSeq !== refusalAtSend.current) setPending(null);
+  }, [asks.refusalSeq]);
+  return {
+    pending,
+    clear: () => setPending(null),
+    send(text, command) {
+      refusalAtSend.current = asks.refusalSeq;
+      setPending(text);
+      asks.command(command);
+    },
+  };
+}
+
+/**
+ * The box an act's text is written in, with its primary button and Cancel: Ctrl/Cmd+Enter is the
+ * primary button, the box is read-only while the text is being sent, and the primary button's
+ * title says why it cannot run when it cannot.
+ */
+function ActText(props: {
+  field: RefObject<HTMLTextAreaElement>;
+  testIds: { text: string; submit: string; cancel: string };
+  label: string;
+  rows: number;
+  text: string;
+  onText(text: string): void;
+  pending: boolean;
+  blocked: string | null;
+  submit: { label: string; pendingLabel: string; title: string; run(): void };
+  onCancel(): void;
+}) {
+  const { submit } = props;
+  return (
+    <>
+      <textarea
+        ref={props.field}
+        class="rn-textarea"
+        data-testid={props.testIds.text}
+        aria-label={props.label}
+        rows={props.rows}
+        value={props.text}
+        disabled={props.pending}
+        onInput={(event) => props.onText((event.currentTarget as HTMLTextAreaElement).value)}
         onKeyDown={(event: KeyboardEvent) => {
           if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
             event.preventDefault();
-            stage();
+            submit.run();
           }
         }}
       />
       <div class="rn-composer-actions">
-        <button type="button" class="rn-ask-button rn-ask-primary" data-testid="ask-composer-stage" disabled={blocked !== null} title={blocked ?? 'Stage this ask (Ctrl+Enter)'} onClick={stage}>
-          {pending !== null ? 'Staging…' : 'Stage'}
+        <button type="button" class="rn-ask-button rn-ask-primary" data-testid={props.testIds.submit} disabled={props.blocked !== null} title={props.blocked ?? submit.title} onClick={submit.run}>
+          {props.pending ? submit.pendingLabel : submit.label}
         </button>
-        <button type="button" class="rn-ask-button" data-testid="ask-composer-cancel" onClick={onDone}>
+        <button type="button" class="rn-ask-button" data-testid={props.testIds.cancel} onClick={props.onCancel}>
           Cancel
         </button>
       </div>
-    </div>
+    </>
   );
 }
 
@@ -463,22 +513,18 @@ function QuoteThreadView({ entry, asks }: { entry: ThreadEntry; asks: BoardAsks 
   const { threadId, thread } = entry;
   const [replying, setReplying] = useState(false);
   const [text, setText] = useState('');
-  const [pending, setPending] = useState<string | null>(null);
-  const refusalAtSend = useRef(asks.refusalSeq);
+  const { pending, clear, send: sendAct } = usePendingText(asks);
   const field = useRef<HTMLTextAreaElement>(null);
   const messages = thread.messages;
   const last = messages[messages.length - 1];
   useEffect(() => {
     // The reply landed: it is the thread's last message now.
     if (pending !== null && last?.author === 'reviewer' && last.text === pending) {
-      setPending(null);
+      clear();
       setText('');
       setReplying(false);
     }
   }, [last, pending]);
-  useEffect(() => {
-    if (pending !== null && asks.refusalSeq !== refusalAtSend.current) setPending(null);
-  }, [asks.refusalSeq]);
   useEffect(() => {
     if (replying) field.current?.focus();
   }, [replying]);
@@ -488,9 +534,7 @@ function QuoteThreadView({ entry, asks }: { entry: ThreadEntry; asks: BoardAsks 
   const sendBlocked = blocked ?? (pending !== null ? 'Sending…' : checked.ok ? null : checked.reason);
   const send = () => {
     if (sendBlocked !== null || !checked.ok) return;
-    refusalAtSend.current = asks.refusalSeq;
-    setPending(checked.value);
-    asks.command({ type: 'quoteReply', threadId, author: 'reviewer', text: checked.value });
+    sendAct(checked.value, { type: 'quoteReply', threadId, author: 'reviewer', text: checked.value });
   };
   return (
     <section
@@ -517,30 +561,18 @@ function QuoteThreadView({ entry, asks }: { entry: ThreadEntry; asks: BoardAsks 
       )}
       {thread.open && replying && (
         <div class="rn-composer rn-thread-reply">
-          <textarea
-            ref={field}
-            class="rn-textarea"
-            data-testid="quote-reply-text"
-            aria-label="Your reply"
+          <ActText
+            field={field}
+            testIds={{ text: 'quote-reply-text', submit: 'quote-reply-send', cancel: 'quote-reply-cancel' }}
+            label="Your reply"
             rows={2}
-            value={text}
-            disabled={pending !== null}
-            onInput={(event) => setText((event.currentTarget as HTMLTextAreaElement).value)}
-            onKeyDown={(event: KeyboardEvent) => {
-              if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-                event.preventDefault();
-                send();
-              }
-            }}
+            text={text}
+            onText={setText}
+            pending={pending !== null}
+            blocked={sendBlocked}
+            submit={{ label: 'Send', pendingLabel: 'Sending…', title: 'Send this reply (Ctrl+Enter)', run: send }}
+            onCancel={() => setReplying(false)}
           />
-          <div class="rn-composer-actions">
-            <button type="button" class="rn-ask-button rn-ask-primary" data-testid="quote-reply-send" disabled={sendBlocked !== null} title={sendBlocked ?? 'Send this reply (Ctrl+Enter)'} onClick={send}>
-              {pending !== null ? 'Sending…' : 'Send'}
-            </button>
-            <button type="button" class="rn-ask-button" data-testid="quote-reply-cancel" onClick={() => setReplying(false)}>
-              Cancel
-            </button>
-          </div>
         </div>
       )}
       <div class="rn-thread-actions">

@@ -12,7 +12,7 @@ import { CodeCard } from './CodeCard';
 import { Markdown } from './MarkdownView';
 import { codeRefs, scenarioClauses, type BoardTree, type TreeNode } from './tree';
 import {
-  ACCORD_TITLES,
+  accordMark,
   SEVERITY_TITLES,
   TONE_LABELS,
   basename,
@@ -445,8 +445,8 @@ function FindingView({ node, element, level }: KindProps<'finding'>) {
           raised by {element.author}
         </span>
         {element.accord ? (
-          <span class={`rn-accord rn-accord-${accord}`} data-testid="accord" data-accord={accord} title={ACCORD_TITLES[accord]}>
-            {element.accord}
+          <span class={`rn-accord rn-accord-${accord}`} data-testid="accord" data-accord={accord} title={accordMark(accord, concurrence.length).title}>
+            {accordMark(accord, concurrence.length).label}
           </span>
         ) : null}
         {concurrence.length > 0 && (

@@ -255,6 +255,15 @@ export const ACCORD_TITLES: Record<Accord, string> = {
   conflict: 'Conflict: both reviews raised this and disagree about it.',
 };
 
+/**
+ * The accord mark as a reader should read it: a `split` tallied for one model only means no
+ * second model reviewed the change, so it reads "solo", not as a disagreement.
+ */
+export function accordMark(accord: Accord, models: number): { label: string; title: string } {
+  if (accord === 'split' && models <= 1) return { label: 'solo', title: 'Solo: raised by the only review of this change; no second model reviewed it.' };
+  return { label: accord, title: ACCORD_TITLES[accord] };
+}
+
 export const TONE_LABELS: Record<'note' | 'warning' | 'question' | 'remedy', string> = {
   note: 'Note',
   warning: 'Warning',

@@ -13,14 +13,13 @@ import {
   READ_QUOTE,
   type ExplainSurface,
 } from '../../../host/asks/explainTools';
-import { lensHarnessFromConfig, assignmentFromConfig, type HarnessConfigPorts } from '../../../host/review/harnessConfig';
-import type { DiscoveredCli } from '../../../host/harness/discover';
+import { lensHarnessFromConfig, assignmentFromConfig } from '../../../host/review/harnessConfig';
 import { LENSES, RESULT_MAX_BYTES, type BoardElement } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
-import type { HarnessConfig } from '../../../protocol/review';
 import { EXPLAIN_PROMPT } from '../../../prompts/manifest';
 import { callTool, connectClient, mintedId } from '../../contract/mcpFixture';
 import { seatKit, type SeatKit } from '../../servers/seatKit';
+import { BOTH, config, MISSING, ports } from '../review/harnessConfigFixtures';
 
 /**
  * The explainer's prompt and read-only tools (host/asks/explainTools.ts) over a REAL board written
@@ -185,21 +184,6 @@ describe('explain: the read-only tools over a real board and capture', function 
 });
 
 describe('explain: the harness of a lens, as a draft of that lens gets it', () => {
-  const MISSING: DiscoveredCli[] = [
-    { kind: 'claude-code', bin: 'claude', version: null, available: false, reason: 'claude not found on PATH' },
-    { kind: 'codex', bin: 'codex', version: null, available: false, reason: 'codex not found on PATH' },
-  ];
-  const BOTH: DiscoveredCli[] = [
-    { kind: 'claude-code', bin: '/opt/claude', version: '2.1.197', available: true, reason: null },
-    { kind: 'codex', bin: '/opt/codex', version: '0.171.0', available: true, reason: null },
-  ];
-  const ports = (clis: DiscoveredCli[]): HarnessConfigPorts => ({
-    discover: async () => clis,
-    listLmModels: async () => [],
-    lmAsk: async () => ({ ok: false as const, reason: 'error' as const, message: 'not in this test' }),
-  });
-  const config = (partial: Partial<HarnessConfig> & Pick<HarnessConfig, 'default'>): HarnessConfig => ({ lenses: {}, vscodeLm: {}, openai: {}, anthropic: {}, ...partial });
-
   it('picks what assignmentFromConfig gives the lens (Flagged: its compiler)', async () => {
     const cfg = config({ default: 'auto', lenses: { decisions: 'openai' }, openai: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' } });
     const assignment = await assignmentFromConfig(cfg, ports(BOTH));

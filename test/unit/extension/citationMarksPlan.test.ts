@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import MarkdownIt from 'markdown-it';
 import type { CitationMark } from '../../../protocol/review';
 import {
@@ -8,9 +7,7 @@ import {
   hoverMarkdown,
   HOVER_MAX_ENTRIES,
   planMarks,
-  repoRelativePath,
   revealCommandUri,
-  verifiedLineCount,
   type MarksPlan,
 } from '../../../extension/citationMarksPlan';
 
@@ -152,35 +149,6 @@ describe('citation marks plan', () => {
 
     it('escapeMarkdown backslash-escapes every ASCII punctuation character and nothing else', () => {
       assert.equal(escapeMarkdown('a_b [c](d) <e> é 1.'), 'a\\_b \\[c\\]\\(d\\) \\<e\\> é 1\\.');
-    });
-  });
-
-  describe('verifiedLineCount', () => {
-    const captured = 'one\ntwo\nthree\n';
-
-    it('every line when the document reads as captured, none once it was edited', () => {
-      assert.equal(verifiedLineCount(captured, { text: captured, truncated: false }), Infinity);
-      assert.equal(verifiedLineCount(`zero\n${captured}`, { text: captured, truncated: false }), 0);
-      assert.equal(verifiedLineCount(captured.replace('two', 'TWO'), { text: captured, truncated: false }), 0);
-      assert.equal(verifiedLineCount(captured, { text: `\uFEFF${captured}`, truncated: false }), Infinity, 'a BOM is not editor text');
-    });
-
-    it('a truncated blob verifies the whole lines of its prefix; a binary one nothing', () => {
-      const prefix = 'one\ntwo\nthr';
-      assert.equal(verifiedLineCount(`${captured}four\n`, { text: prefix, truncated: true }), 2);
-      assert.equal(verifiedLineCount('one\nTWO\nthree\n', { text: prefix, truncated: true }), 0);
-      assert.equal(verifiedLineCount(captured, { text: 'no newline', truncated: true }), 0);
-      assert.equal(verifiedLineCount(captured, { text: null, truncated: false }), 0);
-    });
-  });
-
-  describe('repoRelativePath', () => {
-    it('answers git paths under the repository and null outside it', () => {
-      assert.equal(repoRelativePath('/r/repo', '/r/repo/src/new feature.js', path.posix), 'src/new feature.js');
-      assert.equal(repoRelativePath('/r/repo', '/r/other/x.js', path.posix), null);
-      assert.equal(repoRelativePath('/r/repo', '/r/repo', path.posix), null);
-      assert.equal(repoRelativePath('C:\\r\\repo', 'C:\\r\\repo\\src\\a.ts', path.win32), 'src/a.ts');
-      assert.equal(repoRelativePath('C:\\r\\repo', 'D:\\r\\repo\\a.ts', path.win32), null);
     });
   });
 });

@@ -1,6 +1,4 @@
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { readCapturedBlob } from '../../../host/capture/blob';
 import { capturePatchset } from '../../../host/capture/capture';
 import { openRepo } from '../../../host/capture/repo';
 import { mintAskEvent, parseAskCommand } from '../../../host/asks/commands';
@@ -22,17 +20,15 @@ import {
   findingThreadLabel,
   flaggedFindings,
   laneForTarget,
-  linesFingerprint,
   linesOfRange,
   mergeSpans,
   planFindingRequest,
   planLineStage,
   resolveDocument,
   uncoveredSpans,
-  workspaceDocumentRef,
-  type DocumentRef,
   type ShownDocument,
 } from '../../../extension/commentsPlan';
+import type { TextDocumentRef } from '../../../extension/documentRefs';
 import { TestRepo } from '../../fixtures/gitRepo';
 import { testContext } from '../asks/gen';
 import { boardView, codeRef, elements } from '../webview/boardFixtures';
@@ -62,7 +58,7 @@ function makeRepo(): TestRepo {
   return repo;
 }
 
-function shownOf(ref: DocumentRef, active: Patchset, others: Patchset[] = []): ShownDocument {
+function shownOf(ref: TextDocumentRef, active: Patchset, others: Patchset[] = []): ShownDocument {
   const resolved = resolveDocument(ref, active, (id) => others.find((p) => p.id === id));
   assert.ok(resolved.ok, resolved.ok ? '' : resolved.reason);
   return resolved.value;
@@ -110,14 +106,6 @@ describe('comments plan', () => {
   after(() => repo.cleanup());
 
   describe('documents', () => {
-    it('a checkout file is a repo-relative path under the repository root, nothing outside it', () => {
-      assert.deepEqual(workspaceDocumentRef('/r/repo', '/r/repo/src/new feature.js', path.posix), { kind: 'workspace', path: 'src/new feature.js' });
-      assert.deepEqual(workspaceDocumentRef('C:\\r\\repo', 'C:\\r\\repo\\src\\app.js', path.win32), { kind: 'workspace', path: 'src/app.js' });
-      for (const outside of ['/r/repo', '/r/other/src/app.js', '/r/repo-2/app.js', '/elsewhere']) {
-        assert.equal(workspaceDocumentRef('/r/repo', outside, path.posix), null, outside);
-      }
-    });
-
     it('the checkout shows the head of modified, added and renamed files, never a deleted file', () => {
       assert.equal(shownOf({ kind: 'workspace', path: 'src/app.js' }, ps).side, 'head');
       assert.equal(shownOf({ kind: 'workspace', path: 'docs/new-name.md' }, ps).file.status, 'renamed');
@@ -200,7 +188,7 @@ describe('comments plan', () => {
   });
 
   describe('staging a line ask', () => {
-    const request = (ref: DocumentRef, startLine: number, endLine: number, text = 'Why this?') => ({
+    const request = (ref: TextDocumentRef, startLine: number, endLine: number, text = 'Why this?') => ({
       shown: shownOf(ref, ps),
       activePatchsetId: ps.id,
       lines: { startLine, endLine },
@@ -415,20 +403,6 @@ describe('comments plan', () => {
       assert.ok(markdown.includes('Line 5 \\[drops\\]\\(https://example\\.com\\) the \\<b\\>old\\</b\\> value'), markdown);
       assert.ok(markdown.includes('The old value is **lost**.'), 'the body stays Markdown');
       assert.equal(escapeMarkdownText('a\nb *c*'), 'a b \\*c\\*');
-    });
-  });
-
-  describe('captured text', () => {
-    it('a checkout file reads as its capture regardless of line endings, and not after an edit', async () => {
-      const handle = await openRepo(repo.dir);
-      assert.ok(handle.ok);
-      const blob = await readCapturedBlob(repo.dir, ps, 'src/app.js', 'head');
-      assert.ok(blob.ok && blob.value.text !== null);
-      const captured = linesFingerprint(blob.value.text);
-      const text = lines('app', 30, { 5: 'app line 5 (changed)', 20: 'app line 20 (changed)' });
-      assert.equal(linesFingerprint(text), captured);
-      assert.equal(linesFingerprint(text.replace(/\n/g, '\r\n')), captured);
-      assert.notEqual(linesFingerprint(`// new first line\n${text}`), captured);
     });
   });
 });

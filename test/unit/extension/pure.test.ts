@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { baseItems, headItems } from '../../../extension/branchItems';
 import { contentSecurityPolicy, escapeHtml, panelHtml } from '../../../extension/html';
-import { checkRepoRelativePath } from '../../../extension/paths';
+import { checkRepoRelativePath, repoRelativePath } from '../../../extension/paths';
 import { captureTitle, panelTitle } from '../../../extension/titles';
 
 describe('extension (pure parts)', () => {
@@ -16,6 +17,17 @@ describe('extension (pure parts)', () => {
       for (const bad of ['', '/etc/passwd', '\\\\server\\share', 'C:/x', 'c:\\x', '../x', 'a/../../x', 'a\\..\\x', 'a//b', './a', 'a/\0b']) {
         assert.equal(checkRepoRelativePath(bad).ok, false, JSON.stringify(bad));
       }
+    });
+  });
+
+  describe('repoRelativePath', () => {
+    it('answers git paths under the repository and null outside it', () => {
+      assert.equal(repoRelativePath('/r/repo', '/r/repo/src/new feature.js', path.posix), 'src/new feature.js');
+      assert.equal(repoRelativePath('/r/repo', '/r/repo/..hidden/a.js', path.posix), '..hidden/a.js', 'a name starting with two dots stays inside');
+      assert.equal(repoRelativePath('/r/repo', '/r/other/x.js', path.posix), null);
+      assert.equal(repoRelativePath('/r/repo', '/r/repo', path.posix), null);
+      assert.equal(repoRelativePath('C:\\r\\repo', 'C:\\r\\repo\\src\\a.ts', path.win32), 'src/a.ts');
+      assert.equal(repoRelativePath('C:\\r\\repo', 'D:\\r\\repo\\a.ts', path.win32), null);
     });
   });
 

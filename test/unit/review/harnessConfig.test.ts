@@ -1,39 +1,10 @@
 import assert from 'node:assert/strict';
-import type { DiscoveredCli } from '../../../host/harness/discover';
-import { assignmentFromConfig, describeAssignment, HarnessConfigRefusal, type HarnessConfigPorts } from '../../../host/review/harnessConfig';
+import { assignmentFromConfig, describeAssignment, HarnessConfigRefusal } from '../../../host/review/harnessConfig';
 import { Throttle } from '../../../host/review/runner';
-import type { HarnessConfig } from '../../../protocol/review';
 import type { LmModelInfo } from '../../../protocol/rpc';
+import { BOTH, config, MISSING, ports } from './harnessConfigFixtures';
 
-const MISSING: DiscoveredCli[] = [
-  { kind: 'claude-code', bin: 'claude', version: null, available: false, reason: 'claude not found on PATH' },
-  { kind: 'codex', bin: 'codex', version: null, available: false, reason: 'codex not found on PATH' },
-];
-const BOTH: DiscoveredCli[] = [
-  { kind: 'claude-code', bin: '/opt/claude', version: '2.1.197', available: true, reason: null },
-  { kind: 'codex', bin: '/opt/codex', version: '0.171.0', available: true, reason: null },
-];
 const model = (vendor: string, id: string): LmModelInfo => ({ vendor, family: id, id, name: id, version: '1', maxInputTokens: 1000, toolCalling: true });
-
-function ports(clis: DiscoveredCli[], models: LmModelInfo[] | Error = []): HarnessConfigPorts & { discovered: number; listed: unknown[] } {
-  const p = {
-    discovered: 0,
-    listed: [] as unknown[],
-    async discover() {
-      p.discovered++;
-      return clis;
-    },
-    async listLmModels(selector: unknown) {
-      p.listed.push(selector);
-      if (models instanceof Error) throw models;
-      return models;
-    },
-    lmAsk: async () => ({ ok: false as const, reason: 'error' as const, message: 'not in this test' }),
-  };
-  return p;
-}
-
-const config = (partial: Partial<HarnessConfig> & Pick<HarnessConfig, 'default'>): HarnessConfig => ({ lenses: {}, vscodeLm: {}, openai: {}, anthropic: {}, ...partial });
 
 async function refused(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (e: unknown) => e instanceof HarnessConfigRefusal && pattern.test(e.message));

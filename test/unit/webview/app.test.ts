@@ -1,50 +1,18 @@
 import * as assert from 'node:assert/strict';
-import { h, render } from 'preact';
+import { render } from 'preact';
 import { act } from 'preact/test-utils';
-import type { FromWebview, PanelState, ToWebview } from '../../../protocol';
-import { App } from '../../../webview/App';
-import type { PanelBridge } from '../../../webview/bridge';
+import type { ToWebview } from '../../../protocol';
 import { snapshot, patchset } from './fixtures';
+import { FakeBridge, mountApp } from './happyDom';
 import { installMiniDom, type MiniElement } from './miniDom';
-
-class FakeBridge implements PanelBridge {
-  posted: FromWebview[] = [];
-  state: PanelState | undefined;
-  private listeners = new Set<(message: ToWebview) => void>();
-  post(message: FromWebview): void {
-    this.posted.push(message);
-  }
-  onMessage(callback: (message: ToWebview) => void): () => void {
-    this.listeners.add(callback);
-    return () => this.listeners.delete(callback);
-  }
-  getState(): PanelState | undefined {
-    return this.state;
-  }
-  setState(state: PanelState): void {
-    this.state = state;
-  }
-  emit(message: ToWebview): void {
-    for (const listener of this.listeners) listener(message);
-  }
-  get listenerCount(): number {
-    return this.listeners.size;
-  }
-}
 
 describe('webview/App (rendered into a minimal DOM)', () => {
   let dom: ReturnType<typeof installMiniDom>;
   let root: MiniElement;
   let bridge: FakeBridge;
 
-  const mount = async () => {
-    await act(() => {
-      render(h(App, { bridge }), root as unknown as HTMLElement);
-    });
-  };
-  const send = async (message: ToWebview) => {
-    await act(() => bridge.emit(message));
-  };
+  const mount = () => mountApp(root as unknown as HTMLElement, bridge);
+  const send = (message: ToWebview) => bridge.send(message);
   const text = (el: MiniElement) => el.textContent.replace(/\s+/g, ' ').trim();
 
   beforeEach(() => {

@@ -1,58 +1,18 @@
 import * as assert from 'node:assert/strict';
-import { h, render } from 'preact';
-import { act } from 'preact/test-utils';
-import type { FromWebview, PanelState, ToWebview } from '../../../protocol';
-import { ToWebview as ToWebviewSchema } from '../../../protocol';
-import { App } from '../../../webview/App';
-import type { PanelBridge } from '../../../webview/bridge';
+import type { ToWebview } from '../../../protocol';
 import { initialModel, reduce } from '../../../webview/state';
 import { generation } from './boardFixtures';
 import { snapshot } from './fixtures';
-import { all, byTestId, click, installHappyDom, one, text, type HappyDom } from './happyDom';
-
-class FakeBridge implements PanelBridge {
-  posted: FromWebview[] = [];
-  private listeners = new Set<(message: ToWebview) => void>();
-  constructor(public state: PanelState | undefined = undefined) {}
-  post(message: FromWebview): void {
-    this.posted.push(message);
-  }
-  onMessage(callback: (message: ToWebview) => void): () => void {
-    this.listeners.add(callback);
-    return () => this.listeners.delete(callback);
-  }
-  getState(): PanelState | undefined {
-    return this.state;
-  }
-  setState(state: PanelState): void {
-    this.state = state;
-  }
-  emit(message: ToWebview): void {
-    // What the real bridge does: only messages the schema accepts reach the App.
-    const parsed = ToWebviewSchema.parse(message);
-    for (const listener of this.listeners) listener(parsed);
-  }
-}
+import { all, byTestId, click, FakeBridge, happyDomPerTest, mountApp, one, text } from './happyDom';
 
 describe('webview/App with lens boards (happy-dom)', () => {
-  let dom: HappyDom;
+  const { dom } = happyDomPerTest();
   let bridge: FakeBridge;
-
-  const mount = async () => {
-    await act(() => {
-      render(h(App, { bridge }), dom.root);
-    });
-  };
-  const send = async (message: ToWebview) => {
-    await act(() => bridge.emit(message));
-  };
+  const mount = () => mountApp(dom.root, bridge);
+  const send = (message: ToWebview) => bridge.send(message);
 
   beforeEach(() => {
-    dom = installHappyDom();
     bridge = new FakeBridge();
-  });
-  afterEach(async () => {
-    await dom.restore();
   });
 
   it('reduces a generation message whole and keeps the chosen lens', () => {

@@ -5,56 +5,28 @@
  * fold.ts), so the projection the panel redraws from is a real one.
  */
 import * as assert from 'node:assert/strict';
-import { h, render } from 'preact';
 import { act } from 'preact/test-utils';
 import { mintAskEvent } from '../../../host/asks/commands';
 import { applyAskEvent, checkAskEvent, EMPTY_ASK_PROJECTION } from '../../../host/asks/fold';
 import {
   AskCommand,
   flaggedBoardId,
-  ToWebview as ToWebviewSchema,
   type AskEvent,
   type AskProjection,
   type FromWebview,
-  type PanelState,
   type QuoteAnchor,
   type SessionSnapshot,
   type ToWebview,
 } from '../../../protocol';
-import { App } from '../../../webview/App';
 import { FROZEN_REASON } from '../../../webview/board/askContext';
-import type { PanelBridge } from '../../../webview/bridge';
 import { generation, PATCHSET } from './boardFixtures';
 import { snapshot } from './fixtures';
-import { all, byTestId, click, installHappyDom, one, text, type HappyDom } from './happyDom';
+import { all, byTestId, click, FakeBridge, happyDomPerTest, mountApp, one, text } from './happyDom';
 
 const SESSION = 'ses-1';
 const GEN = 'g-0011223344556677';
 const BOARD = flaggedBoardId(SESSION, GEN);
 const AT = '2026-01-01T10:00:00.000Z';
-
-class FakeBridge implements PanelBridge {
-  posted: FromWebview[] = [];
-  private listeners = new Set<(message: ToWebview) => void>();
-  state: PanelState | undefined;
-  post(message: FromWebview): void {
-    this.posted.push(message);
-  }
-  onMessage(callback: (message: ToWebview) => void): () => void {
-    this.listeners.add(callback);
-    return () => this.listeners.delete(callback);
-  }
-  getState(): PanelState | undefined {
-    return this.state;
-  }
-  setState(state: PanelState): void {
-    this.state = state;
-  }
-  emit(message: ToWebview): void {
-    const parsed = ToWebviewSchema.parse(message);
-    for (const listener of this.listeners) listener(parsed);
-  }
-}
 
 /** The host's side of the ask log: the real mint, check and fold over one session's projection. */
 class AskHost {
@@ -80,18 +52,14 @@ class AskHost {
 }
 
 describe('webview/board: asks on the board (happy-dom, App + fake bridge + the host’s fold)', () => {
-  let dom: HappyDom;
+  const { dom, reinstall } = happyDomPerTest();
   let bridge: FakeBridge;
   let host: AskHost;
 
-  const send = async (message: ToWebview) => {
-    await act(() => bridge.emit(message));
-  };
+  const send = (message: ToWebview) => bridge.send(message);
   const pushAsks = (undo: { label: string } | null = null) => send({ type: 'rennet/panel/asks', projection: host.projection, undo });
   const mount = async (session: SessionSnapshot = snapshot(), g = generation()) => {
-    await act(() => {
-      render(h(App, { bridge }), dom.root);
-    });
+    await mountApp(dom.root, bridge);
     await send({ type: 'rennet/panel/snapshot', snapshot: session });
     await send({ type: 'rennet/panel/generation', snapshot: g });
     await pushAsks();
@@ -147,12 +115,8 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
   };
 
   beforeEach(() => {
-    dom = installHappyDom();
     bridge = new FakeBridge();
     host = new AskHost();
-  });
-  afterEach(async () => {
-    await dom.restore();
   });
 
   describe('finding actions', () => {
@@ -251,9 +215,7 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
     });
 
     it('waits for the ask log before offering acts (no projection: disabled, with the reason)', async () => {
-      await act(() => {
-        render(h(App, { bridge }), dom.root);
-      });
+      await mountApp(dom.root, bridge);
       await send({ type: 'rennet/panel/snapshot', snapshot: snapshot() });
       await send({ type: 'rennet/panel/generation', snapshot: generation() });
       await expand('f1');
@@ -481,8 +443,7 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
     });
 
     it('keep hostile quote and message text as text (scripts enabled)', async () => {
-      await dom.restore();
-      dom = installHappyDom({ scripts: true });
+      await reinstall({ scripts: true });
       const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
       host.apply({ type: 'quoteOpen', threadId: 'qt-1', anchor: { ...anchor, quote: hostile }, openedAt: AT });
       host.apply({ type: 'quoteReply', threadId: 'qt-1', message: { id: 'qm-1', author: 'reviewer', text: hostile, at: AT } });

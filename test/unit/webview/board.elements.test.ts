@@ -17,19 +17,10 @@ import {
   sequenceBoard,
   spend,
 } from './boardFixtures';
-import { all, byTestId, click, installHappyDom, key, mount, one, recordingActions, text, type HappyDom } from './happyDom';
+import { all, byTestId, click, happyDomPerTest, key, mount, one, text } from './happyDom';
 
 describe('webview/board: every element kind and lane state (happy-dom)', () => {
-  let dom: HappyDom;
-  let actions: ReturnType<typeof recordingActions>;
-
-  beforeEach(() => {
-    dom = installHappyDom();
-    actions = recordingActions();
-  });
-  afterEach(async () => {
-    await dom.restore();
-  });
+  const { dom, actions } = happyDomPerTest();
 
   const showBoard = (board: LensBoardView) => mount(dom, actions, h(BoardBody, { board }));
   const expandAll = async () => {
@@ -114,7 +105,9 @@ describe('webview/board: every element kind and lane state (happy-dom)', () => {
         all(f, byTestId('code-card')).map((c) => c.getAttribute('data-path')),
         ['src/retry.ts', 'src/upload.ts'],
       );
-      assert.equal(text(one(element('f5'), byTestId('accord'))), 'split');
+      // One model tallied: a split reads as solo (no second model reviewed it), data-accord keeps the stamp.
+      assert.equal(text(one(element('f5'), byTestId('accord'))), 'solo');
+      assert.equal(one(element('f5'), byTestId('accord')).getAttribute('data-accord'), 'split');
       assert.equal(text(one(element('f8'), byTestId('accord'))), 'conflict');
       assert.equal(element('f8').getAttribute('data-severity'), 'nit');
       // Anchored code refs show at their finding, not again in place.

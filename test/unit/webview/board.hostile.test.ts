@@ -13,7 +13,7 @@ import { GenerationView } from '../../../webview/board/GenerationView';
 import { markdownBlock } from '../../../webview/board/markdown';
 import { boardView, codeRef, elements, generation, lane } from './boardFixtures';
 import { CANARY, deepList, deepQuote, hostileBoard, hostileLine, ONE_MB } from './hostileFixtures';
-import { all, byTestId, click, installHappyDom, mount, recordingActions, text, type HappyDom } from './happyDom';
+import { all, byTestId, click, happyDomPerTest, mount, recordingActions, text } from './happyDom';
 
 function Harness({ snapshot }: { snapshot: GenerationSnapshot }) {
   const [lens, setLens] = useState<Lens | null>(null);
@@ -22,15 +22,9 @@ function Harness({ snapshot }: { snapshot: GenerationSnapshot }) {
 
 describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABLED)', function () {
   this.timeout(120_000);
-  let dom: HappyDom;
+  const { dom } = happyDomPerTest({ scripts: true });
   const pwned = () => (dom.window as unknown as { __pwned?: number }).__pwned ?? 0;
 
-  beforeEach(() => {
-    dom = installHappyDom({ scripts: true });
-  });
-  afterEach(async () => {
-    await dom.restore();
-  });
 
   /** Everything the DOM must never hold. */
   function assertInert(root: HTMLElement): void {

@@ -5,7 +5,7 @@ import { LENSES, type GenerationSnapshot, type Lens } from '../../../protocol';
 import { GenerationView } from '../../../webview/board/GenerationView';
 import { NOISE_WAITING_EXPLANATION } from '../../../webview/board/words';
 import { boardView, generation, lane } from './boardFixtures';
-import { all, byTestId, click, installHappyDom, key, mount, one, recordingActions, text, type HappyDom } from './happyDom';
+import { all, byTestId, click, happyDomPerTest, key, mount, one, text } from './happyDom';
 
 /** GenerationView with the selection held the way the App holds it. */
 function Harness({ snapshot, initial = null }: { snapshot: GenerationSnapshot; initial?: Lens | null }) {
@@ -14,19 +14,12 @@ function Harness({ snapshot, initial = null }: { snapshot: GenerationSnapshot; i
 }
 
 describe('webview/board: the lens rail (happy-dom)', () => {
-  let dom: HappyDom;
-  const show = (snapshot: GenerationSnapshot, initial: Lens | null = null) => mount(dom, recordingActions(), h(Harness, { snapshot, initial }));
+  const { dom, actions } = happyDomPerTest();
+  const show = (snapshot: GenerationSnapshot, initial: Lens | null = null) => mount(dom, actions, h(Harness, { snapshot, initial }));
   const tabs = () => all(dom.root, byTestId('lens-tab'));
   const tab = (lens: Lens) => one(dom.root, `[data-testid="lens-tab"][data-lens="${lens}"]`);
   const selected = () => tabs().filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.getAttribute('data-lens'));
   const shownLens = () => one(dom.root, byTestId('board')).getAttribute('data-lens');
-
-  beforeEach(() => {
-    dom = installHappyDom();
-  });
-  afterEach(async () => {
-    await dom.restore();
-  });
 
   const mixed = () =>
     generation({

@@ -13,7 +13,7 @@ import { ExcerptsContext, excerptRows, NOT_SENT_NOTE, type ExcerptMap } from '..
 import { GenerationView } from '../../../webview/board/GenerationView';
 import { codeRef, elements, generation } from './boardFixtures';
 import { CANARY, PAYLOADS } from './hostileFixtures';
-import { all, byTestId, click, installHappyDom, mount, one, recordingActions, text, type HappyDom } from './happyDom';
+import { all, byTestId, click, happyDomPerTest, mount, one, recordingActions, text } from './happyDom';
 
 const refOf = (path: string, start: number, end: number, side: 'base' | 'head' = 'head') =>
   elements([codeRef('r1', path, start, end, { side })])[0] as ElementOf<'code_ref'>;
@@ -34,15 +34,7 @@ const rowsOf = (card: HTMLElement) =>
   );
 
 describe('webview/board: code cards show the captured lines (happy-dom)', () => {
-  let dom: HappyDom;
-  let actions: ReturnType<typeof recordingActions>;
-  beforeEach(() => {
-    dom = installHappyDom();
-    actions = recordingActions();
-  });
-  afterEach(async () => {
-    await dom.restore();
-  });
+  const { dom, actions } = happyDomPerTest();
 
   const showCard = (ref: ElementOf<'code_ref'>, excerpts: ExcerptMap | null) =>
     mount(dom, actions, h(ExcerptsContext.Provider, { value: excerpts }, h(CodeCard, { codeRef: ref })));
@@ -189,13 +181,7 @@ describe('webview/board: code cards show the captured lines (happy-dom)', () => 
 });
 
 describe('webview/board: hostile excerpt lines render as text (happy-dom, scripts ENABLED)', () => {
-  let dom: HappyDom;
-  beforeEach(() => {
-    dom = installHappyDom({ scripts: true });
-  });
-  afterEach(async () => {
-    await dom.restore();
-  });
+  const { dom } = happyDomPerTest({ scripts: true });
 
   it('markup, handlers and script URLs in captured lines and notes never reach the DOM as elements', async () => {
     const ref = refOf('src/evil.ts', 1, PAYLOADS.length);

@@ -8,28 +8,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CommentThreadView, RennetApi } from '../../../../extension/api';
 import type { SuiteContext } from './index';
+import { FEATURE_BRANCH as BRANCH, rennetApi, sleep, unwrap, until } from './support';
 
-const BRANCH = { kind: 'branch', head: 'feature', base: 'main' } as const;
 const WORKING_TREE = { kind: 'working-tree', base: 'main' } as const;
-
-function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }, what: string): T {
-  if (!result.ok) assert.fail(`${what} was refused: ${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `read` until `done` holds (threads are drawn after the host answers and blobs are read), else fails with the last value. */
-async function until<T>(read: () => T, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let value = read();
-  while (!done(value) && Date.now() < end) {
-    await sleep(100);
-    value = read();
-  }
-  if (!done(value)) assert.fail(`${what}: still ${JSON.stringify(value)} after ${timeoutMs / 1000} s`);
-  return value;
-}
 
 /** Opens a review and waits until its board is the active tab, so it is the review the editor follows. */
 async function activate(api: RennetApi, repo: string, target: typeof BRANCH | typeof WORKING_TREE, title: string): Promise<string> {
@@ -59,9 +40,7 @@ export function registerCommentSuites(ctx: SuiteContext): void {
     const TEXT = 'Why does line 5 change? (staged from the editor)';
 
     before(async () => {
-      const ext = vscode.extensions.getExtension<RennetApi>('rennet.rennet');
-      assert.ok(ext, 'Rennet is not installed');
-      api = await ext.activate();
+      api = await rennetApi();
       sessionId = await activate(api, ctx.fixtureRepo, BRANCH, 'feature vs main');
       const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(ctx.fixtureRepo, 'src', 'app.js')));
       await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: false });

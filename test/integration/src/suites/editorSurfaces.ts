@@ -1,7 +1,7 @@
 // Editor surfaces in a real extension host: the gutter citation marks of the generation the board
 // shows (workspace file and rennet-blob documents), "Rennet: Toggle Citation Marks", "Rennet: Open
 // Changes" (a diff of two rennet-blob documents) and "Show on Board" (rennet.revealElement).
-// Sequence is drafted by the scripted vscode.lm provider as in ./lenses.ts; what is applied is read
+// Sequence is drafted by the scripted vscode.lm provider (./support.ts); what is applied is read
 // back through the exported API (`citationMarks(uri)`), since decorations are not observable from
 // another extension.
 import * as assert from 'node:assert/strict';
@@ -9,62 +9,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RennetApi } from '../../../../extension/api';
 import type { CitationMark, GenerationSnapshot } from '../../../../protocol/review';
-import { MODELS, SCRIPTED_VENDOR, setScript, type ScriptedRound } from '../lmProvider';
+import { setScript } from '../lmProvider';
 import type { SuiteContext } from './index';
-
-/** Cites src/app.js:5 (head) and src/new feature.js:1-12 (head), as in ./lenses.ts. */
-const SEQUENCE_SCRIPT: ScriptedRound[] = [
-  {
-    calls: [
-      { name: 'set_document', input: { title: 'The feature branch in reading order', intro_markdown: 'Start with the edit to app.js, then read the new feature file.' } },
-      { name: 'cite', input: { path: 'src/app.js', side: 'head', start_line: 5, end_line: 5 }, as: 'c1' },
-      { name: 'add_section', input: { title: 'Reading order', body_markdown: 'Two stops: the changed line in app.js, then the added file.' }, as: 's' },
-    ],
-  },
-  {
-    calls: [
-      { name: 'add_order_step', input: { title: 'app.js changes line 5', explanation_markdown: 'The fifth line now says it changed.', span: '$c1', parent_id: '$s' } },
-      { name: 'cite', input: { path: 'src/new feature.js', side: 'head', start_line: 1, end_line: 12 }, as: 'c2' },
-    ],
-  },
-  {
-    calls: [
-      { name: 'add_order_step', input: { title: 'The new feature file', explanation_markdown: 'Twelve new lines, read top to bottom.', span: '$c2', parent_id: '$s' } },
-      { name: 'finish', input: {} },
-    ],
-  },
-  { text: 'The Sequence board is written.' },
-];
-
-const HARNESS_SETTINGS: Array<[string, unknown]> = [
-  ['default', 'vscode-lm'],
-  ['lenses', { design: 'none', decisions: 'none', flagged: 'none', noise: 'none' }],
-  ['vscodeLm.vendor', SCRIPTED_VENDOR],
-  ['vscodeLm.family', MODELS.drafter.family],
-];
-
-const TERMINAL = new Set(['settled', 'absent', 'failed']);
+import { FEATURE_BRANCH, panelSettled, rennetApi, SEQUENCE_SCRIPT, sequenceOnlyHarness, unwrap, until } from './support';
 
 type Mark = ReturnType<RennetApi['citationMarks']>[number];
-
-function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }, what: string): T {
-  if (!result.ok) assert.fail(`${what} was refused: ${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `read` until `done` holds (marks are redrawn throttled and after blob reads), else fails with the last value. */
-async function until<T>(read: () => T, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let value = read();
-  while (!done(value) && Date.now() < end) {
-    await sleep(100);
-    value = read();
-  }
-  if (!done(value)) assert.fail(`${what}: still ${JSON.stringify(value)} after ${timeoutMs / 1000} s`);
-  return value;
-}
 
 const covers = (marks: Mark[], lens: Mark['lens'], line: number) => marks.some((m) => m.lens === lens && m.startLine <= line && m.endLine >= line);
 
@@ -79,28 +28,20 @@ export function registerEditorSurfaceSuites(ctx: SuiteContext): void {
     let sessionId = '';
     let generation: GenerationSnapshot;
     let appUri: vscode.Uri;
-    const harness = () => vscode.workspace.getConfiguration('rennet.harness');
 
     before(async () => {
-      const ext = vscode.extensions.getExtension<RennetApi>('rennet.rennet');
-      assert.ok(ext, 'Rennet is not installed');
-      api = await ext.activate();
-      for (const [key, value] of HARNESS_SETTINGS) await harness().update(key, value, vscode.ConfigurationTarget.Global);
+      api = await rennetApi();
+      await sequenceOnlyHarness();
       // Opened last, so this session is the active review the editor surfaces follow.
-      sessionId = unwrap(await api.openReview(ctx.fixtureRepo, { kind: 'branch', head: 'feature', base: 'main' }), 'openReview').sessionId;
+      sessionId = unwrap(await api.openReview(ctx.fixtureRepo, FEATURE_BRANCH), 'openReview').sessionId;
       setScript(SEQUENCE_SCRIPT);
       const { generationId } = unwrap(await api.runLenses(sessionId), 'runLenses');
-      generation = await until(
-        () => api.generation(sessionId),
-        (g) => g?.generationId === generationId && g.lanes.every((l) => TERMINAL.has(l.state)),
-        `the panel's generation ${generationId}, settled`,
-        60_000,
-      ) as GenerationSnapshot;
+      generation = await panelSettled(api, sessionId, generationId);
       appUri = vscode.Uri.file(path.join(ctx.fixtureRepo, 'src', 'app.js'));
     });
 
     after(async () => {
-      for (const [key] of HARNESS_SETTINGS) await harness().update(key, undefined, vscode.ConfigurationTarget.Global);
+      await sequenceOnlyHarness(true);
       await vscode.workspace.getConfiguration('rennet.editor').update('citationMarks', undefined, vscode.ConfigurationTarget.Global);
     });
 

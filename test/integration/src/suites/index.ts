@@ -8,6 +8,7 @@ import { registerCommentSuites } from './comments';
 import { registerEditorSurfaceSuites } from './editorSurfaces';
 import { registerLensSuites } from './lenses';
 import { registerLmSuites } from './lm';
+import { unwrap } from './support';
 
 export interface SuiteContext {
   /** A git repository made by the runner: `feature` (checked out) and `main`. */
@@ -21,12 +22,6 @@ function rennet(): vscode.Extension<RennetApi> {
   const ext = vscode.extensions.getExtension<RennetApi>(RENNET_ID);
   assert.ok(ext, `extension ${RENNET_ID} is not installed in this extension host`);
   return ext;
-}
-
-/** Answers what the API resolves with, or fails the test with the host's refusal. */
-function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }, what: string): T {
-  if (!result.ok) assert.fail(`${what} was refused: ${result.error.code}: ${result.error.message}`);
-  return result.value;
 }
 
 /** Editor tabs showing a Rennet board (the webview tab's viewType carries a prefix). */

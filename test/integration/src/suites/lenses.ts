@@ -9,46 +9,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RennetApi } from '../../../../extension/api';
 import type { GenerationSnapshot, HarnessConfig, LaneView } from '../../../../protocol/review';
-import { MODELS, SCRIPTED_VENDOR, setScript, type ScriptedRound } from '../lmProvider';
+import { MODELS, SCRIPTED_VENDOR, setScript } from '../lmProvider';
 import type { SuiteContext } from './index';
-
-/** The Sequence board of the fixture's feature branch (the same four responses as the lm suite). */
-const SEQUENCE_SCRIPT: ScriptedRound[] = [
-  {
-    calls: [
-      { name: 'set_document', input: { title: 'The feature branch in reading order', intro_markdown: 'Start with the edit to app.js, then read the new feature file.' } },
-      { name: 'cite', input: { path: 'src/app.js', side: 'head', start_line: 5, end_line: 5 }, as: 'c1' },
-      { name: 'add_section', input: { title: 'Reading order', body_markdown: 'Two stops: the changed line in app.js, then the added file.' }, as: 's' },
-    ],
-  },
-  {
-    calls: [
-      { name: 'add_order_step', input: { title: 'app.js changes line 5', explanation_markdown: 'The fifth line now says it changed.', span: '$c1', parent_id: '$s' } },
-      { name: 'cite', input: { path: 'src/new feature.js', side: 'head', start_line: 1, end_line: 12 }, as: 'c2' },
-    ],
-  },
-  {
-    calls: [
-      { name: 'add_order_step', input: { title: 'The new feature file', explanation_markdown: 'Twelve new lines, read top to bottom.', span: '$c2', parent_id: '$s' } },
-      { name: 'finish', input: {} },
-    ],
-  },
-  { text: 'The Sequence board is written.' },
-];
-
-const SETTINGS: Array<[string, unknown]> = [
-  ['default', 'vscode-lm'],
-  ['lenses', { design: 'none', decisions: 'none', flagged: 'none', noise: 'none' }],
-  ['vscodeLm.vendor', SCRIPTED_VENDOR],
-  ['vscodeLm.family', MODELS.drafter.family],
-];
-
-const TERMINAL = new Set(['settled', 'absent', 'failed']);
-
-function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }, what: string): T {
-  if (!result.ok) assert.fail(`${what} was refused: ${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
+import { FEATURE_BRANCH, panelSettled, rennetApi, SEQUENCE_SCRIPT, sequenceOnlyHarness, unwrap } from './support';
 
 function lane(snapshot: GenerationSnapshot, lens: LaneView['lens']): LaneView {
   const found = snapshot.lanes.find((l) => l.lens === lens);
@@ -56,36 +19,21 @@ function lane(snapshot: GenerationSnapshot, lens: LaneView['lens']): LaneView {
   return found;
 }
 
-/** Waits until the panel accepted a snapshot of `generationId` with every lane settled. */
-async function panelSettled(api: RennetApi, sessionId: string, generationId: string, timeoutMs = 60_000): Promise<GenerationSnapshot> {
-  const end = Date.now() + timeoutMs;
-  let seen: GenerationSnapshot | null = null;
-  while (Date.now() < end) {
-    seen = api.generation(sessionId);
-    if (seen?.generationId === generationId && seen.lanes.every((l) => TERMINAL.has(l.state))) return seen;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`the panel never received generation ${generationId} settled; it last had ${seen ? `${seen.generationId}: ${seen.lanes.map((l) => `${l.lens} ${l.state}`).join(', ')}` : 'nothing'}`);
-}
-
 export function registerLensSuites(ctx: SuiteContext): void {
   describe('lens runs: settings → runLenses → generation pushes → the board panel', () => {
     let api: RennetApi;
     let sessionId = '';
     let firstGeneration = '';
-    const config = () => vscode.workspace.getConfiguration('rennet.harness');
 
     before(async () => {
-      const ext = vscode.extensions.getExtension<RennetApi>('rennet.rennet');
-      assert.ok(ext, 'Rennet is not installed');
-      api = await ext.activate();
-      for (const [key, value] of SETTINGS) await config().update(key, value, vscode.ConfigurationTarget.Global);
+      api = await rennetApi();
+      await sequenceOnlyHarness();
       // Re-opening reveals the session's panel, so its webview mounts and says ready.
-      sessionId = unwrap(await api.openReview(ctx.fixtureRepo, { kind: 'branch', head: 'feature', base: 'main' }), 'openReview').sessionId;
+      sessionId = unwrap(await api.openReview(ctx.fixtureRepo, FEATURE_BRANCH), 'openReview').sessionId;
     });
 
     after(async () => {
-      for (const [key] of SETTINGS) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+      await sequenceOnlyHarness(true);
     });
 
     it('drafts with the harnesses the settings name; the panel receives the generation as its lanes settle', async () => {

@@ -9,38 +9,15 @@ import type { HarnessReport } from '../../../../extension/commands/showHarnesses
 import type { ReportBoard } from '../../../../protocol/review';
 import { MODELS, observed, SCRIPTED_VENDOR, setScript, type ScriptedRound } from '../lmProvider';
 import type { SuiteContext } from './index';
+import { FEATURE_BRANCH, rennetApi, SEQUENCE_SCRIPT, unwrap } from './support';
 
-/** The Sequence board of the fixture's feature branch, in four model responses. */
-const SEQUENCE_SCRIPT: ScriptedRound[] = [
-  {
-    text: 'Reading the change.',
-    calls: [
-      { name: 'set_document', input: { title: 'The feature branch in reading order', intro_markdown: 'Start with the edit to app.js, then read the new feature file.' } },
-      { name: 'cite', input: { path: 'src/app.js', side: 'head', start_line: 5, end_line: 5 }, as: 'c1' },
-      { name: 'add_section', input: { title: 'Reading order', body_markdown: 'Two stops: the changed line in app.js, then the added file.' }, as: 's' },
-      // A tool the seat does not have: the host answers with an error result and goes on.
-      { name: 'delete_repository', input: {} },
-    ],
-  },
-  {
-    calls: [
-      { name: 'add_order_step', input: { title: 'app.js changes line 5', explanation_markdown: 'The fifth line now says it changed.', span: '$c1', parent_id: '$s' } },
-      { name: 'cite', input: { path: 'src/new feature.js', side: 'head', start_line: 1, end_line: 12 }, as: 'c2' },
-    ],
-  },
-  {
-    calls: [
-      { name: 'add_order_step', input: { title: 'The new feature file', explanation_markdown: 'Twelve new lines, read top to bottom.', span: '$c2', parent_id: '$s' } },
-      { name: 'finish', input: {} },
-    ],
-  },
-  { text: 'The Sequence board is written.' },
-];
-
-function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }, what: string): T {
-  if (!result.ok) assert.fail(`${what} was refused: ${result.error.code}: ${result.error.message}`);
-  return result.value;
-}
+/**
+ * The shared Sequence script, its first response also saying something and calling a tool the seat
+ * does not have (the host answers with an error result and goes on).
+ */
+const SEQUENCE_SCRIPT_WITH_A_STRAY_CALL: ScriptedRound[] = SEQUENCE_SCRIPT.map((round, i) =>
+  i === 0 ? { text: 'Reading the change.', calls: [...(round.calls ?? []), { name: 'delete_repository', input: {} }] } : round,
+);
 
 function field(el: Record<string, unknown>, name: string): unknown {
   return el[name];
@@ -52,11 +29,9 @@ export function registerLmSuites(ctx: SuiteContext): void {
     let sessionId = '';
 
     before(async () => {
-      const ext = vscode.extensions.getExtension<RennetApi>('rennet.rennet');
-      assert.ok(ext, 'Rennet is not installed');
-      api = await ext.activate();
+      api = await rennetApi();
       assert.ok(ctx.fixtureRepo, 'the runner gave no fixture repository');
-      sessionId = unwrap(await api.openReview(ctx.fixtureRepo, { kind: 'branch', head: 'feature', base: 'main' }), 'openReview').sessionId;
+      sessionId = unwrap(await api.openReview(ctx.fixtureRepo, FEATURE_BRANCH), 'openReview').sessionId;
     });
 
     it('VS Code lists the scripted provider’s models to any extension (lm.selectChatModels)', async () => {
@@ -65,7 +40,7 @@ export function registerLmSuites(ctx: SuiteContext): void {
     });
 
     it('drafts a Sequence board with the scripted model; it settles through the host’s board writer', async () => {
-      setScript(SEQUENCE_SCRIPT);
+      setScript(SEQUENCE_SCRIPT_WITH_A_STRAY_CALL);
       const drafted = unwrap(await api.draftLens(sessionId, 'sequence', { vendor: SCRIPTED_VENDOR, family: MODELS.drafter.family }), 'draftLens(sequence)');
       assert.equal(drafted.model.vendor, SCRIPTED_VENDOR);
       assert.equal(drafted.model.id, MODELS.drafter.id);
