@@ -11,6 +11,8 @@ import { benchToolCalls, formatToolCallBench } from '../../host/board/bench';
 import { benchPipeline, formatPipelineBench } from '../../host/pipeline/bench';
 import { benchAskFold, formatAskFoldBench } from '../../host/asks/bench';
 import { startHost } from '../contract/hostProcess';
+import { chromiumPath } from './page/browser';
+import { benchWebview } from './webview';
 import { HostHello } from '../../protocol/rpc';
 import { TestRepo, tempDir } from '../fixtures/gitRepo';
 
@@ -22,6 +24,23 @@ const FILES = Number(process.env.BENCH_FILES ?? 1000);
 const HUNKS_PER_FILE = Number(process.env.BENCH_HUNKS_PER_FILE ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+const WEBVIEW_RUNS = Number(process.env.BENCH_WEBVIEW_RUNS ?? 7);
+
+/** Section names `--only a,b` accepts, in the order they run. */
+const SECTIONS = ['capture', 'store', 'cold-start', 'tools', 'pipeline', 'asks', 'webview'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** `--only a,b` (or `--only=a,b`): run just those sections; an unknown name is refused. */
+function selectedSections(argv: readonly string[]): ReadonlySet<Section> {
+  const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
+  if (at < 0) return new Set(SECTIONS);
+  const arg = argv[at] as string;
+  const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : (argv[at + 1] ?? '');
+  const names = value.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length > 0) throw new Error(`--only takes section names from ${SECTIONS.join(', ')}; got ${JSON.stringify(value)}`);
+  return new Set(names as Section[]);
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
@@ -158,17 +177,31 @@ function quietListenerWarnings(): () => number {
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--child-capture') return childCapture(process.argv[3] as string);
+  const only = selectedSections(process.argv.slice(2));
+  // Fails at once, saying how to install it, rather than after the other sections have run.
+  if (only.has('webview')) chromiumPath();
   const listenerWarnings = quietListenerWarnings();
   console.log(`# Rennet bench · node ${process.version} · ${new Date().toISOString()}`);
-  await benchCapture();
-  await benchStore();
-  await benchColdStart();
-  console.log('\n## Board tool calls on the 1,252-element Noise board (in-process vs MCP over loopback)');
-  console.log(formatToolCallBench(await benchToolCalls()));
-  console.log('\n## Lens pipeline: zero-latency scripted seats, 95-file change, five lenses');
-  console.log(formatPipelineBench([await benchPipeline()]));
-  console.log('\n## Ask log: fold of 100,000 events');
-  console.log(formatAskFoldBench(benchAskFold(100_000)));
+  if (only.has('capture')) await benchCapture();
+  if (only.has('store')) await benchStore();
+  if (only.has('cold-start')) await benchColdStart();
+  if (only.has('tools')) {
+    console.log('\n## Board tool calls on the 1,252-element Noise board (in-process vs MCP over loopback)');
+    console.log(formatToolCallBench(await benchToolCalls()));
+  }
+  if (only.has('pipeline')) {
+    console.log('\n## Lens pipeline: zero-latency scripted seats, 95-file change, five lenses');
+    console.log(formatPipelineBench([await benchPipeline()]));
+  }
+  if (only.has('asks')) {
+    console.log('\n## Ask log: fold of 100,000 events');
+    console.log(formatAskFoldBench(benchAskFold(100_000)));
+  }
+  if (only.has('webview')) {
+    console.log('\n## Board panel in Chromium: render, seat write and lens switch, first element end to end');
+    // The bench runs as dist/bench.js, beside the webview and host bundles it measures.
+    console.log(await benchWebview(__dirname, WEBVIEW_RUNS));
+  }
   const warned = listenerWarnings();
   if (warned > 0) console.log(`\n(${warned} MaxListenersExceededWarning on the MCP client's shared fetch signal, from the SDK client used to drive the bench; not host code)`);
 }
