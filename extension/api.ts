@@ -45,6 +45,13 @@ export interface RennetApi {
    * one per lens and run of lines, 1-based inclusive lines, sorted; [] when it shows none.
    */
   citationMarks(uri: string): Array<{ lens: Lens; startLine: number; endLine: number }>;
+  /**
+   * The gutter icons applied now to the visible editors of `uri`: one per run of lines with the
+   * same citing lenses (1-based inclusive, sorted), every lens citing them, and the file name of
+   * the icon drawn — `lens-<lens>.svg` for one lens; for several, each `lens-<lens>` in canonical
+   * order joined by `_` (`lens-sequence_lens-flagged.svg`). [] when it shows none.
+   */
+  citationGutter(uri: string): Array<{ lenses: Lens[]; icon: string; startLine: number; endLine: number }>;
   /** The Rennet comment threads drawn on the document `uri` (a URI string), by start line; [] when none. */
   commentThreads(uri: string): CommentThreadView[];
   /** A session's ask projection, read from the host now (rejects with the host's message). */

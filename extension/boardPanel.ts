@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type SessionSnapshot, type ToWebview } from '../protocol';
 import type { Lens } from '../protocol/board';
+import { fileOnSide, type FileStatus } from '../protocol/patchset';
 import { AsksExplain, GenerationGet, PatchsetGet, SessionGet } from '../protocol/rpc';
 import { askActLabel, type AskClient } from './asks';
 import { blobUri } from './blobDocuments';
@@ -190,7 +191,7 @@ export class BoardPanel implements vscode.Disposable {
   /** A reveal asked for before the webview showed its generation (sent once it does). */
   private pendingReveal: { generationId: string; lens: Lens; elementId: string } | null = null;
   /** Files of earlier captures, by patchset id (citations of a frozen generation). */
-  private readonly captures = new Map<string, ReadonlyArray<{ path: string; oldPath: string | null; status: string; submodule: boolean }>>();
+  private readonly captures = new Map<string, ReadonlyArray<{ path: string; oldPath: string | null; status: FileStatus; submodule: boolean }>>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -451,7 +452,9 @@ export class BoardPanel implements vscode.Disposable {
     const snapshot = this.snapshot;
     const patchsetId = capture ?? snapshot?.patchset?.id;
     const files = patchsetId && patchsetId === snapshot?.patchset?.id ? snapshot.patchset.files : patchsetId ? await this.filesOf(patchsetId) : undefined;
-    const file = files?.find((f) => f.path === path || f.oldPath === path);
+    // The file the path names on the asked side, else on the other (a deleted file's only text is its base).
+    const onSide = files ? fileOnSide(files, path, side) : undefined;
+    const file = onSide ?? (files ? fileOnSide(files, path, side === 'head' ? 'base' : 'head') : undefined);
     if (!snapshot || !patchsetId || !file) {
       this.postError(`“${path}” is not a file of this capture.`);
       return;
@@ -460,11 +463,10 @@ export class BoardPanel implements vscode.Disposable {
       void vscode.window.showInformationMessage(`${path} is a submodule; its content is another repository and is not reviewed here.`);
       return;
     }
-    // A deleted file has no head: its only text is the base blob.
-    const blobSide = file.status === 'deleted' ? 'base' : side;
+    const blobSide = onSide ? side : side === 'head' ? 'base' : 'head';
     try {
       const workspaceUri = vscode.Uri.joinPath(vscode.Uri.file(snapshot.session.repoRoot), ...check.segments);
-      const useWorkspace = side === 'head' && file.status !== 'deleted' && (await exists(workspaceUri)) && (!lines || (await this.readsAsCaptured(workspaceUri, patchsetId, path)));
+      const useWorkspace = blobSide === 'head' && (await exists(workspaceUri)) && (!lines || (await this.readsAsCaptured(workspaceUri, patchsetId, path)));
       const uri = useWorkspace ? workspaceUri : blobUri(patchsetId, path, blobSide);
       // Always the group right of the board, so repeated clicks do not keep adding columns.
       const viewColumn = ((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn;
@@ -504,7 +506,7 @@ export class BoardPanel implements vscode.Disposable {
   }
 
   /** The files of an earlier capture of this session (a frozen generation's), read once. */
-  private async filesOf(patchsetId: string): Promise<ReadonlyArray<{ path: string; oldPath: string | null; status: string; submodule: boolean }> | undefined> {
+  private async filesOf(patchsetId: string): Promise<ReadonlyArray<{ path: string; oldPath: string | null; status: FileStatus; submodule: boolean }> | undefined> {
     const cached = this.captures.get(patchsetId);
     if (cached) return cached;
     try {

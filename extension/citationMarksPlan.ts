@@ -1,11 +1,13 @@
 /**
  * What the gutter citation marks show, computed without VS Code: which lines of a document carry a
- * mark of which lens, and the hover of each marked range. Pure (no `vscode` import), so unit tests
- * run in plain Node; `citationMarks.ts` turns the plan into decorations.
+ * mark of which lens, the one gutter icon of each line (every lens citing it), and the hover of
+ * each marked range. Pure (no `vscode` import), so unit tests run in plain Node; `citationMarks.ts`
+ * turns the plan into decorations.
  *
  * Lines are 1-based and inclusive here, as in `CitationMark`.
  */
 import { LENSES, LENS_TITLES, type CitationSide, type Lens } from '../protocol/board';
+import { filesOnSides, type SideNamedFile } from '../protocol/patchset';
 import type { CitationMark } from '../protocol/review';
 
 export const REVEAL_ELEMENT_COMMAND = 'rennet.revealElement';
@@ -24,10 +26,7 @@ export interface RevealElementArgs {
 }
 
 /** A changed file of the capture, as far as matching citations to documents needs it. */
-export interface CaptureFileName {
-  path: string;
-  oldPath: string | null;
-}
+export type CaptureFileName = SideNamedFile;
 
 /** Which side of which captured file a document shows. */
 export interface DocumentSide {
@@ -43,30 +42,58 @@ export interface PlannedMark {
   hover: string | null;
 }
 
-export type MarksPlan = Record<Lens, PlannedMark[]>;
+/**
+ * The gutter icon of a run of lines: VS Code draws one glyph per line, so a line cited by several
+ * lenses gets one icon showing all of them (`gutterIconName`).
+ */
+export interface GutterMark {
+  /** Every lens citing these lines, in canonical order; never empty. */
+  lenses: Lens[];
+  startLine: number;
+  endLine: number;
+}
+
+export interface MarksPlan {
+  /** Per lens: its overview-ruler marks, carrying the hovers. */
+  byLens: Record<Lens, PlannedMark[]>;
+  /** The gutter icons, by line; adjacent lines with the same lenses share one. */
+  gutter: GutterMark[];
+}
 
 export function emptyPlan(): MarksPlan {
-  return { design: [], sequence: [], decisions: [], flagged: [], noise: [] };
+  return { byLens: { design: [], sequence: [], decisions: [], flagged: [], noise: [] }, gutter: [] };
 }
 
 /**
- * The citations that land on the document showing `doc`. A rename's base side may be named by
- * either its old or its new path (the host accepts both, old names first), so both resolve to the
- * same captured file; with no file list (not read yet) only the exact path matches.
+ * The file name of the gutter icon for lines these lenses cite: a lens's own `lens-<lens>.svg`
+ * (media/), and for several lenses their `lens-<lens>` names in canonical order joined by `_`
+ * (`lens-sequence_lens-flagged.svg`), so every lens shown stays readable in the icon's URL.
+ */
+export function gutterIconName(lenses: readonly Lens[]): string {
+  const ordered = LENSES.filter((lens) => lenses.includes(lens));
+  if (ordered.length === 0) throw new RangeError('a gutter icon shows at least one lens');
+  return `${ordered.map((lens) => `lens-${lens}`).join('_')}.svg`;
+}
+
+/**
+ * The citations that land on the document showing `doc`: those whose path names the same captured
+ * file on the document's side, by protocol/patchset.ts's one rule (so a rename's base side is the
+ * same document under its old or new path); with no file list (not read yet) only the exact path
+ * matches.
  */
 export function citationsOfDocument(citations: readonly CitationMark[], doc: DocumentSide, files: readonly CaptureFileName[] | null): CitationMark[] {
   if (!files) return citations.filter((c) => c.side === doc.side && c.path === doc.path);
-  const fileOf = (path: string, side: CitationSide): CaptureFileName | undefined =>
-    side === 'head' ? files.find((f) => f.path === path) : (files.find((f) => f.oldPath === path) ?? files.find((f) => f.path === path));
-  const target = fileOf(doc.path, doc.side);
+  const named = filesOnSides(files);
+  const target = named.on(doc.path, doc.side);
   if (!target) return [];
-  return citations.filter((c) => c.side === doc.side && fileOf(c.path, c.side) === target);
+  return citations.filter((c) => c.side === doc.side && named.on(c.path, c.side) === target);
 }
 
 /**
  * The marks of one document: for every run of lines covered by the same citations, one mark per
  * lens present (so a line cited by two lenses shows both marks and a line cited twice by one lens
- * shows one), and one hover on the first lens's mark listing every citation of the run.
+ * shows one), one hover on the first lens's mark listing every citation of the run, and one gutter
+ * icon naming every lens present (runs with the same lenses that touch are one icon range).
  * Only lines 1..min(lineCount, verifiedLines) are marked: past them the document is not known to
  * hold the captured lines (see `capturedLineCount` in capturedHeadsPlan.ts).
  */
@@ -97,9 +124,73 @@ export function planMarks(citations: readonly CitationMark[], doc: { lineCount: 
     if (covering.length === 0) continue;
     const lenses = LENSES.filter((lens) => covering.some((s) => s.lens === lens));
     const hover = hoverMarkdown(covering, reveal);
-    lenses.forEach((lens, index) => plan[lens].push({ lens, startLine: start, endLine: end, hover: index === 0 ? hover : null }));
+    lenses.forEach((lens, index) => plan.byLens[lens].push({ lens, startLine: start, endLine: end, hover: index === 0 ? hover : null }));
+    const last = plan.gutter[plan.gutter.length - 1];
+    if (last && last.endLine === start - 1 && last.lenses.join() === lenses.join()) last.endLine = end;
+    else plan.gutter.push({ lenses, startLine: start, endLine: end });
   }
   return plan;
+}
+
+// ─── Combined gutter icons ───────────────────────────────────────────────────────────────────
+
+/** Side of the combined icon's square box, in user units (the lens icons use the same box). */
+const ICON_BOX = 16;
+/** Of each lens icon, this fraction of its box is cropped from every edge: the shapes keep clear of it. */
+const ICON_CROP = 1 / 16;
+
+/** A lens icon as drawn: its viewBox (x, y, width, height) and the markup inside its `<svg>`. */
+export interface IconDrawing {
+  viewBox: [number, number, number, number];
+  body: string;
+}
+
+/** The drawing of an SVG document (our own media/lens-<lens>.svg); why not, when it has none. */
+export function svgDrawing(svg: string): { ok: true; drawing: IconDrawing } | { ok: false; reason: string } {
+  const open = /<svg\b[^>]*>/.exec(svg);
+  const close = svg.lastIndexOf('</svg>');
+  if (!open || close < open.index + open[0].length) return { ok: false, reason: 'it is not an <svg> element' };
+  const attr = (name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(open[0])?.[1];
+  const box = attr('viewBox')?.trim().split(/[\s,]+/).map(Number) ?? [0, 0, Number(attr('width')), Number(attr('height'))];
+  if (box.length !== 4 || !box.every(Number.isFinite) || (box[2] as number) <= 0 || (box[3] as number) <= 0) return { ok: false, reason: 'it has no usable viewBox or size' };
+  return { ok: true, drawing: { viewBox: box as IconDrawing['viewBox'], body: svg.slice(open.index + open[0].length, close) } };
+}
+
+/**
+ * The one gutter icon of lines several lenses cite: each lens's own icon, cropped to its middle and
+ * shrunk into a tile of a 16×16 box, in canonical lens order — two side by side, three or four in
+ * two rows of two, five in a row of three over a row of two — rows and tiles centred.
+ */
+export function combinedIconSvg(icons: ReadonlyArray<{ lens: Lens; svg: string }>): { ok: true; svg: string } | { ok: false; reason: string } {
+  const ordered = [...icons].sort((a, b) => LENSES.indexOf(a.lens) - LENSES.indexOf(b.lens));
+  const n = ordered.length;
+  if (n === 0) return { ok: false, reason: 'no lens to show' };
+  const cols = n <= 2 ? n : n <= 4 ? 2 : 3;
+  const rows = Math.ceil(n / cols);
+  const tile = ICON_BOX / Math.max(cols, rows);
+  const top = (ICON_BOX - rows * tile) / 2;
+  const tiles: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { lens, svg } = ordered[i] as { lens: Lens; svg: string };
+    const drawn = svgDrawing(svg);
+    if (!drawn.ok) return { ok: false, reason: `the ${lens} icon cannot be combined: ${drawn.reason}` };
+    const row = Math.floor(i / cols);
+    const inRow = Math.min(cols, n - row * cols);
+    const x = (ICON_BOX - inRow * tile) / 2 + (i - row * cols) * tile;
+    const y = top + row * tile;
+    const [bx, by, bw, bh] = drawn.drawing.viewBox;
+    const viewBox = [bx + bw * ICON_CROP, by + bh * ICON_CROP, bw * (1 - 2 * ICON_CROP), bh * (1 - 2 * ICON_CROP)].map(num).join(' ');
+    tiles.push(`<svg x="${num(x)}" y="${num(y)}" width="${num(tile)}" height="${num(tile)}" viewBox="${viewBox}">${drawn.drawing.body}</svg>`);
+  }
+  return {
+    ok: true,
+    svg: `<svg xmlns="http://www.w3.org/2000/svg" width="${ICON_BOX}" height="${ICON_BOX}" viewBox="0 0 ${ICON_BOX} ${ICON_BOX}">${tiles.join('')}</svg>\n`,
+  };
+}
+
+/** A coordinate as SVG text: at most three decimals, no trailing zeros. */
+function num(value: number): string {
+  return String(Math.round(value * 1000) / 1000);
 }
 
 /**

@@ -19,10 +19,9 @@ import {
   type LineAnchor,
 } from '../protocol/asks';
 import type { Accord, ElementOf, Severity } from '../protocol/board';
-import type { FileChange, Patchset, Side, TargetKind } from '../protocol/patchset';
+import { filesOnSides, hasSide, type FileChange, type FilesOnSides, type Patchset, type Side, type TargetKind } from '../protocol/patchset';
 import type { GenerationSnapshot } from '../protocol/review';
 import type { TextDocumentRef } from './documentRefs';
-import { findChangedFile } from './openChangesPlan';
 
 /** A 1-based inclusive line span. */
 export interface LineSpan {
@@ -41,6 +40,8 @@ export interface ShownDocument {
   side: Side;
   file: FileChange;
   via: TextDocumentRef['kind'];
+  /** The capture's files by the names they have on each side: which file a span's path names. */
+  named: FilesOnSides<FileChange>;
 }
 
 /**
@@ -52,22 +53,32 @@ export interface ShownDocument {
 export function resolveDocument(ref: TextDocumentRef, active: Patchset | null, patchsetOf: (id: string) => Patchset | undefined): Planned<ShownDocument> {
   if (ref.kind === 'workspace') {
     if (!active) return { ok: false, reason: 'this review has no capture to compare with' };
-    const file = active.files.find((f) => f.path === ref.path);
-    if (!file) return { ok: false, reason: `${ref.path} is not changed by this review` };
-    if (file.status === 'deleted') return { ok: false, reason: `${ref.path} is deleted by this change; its text is the captured base` };
-    return { ok: true, value: { patchsetId: active.id, side: 'head', file, via: 'workspace' } };
+    const named = filesOnSides(active.files);
+    const file = named.on(ref.path, 'head');
+    if (!file) {
+      const deleted = named.on(ref.path, 'base')?.status === 'deleted';
+      return { ok: false, reason: deleted ? `${ref.path} is deleted by this change; its text is the captured base` : `${ref.path} is not changed by this review` };
+    }
+    return { ok: true, value: { patchsetId: active.id, side: 'head', file, via: 'workspace', named } };
   }
   const patchset = active?.id === ref.patchsetId ? active : patchsetOf(ref.patchsetId);
   if (!patchset) return { ok: false, reason: `capture ${ref.patchsetId} is not loaded` };
-  const file = findChangedFile(patchset.files, ref.path);
+  const named = filesOnSides(patchset.files);
+  // A side the file does not have (an added file's base, a deleted file's head) still shows that
+  // file, with no lines of its own: nothing is drawn and no ask is taken there.
+  const lacking = named.on(ref.path, ref.side === 'base' ? 'head' : 'base');
+  const file = named.on(ref.path, ref.side) ?? (lacking && !hasSide(lacking, ref.side) ? lacking : undefined);
   if (!file) return { ok: false, reason: `${ref.path} is not a file of capture ${ref.patchsetId}` };
-  return { ok: true, value: { patchsetId: patchset.id, side: ref.side, file, via: 'blob' } };
+  return { ok: true, value: { patchsetId: patchset.id, side: ref.side, file, via: 'blob', named } };
 }
 
-/** Whether a captured span (an ask's line anchor, a finding's code_ref) is on this document. */
+/**
+ * Whether a captured span (an ask's line anchor, a finding's code_ref) is on this document: same
+ * capture and side, and its path names the shown file on that side (a rename's base by either name).
+ */
 export function spanIsOn(span: Pick<CodeSpan, 'patchsetId' | 'path' | 'side'>, shown: ShownDocument): boolean {
   if (span.patchsetId !== shown.patchsetId || span.side !== shown.side) return false;
-  return span.path === shown.file.path || (shown.file.oldPath !== null && span.path === shown.file.oldPath);
+  return shown.named.on(span.path, span.side) === shown.file;
 }
 
 // ─── Commenting ranges ───────────────────────────────────────────────────────────────────────

@@ -50,7 +50,8 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   const review = new ActiveReview(host, panels, asks, log);
   const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review };
   context.subscriptions.push(asks, heads, panels, lenses, review);
-  const citationMarks = new CitationMarks(context.extensionUri, heads, review, log);
+  // Combined gutter icons (a line several lenses cite) are written beside the store, in their own folder.
+  const citationMarks = new CitationMarks(context.extensionUri, vscode.Uri.joinPath(context.globalStorageUri, 'gutter-icons'), heads, review, log);
   context.subscriptions.push(citationMarks);
   const comments = new ReviewComments({ heads, asks, review, log });
   context.subscriptions.push(comments);
@@ -110,6 +111,7 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
       await panels.get(sessionId)?.openCitation(citation);
     },
     citationMarks: (uri) => citationMarks.marksOf(uri),
+    citationGutter: (uri) => citationMarks.gutterOf(uri),
     commentThreads: (uri) => comments.threadsOn(uri),
     async asks(sessionId) {
       const read = await asks.refresh(sessionId);

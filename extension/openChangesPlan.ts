@@ -2,7 +2,7 @@
  * "Rennet: Open Changes" without VS Code: the picker rows of a capture's changed files and what
  * the diff of one of them compares. Pure (no `vscode` import), unit-tested in test/unit/extension/.
  */
-import type { FileStatus } from '../protocol/patchset';
+import { filesOnSides, type FileStatus, type Side } from '../protocol/patchset';
 
 /** The fields of a captured file (`FileSummary`) this needs. */
 export interface ChangedFile {
@@ -34,9 +34,13 @@ export type DiffPlan =
   /** Nothing to compare as text (binary, submodule): say this instead. */
   | { kind: 'no-text'; message: string };
 
-/** The changed file a path names: its path, else a rename's old path (which may be another file's new path). */
-export function findChangedFile<F extends ChangedFile>(files: readonly F[], path: string): F | undefined {
-  return files.find((f) => f.path === path) ?? files.find((f) => f.oldPath === path);
+/**
+ * The changed file a path names. With a side (a document shows one), protocol/patchset.ts's one
+ * rule; with none (a path typed or passed), the file it names on the head side, else on the base side.
+ */
+export function findChangedFile<F extends ChangedFile>(files: readonly F[], path: string, side?: Side): F | undefined {
+  const named = filesOnSides(files);
+  return side ? named.on(path, side) : (named.on(path, 'head') ?? named.on(path, 'base'));
 }
 
 /** `src/app.ts` · `modified · +3 −1`; a rename names its old path, a mode change its modes. */

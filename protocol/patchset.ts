@@ -149,3 +149,54 @@ export function summarizePatchset(patchset: Patchset): PatchsetSummary {
     files: files.map(({ hunks, regions: _regions, ...file }) => ({ ...file, hunkCount: hunks.length })),
   };
 }
+
+// ─── Naming a file on a side ─────────────────────────────────────────────────────────────────
+
+/** What naming a captured file by path needs (`FileChange` and `FileSummary` both fit). */
+export type SideNamedFile = Pick<FileChange, 'path' | 'oldPath' | 'status'>;
+
+/** The path a file has on a side: a rename's base side carries its old path. */
+export function pathOnSide(file: SideNamedFile, side: Side): string {
+  return side === 'base' ? (file.oldPath ?? file.path) : file.path;
+}
+
+/** Whether a file has that side at all: an added file has no base, a deleted one no head. */
+export function hasSide(file: SideNamedFile, side: Side): boolean {
+  return side === 'base' ? file.status !== 'added' : file.status !== 'deleted';
+}
+
+/** The files of one capture by the names they have on each side (see `filesOnSides`). */
+export interface FilesOnSides<F> {
+  on(path: string, side: Side): F | undefined;
+}
+
+/**
+ * THE rule for which captured file a path names on a side; the host (citations, excerpts, blob
+ * reads, the HTML report) and the extension (marks, threads, Open Changes, the panel) all ask it,
+ * so a path that could name two files (a rename's old path that is also another file's path, or a
+ * deleted and an added file at one path) means the same file everywhere:
+ * - head: the file whose path it is, unless that file was deleted;
+ * - base: among the files that have a base (not added), the one whose base path (`pathOnSide`) it
+ *   is; failing that, a rename named by its new path (citations may name a rename's base either way).
+ * Built once in O(files); each lookup is a map read. Should two files still tie, the first wins.
+ */
+export function filesOnSides<F extends SideNamedFile>(files: readonly F[]): FilesOnSides<F> {
+  const head = new Map<string, F>();
+  const base = new Map<string, F>();
+  const renamedTo = new Map<string, F>();
+  const keep = (map: Map<string, F>, path: string, file: F): void => {
+    if (!map.has(path)) map.set(path, file);
+  };
+  for (const file of files) {
+    if (hasSide(file, 'head')) keep(head, file.path, file);
+    if (!hasSide(file, 'base')) continue;
+    keep(base, pathOnSide(file, 'base'), file);
+    if (file.oldPath !== null) keep(renamedTo, file.path, file);
+  }
+  return { on: (path, side) => (side === 'head' ? head.get(path) : (base.get(path) ?? renamedTo.get(path))) };
+}
+
+/** The captured file `path` names on `side` (`filesOnSides` for one lookup); undefined: none. */
+export function fileOnSide<F extends SideNamedFile>(files: readonly F[], path: string, side: Side): F | undefined {
+  return filesOnSides(files).on(path, side);
+}

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { FileSummary } from '../../protocol/patchset';
+import type { FileSummary, Side } from '../../protocol/patchset';
 import { absentBlobUri, blobUri } from '../blobDocuments';
 import type { Ctx } from '../ctx';
-import { documentRef } from '../documentRefs';
+import { documentRef, type DocumentRef } from '../documentRefs';
 import { describe } from '../hostClient';
 import { changeRow, diffPlan, findChangedFile, type DiffSide } from '../openChangesPlan';
 
@@ -16,6 +16,12 @@ const STATUS_ICONS: Record<FileSummary['status'], string> = {
   deleted: 'diff-removed',
   renamed: 'diff-renamed',
 };
+
+/** The side a document shows, when it shows one (a checkout file is the head). */
+function sideOf(ref: DocumentRef | null): Side | undefined {
+  if (ref?.kind === 'workspace') return 'head';
+  return ref?.kind === 'blob' ? ref.side : undefined;
+}
 
 /**
  * "Rennet: Open Changes [path]": a changed file of the active review (picked, the current editor's
@@ -38,9 +44,10 @@ export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<bo
     const repoRoot = view.session.session.repoRoot;
     const files = patchset.files;
     let file: FileSummary | undefined;
-    const named = typeof requested === 'string' ? requested : requested instanceof vscode.Uri ? documentRef(requested, repoRoot)?.path : undefined;
+    const requestedRef = requested instanceof vscode.Uri ? documentRef(requested, repoRoot) : null;
+    const named = typeof requested === 'string' ? requested : requestedRef?.path;
     if (named !== undefined) {
-      file = findChangedFile(files, named);
+      file = findChangedFile(files, named, sideOf(requestedRef));
       if (!file) {
         void vscode.window.showWarningMessage(`“${named}” is not a changed file of this review.`);
         return false;
@@ -52,7 +59,7 @@ export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<bo
       }
       // The captured file the current editor shows (a checkout file, or any side of a blob), focused in the picker.
       const current = vscode.window.activeTextEditor ? documentRef(vscode.window.activeTextEditor.document.uri, repoRoot) : null;
-      file = await pickFile(files, current ? findChangedFile(files, current.path) : undefined);
+      file = await pickFile(files, current ? findChangedFile(files, current.path, sideOf(current)) : undefined);
       if (!file) return false;
     }
     const plan = diffPlan(file);

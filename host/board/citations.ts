@@ -1,4 +1,4 @@
-import type { FileChange, Patchset } from '../../protocol/patchset';
+import { filesOnSides, type FileChange, type Patchset } from '../../protocol/patchset';
 import type { CitationIndexLike, CitationResolution } from './state';
 
 /**
@@ -49,32 +49,26 @@ export interface CitationIndex extends CitationIndexLike {
 }
 
 /**
- * Which changed file a path names on a side, as citations read it: on the head side the file at
- * that path; on the base side a rename's old name first (it is the base side's name for the
- * file), then a file's own path. Built once in O(files); `valueOf` runs once per file.
+ * Which changed file a path names on a side, as citations read it: the one rule of
+ * protocol/patchset.ts (`filesOnSides`), with each file's value computed once. Built in O(files).
  */
 export interface FilesBySide<T> {
   on(path: string, side: SideName): T | undefined;
-  /** The file a rename's old name `path` became (`path` names its base side only). */
-  renamedFrom(path: string): T | undefined;
   /** Every path a citation may name: head paths, then renames' old names. */
   readonly paths: readonly string[];
 }
 
 export function filesBySide<T>(files: readonly FileChange[], valueOf: (file: FileChange) => T): FilesBySide<T> {
-  const byHead = new Map<string, T>();
-  const byBase = new Map<string, T>();
-  const byBaseOld = new Map<string, T>();
-  for (const file of files) {
-    const value = valueOf(file);
-    byHead.set(file.path, value);
-    if (!byBase.has(file.path)) byBase.set(file.path, value);
-    if (file.oldPath !== null) byBaseOld.set(file.oldPath, value);
-  }
+  const named = filesOnSides(files);
+  const values = new Map<FileChange, T>();
+  for (const file of files) values.set(file, valueOf(file));
+  const oldNames = files.flatMap((file) => (file.oldPath !== null ? [file.oldPath] : []));
   return {
-    on: (path, side) => (side === 'head' ? byHead.get(path) : (byBaseOld.get(path) ?? byBase.get(path))),
-    renamedFrom: (path) => byBaseOld.get(path),
-    paths: [...new Set([...byHead.keys(), ...byBaseOld.keys()])],
+    on: (path, side) => {
+      const file = named.on(path, side);
+      return file === undefined ? undefined : values.get(file);
+    },
+    paths: [...new Set([...files.map((file) => file.path), ...oldNames])],
   };
 }
 
@@ -100,24 +94,19 @@ export function buildCitationIndex(patchset: Patchset, options: CitationIndexOpt
   const known = new Set(paths);
 
   function resolve(path: string, side: SideName, start: number, end: number): CitationResolution {
-    const entry = files.on(path, side);
+    const onSide = files.on(path, side);
+    // A path that names no file on this side may name one on the other: say why it cannot be cited.
+    const entry = onSide ?? files.on(path, side === 'head' ? 'base' : 'head');
     const range = `${path}:${rangeText(start, end)}`;
-    if (!entry) {
-      const renamedTo = side === 'head' ? files.renamedFrom(path) : undefined;
-      if (renamedTo) {
-        return refuse(
-          'side-absent',
-          null,
-          `${path} was renamed to ${renamedTo.file.path}; its head side is ${renamedTo.file.path}, and ${path} names only the base side`,
-        );
-      }
-      return refuse('unknown-path', null, `${path} is not a changed file of this patchset`);
+    if (!entry) return refuse('unknown-path', null, `${path} is not a changed file of this patchset`);
+    if (!onSide && side === 'head' && entry.file.oldPath === path) {
+      return refuse('side-absent', null, `${path} was renamed to ${entry.file.path}; its head side is ${entry.file.path}, and ${path} names only the base side`);
     }
     if (!entry.lineAddressable) {
       const what = entry.file.submodule ? 'a submodule (its content is another repository)' : 'a binary file';
       return refuse('not-line-addressable', null, `${path} is ${what}; it has no lines to cite`);
     }
-    const regions = entry[side];
+    const regions = onSide ? entry[side] : null;
     if (!regions) {
       const why = side === 'base' ? 'was added by this change, so it has no base side' : 'was deleted by this change, so it has no head side';
       return refuse('side-absent', null, `${path} ${why}; cite the ${side === 'base' ? 'head' : 'base'} side`);

@@ -1,5 +1,5 @@
 import { BLOB_READ_MAX_BYTES } from '../../protocol/limits';
-import type { Patchset, Side } from '../../protocol/patchset';
+import { fileOnSide, type Patchset, type Side } from '../../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { BlobContent } from '../../protocol/rpc';
 import { runGit } from '../git/run';
@@ -12,8 +12,13 @@ import { checkRepoRelativePath } from './paths';
 export async function readCapturedBlob(repoRoot: string, patchset: Patchset, path: string, side: Side): Promise<Result<BlobContent>> {
   const checked = checkRepoRelativePath(path);
   if (!checked.ok) return checked;
-  const file = patchset.files.find((f) => f.path === path || (side === 'base' && f.oldPath === path));
-  if (!file) return err(rennetError('not-found', `${path} is not a changed file of ${patchset.id}`, { path }));
+  const file = fileOnSide(patchset.files, path, side);
+  if (!file) {
+    // The path may name a file on the other side only (added, deleted, a rename's old name): say so.
+    const other = fileOnSide(patchset.files, path, side === 'base' ? 'head' : 'base');
+    if (other) return err(rennetError('not-found', `${path} has no ${side} side in ${patchset.id} (${other.status === 'renamed' ? `renamed to ${other.path}` : other.status})`, { path }));
+    return err(rennetError('not-found', `${path} is not a changed file of ${patchset.id}`, { path }));
+  }
   const oid = side === 'base' ? file.oldOid : file.newOid;
   if (!oid) return err(rennetError('not-found', `${path} has no ${side} side in ${patchset.id} (${file.status})`, { path }));
   if (file.submodule) return err(rennetError('not-found', `${path} is a submodule; its content is another repository`, { path }));

@@ -112,11 +112,13 @@ export function buildExcerpts(patchset: Patchset | null, spans: Iterable<Excerpt
 
 function excerptOf(index: HunkIndex, span: ExcerptSpan, maxLines: number): CodeExcerpt {
   const { path, side } = span;
-  const file = index.files.on(path, side);
-  if (!file) {
-    const renamed = side === 'head' ? index.files.renamedFrom(path) : undefined;
-    if (renamed) return unavailable(span, 'not-captured', `${path} was renamed to ${renamed.path}, so it has lines on the base side only.`);
-    return unavailable(span, 'not-captured', `${path} is not a changed file of this capture, so no lines of it were captured.`);
+  const onSide = index.files.on(path, side);
+  // A path that names no file on this side may name one on the other (added, deleted, a rename's
+  // old name): the checks below say why it has no lines here.
+  const file = onSide ?? index.files.on(path, side === 'head' ? 'base' : 'head');
+  if (!file) return unavailable(span, 'not-captured', `${path} is not a changed file of this capture, so no lines of it were captured.`);
+  if (!onSide && side === 'head' && file.oldPath === path) {
+    return unavailable(span, 'not-captured', `${path} was renamed to ${file.path}, so it has lines on the base side only.`);
   }
   if (file.submodule) return unavailable(span, 'submodule', `${path} is a submodule: its content is another repository and is not captured here.`);
   if (file.binary) return unavailable(span, 'binary', `${path} is a binary file: it has no lines to show.`);

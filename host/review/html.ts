@@ -1,5 +1,5 @@
 import { LENSES, LENS_ADMISSIBLE_ABSENCES, LENS_TITLES, type Lens } from '../../protocol/board';
-import type { DiffLine, FileChange, Hunk, Patchset } from '../../protocol/patchset';
+import { fileOnSide, type DiffLine, type FileChange, type Hunk, type Patchset } from '../../protocol/patchset';
 import type { ReportBoard, ReportElement, ReviewReport } from '../../protocol/review';
 import { escapeHtml as esc, markdownBlock, markdownInline } from './markdown';
 import { countSummary, retryText } from './report';
@@ -446,10 +446,9 @@ export interface CitedRange {
   hunkIds: readonly string[];
 }
 
-/** The file a citation names: a head path, or on the base side a rename's old name first. */
+/** The file a citation names on its side (protocol/patchset.ts's one rule, `fileOnSide`). */
 export function fileForCitation(patchset: Patchset, path: string, side: 'base' | 'head'): FileChange | undefined {
-  if (side === 'base') return patchset.files.find((f) => f.oldPath === path) ?? patchset.files.find((f) => f.path === path);
-  return patchset.files.find((f) => f.path === path);
+  return fileOnSide(patchset.files, path, side);
 }
 
 export interface CardBlock {

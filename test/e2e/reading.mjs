@@ -9,8 +9,12 @@
 // with the captured lines git has; Flagged findings whose agreement marks say what really ran (one
 // Anthropic review, so every finding is solo: split, "claude 1/1", no codex tally); a code card opening
 // its file with the cited lines selected; the lens marks in that editor's gutter; a line comment
-// staged through VS Code's own comment UI, kept across a host restart and undone.
-// Screenshots: test/e2e/artifacts/reading-NN-*.png (full page).
+// staged through VS Code's own comment UI, kept across a host restart and undone; Request change
+// on a finding and the panel's Undo (staged count, mark, open count); a finding's comment thread in
+// the editor dismissed and restored from its title actions; a mouse selection of board prose and
+// Explain answered by a scripted explainer whose prompt never carries the quote; Open Changes as a
+// diff of two rennet-blob documents with the lens marks on its head side.
+// Screenshots: test/e2e/artifacts/reading-NN-*.png (full page), artifacts/docs/*.png (regions).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -75,6 +79,13 @@ export function readingPlan(hunks) {
     decisions: [head('docs/new-name.md', addedSpan(file('docs/new-name.md').hunks[0]))],
     flagged: [head('src/app.js', inserted)],
     findings: FINDINGS,
+    // Every explainer reads the quote, then the first hunk of src/app.js, and answers citing its changed lines.
+    explain: {
+      excerpt: head('src/app.js', addedSpan(app.hunks[0])),
+      answer:
+        `Callers read the changed line first: src/app.js:${addedSpan(app.hunks[0]).start} now ends in "(changed)", ` +
+        `and src/app.js:${addedSpan(app.hunks[0]).end} follows the same pattern, so the step's claim rests on those two lines.`,
+    },
     review: `# Findings\n\n- src/app.js:${inserted.start}-${inserted.end} inserts two lines that callers matching the old text do not expect.\n`,
     noiseMembers: 0,
   };
@@ -176,13 +187,15 @@ export async function runReading({ paths, vsix, runner, browser }) {
    * A small PNG of one region for docs/screenshots/ (test/e2e/artifacts/docs/<name>.png): the
    * editor area, or one editor group, cut to `maxWidth` × `maxHeight` CSS pixels.
    */
-  async function docShot(name, { group = null, maxWidth = 1300, maxHeight = 1000 } = {}) {
+  async function docShot(name, { group = null, maxWidth = 1300, maxHeight = 1000, top = null } = {}) {
     if (!page) return;
     const target = group === null ? page.locator('.part.editor').first() : page.locator('.part.editor .editor-group-container').nth(group);
     const box = await target.boundingBox().catch(() => null);
     if (!box) return rig.log(`doc screenshot ${name}: no region`);
     fs.mkdirSync(path.join(rig.ARTIFACTS, 'docs'), { recursive: true });
-    const clip = { x: box.x, y: box.y, width: Math.min(box.width, maxWidth), height: Math.min(box.height, maxHeight) };
+    // `top`: a page y inside the region to start from (the default is the region's top).
+    const y = top === null ? box.y : Math.min(Math.max(box.y, top), box.y + box.height - 1);
+    const clip = { x: box.x, y, width: Math.min(box.width, maxWidth), height: Math.min(box.y + box.height - y, maxHeight) };
     await page.screenshot({ path: path.join(rig.ARTIFACTS, 'docs', `${name}.png`), clip, scale: 'css' }).catch((e) => rig.log(`doc screenshot ${name}: ${e.message}`));
   }
 
@@ -277,29 +290,34 @@ export async function runReading({ paths, vsix, runner, browser }) {
   }
 
   /**
-   * The glyph-margin decorations of an editor: per element its top, the lenses whose
-   * `lens-<lens>.svg` decoration class it carries (VS Code merges decorations of one line into one
-   * element), and the lens whose icon is actually drawn (its computed background image).
+   * The glyph-margin decorations of an editor: per element its top, the lenses whose gutter icon
+   * decoration class it carries, and the lenses of the icon actually drawn (its computed background
+   * image). An icon is `lens-<lens>.svg`, or for a line several lenses cite one combined icon named
+   * by them all, `lens-sequence_lens-flagged.svg` (VS Code draws one icon per line).
    */
   async function glyphMarks(editor) {
     return editor.evaluate((ed) => {
-      const lensOfClass = new Map();
+      const lensesOf = (text) => {
+        const m = /((?:lens-[a-z]+_)*lens-[a-z]+)\.svg/.exec(text ?? '');
+        return m ? m[1].split('_').map((part) => part.slice('lens-'.length)) : [];
+      };
+      const lensesOfClass = new Map();
       for (const sheet of document.styleSheets) {
         let rules = [];
         try {
           rules = [...sheet.cssRules];
         } catch {}
         for (const r of rules) {
-          const m = /lens-([a-z]+)\.svg/.exec(r.cssText);
+          const lenses = lensesOf(r.cssText);
           const cls = [...(r.selectorText ?? '').matchAll(/\.([\w-]+)/g)].at(-1)?.[1];
-          if (m && cls) lensOfClass.set(cls, m[1]);
+          if (lenses.length && cls) lensesOfClass.set(cls, lenses);
         }
       }
       const rows = [];
       for (const g of ed.querySelectorAll('.cgmr')) {
-        const lenses = [...g.classList].map((c) => lensOfClass.get(c)).filter(Boolean);
-        const shown = /lens-([a-z]+)\.svg/.exec(getComputedStyle(g).backgroundImage || '')?.[1] ?? null;
-        if (!lenses.length && !shown) continue;
+        const lenses = [...g.classList].flatMap((c) => lensesOfClass.get(c) ?? []);
+        const shown = lensesOf(getComputedStyle(g).backgroundImage);
+        if (!lenses.length && !shown.length) continue;
         const holder = g.style.top ? g : g.parentElement;
         rows.push({ top: parseFloat(holder?.style.top || '0'), lenses, shown, classes: g.className });
       }
@@ -563,7 +581,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
     for (const m of marks) {
       const n = lineAt(m.top);
       for (const lens of m.lenses) (byLine[n] ??= new Set()).add(lens);
-      if (m.shown) (shownByLine[n] ??= new Set()).add(m.shown);
+      for (const lens of m.shown) (shownByLine[n] ??= new Set()).add(lens);
     }
     const show = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).map(([l, v]) => [l, [...v]])));
     rig.log(`reading: gutter decorations per line ${show(byLine)}; icon drawn per line ${show(shownByLine)}`);
@@ -574,7 +592,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
     for (const [n, lenses] of Object.entries(cited)) {
       if (!(n in tops)) continue;
       for (const lens of lenses) if (!byLine[n]?.has(lens)) problems.push(`line ${n} is cited by ${lens} but carries ${JSON.stringify([...(byLine[n] ?? [])])}`);
-      if (!shownByLine[n]) problems.push(`line ${n} is cited but no lens icon is drawn`);
+      // One icon per line: on a line several lenses cite, it is the icon combining them all.
+      for (const lens of lenses) if (!shownByLine[n]?.has(lens)) problems.push(`line ${n} is cited by ${[...lenses].join(' and ')}, but the icon drawn there shows ${JSON.stringify([...(shownByLine[n] ?? [])])}`);
     }
     for (const n of Object.keys(tops)) if (!cited[n] && byLine[n]) problems.push(`line ${n} is cited by no lens but carries ${JSON.stringify([...byLine[n]])}`);
     expect(problems.length === 0, `gutter marks:\n    ${problems.join('\n    ')}`);
@@ -652,11 +671,13 @@ export async function runReading({ paths, vsix, runner, browser }) {
       throw new Error(`the comment form has no "Stage Ask" button; it has ${JSON.stringify(buttons)}`);
     });
     await stage.click();
-    const thread = page.locator('.review-widget').filter({ hasText: COMMENT_TEXT });
-    await thread.first().waitFor({ state: 'visible', timeout: 15_000 });
+    // The draft box holds the text too until the staged thread replaces it: wait for the thread's label.
+    const thread = page.locator('.review-widget').filter({ hasText: COMMENT_TEXT }).filter({ hasText: 'Staged ask' });
+    await thread.first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
     await rig.sleep(300);
     await screenshot('comment-staged');
-    const text = (await thread.first().innerText()).replace(/\s+/g, ' ');
+    const drawn = page.locator('.review-widget').filter({ hasText: COMMENT_TEXT });
+    const text = (await drawn.first().innerText({ timeout: 2_000 }).catch(() => '(no widget holds the comment)')).replace(/\s+/g, ' ');
     expect(/Staged ask · comment/.test(text), `the staged thread should say "Staged ask · comment"; it shows ${JSON.stringify(text.slice(0, 300))}`);
     const under = await threadLines(editor);
     expect(under.includes(line) && !under.some((n) => n > line && n <= sequenceCite.end), `the staged thread should sit below line ${line} alone (the one line commented); widgets sit below lines ${JSON.stringify(under)}`);
@@ -688,6 +709,346 @@ export async function runReading({ paths, vsix, runner, browser }) {
       .then(() => true, () => false);
     await screenshot('comment-undone');
     expect(gone, 'after "Rennet: Undo Last Ask Action" the staged thread is still shown');
+  });
+
+  // ---------------------------------------------------------------------------------------------
+  // Acts on findings, finding threads in the editor, Explain, Open Changes.
+
+  /** Polls `read` until `ok(value)` holds or `timeout` ms pass; answers the last value read. */
+  async function poll(read, ok, timeout = 15_000) {
+    const deadline = Date.now() + timeout;
+    let value = await read();
+    while (!ok(value) && Date.now() < deadline) {
+      await rig.sleep(200);
+      value = await read();
+    }
+    return value;
+  }
+
+  /**
+   * What the panel says about asks: the staged count (asks-count), the Flagged tab's and the
+   * Flagged board's open counts, and per finding its title, marks and which acts it offers.
+   */
+  async function askState() {
+    // One read of the document, so the counts and marks are of one render.
+    return board()
+      .locator('body')
+      .evaluate((body) => {
+        const count = (id) => {
+          const v = body.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-count');
+          return v == null ? null : Number(v);
+        };
+        return {
+          staged: count('asks-count'),
+          stagedText: body.querySelector('[data-testid="asks-count"]')?.textContent?.trim() ?? null,
+          open: count('open-count'),
+          boardOpen: count('board-open-count'),
+          findings: [...body.querySelectorAll('[data-testid="element"][data-kind="finding"]')].map((e) => ({
+            title: e.querySelector('.rn-finding-title')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
+            states: [...e.querySelectorAll('[data-testid="finding-state"]')].map((x) => x.getAttribute('data-state')),
+            dismissed: e.hasAttribute('data-dismissed'),
+            dismiss: Boolean(e.querySelector('[data-testid="finding-dismiss"]')),
+            restore: Boolean(e.querySelector('[data-testid="finding-restore"]')),
+            requestDisabled: e.querySelector('[data-testid="finding-request"]')?.disabled ?? null,
+          })),
+        };
+      }, null, { timeout: 2_000 })
+      .catch(() => ({ staged: null, stagedText: null, open: null, boardOpen: null, findings: [] }));
+  }
+
+  /** Hides VS Code's bottom panel (the Comments view opens there with the first comment) and clears notifications: room for the board and the editor. */
+  async function clearTheView() {
+    if (await page.locator('[id="workbench.parts.panel"]').isVisible().catch(() => false)) await rig.runCommand(page, 'View: Hide Panel');
+    await rig.runCommand(page, 'Notifications: Clear All Notifications');
+  }
+
+  const findingNamed = (state, title) => state.findings.find((f) => f.title?.endsWith(title));
+
+  await test('Request change on a Flagged finding stages one ask, marks it and lowers the open count; the panel’s Undo takes it back', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    await clearTheView();
+    await selectLens('flagged');
+    const before = await poll(askState, (s) => s.staged !== null && s.open !== null && s.findings.length === FINDINGS.length);
+    rig.log(`reading: asks before ${JSON.stringify(before)}`);
+    expect(before.staged === 0, `the panel counts ${before.staged} staged asks (${JSON.stringify(before.stagedText)}) before the request; the previous test undid its comment`);
+    expect(before.open === FINDINGS.length && before.boardOpen === FINDINGS.length, `open counts before the request: tab ${before.open}, board ${before.boardOpen}; the board has ${FINDINGS.length} open findings`);
+    expect(before.findings.every((f) => f.states.length === 0 && f.requestDisabled === false), `findings carry marks before any act: ${JSON.stringify(before.findings)}`);
+
+    const first = board().locator('[data-testid="element"][data-kind="finding"]').first();
+    await first.locator('[data-testid="finding-request"]').click();
+    const after = await poll(askState, (s) => s.staged === 1 && s.findings[0]?.states.includes('requested') && s.open === before.open - 1 && s.boardOpen === before.open - 1);
+    // The staged count (in the header) and the marked finding in one picture: the board from its top.
+    await board().locator('body').evaluate((b) => b.ownerDocument.scrollingElement?.scrollTo(0, 0));
+    await rig.sleep(200);
+    await screenshot('finding-requested');
+    const groupTop = (await page.locator('.part.editor .editor-group-container').first().boundingBox())?.y ?? 0;
+    const actions = await first.locator('[data-testid="finding-actions"]').boundingBox();
+    await docShot('finding-requested', { group: 0, maxWidth: 920, maxHeight: actions ? Math.ceil(actions.y + actions.height + 40 - groupTop) : 760 });
+    rig.log(`reading: asks after Request change ${JSON.stringify(after)}`);
+    expect(after.staged === 1 && /^1 ask staged$/.test(after.stagedText ?? ''), `after Request change the panel counts ${after.staged} staged asks (${JSON.stringify(after.stagedText)}), expected 1`);
+    expect(JSON.stringify(after.findings[0]?.states) === '["requested"]', `the first finding's marks are ${JSON.stringify(after.findings[0]?.states)}, expected ["requested"] ("Change requested")`);
+    expect(after.findings[0]?.requestDisabled === true, 'the first finding still offers Request change with its request staged');
+    expect(after.findings.slice(1).every((f) => f.states.length === 0), `a finding that was not acted on carries marks: ${JSON.stringify(after.findings.slice(1))}`);
+    // A requested finding is decided: it leaves the open count (protocol/asks.ts flaggedOpenCount).
+    expect(after.open === before.open - 1 && after.boardOpen === before.open - 1, `open counts after the request: tab ${after.open}, board ${after.boardOpen}; expected ${before.open - 1}`);
+
+    await board().locator('[data-testid="undo-ask"]').click();
+    const undone = await poll(askState, (s) => s.staged === 0 && s.findings.every((f) => f.states.length === 0) && s.open === before.open);
+    await screenshot('finding-request-undone');
+    rig.log(`reading: asks after Undo ${JSON.stringify(undone)}`);
+    expect(undone.staged === 0, `after Undo the panel counts ${undone.staged} staged asks (${JSON.stringify(undone.stagedText)})`);
+    expect(undone.findings.every((f) => f.states.length === 0 && f.requestDisabled === false), `after Undo a finding is still marked: ${JSON.stringify(undone.findings)}`);
+    expect(undone.open === before.open && undone.boardOpen === before.open, `after Undo the open counts are tab ${undone.open}, board ${undone.boardOpen}; expected ${before.open}`);
+  });
+
+  /** The glyphs of the comment gutter with their line (by top), centre and classes. */
+  async function commentGlyphs(editor) {
+    const tops = await visibleLineTops(editor);
+    const boxes = await editor.locator('.comment-range-glyph').evaluateAll((els) =>
+      els.map((e) => {
+        const holder = e.style.top ? e : e.parentElement;
+        const r = e.getBoundingClientRect();
+        return { top: parseFloat(holder?.style.top || 'NaN'), x: r.x + r.width / 2, y: r.y + r.height / 2, cls: e.className };
+      }),
+    );
+    return boxes.map((b) => ({ ...b, line: Number(Object.entries(tops).find(([, t]) => Math.abs(t - b.top) < 2)?.[0] ?? NaN) }));
+  }
+
+  /** A comment thread widget's label and the title actions it offers. */
+  async function threadHead(widget) {
+    return widget.evaluate((w) => ({
+      label: w.querySelector('.head .review-title')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
+      actions: [...w.querySelectorAll('.head .review-actions .action-label, .head .actions .action-label')]
+        .filter((a) => a.offsetParent !== null)
+        .map((a) => (a.getAttribute('aria-label') || a.textContent || '').trim()),
+    }));
+  }
+
+  await test('a Flagged finding shows as a thread at its anchor in the editor; Dismiss and Restore there change the panel', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    const anchor = plan.flagged[0];
+    const fileName = path.basename(anchor.path);
+    const title = FINDINGS[0].title;
+    await page.locator('.part.editor .tabs-container .tab', { hasText: fileName }).first().click();
+    const editor = editorOf();
+    const before = await poll(askState, (s) => s.open !== null && s.findings.length === FINDINGS.length);
+    // A thread's gutter glyph sits on its range; the findings' threads start collapsed.
+    const glyphs = await poll(
+      () => commentGlyphs(editor),
+      (gs) => gs.some((g) => /comment-thread/.test(g.cls) && g.line >= anchor.start && g.line <= anchor.end),
+    );
+    const glyph = glyphs.find((g) => /comment-thread/.test(g.cls) && g.line >= anchor.start && g.line <= anchor.end);
+    rig.log(`reading: comment glyphs ${JSON.stringify(glyphs.map((g) => ({ line: g.line, cls: g.cls })))}`);
+    expect(glyph, `no comment thread glyph on ${anchor.path}:${anchor.start}-${anchor.end} (glyphs: ${JSON.stringify(glyphs.map((g) => ({ line: g.line, cls: g.cls })))})`);
+    expect(!glyphs.some((g) => /comment-thread/.test(g.cls) && (g.line < anchor.start || g.line > anchor.end) && Number.isFinite(g.line)), `a thread glyph sits outside the findings' anchor: ${JSON.stringify(glyphs.map((g) => ({ line: g.line, cls: g.cls })))}`);
+    await page.mouse.click(glyph.x, glyph.y);
+    const widget = page
+      .locator('.review-widget')
+      .filter({ visible: true })
+      .filter({ has: page.locator('.head .review-title', { hasText: /^\s*Flagged · / }) })
+      .filter({ hasText: title })
+      .first();
+    await widget.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
+      throw new Error(`clicking the thread glyph on line ${glyph.line} showed no thread with the finding "${title}"`);
+    });
+    await rig.sleep(300);
+    const head = await poll(() => threadHead(widget), (h) => h.actions.includes('Dismiss'), 5_000);
+    await screenshot('finding-thread');
+    const shotBox = await widget.boundingBox();
+    await docShot('finding-thread', { group: 1, top: shotBox ? shotBox.y - 180 : null, maxHeight: shotBox ? Math.ceil(shotBox.height + 190) : 600 });
+    rig.log(`reading: finding thread ${JSON.stringify(head)}`);
+    expect(/^Flagged · minor · .*claude 1\/1/.test(head.label ?? ''), `the thread's label is ${JSON.stringify(head.label)}, expected "Flagged · minor · … (claude 1/1)"`);
+    for (const want of ['Request Change', 'Dismiss', 'Discuss']) expect(head.actions.includes(want), `the open finding's thread offers ${JSON.stringify(head.actions)}, missing ${want}`);
+    expect(!head.actions.includes('Restore'), `an open finding's thread offers Restore: ${JSON.stringify(head.actions)}`);
+    // VS Code puts a thread's widget right below its range's last line: no line lies between them.
+    const lineBoxes = await editor.locator('.view-lines .view-line').evaluateAll((els) => els.map((e) => ({ top: parseFloat(e.style.top), r: e.getBoundingClientRect() })).map(({ top, r }) => ({ top, y: r.y, bottom: r.bottom })));
+    const tops = await visibleLineTops(editor);
+    const lineBox = (n) => lineBoxes.find((b) => Math.abs(b.top - tops[n]) < 2);
+    const widgetBox = await widget.boundingBox();
+    const endBox = lineBox(anchor.end);
+    expect(endBox && widgetBox, `line ${anchor.end} or the thread widget is not rendered`);
+    const between = Object.keys(tops).map(Number).filter((n) => n > anchor.end && lineBox(n) && lineBox(n).y < widgetBox.y);
+    expect(widgetBox.y >= endBox.bottom - 1 && between.length === 0 && !(anchor.end + 1 in tops && lineBox(anchor.end + 1)?.y < widgetBox.y + widgetBox.height), `the thread widget (y ${widgetBox.y}) should sit right below line ${anchor.end} (bottom ${endBox.bottom}); lines between: ${JSON.stringify(between)}`);
+
+    await widget.locator('.head .action-label[aria-label="Dismiss"]').first().click();
+    const dismissed = await poll(askState, (s) => findingNamed(s, title)?.states.includes('dismissed') && s.open === before.open - 1);
+    const headDismissed = await poll(() => threadHead(widget), (h) => h.actions.includes('Restore'), 10_000);
+    await screenshot('finding-thread-dismissed');
+    rig.log(`reading: after Dismiss in the editor: panel ${JSON.stringify(dismissed)}; thread ${JSON.stringify(headDismissed)}`);
+    const f = findingNamed(dismissed, title);
+    expect(f && JSON.stringify(f.states) === '["dismissed"]' && f.dismissed && f.restore && !f.dismiss, `after Dismiss in the editor the panel shows the finding as ${JSON.stringify(f)}, expected dismissed with Restore`);
+    expect(dismissed.findings.filter((x) => x !== f).every((x) => x.states.length === 0), `another finding is marked: ${JSON.stringify(dismissed.findings)}`);
+    expect(dismissed.open === before.open - 1 && dismissed.boardOpen === before.open - 1, `after Dismiss the open counts are tab ${dismissed.open}, board ${dismissed.boardOpen}; expected ${before.open - 1}`);
+    expect(/dismissed by you/.test(headDismissed.label ?? ''), `the dismissed finding's thread label is ${JSON.stringify(headDismissed.label)}`);
+    expect(headDismissed.actions.includes('Restore') && !headDismissed.actions.includes('Dismiss') && !headDismissed.actions.includes('Request Change'), `the dismissed finding's thread offers ${JSON.stringify(headDismissed.actions)}, expected Restore (and Discuss) only`);
+
+    await widget.locator('.head .action-label[aria-label="Restore"]').first().click();
+    const restored = await poll(askState, (s) => findingNamed(s, title)?.states.length === 0 && s.open === before.open);
+    const headRestored = await poll(() => threadHead(widget), (h) => h.actions.includes('Dismiss'), 10_000);
+    await screenshot('finding-thread-restored');
+    const r = findingNamed(restored, title);
+    expect(r && r.states.length === 0 && !r.dismissed && r.dismiss, `after Restore in the editor the panel shows the finding as ${JSON.stringify(r)}`);
+    expect(restored.open === before.open && restored.boardOpen === before.open, `after Restore the open counts are tab ${restored.open}, board ${restored.boardOpen}; expected ${before.open}`);
+    expect(!/dismissed by you/.test(headRestored.label ?? '') && headRestored.actions.includes('Dismiss'), `the restored finding's thread is ${JSON.stringify(headRestored)}`);
+  });
+
+  const EXPLAINED = 'The renamed line is what callers now read.';
+  await test('selecting board prose shows the toolbar; Explain answers in a quote thread, and the quote reaches the model only through its tools', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    await selectLens('sequence');
+    const paragraph = board().locator('[data-testid="board"][data-lens="sequence"] [data-testid="element"] p', { hasText: EXPLAINED }).first();
+    await paragraph.waitFor({ state: 'visible', timeout: 10_000 });
+    await paragraph.scrollIntoViewIfNeeded();
+    const elementId = await paragraph.evaluate((p) => p.closest('[data-testid="element"]')?.getAttribute('data-id') ?? null);
+    expect(elementId, `the paragraph "${EXPLAINED}" is in no board element`);
+    // Drag the mouse over the sentence: from just left of its first character to just past its last.
+    const box = await paragraph.boundingBox();
+    const span = await paragraph.evaluate((p) => {
+      const range = p.ownerDocument.createRange();
+      range.selectNodeContents(p);
+      const r = range.getClientRects()[0];
+      const pr = p.getBoundingClientRect();
+      return { left: r.left - pr.left, right: r.right - pr.left, mid: r.top - pr.top + r.height / 2 };
+    });
+    await page.mouse.move(box.x + Math.max(0, span.left - 2), box.y + span.mid);
+    await page.mouse.down();
+    await page.mouse.move(box.x + span.right + 3, box.y + span.mid, { steps: 8 });
+    await page.mouse.up();
+    const selected = await paragraph.evaluate((p) => p.ownerDocument.getSelection()?.toString() ?? '');
+    expect(selected.trim() === EXPLAINED, `dragging over the sentence selected ${JSON.stringify(selected)}`);
+    const area = board().locator(`[data-testid="ask-area"][data-for="${elementId}"]`);
+    const toolbar = area.locator('[data-testid="selection-toolbar"]');
+    await toolbar.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {
+      throw new Error(`selecting text in element ${elementId} showed no selection toolbar under it`);
+    });
+    const buttons = await toolbar.locator('button').evaluateAll((bs) => bs.map((b) => ({ text: b.textContent.trim(), disabled: b.disabled })));
+    await screenshot('selection-toolbar');
+    expect(JSON.stringify(buttons.map((b) => b.text)) === '["Comment","Request changes","Explain"]' && buttons.every((b) => !b.disabled), `the toolbar offers ${JSON.stringify(buttons)}`);
+
+    const requestsBefore = models.requests.length;
+    await toolbar.locator('[data-testid="selection-explain"]').click();
+    const thread = area.locator('[data-testid="quote-thread"]').first();
+    const readThread = () =>
+      thread
+        .evaluate((t) => ({
+          quote: t.querySelector('[data-testid="quote-thread-quote"]')?.textContent ?? null,
+          state: t.getAttribute('data-state'),
+          messages: [...t.querySelectorAll('[data-testid="quote-message"]')].map((m) => ({
+            author: m.getAttribute('data-author'),
+            text: (m.querySelector('.rn-thread-text') ?? m).textContent.replace(/\s+/g, ' ').trim(),
+            citations: [...m.querySelectorAll('[data-testid="citation"]')].map((c) => `${c.dataset.path}:${c.dataset.start}${c.dataset.end && c.dataset.end !== c.dataset.start ? `-${c.dataset.end}` : ''}`),
+          })),
+        }))
+        .catch(() => null);
+    const shown = await poll(readThread, (t) => t?.messages.some((m) => m.author === 'agent'), 60_000);
+    const status = await area.locator('[data-testid="explain-status"]').first().getAttribute('data-state', { timeout: 5_000 }).catch(() => null);
+    const failure = await area.locator('[data-testid="explain-failure"]').first().innerText({ timeout: 500 }).catch(() => null);
+    // The explained sentence at the top of the view, its code card and the thread below it.
+    await paragraph.evaluate((p) => p.scrollIntoView({ block: 'start' })).catch(() => {});
+    await rig.sleep(200);
+    await screenshot('explain-answer');
+    const from = await paragraph.boundingBox();
+    const to = (await area.locator('[data-testid="explain-status"]').first().boundingBox().catch(() => null)) ?? (await thread.boundingBox().catch(() => null));
+    await docShot('explain-thread', { group: 0, maxWidth: 920, top: from ? from.y - 40 : null, maxHeight: from && to ? Math.ceil(to.y + to.height + 16 - (from.y - 40)) : 760 });
+    rig.log(`reading: explain thread ${JSON.stringify(shown)}; status ${status}${failure ? ` (${failure})` : ''}`);
+    expect(shown, `Explain opened no quote thread under element ${elementId} (status ${status}${failure ? `: ${failure}` : ''})`);
+    expect(shown.quote === selected, `the thread quotes ${JSON.stringify(shown.quote)}, the selection was ${JSON.stringify(selected)}`);
+    const [asked, answered, ...more] = shown.messages;
+    expect(asked?.author === 'reviewer' && asked.text.length > 0, `the thread's first message is ${JSON.stringify(asked)}, expected the reviewer's question`);
+    expect(answered?.author === 'agent' && more.length === 0, `the thread holds ${JSON.stringify(shown.messages)}, expected the question, then one agent answer (status ${status}${failure ? `: ${failure}` : ''})`);
+    // The settings' default harness is the OpenAI-compatible one, model scripted-model.
+    expect(/— explained by openai-compatible · scripted-model$/.test(answered.text), `the answer does not end with its provenance line ("— explained by openai-compatible · scripted-model"): ${JSON.stringify(answered.text)}`);
+    const cited = `${plan.explain.excerpt.path}:${plan.explain.excerpt.start}`;
+    expect(answered.text.startsWith('Callers read the changed line first') && answered.citations.includes(cited), `the answer should be the scripted one, its ${cited} drawn as a citation: ${JSON.stringify(answered)}`);
+    expect(status === 'answered', `the Explain status is ${JSON.stringify(status)}, expected answered`);
+
+    // The servers' record of the turn: one conversation of the Sequence explainer on the OpenAI
+    // server (the settings' default), whose prompt never carries the quote; read_quote's result does.
+    const turn = await poll(
+      () => models.requests.slice(requestsBefore).filter((r) => r.seat?.startsWith('sequence:explainer@')),
+      (rs) => rs.some((r) => r.seat === 'sequence:explainer@3'),
+      5_000,
+    );
+    rig.log(`reading: explainer requests ${JSON.stringify(turn.map((r) => ({ server: r.server, seat: r.seat, step: r.step, promptBytes: r.prompt?.join('').length, toolResults: r.toolResults?.length })))}`);
+    const seats = turn.map((r) => `${r.server} ${r.seat}`);
+    expect(JSON.stringify(seats) === JSON.stringify([0, 1, 2, 3].map((n) => `openai sequence:explainer@${n}`)), `the explain turn's model requests were ${JSON.stringify(seats)}, expected openai sequence:explainer@0…@3`);
+    const header = turn[0].prompt?.join('\n') ?? '';
+    expect(header.includes('# Rennet: Sequence (explain)'), `the explainer's prompt has no "# Rennet: Sequence (explain)" header: ${JSON.stringify(header.slice(0, 300))}`);
+    const leaked = turn.filter((r) => (r.prompt ?? []).some((t) => t.includes(EXPLAINED)));
+    expect(leaked.length === 0, `the quote is in the explainer's prompt (not a tool result) of ${JSON.stringify(leaked.map((r) => r.seat))}`);
+    expect(turn[1].toolResults?.some((t) => t.includes(EXPLAINED)), `read_quote's result (resent in the second request) does not carry the quote: ${JSON.stringify(turn[1].toolResults)}`);
+  });
+
+  await test('Open Changes on app.js opens a diff of its captured base and head blobs, with the lens marks on the head side', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    const file = sequenceCite.path;
+    const fileName = path.basename(file);
+    await page.locator('.part.editor .tabs-container .tab', { hasText: fileName }).first().click();
+    await poll(activeEditor, (e) => (e.aria ?? '').startsWith(fileName), 5_000);
+    await rig.runCommand(page, 'Rennet: Open Changes');
+    const labels = await rig.waitForQuickPick(page, 'base ↔ head');
+    const focused = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().innerText({ timeout: 5_000 }).catch(() => null);
+    await screenshot('open-changes-pick');
+    expect(focused?.trim() === file, `the picker focuses ${JSON.stringify(focused)}, expected the current editor's file ${file} (rows ${JSON.stringify(labels)})`);
+    await page.keyboard.press('Enter');
+    const tab = page.locator('.part.editor .tabs-container .tab.active', { hasText: 'base ↔ head' }).first();
+    await tab.waitFor({ timeout: 15_000 }).catch(async () => {
+      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+      throw new Error(`Open Changes opened no "base ↔ head" tab; tabs: ${JSON.stringify(tabs)}`);
+    });
+    const tabTitle = (await tab.locator('.label-name').first().innerText()).trim();
+    // Beside the board the group is too narrow for two sides (VS Code falls back to an inline diff): maximize it.
+    await rig.runCommand(page, 'View: Toggle Maximize Editor Group');
+    await rig.sleep(500);
+    const diff = page.locator('.part.editor .monaco-diff-editor').filter({ visible: true }).last();
+    await diff.waitFor({ state: 'visible', timeout: 10_000 });
+    const original = diff.locator('.editor.original .monaco-editor').first();
+    const modified = diff.locator('.editor.modified .monaco-editor').first();
+    const sideBySide = await poll(async () => Object.keys(await visibleLineTops(original)).length, (n) => n > 0, 5_000);
+    expect(sideBySide > 0, 'the maximized diff editor shows no base side (still inline?)');
+    const uris = { original: await original.getAttribute('data-uri'), modified: await modified.getAttribute('data-uri') };
+    rig.log(`reading: diff tab ${JSON.stringify(tabTitle)}; ${JSON.stringify(uris)}`);
+    expect(tabTitle === `${fileName} (base ↔ head) · Rennet`, `the diff tab is titled ${JSON.stringify(tabTitle)}`);
+    const blob = (uri, side) => {
+      const m = /^rennet-blob:\/(.*)\?(.*)$/.exec(uri ?? '');
+      if (!m) return false;
+      // VS Code's Uri.toString() percent-encodes the query's = and &.
+      const q = new URLSearchParams(decodeURIComponent(m[2]));
+      return decodeURIComponent(m[1]) === file && q.get('side') === side && Boolean(q.get('patchset'));
+    };
+    expect(blob(uris.original, 'base'), `the diff's left side is ${JSON.stringify(uris.original)}, expected the rennet-blob base of ${file}`);
+    expect(blob(uris.modified, 'head'), `the diff's right side is ${JSON.stringify(uris.modified)}, expected the rennet-blob head of ${file}`);
+
+    // The head side carries every cited line's lens mark; the base side, which nothing cites, none.
+    const marks = await poll(() => glyphMarks(modified), (ms) => ms.some((m) => m.lenses.length > 0), 10_000);
+    await rig.sleep(300);
+    await screenshot('open-changes-diff');
+    await docShot('open-changes', { maxHeight: 620 });
+    const tops = await visibleLineTops(modified);
+    const lineAt = (top) => Number(Object.entries(tops).find(([, t]) => Math.abs(t - top) < 2)?.[0] ?? NaN);
+    const byLine = {};
+    const shownByLine = {};
+    for (const m of marks) {
+      for (const lens of m.lenses) (byLine[lineAt(m.top)] ??= new Set()).add(lens);
+      for (const lens of m.shown) (shownByLine[lineAt(m.top)] ??= new Set()).add(lens);
+    }
+    rig.log(`reading: head-side marks ${JSON.stringify(Object.fromEntries(Object.entries(byLine).map(([l, v]) => [l, [...v]])))}`);
+    const problems = [];
+    for (const lens of ['sequence', 'flagged']) {
+      for (const c of plan[lens]) {
+        if (c.path !== file) continue;
+        for (let n = c.start; n <= c.end; n++) {
+          if (!(n in tops)) continue;
+          if (!byLine[n]?.has(lens)) problems.push(`head line ${n} is cited by ${lens} but carries ${JSON.stringify([...(byLine[n] ?? [])])}`);
+          if (!shownByLine[n]?.has(lens)) problems.push(`head line ${n} is cited by ${lens}, but the icon drawn there shows ${JSON.stringify([...(shownByLine[n] ?? [])])}`);
+        }
+      }
+    }
+    const citedHere = (n) => ['design', 'sequence', 'decisions', 'flagged'].some((lens) => plan[lens].some((c) => c.path === file && n >= c.start && n <= c.end));
+    for (const n of Object.keys(tops).map(Number)) if (!citedHere(n) && byLine[n]) problems.push(`head line ${n} is cited by no lens but carries ${JSON.stringify([...byLine[n]])}`);
+    const baseMarks = (await glyphMarks(original)).filter((m) => m.lenses.length > 0);
+    if (baseMarks.length > 0) problems.push(`the base side, which no lens cites, carries ${baseMarks.length} lens marks: ${JSON.stringify(baseMarks)}`);
+    expect(problems.length === 0, `Open Changes marks:\n    ${problems.join('\n    ')}`);
   });
 
   if (runner.results.slice(first).some((r) => !r.ok)) await dumpDiagnostics();

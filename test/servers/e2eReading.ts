@@ -4,19 +4,21 @@
  *   npx tsx test/servers/e2eReading.ts PLAN.json
  *
  * PLAN.json names, per lens, the ranges its seat cites (the scenario takes them from git's own
- * hunks of the fixture repository, so every citation lands on changed lines), the Flagged findings
- * and the number of Noise members. This process starts a scripted OpenAI-compatible server and a
- * scripted Anthropic server on 127.0.0.1 answering every lens seat from that plan (positional
- * scripts routed by the production prompt header: any number of generations replay it), prints ONE
- * JSON line `{"openaiBaseUrl","anthropicOrigin","model"}` on stdout, then one JSON line per model
- * request on stderr (`{server, path, seat, step, unresolved}`), and exits when its stdin closes
- * or on SIGTERM/SIGINT.
+ * hunks of the fixture repository, so every citation lands on changed lines), the Flagged findings,
+ * the number of Noise members, and what an explainer (rennet/asks/explain) reads and answers. This
+ * process starts a scripted OpenAI-compatible server and a scripted Anthropic server on 127.0.0.1
+ * answering every lens seat, and every lens's explainer, from that plan (positional scripts routed
+ * by the production prompt header: any number of generations replay it), prints ONE JSON line
+ * `{"openaiBaseUrl","anthropicOrigin","model"}` on stdout, then one JSON line per model request on
+ * stderr (`{server, path, seat, step, unresolved}`, and for an explainer's request also `prompt`
+ * and `toolResults`: what the client said itself and what it resent as tool results), and exits
+ * when its stdin closes or on SIGTERM/SIGINT.
  */
 import { readFileSync } from 'node:fs';
 import { compileTurn, decisionsTurn, designTurn, noiseTurn, reviewTurn, sequenceTurn, type FindingSpec, type Region } from '../unit/pipeline/fixtures';
 import type { RecordedRequest, ScriptedServer, Step } from './common';
 import { startAnthropicServer } from './anthropic';
-import { positionalScript, positionalSeatOf, stepsOfCalls } from './lensScripts';
+import { positionalScript, positionalSeatOf, requestTexts, stepsOfCalls } from './lensScripts';
 import { startOpenAiServer } from './openai';
 
 interface PlannedRange {
@@ -37,7 +39,11 @@ interface ReadingPlan {
   review: string;
   /** Uncited hunks the host places on the Noise board as e1…eN. */
   noiseMembers: number;
+  /** Every lens's explainer: read_quote, read_excerpt over `excerpt`, then answer with `answer` (Markdown citing path:line). */
+  explain: { excerpt: PlannedRange; answer: string };
 }
+
+const LENSES = ['design', 'sequence', 'decisions', 'flagged', 'noise'] as const;
 
 export const SCRIPTED_MODEL = 'scripted-model';
 
@@ -53,7 +59,20 @@ export function readingSeats(plan: ReadingPlan): Record<string, Step[]> {
     'flagged:reviewer': stepsOfCalls(reviewTurn(plan.review)),
     'flagged:compiler': stepsOfCalls(compileTurn(regions(plan.flagged), plan.findings)),
     'noise:drafter': stepsOfCalls(noiseTurn(plan.noiseMembers)),
+    ...Object.fromEntries(LENSES.map((lens) => [`${lens}:explainer`, explainSteps(plan.explain)])),
   };
+}
+
+/** One explain turn: read the quote, read the cited lines, hand in the answer, end the turn. */
+function explainSteps({ excerpt, answer }: ReadingPlan['explain']): Step[] {
+  return stepsOfCalls(
+    [
+      { tool: 'read_quote' },
+      { tool: 'read_excerpt', input: { path: excerpt.path, side: excerpt.side, start_line: excerpt.start, end_line: excerpt.end } },
+      { tool: 'answer', input: { markdown: answer } },
+    ],
+    'Answered.',
+  );
 }
 
 async function main(): Promise<void> {
@@ -69,8 +88,12 @@ async function main(): Promise<void> {
     ['anthropic', anthropic],
   ];
   const reported = new Map<string, number>(servers.map(([name]) => [name, 0]));
-  const report = (name: string, r: RecordedRequest) =>
-    process.stderr.write(`${JSON.stringify({ server: name, path: r.path, seat: r.seat, step: r.step, unresolved: r.unresolved })}\n`);
+  // An explainer's prompt and resent tool results go along: the scenario checks the quote reaches
+  // the model only as a tool result.
+  const report = (name: string, r: RecordedRequest) => {
+    const texts = r.seat?.includes(':explainer@') ? requestTexts(r.body) : {};
+    process.stderr.write(`${JSON.stringify({ server: name, path: r.path, seat: r.seat, step: r.step, unresolved: r.unresolved, ...texts })}\n`);
+  };
   // Seat and step are set synchronously when a request arrives, so anything listed is routed.
   const flush = () => {
     for (const [name, server] of servers) {

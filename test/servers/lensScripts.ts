@@ -1,9 +1,10 @@
-import type { ServerScript, Step } from './common';
+import { textOf, type ServerScript, type Step } from './common';
 
 /**
  * Routing and script building for scripted servers that answer Rennet's real lens seats (the
  * production prompts, not a `Seat:` marker): each request is routed by the prompt's own header
- * `# Rennet: <Lens> (<writer|review|compiler>)`.
+ * `# Rennet: <Lens> (<writer|review|compiler|explain>)` — the last is the one-turn explainer of
+ * rennet/asks/explain (host/asks/explainTools.ts), routed as `<lens>:explainer`.
  *
  * Positional scripts answer a seat's request by WHERE it is in its conversation (how many assistant
  * messages the client resends), not by how many requests the seat made before. A seat's step n is
@@ -19,8 +20,8 @@ export interface ScriptedCall {
   as?: string;
 }
 
-const ROLE_OF_LABEL = { writer: 'drafter', review: 'reviewer', compiler: 'compiler' } as const;
-const HEADER = /# Rennet: (Design|Sequence|Decisions|Flagged|Noise) \((writer|review|compiler)\)/;
+const ROLE_OF_LABEL = { writer: 'drafter', review: 'reviewer', compiler: 'compiler', explain: 'explainer' } as const;
+const HEADER = /# Rennet: (Design|Sequence|Decisions|Flagged|Noise) \((writer|review|compiler|explain)\)/;
 
 /** `lens:role` (e.g. `flagged:compiler`) from the production prompt header in a request, else null. */
 export function seatOfPromptHeader(raw: string): string | null {
@@ -72,4 +73,36 @@ export function positionalSeatOf(onRoute?: (key: string | null, raw: string) => 
     onRoute?.(key, raw);
     return key;
   };
+}
+
+/**
+ * A request's text split by who wrote it: `prompt` is what the client itself says (system text and
+ * user text, Chat Completions or Messages), `toolResults` what it resends as tool results. A test
+ * that must keep some text out of the prompt (an explainer's quote) reads the first.
+ */
+export function requestTexts(body: Record<string, unknown> | null): { prompt: string[]; toolResults: string[] } {
+  const prompt: string[] = [];
+  const toolResults: string[] = [];
+  if (body === null) return { prompt, toolResults };
+  // Messages API: the system prompt is a top-level field.
+  if (body['system'] !== undefined) prompt.push(textOf(body['system']));
+  const messages = Array.isArray(body['messages']) ? (body['messages'] as unknown[]) : [];
+  for (const m of messages) {
+    if (m === null || typeof m !== 'object') continue;
+    const message = m as Record<string, unknown>;
+    const role = message['role'];
+    const content = message['content'];
+    if (role === 'tool') toolResults.push(textOf(content));
+    else if (role === 'system' || role === 'user') {
+      if (!Array.isArray(content)) {
+        prompt.push(textOf(content));
+        continue;
+      }
+      for (const block of content as unknown[]) {
+        const b = block !== null && typeof block === 'object' ? (block as Record<string, unknown>) : {};
+        (b['type'] === 'tool_result' ? toolResults : prompt).push(textOf(b['type'] === 'tool_result' ? b['content'] : block));
+      }
+    }
+  }
+  return { prompt, toolResults };
 }

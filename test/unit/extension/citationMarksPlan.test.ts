@@ -1,13 +1,20 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Window } from 'happy-dom';
 import MarkdownIt from 'markdown-it';
+import { LENSES, type Lens } from '../../../protocol/board';
 import type { CitationMark } from '../../../protocol/review';
 import {
   citationsOfDocument,
+  combinedIconSvg,
   escapeMarkdown,
+  gutterIconName,
   hoverMarkdown,
   HOVER_MAX_ENTRIES,
   planMarks,
   revealCommandUri,
+  svgDrawing,
   type MarksPlan,
 } from '../../../extension/citationMarksPlan';
 
@@ -20,9 +27,20 @@ function mark(lens: CitationMark['lens'], elementId: string, startLine: number, 
 /** Lens → [start, end] of every planned mark, for readable comparisons. */
 function ranges(plan: MarksPlan): Record<string, Array<[number, number]>> {
   const out: Record<string, Array<[number, number]>> = {};
-  for (const [lens, marks] of Object.entries(plan)) if (marks.length) out[lens] = marks.map((m) => [m.startLine, m.endLine]);
+  for (const [lens, marks] of Object.entries(plan.byLens)) if (marks.length) out[lens] = marks.map((m) => [m.startLine, m.endLine]);
   return out;
 }
+
+/** Every line's gutter icon name, for readable comparisons. */
+function gutterByLine(plan: MarksPlan): Record<number, string> {
+  const out: Record<number, string> = {};
+  for (const g of plan.gutter) for (let n = g.startLine; n <= g.endLine; n++) out[n] = gutterIconName(g.lenses);
+  return out;
+}
+
+/** The icons as shipped. */
+const MEDIA = join(__dirname, '..', '..', '..', 'media');
+const lensIcon = (lens: Lens) => ({ lens, svg: readFileSync(join(MEDIA, `lens-${lens}.svg`), 'utf8') });
 
 /** Renders Markdown more permissively than VS Code does (raw HTML on, bare URLs linked). */
 const permissive = new MarkdownIt({ html: true, linkify: true });
@@ -34,8 +52,8 @@ function links(html: string): string[] {
 describe('citation marks plan', () => {
   describe('citationsOfDocument', () => {
     const files = [
-      { path: 'src/app.ts', oldPath: null },
-      { path: 'docs/new-name.md', oldPath: 'docs/old-name.md' },
+      { path: 'src/app.ts', oldPath: null, status: 'modified' as const },
+      { path: 'docs/new-name.md', oldPath: 'docs/old-name.md', status: 'renamed' as const },
     ];
     const citations: CitationMark[] = [
       mark('design', 'a', 1, 2),
@@ -69,10 +87,10 @@ describe('citation marks plan', () => {
       const plan = planMarks([mark('sequence', 's1', 5, 5), mark('design', 'd1', 3, 6)], { lineCount: 30, verifiedLines: Infinity }, reveal);
       assert.deepEqual(ranges(plan), { design: [[3, 4], [5, 5], [6, 6]], sequence: [[5, 5]] });
       // Line 5 carries both lenses; the hover (on Design's mark, first in lens order) lists both.
-      const design5 = plan.design.find((m) => m.startLine === 5);
+      const design5 = plan.byLens.design.find((m) => m.startLine === 5);
       assert.match(design5?.hover ?? '', /\*\*Design\*\* — design d1.*\n\n\*\*Sequence\*\* — sequence s1/s);
-      assert.equal(plan.sequence[0]?.hover, null);
-      assert.doesNotMatch(plan.design[0]?.hover ?? '', /Sequence/);
+      assert.equal(plan.byLens.sequence[0]?.hover, null);
+      assert.doesNotMatch(plan.byLens.design[0]?.hover ?? '', /Sequence/);
     });
 
     it('drops repeats of one element on the same lines, and merges one lens’s overlapping citations into runs', () => {
@@ -82,9 +100,9 @@ describe('citation marks plan', () => {
         reveal,
       );
       assert.deepEqual(ranges(plan), { flagged: [[2, 2], [3, 3], [4, 4]] });
-      const hover3 = plan.flagged[1]?.hover ?? '';
+      const hover3 = plan.byLens.flagged[1]?.hover ?? '';
       assert.equal(hover3.split('\n\n').length, 2, hover3);
-      assert.equal((plan.flagged[0]?.hover ?? '').split('\n\n').length, 1, 'x listed twice');
+      assert.equal((plan.byLens.flagged[0]?.hover ?? '').split('\n\n').length, 1, 'x listed twice');
     });
 
     it('marks only lines the document has and that are verified as captured', () => {
@@ -93,6 +111,115 @@ describe('citation marks plan', () => {
       assert.deepEqual(ranges(planMarks(citations, { lineCount: 30, verifiedLines: 5 }, reveal)), { design: [[2, 5]] });
       assert.deepEqual(ranges(planMarks(citations, { lineCount: 30, verifiedLines: 0 }, reveal)), {});
       assert.deepEqual(ranges(planMarks([], { lineCount: 30, verifiedLines: Infinity }, reveal)), {});
+    });
+  });
+
+  describe('gutter icons', () => {
+    it('a line shows one icon naming every lens that cites it; runs with the same lenses share one', () => {
+      const plan = planMarks(
+        [mark('design', 'd1', 10, 12), mark('design', 'd2', 13, 13), mark('sequence', 's1', 26, 27), mark('flagged', 'f1', 27, 28), mark('noise', 'n1', 27, 27)],
+        { lineCount: 40, verifiedLines: Infinity },
+        reveal,
+      );
+      assert.deepEqual(gutterByLine(plan), {
+        10: 'lens-design.svg',
+        11: 'lens-design.svg',
+        12: 'lens-design.svg',
+        13: 'lens-design.svg',
+        26: 'lens-sequence.svg',
+        27: 'lens-sequence_lens-flagged_lens-noise.svg',
+        28: 'lens-flagged.svg',
+      });
+      assert.deepEqual(
+        plan.gutter.map((g) => [g.lenses, g.startLine, g.endLine]),
+        [
+          [['design'], 10, 13],
+          [['sequence'], 26, 26],
+          [['sequence', 'flagged', 'noise'], 27, 27],
+          [['flagged'], 28, 28],
+        ],
+      );
+      // The ruler marks and hovers stay per lens: Flagged's own marks, the hover on Sequence's at 27.
+      assert.deepEqual(ranges(plan).flagged, [[27, 27], [28, 28]]);
+      assert.match(plan.byLens.sequence.find((m) => m.startLine === 27)?.hover ?? '', /Sequence.*Flagged.*Noise/s);
+    });
+
+    it('over many overlapping citations, each line’s icon names exactly the lenses marking it, once', () => {
+      let seed = 7;
+      const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      const citations = Array.from({ length: 60 }, (_, i) => {
+        const start = 1 + next(80);
+        return mark(LENSES[next(LENSES.length)] as Lens, `e${i}`, start, start + next(6));
+      });
+      const plan = planMarks(citations, { lineCount: 84, verifiedLines: 70 }, reveal);
+      const icons = new Map<number, Lens[]>();
+      for (const g of plan.gutter) {
+        assert.ok(g.startLine <= g.endLine && g.lenses.length > 0, JSON.stringify(g));
+        for (let n = g.startLine; n <= g.endLine; n++) {
+          assert.ok(!icons.has(n), `line ${n} has two gutter icons`);
+          icons.set(n, g.lenses);
+        }
+      }
+      for (let n = 1; n <= 84; n++) {
+        const marked = LENSES.filter((lens) => plan.byLens[lens].some((m) => m.startLine <= n && m.endLine >= n));
+        const cited = n > 70 ? [] : LENSES.filter((lens) => citations.some((c) => c.lens === lens && c.startLine <= n && c.endLine >= n));
+        assert.deepEqual(marked, cited, `line ${n}: lens marks`);
+        assert.deepEqual(icons.get(n) ?? [], cited, `line ${n}: gutter icon`);
+      }
+      assert.ok([...icons.values()].some((lenses) => lenses.length >= 2), 'the sample has no line two lenses cite');
+    });
+
+    it('names: a lens’s own icon, else every lens’s name in lens order; 31 combinations, all distinct', () => {
+      assert.equal(gutterIconName(['flagged']), 'lens-flagged.svg');
+      assert.equal(gutterIconName(['flagged', 'sequence']), 'lens-sequence_lens-flagged.svg');
+      assert.equal(gutterIconName(['noise', 'design', 'flagged', 'sequence', 'decisions']), 'lens-design_lens-sequence_lens-decisions_lens-flagged_lens-noise.svg');
+      const names = new Set<string>();
+      for (let bits = 1; bits < 32; bits++) {
+        const lenses = LENSES.filter((_, i) => bits & (1 << i));
+        const name = gutterIconName(lenses);
+        names.add(name);
+        assert.deepEqual([...name.matchAll(/lens-([a-z]+)(?=[_.])/g)].map((m) => m[1]), lenses, name);
+        assert.match(name, /^[a-z_-]+\.svg$/, 'nothing a URL would encode');
+      }
+      assert.equal(names.size, 31);
+      assert.throws(() => gutterIconName([]), RangeError);
+    });
+
+    it('a combined icon draws each lens’s own icon in its own tile inside the 16×16 box, in lens order', () => {
+      const window = new Window();
+      const parse = (svg: string) => new window.DOMParser().parseFromString(svg, 'image/svg+xml');
+      const own = new Map(LENSES.map((lens) => [lens, parse(lensIcon(lens).svg).documentElement.innerHTML]));
+      for (let bits = 1; bits < 32; bits++) {
+        const lenses = LENSES.filter((_, i) => bits & (1 << i));
+        if (lenses.length < 2) continue;
+        const combined = combinedIconSvg([...lenses].reverse().map(lensIcon));
+        assert.ok(combined.ok, combined.ok ? '' : combined.reason);
+        const doc = parse(combined.svg);
+        assert.equal(doc.querySelector('parsererror'), null, combined.svg);
+        const root = doc.documentElement;
+        assert.equal(root.getAttribute('viewBox'), '0 0 16 16');
+        const tiles = [...root.children];
+        assert.deepEqual(tiles.map((t) => t.innerHTML), lenses.map((lens) => own.get(lens)), lenses.join('+'));
+        const boxes = tiles.map((t) => ['x', 'y', 'width', 'height'].map((a) => Number(t.getAttribute(a))) as [number, number, number, number]);
+        for (const [i, [x, y, w, h]] of boxes.entries()) {
+          assert.ok(x >= 0 && y >= 0 && x + w <= 16.001 && y + h <= 16.001 && w >= 16 / 3 - 0.01, `${lenses.join('+')}: tile ${i} ${[x, y, w, h]}`);
+          for (const [j, [x2, y2, w2, h2]] of boxes.entries()) {
+            if (j <= i) continue;
+            const apart = x + w <= x2 + 0.001 || x2 + w2 <= x + 0.001 || y + h <= y2 + 0.001 || y2 + h2 <= y + 0.001;
+            assert.ok(apart, `${lenses.join('+')}: tiles ${i} and ${j} overlap`);
+          }
+        }
+      }
+      window.close();
+    });
+
+    it('an icon that is not an SVG drawing is refused with its reason, never drawn half', () => {
+      assert.equal(svgDrawing('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle r="2"/></svg>').ok, true);
+      assert.deepEqual(svgDrawing('<p>not an icon</p>'), { ok: false, reason: 'it is not an <svg> element' });
+      assert.equal(svgDrawing('<svg viewBox="0 0 0 16"></svg>').ok, false);
+      const refused = combinedIconSvg([lensIcon('design'), { lens: 'noise', svg: 'broken' }]);
+      assert.equal(refused.ok, false);
+      assert.match(refused.ok ? '' : refused.reason, /the noise icon cannot be combined/);
     });
   });
 
