@@ -18,7 +18,7 @@ import {
   type FindingAnchor,
   type LineAnchor,
 } from '../protocol/asks';
-import type { Accord, ElementOf, Severity } from '../protocol/board';
+import { accordWord, type Accord, type ElementOf, type Severity } from '../protocol/board';
 import { filesOnSides, hasSide, type FileChange, type FilesOnSides, type Patchset, type Side, type TargetKind } from '../protocol/patchset';
 import type { GenerationSnapshot } from '../protocol/review';
 import type { TextDocumentRef } from './documentRefs';
@@ -331,7 +331,8 @@ export function findingActs(finding: FindingPlacement, projection: AskProjection
 /** "concur (claude 1/1, codex 1/1)": the accord and, when known, the per-model tally. */
 export function agreementWords(finding: Pick<FindingPlacement, 'accord' | 'concurrence'>): string {
   const tally = finding.concurrence.map((c) => `${c.model} ${c.agree}/${c.total}`).join(', ');
-  return tally ? `${finding.accord} (${tally})` : finding.accord;
+  const word = accordWord(finding.accord, finding.concurrence.length);
+  return tally ? `${word} (${tally})` : word;
 }
 
 export function findingThreadLabel(finding: FindingPlacement, acts: FindingActs): string {

@@ -147,6 +147,15 @@ export type FindingAgreement = z.infer<typeof FindingAgreement>;
 export const Accord = z.enum(['concur', 'split', 'conflict']);
 export type Accord = z.infer<typeof Accord>;
 
+/**
+ * How a finding's accord reads to a reviewer, given how many models its concurrence tallies: a
+ * `split` tallied for one model only means no second model reviewed the change — it reads
+ * "solo", never as a disagreement. Every surface (panel, editor threads) shows this word.
+ */
+export function accordWord(accord: Accord, models: number): 'solo' | Accord {
+  return accord === 'split' && models <= 1 ? 'solo' : accord;
+}
+
 export const CalloutTone = z.enum(['note', 'warning', 'question', 'remedy']);
 export const SpecDelta = z.enum(['added', 'modified', 'removed', 'renamed']);
 export const DeltaStamp = z.enum(['new', 'reworked']);

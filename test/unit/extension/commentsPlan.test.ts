@@ -379,9 +379,10 @@ describe('comments plan', () => {
       const acts2 = findingActs(f2, projection);
       assert.deepEqual(acts2, { dismissed: true, requestStaged: false });
       assert.equal(findingContextValue(acts2), 'finding-dismissed');
-      assert.equal(findingThreadLabel(f2, acts2), 'Flagged · nit · split · dismissed by you');
+      assert.equal(findingThreadLabel(f2, acts2), 'Flagged · nit · solo · dismissed by you');
       assert.equal(findingContextValue(findingActs(f1, null)), 'finding-open');
-      assert.equal(agreementWords(f2), 'split');
+      assert.equal(agreementWords(f2), 'solo', 'no second model tallied: the panel and the thread both say solo');
+      assert.equal(agreementWords({ accord: 'split', concurrence: [{ model: 'claude', agree: 1, total: 1 }, { model: 'codex', agree: 0, total: 1 }] }), 'split (claude 1/1, codex 0/1)');
 
       // The finding ask is drawn as a staged ask on its code_ref too.
       assert.deepEqual(asksOn(projection, shownOf({ kind: 'workspace', path: 'src/app.js' }, ps)).map((a) => [a.anchorKind, a.intent, a.span]), [['finding', 'request-change', { startLine: 5, endLine: 5 }]]);
