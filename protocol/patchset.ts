@@ -88,6 +88,30 @@ export const FileChange = z.object({
 });
 export type FileChange = z.infer<typeof FileChange>;
 
+/** What a git mode says a path is (its S_IFMT bits): an executable is still a regular file. */
+export type ModeKind = 'regular' | 'symlink' | 'submodule' | 'other';
+
+export function modeKind(mode: string): ModeKind {
+  switch (Number.parseInt(mode, 8) & 0o170000) {
+    case 0o100000:
+      return 'regular';
+    case 0o120000:
+      return 'symlink';
+    case 0o160000:
+      return 'submodule';
+    default:
+      return 'other';
+  }
+}
+
+/**
+ * A type change (file ↔ symlink ↔ submodule): both sides exist and their modes name different
+ * kinds. It is captured as one `modified` file with `modeChanged`; no separate field says so.
+ */
+export function typeChanged(file: Pick<FileChange, 'oldMode' | 'newMode'>): boolean {
+  return file.oldMode !== null && file.newMode !== null && modeKind(file.oldMode) !== modeKind(file.newMode);
+}
+
 export const TargetKind = z.enum(['branch', 'working-tree']);
 export type TargetKind = z.infer<typeof TargetKind>;
 

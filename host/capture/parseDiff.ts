@@ -1,10 +1,15 @@
-import type { ChangedRegion, DiffLine, FileChange, FileStatus, Hunk, Truncation } from '../../protocol/patchset';
+import { typeChanged, type ChangedRegion, type DiffLine, type FileChange, type FileStatus, type Hunk, type Truncation } from '../../protocol/patchset';
 import { hunkId } from './ids';
 
 /**
  * Pure parsing of `git diff --raw -p -z` output into file changes. The raw records (NUL
  * separated, exact paths) say what changed; the patch sections, in the same order, say how.
  * Paths are never read from patch headers, which git quotes.
+ *
+ * One record has one section, except a type change (file ↔ symlink ↔ submodule): git lists the
+ * path once (status T) but prints two sections for it, the old kind's deletion then the new
+ * kind's creation. Both become one `modified` file: the deletion's hunks carry its base lines and
+ * the creation's its head lines, so each side keeps its own line numbers.
  */
 
 export interface RawRecord {
@@ -70,6 +75,13 @@ function statusOf(letter: string): FileStatus {
 interface ParsedSection {
   binary: boolean;
   hunks: Hunk[];
+}
+
+/** One file's patch section as git printed it. */
+export interface PatchSection {
+  text: string;
+  /** Its length in bytes (the text is decoded UTF-8). */
+  bytes: number;
 }
 
 /** Parses one file's patch section (header lines, then @@ hunks), scanning by offsets. */
@@ -183,6 +195,8 @@ export class DiffStreamParser {
   private scanFrom = 1;
   private readonly records: RawRecord[] = [];
   private readonly files: FileChange[] = [];
+  /** A type change's deletion section, waiting for the creation section that follows it. */
+  private typeChangeDeletion: PatchSection | null = null;
 
   constructor(private readonly options: ParseOptions) {}
 
@@ -195,8 +209,12 @@ export class DiffStreamParser {
   end(): FileChange[] {
     if (!this.inPatch) this.readRaw(true);
     this.readSections(true);
+    if (this.typeChangeDeletion !== null) {
+      const record = this.records[this.files.length] as RawRecord;
+      throw new DiffParseError(`git reported a type change of ${record.path} but printed only one of its two patch sections`);
+    }
     if (this.files.length !== this.records.length) {
-      throw new DiffParseError(`git reported ${this.records.length} changed files but ${this.files.length} patch sections`);
+      throw new DiffParseError(`git reported ${this.records.length} changed files but printed patches for ${this.files.length}`);
     }
     return this.files;
   }
@@ -247,11 +265,36 @@ export class DiffStreamParser {
   private takeSection(section: Buffer): void {
     const record = this.records[this.files.length];
     if (!record) throw new DiffParseError(`more patch sections than the ${this.records.length} changed files git reported`);
-    this.files.push(fileChangeOf(record, section.toString('utf8'), section.length, this.options));
+    const taken: PatchSection = { text: section.toString('utf8'), bytes: section.length };
+    if (!typeChanged(record)) {
+      this.files.push(fileChangeOf(record, [taken], this.options));
+      return;
+    }
+    // Checking each half's mode line keeps a missing or extra section from pairing two files.
+    if (this.typeChangeDeletion === null) {
+      expectHeaderLine(record, taken.text, `deleted file mode ${record.oldMode}`);
+      this.typeChangeDeletion = taken;
+      return;
+    }
+    expectHeaderLine(record, taken.text, `new file mode ${record.newMode}`);
+    this.files.push(fileChangeOf(record, [this.typeChangeDeletion, taken], this.options));
+    this.typeChangeDeletion = null;
   }
 }
 
 const SECTION_BOUNDARY = Buffer.from('\ndiff --git ');
+
+/** Throws unless the section's extended header (the lines before its first hunk) has `line`. */
+function expectHeaderLine(record: RawRecord, text: string, line: string): void {
+  let at = text.indexOf('\n') + 1;
+  while (at > 0 && at < text.length && !text.startsWith('@@ ', at)) {
+    const nl = text.indexOf('\n', at);
+    const end = nl < 0 ? text.length : nl;
+    if (end - at === line.length && text.startsWith(line, at)) return;
+    at = nl + 1;
+  }
+  throw new DiffParseError(`git reported a type change of ${record.path}, but its patch section has no "${line}" line`);
+}
 
 function startsWithDiffHeader(buf: Buffer, at: number): boolean {
   return buf.length - at >= DIFF_HEADER.length && buf.subarray(at, at + DIFF_HEADER.length).equals(DIFF_HEADER);
@@ -299,7 +342,8 @@ export function parseDiffOutput(buf: Buffer, options: ParseOptions): FileChange[
   return parser.end();
 }
 
-export function fileChangeOf(record: RawRecord, sectionText: string, sectionBytes: number, options: ParseOptions): FileChange {
+/** One file change from its raw record and its patch sections (two for a type change). */
+export function fileChangeOf(record: RawRecord, sections: readonly PatchSection[], options: ParseOptions): FileChange {
   const submodule = record.oldMode === SUBMODULE_MODE || record.newMode === SUBMODULE_MODE;
   const base = {
     path: record.path,
@@ -316,13 +360,14 @@ export function fileChangeOf(record: RawRecord, sectionText: string, sectionByte
     // A gitlink's "content" is another repository's commit id; it is not reviewed here.
     return { ...base, binary: false, submodule: true, truncated: false, truncation: null, additions: null, deletions: null, hunks: [], regions: [] };
   }
-  const parsed = parseSection(record.path, sectionText);
-  if (parsed.binary) {
+  const parsed = sections.map((section) => parseSection(record.path, section.text));
+  if (parsed.some((p) => p.binary)) {
     return { ...base, binary: true, submodule: false, truncated: false, truncation: null, additions: null, deletions: null, hunks: [], regions: [] };
   }
-  const additions = parsed.hunks.reduce((n, h) => n + h.additions, 0);
-  const deletions = parsed.hunks.reduce((n, h) => n + h.deletions, 0);
-  let hunks = parsed.hunks;
+  let hunks = parsed.length === 1 ? (parsed[0] as ParsedSection).hunks : parsed.flatMap((p) => p.hunks);
+  const additions = hunks.reduce((n, h) => n + h.additions, 0);
+  const deletions = hunks.reduce((n, h) => n + h.deletions, 0);
+  const sectionBytes = sections.reduce((n, s) => n + s.bytes, 0);
   let truncation: Truncation | null = null;
   if (sectionBytes > options.maxPatchBytesPerFile) {
     let used = 0;
@@ -333,15 +378,23 @@ export function fileChangeOf(record: RawRecord, sectionText: string, sectionByte
     }
     if (kept < hunks.length) {
       const firstDropped = hunks[kept] as Hunk;
+      const dropped = hunks.slice(kept);
       truncation = {
         reason: 'patch-size',
         limitBytes: options.maxPatchBytesPerFile,
         baseBytes: null,
         headBytes: null,
-        tailFrom: {
-          base: record.oldOid ? Math.max(1, firstDropped.oldStart) : null,
-          head: record.newOid ? Math.max(1, firstDropped.newStart) : null,
-        },
+        // A type change's hunks are one side each (its deletion's, then its creation's): a side
+        // has a tail only if one of its own hunks was dropped.
+        tailFrom: sections.length > 1
+          ? {
+              base: dropped.find((h) => h.oldLines > 0)?.oldStart ?? null,
+              head: dropped.find((h) => h.newLines > 0)?.newStart ?? null,
+            }
+          : {
+              base: record.oldOid ? Math.max(1, firstDropped.oldStart) : null,
+              head: record.newOid ? Math.max(1, firstDropped.newStart) : null,
+            },
       };
       hunks = hunks.slice(0, kept);
     }

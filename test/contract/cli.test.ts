@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Patchset } from '../../protocol/patchset';
 import { isolatedCliEnv, TestRepo, tempDir } from '../fixtures/gitRepo';
@@ -47,6 +47,22 @@ describe('rennet CLI (built dist/cli.js)', function () {
     const second = rennet(['capture', '--repo', repo.dir, '--base', 'main', '--head', 'feature', '--json'], dataDir);
     assert.equal(JSON.parse(second.stdout).id, patchset.id);
     assert.deepEqual(readdirSync(join(dataDir, 'patchsets')), stored);
+  });
+
+  it('capture --json prints a file that became a symlink as one modified file with both sides', () => {
+    repo.checkout('main').branch('retype');
+    repo.remove('src/app.ts');
+    symlinkSync('../docs/old name.md', join(repo.dir, 'src/app.ts'));
+    repo.write('docs/old name.md', '# doc\n\nmore text\n').commit('app.ts becomes a symlink');
+    const result = rennet(['capture', '--repo', repo.dir, '--base', 'main', '--head', 'retype', '--json'], dataDir);
+    assert.equal(result.code, 0, result.stderr);
+    const patchset = Patchset.parse(JSON.parse(result.stdout));
+    assert.deepEqual(patchset.files.map((f) => f.path), ['docs/old name.md', 'src/app.ts']);
+    const retyped = patchset.files.find((f) => f.path === 'src/app.ts')!;
+    assert.deepEqual([retyped.status, retyped.oldMode, retyped.newMode, retyped.modeChanged], ['modified', '100644', '120000', true]);
+    assert.deepEqual(retyped.hunks.map((h) => h.header), ['@@ -1,2 +0,0 @@', '@@ -0,0 +1 @@']);
+    assert.deepEqual(retyped.hunks[1]!.lines.map((l) => [l.kind, l.text, l.newLine]), [['add', '../docs/old name.md', 1]]);
+    assert.deepEqual([patchset.totals.files, patchset.totals.additions, patchset.totals.deletions, patchset.totals.hunks], [2, 2, 3, 3]);
   });
 
   it('review prints a readable summary and reattaches on the second run', () => {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { capturePatchset } from '../../../host/capture/capture';
 import { readCapturedBlob } from '../../../host/capture/blob';
 import { openRepo, type RepoHandle } from '../../../host/capture/repo';
-import type { FileChange, Patchset } from '../../../protocol/patchset';
+import { buildCitationIndex } from '../../../host/board/citations';
+import { typeChanged, type FileChange, type Patchset } from '../../../protocol/patchset';
 import { Patchset as PatchsetSchema } from '../../../protocol/patchset';
 import type { Target } from '../../../protocol/session';
 import { TestRepo, tempDir } from '../../fixtures/gitRepo';
@@ -382,6 +383,221 @@ describe('capture against real git repositories', function () {
     const escape = await readCapturedBlob(repo.dir, ps, '../etc/passwd', 'head');
     assert.ok(!escape.ok);
     assert.equal(escape.error.code, 'invalid-path');
+  });
+});
+
+describe('capture of type changes (file ↔ symlink ↔ submodule) against real git repositories', function () {
+  this.timeout(60_000);
+  let repo: TestRepo;
+  afterEach(() => repo?.cleanup());
+
+  const GITLINK = 'b'.repeat(40);
+  const OTHER_BEFORE = lines(10, 'other');
+  const OTHER_AFTER = OTHER_BEFORE.replace('other 4\n', 'other four\n');
+
+  /** A base with `setup`, then a feature commit with `change` and an ordinary edit to other.txt. */
+  async function typeChangeRange(setup: (r: TestRepo) => void, change: (r: TestRepo) => void): Promise<Patchset> {
+    repo = new TestRepo();
+    repo.write('other.txt', OTHER_BEFORE);
+    setup(repo);
+    // Plain `git commit`: `add -A` would drop a gitlink that has no checkout behind it.
+    repo.git('add', '--', 'other.txt');
+    repo.git('commit', '-q', '-m', 'base');
+    repo.branch('feature');
+    repo.write('other.txt', OTHER_AFTER);
+    repo.git('add', '--', 'other.txt');
+    change(repo);
+    repo.git('commit', '-q', '-m', 'type change');
+    return capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+  }
+
+  const symlink = (r: TestRepo, path: string, target: string): void => {
+    symlinkSync(target, join(r.dir, path));
+    r.git('add', '--', path);
+  };
+  const regular = (r: TestRepo, path: string, content: string): void => {
+    r.write(path, content);
+    r.git('add', '--', path);
+  };
+  const gitlink = (r: TestRepo, path: string): void => {
+    r.git('update-index', '--add', '--cacheinfo', `160000,${GITLINK},${path}`);
+  };
+  const unlink = (r: TestRepo, path: string): void => {
+    r.git('rm', '-q', '--cached', '--', path);
+    rmSync(join(r.dir, path), { force: true });
+  };
+
+  /** The ordinary edit beside every type change: still captured on its own. */
+  function assertOtherFile(ps: Patchset): void {
+    const other = file(ps, 'other.txt');
+    assert.deepEqual([other.status, other.modeChanged, other.additions, other.deletions, other.hunks.length], ['modified', false, 1, 1, 1]);
+    assert.deepEqual(other.hunks[0]!.lines.find((l) => l.kind === 'add'), { kind: 'add', text: 'other four', oldLine: null, newLine: 4 });
+  }
+
+  /** One modified file; its deletion hunk holds the base lines and its creation hunk the head lines. */
+  function assertBothSides(f: FileChange, base: string[], head: string[]): void {
+    assert.equal(f.status, 'modified');
+    assert.equal(f.modeChanged, true);
+    assert.ok(typeChanged(f), `${f.oldMode} → ${f.newMode} is a type change`);
+    assert.deepEqual([f.binary, f.submodule, f.truncated], [false, false, false]);
+    assert.deepEqual([f.deletions, f.additions], [base.length, head.length]);
+    assert.equal(f.hunks.length, 2);
+    const [deletion, creation] = f.hunks as [FileChange['hunks'][0], FileChange['hunks'][0]];
+    assert.deepEqual([deletion.oldStart, deletion.oldLines, deletion.newStart, deletion.newLines], [1, base.length, 0, 0]);
+    assert.deepEqual(deletion.lines.map((l) => [l.kind, l.text, l.oldLine, l.newLine]), base.map((text, i) => ['del', text, i + 1, null]));
+    assert.deepEqual([creation.oldStart, creation.oldLines, creation.newStart, creation.newLines], [0, 0, 1, head.length]);
+    assert.deepEqual(creation.lines.map((l) => [l.kind, l.text, l.oldLine, l.newLine]), head.map((text, i) => ['add', text, null, i + 1]));
+    assert.notEqual(deletion.id, creation.id);
+    assert.deepEqual(f.regions, [
+      { side: 'base', startLine: 1, endLine: base.length, hunkId: deletion.id },
+      { side: 'head', startLine: 1, endLine: head.length, hunkId: creation.id },
+    ]);
+  }
+
+  it('captures a file that becomes a symlink as one modified file with both sides citable', async () => {
+    const ps = await typeChangeRange(
+      (r) => regular(r, 'f.txt', 'one\ntwo\nthree\n'),
+      (r) => {
+        unlink(r, 'f.txt');
+        symlink(r, 'f.txt', 'docs/target.md');
+      },
+    );
+    const f = file(ps, 'f.txt');
+    assert.deepEqual([f.oldMode, f.newMode], ['100644', '120000']);
+    assertBothSides(f, ['one', 'two', 'three'], ['docs/target.md']);
+    assert.equal(f.hunks[1]!.lines[0]!.noNewlineAtEof, true, "a symlink's target has no newline");
+    const numstat = repo.git('diff', '--numstat', ps.base, ps.head, '--', 'f.txt').split('\t');
+    assert.deepEqual([f.additions, f.deletions], [Number(numstat[0]), Number(numstat[1])]);
+    assertOtherFile(ps);
+    assert.deepEqual(ps.totals, { files: 2, additions: 2, deletions: 4, hunks: 3, binary: 0, submodules: 0, truncated: 0, uncounted: 0 });
+
+    const citations = buildCitationIndex(ps);
+    assert.deepEqual(citations.resolve('f.txt', 'base', 2, 3), { ok: true, path: 'f.txt', hunkIds: [f.hunks[0]!.id] });
+    assert.deepEqual(citations.resolve('f.txt', 'head', 1, 1), { ok: true, path: 'f.txt', hunkIds: [f.hunks[1]!.id] });
+    assert.equal(citations.resolve('f.txt', 'head', 2, 2).ok, false, 'the symlink has one line');
+    const base = await readCapturedBlob(repo.dir, ps, 'f.txt', 'base');
+    const head = await readCapturedBlob(repo.dir, ps, 'f.txt', 'head');
+    assert.ok(base.ok && head.ok);
+    assert.deepEqual([base.value.text, head.value.text], ['one\ntwo\nthree\n', 'docs/target.md']);
+  });
+
+  it('captures a symlink that becomes a file', async () => {
+    const ps = await typeChangeRange(
+      (r) => symlink(r, 'link', '../elsewhere'),
+      (r) => {
+        unlink(r, 'link');
+        regular(r, 'link', 'now\na file\n');
+      },
+    );
+    const f = file(ps, 'link');
+    assert.deepEqual([f.oldMode, f.newMode], ['120000', '100644']);
+    assertBothSides(f, ['../elsewhere'], ['now', 'a file']);
+    assertOtherFile(ps);
+    assert.deepEqual(ps.totals, { files: 2, additions: 3, deletions: 2, hunks: 3, binary: 0, submodules: 0, truncated: 0, uncounted: 0 });
+  });
+
+  it('captures a file that becomes a submodule as one blocked submodule', async () => {
+    const ps = await typeChangeRange(
+      (r) => regular(r, 'vendor/lib', 'was a file\n'),
+      (r) => {
+        unlink(r, 'vendor/lib');
+        gitlink(r, 'vendor/lib');
+      },
+    );
+    const sub = file(ps, 'vendor/lib');
+    assert.deepEqual([sub.status, sub.oldMode, sub.newMode, sub.modeChanged, sub.newOid], ['modified', '100644', '160000', true, GITLINK]);
+    assert.ok(typeChanged(sub));
+    assert.deepEqual([sub.submodule, sub.binary, sub.hunks.length, sub.regions.length, sub.additions, sub.deletions], [true, false, 0, 0, null, null]);
+    assertOtherFile(ps);
+    assert.deepEqual(ps.totals, { files: 2, additions: 1, deletions: 1, hunks: 1, binary: 0, submodules: 1, truncated: 0, uncounted: 1 });
+    const cited = buildCitationIndex(ps).resolve('vendor/lib', 'base', 1, 1);
+    assert.equal(cited.ok ? 'ok' : cited.reason, 'not-line-addressable');
+  });
+
+  it('captures a submodule that becomes a file as one blocked submodule', async () => {
+    const ps = await typeChangeRange(
+      (r) => gitlink(r, 'vendor/lib'),
+      (r) => {
+        r.git('rm', '-q', '--cached', '--', 'vendor/lib');
+        regular(r, 'vendor/lib', 'a file now\n');
+      },
+    );
+    const sub = file(ps, 'vendor/lib');
+    assert.deepEqual([sub.status, sub.oldMode, sub.newMode, sub.oldOid], ['modified', '160000', '100644', GITLINK]);
+    assert.deepEqual([sub.submodule, sub.hunks.length, sub.additions, sub.deletions], [true, 0, null, null]);
+    assertOtherFile(ps);
+    assert.deepEqual(ps.totals, { files: 2, additions: 1, deletions: 1, hunks: 1, binary: 0, submodules: 1, truncated: 0, uncounted: 1 });
+  });
+
+  it('captures a binary file that becomes a symlink as binary, as any change with a binary side', async () => {
+    const ps = await typeChangeRange(
+      (r) => regular(r, 'logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]).toString('latin1')),
+      (r) => {
+        unlink(r, 'logo.png');
+        symlink(r, 'logo.png', 'assets/logo.png');
+      },
+    );
+    const bin = file(ps, 'logo.png');
+    assert.deepEqual([bin.status, bin.oldMode, bin.newMode, bin.binary, bin.hunks.length, bin.additions], ['modified', '100644', '120000', true, 0, null]);
+    assertOtherFile(ps);
+    assert.deepEqual([ps.totals.files, ps.totals.binary, ps.totals.uncounted], [2, 1, 1]);
+  });
+
+  it('keeps a type change content-addressed: the same range twice gives the same ids', async () => {
+    const first = await typeChangeRange(
+      (r) => regular(r, 'f.txt', 'one\n'),
+      (r) => {
+        unlink(r, 'f.txt');
+        symlink(r, 'f.txt', 'one');
+      },
+    );
+    const second = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.deepEqual(second, first);
+    repo.git('rm', '-q', '--cached', '--', 'f.txt');
+    rmSync(join(repo.dir, 'f.txt'));
+    symlinkSync('two', join(repo.dir, 'f.txt'));
+    repo.git('add', '--', 'f.txt');
+    repo.git('commit', '-q', '-m', 'retarget');
+    const third = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.notEqual(third.id, first.id);
+  });
+
+  it('captures a type change in the working tree', async () => {
+    repo = new TestRepo();
+    repo.write('f.txt', 'one\ntwo\n').write('other.txt', OTHER_BEFORE).commit('base');
+    repo.branch('feature');
+    repo.remove('f.txt').write('other.txt', OTHER_AFTER);
+    symlinkSync('other.txt', join(repo.dir, 'f.txt'));
+    const ps = await capture(repo, { kind: 'working-tree', base: 'main' });
+    assertBothSides(file(ps, 'f.txt'), ['one', 'two'], ['other.txt']);
+    assertOtherFile(ps);
+  });
+
+  it('never pairs a file with a symlink as a rename: git keeps them a deletion and an addition, and a moved-away file beside a type change an addition', async () => {
+    // The symlink's blob is the deleted file's exact bytes, and git still does not call it a rename.
+    const ps = await typeChangeRange(
+      (r) => {
+        regular(r, 'a.txt', 'target');
+        regular(r, 'moved.txt', lines(20, 'moved'));
+      },
+      (r) => {
+        unlink(r, 'a.txt');
+        symlink(r, 'b', 'target');
+        unlink(r, 'moved.txt');
+        regular(r, 'moved/away.txt', lines(20, 'moved'));
+        symlink(r, 'moved.txt', 'moved/away.txt');
+      },
+    );
+    const raw = repo.git('diff', '--raw', '--find-renames', ps.base, ps.head);
+    assert.doesNotMatch(raw, / R\d+\t/, 'git reported no rename');
+    assert.equal(file(ps, 'a.txt').status, 'deleted');
+    assert.equal(file(ps, 'b').status, 'added');
+    assert.equal(file(ps, 'b').newMode, '120000');
+    assert.equal(file(ps, 'moved/away.txt').status, 'added');
+    assertBothSides(file(ps, 'moved.txt'), lines(20, 'moved').trimEnd().split('\n'), ['moved/away.txt']);
+    assertOtherFile(ps);
+    assert.equal(ps.totals.files, 5);
+    assert.ok(ps.files.every((f) => f.oldPath === null));
   });
 });
 

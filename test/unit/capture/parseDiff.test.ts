@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { DiffParseError, parseDiffOutput, parseRaw, parseSection, regionsOf } from '../../../host/capture/parseDiff';
+import { modeKind, typeChanged } from '../../../protocol/patchset';
 
 /** Pure fixtures in git's exact `diff --raw -p -z --full-index --no-abbrev` byte format. */
 const Z = '\0';
@@ -65,6 +66,75 @@ describe('parseDiff (pure)', () => {
   it('refuses a disagreement between raw records and patch sections instead of guessing', () => {
     const buf = fixture([`:100644 100644 ${OID_A} ${OID_B} M${Z}a${Z}`, `:100644 100644 ${OID_A} ${OID_B} M${Z}b${Z}`], 'diff --git a/a b/a\n');
     assert.throws(() => parseDiffOutput(buf, { maxPatchBytesPerFile: 1 << 20 }), DiffParseError);
+  });
+
+  describe('a type change (one raw record, two patch sections)', () => {
+    const symlinkOid = OID_B;
+    const typeChange = `:100644 120000 ${OID_A} ${symlinkOid} T${Z}f.txt${Z}`;
+    const deletion = `diff --git a/f.txt b/f.txt\ndeleted file mode 100644\nindex ${OID_A}..${ZERO}\n--- a/f.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-one\n-two\n-three\n`;
+    const creation = `diff --git a/f.txt b/f.txt\nnew file mode 120000\nindex ${ZERO}..${symlinkOid}\n--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1 @@\n+target\n\\ No newline at end of file\n`;
+    const other = `diff --git a/z.txt b/z.txt\nindex ${OID_A}..${OID_B} 100644\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-x\n+y\n`;
+    const otherRecord = `:100644 100644 ${OID_A} ${OID_B} M${Z}z.txt${Z}`;
+
+    it('becomes one modified file: the deletion\'s lines on the base side, the creation\'s on the head side', () => {
+      const files = parseDiffOutput(fixture([typeChange, otherRecord], deletion + creation + other), { maxPatchBytesPerFile: 1 << 20 });
+      assert.deepEqual(files.map((f) => f.path), ['f.txt', 'z.txt']);
+      const f = files[0]!;
+      assert.deepEqual([f.status, f.oldMode, f.newMode, f.modeChanged, f.oldOid, f.newOid], ['modified', '100644', '120000', true, OID_A, symlinkOid]);
+      assert.ok(typeChanged(f));
+      assert.deepEqual(f.hunks.map((h) => h.header), ['@@ -1,3 +0,0 @@', '@@ -0,0 +1 @@']);
+      assert.deepEqual(f.hunks[0]!.lines.map((l) => [l.kind, l.oldLine, l.newLine]), [['del', 1, null], ['del', 2, null], ['del', 3, null]]);
+      assert.deepEqual(f.hunks[1]!.lines, [{ kind: 'add', text: 'target', oldLine: null, newLine: 1, noNewlineAtEof: true }]);
+      assert.deepEqual([f.additions, f.deletions], [1, 3]);
+      assert.deepEqual(f.regions, [
+        { side: 'base', startLine: 1, endLine: 3, hunkId: f.hunks[0]!.id },
+        { side: 'head', startLine: 1, endLine: 1, hunkId: f.hunks[1]!.id },
+      ]);
+      assert.equal(files[1]!.hunks[0]!.lines.length, 2, 'the next file still gets its own section');
+    });
+
+    it('states a size-truncated type change per side: only a side whose own hunk was dropped has a tail', () => {
+      // The deletion's hunk is 33 bytes as printed; the creation's (with its no-newline marker) 51.
+      const limit = 40;
+      const [f] = parseDiffOutput(fixture([typeChange], deletion + creation), { maxPatchBytesPerFile: limit });
+      assert.equal(f!.truncated, true);
+      assert.deepEqual(f!.hunks.map((h) => h.header), ['@@ -1,3 +0,0 @@']);
+      assert.deepEqual(f!.truncation?.tailFrom, { base: null, head: 1 });
+      assert.deepEqual([f!.additions, f!.deletions], [1, 3], 'counts cover both sections');
+    });
+
+    it('refuses a type change whose second section is missing or is another file\'s', () => {
+      assert.throws(() => parseDiffOutput(fixture([typeChange], deletion), { maxPatchBytesPerFile: 1 << 20 }), /printed only one of its two patch sections/);
+      assert.throws(
+        () => parseDiffOutput(fixture([typeChange, otherRecord], deletion + other), { maxPatchBytesPerFile: 1 << 20 }),
+        /no "new file mode 120000" line/,
+      );
+      assert.throws(() => parseDiffOutput(fixture([typeChange], creation + deletion), { maxPatchBytesPerFile: 1 << 20 }), /no "deleted file mode 100644" line/);
+    });
+
+    it('still refuses more sections than records once the type change has its two', () => {
+      assert.throws(
+        () => parseDiffOutput(fixture([typeChange], deletion + creation + other), { maxPatchBytesPerFile: 1 << 20 }),
+        /more patch sections than the 1 changed files/,
+      );
+    });
+
+    it('blocks a type change to a submodule as a whole, consuming both sections', () => {
+      const gitlink = 'a'.repeat(40);
+      const toSubmodule = `:100644 160000 ${OID_A} ${gitlink} T${Z}f.txt${Z}`;
+      const subCreation = `diff --git a/f.txt b/f.txt\nnew file mode 160000\nindex ${ZERO}..${gitlink}\n--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1 @@\n+Subproject commit ${gitlink}\n`;
+      const files = parseDiffOutput(fixture([toSubmodule, otherRecord], deletion + subCreation + other), { maxPatchBytesPerFile: 1 << 20 });
+      assert.equal(files.length, 2);
+      const f = files[0]!;
+      assert.deepEqual([f.status, f.submodule, f.oldMode, f.newMode, f.hunks.length, f.additions, f.deletions], ['modified', true, '100644', '160000', 0, null, null]);
+    });
+  });
+
+  it('names the kind a mode is, and a type change only when the kinds differ', () => {
+    assert.deepEqual(['100644', '100755', '120000', '160000', '040000'].map(modeKind), ['regular', 'regular', 'symlink', 'submodule', 'other']);
+    assert.equal(typeChanged({ oldMode: '100644', newMode: '100755' }), false, 'an executable bit is a mode change, not a type change');
+    assert.equal(typeChanged({ oldMode: '120000', newMode: '100644' }), true);
+    assert.equal(typeChanged({ oldMode: null, newMode: '120000' }), false, 'an added file has no old kind');
   });
 
   it('refuses a hunk that ends before its header says', () => {
