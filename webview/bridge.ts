@@ -2,7 +2,10 @@
  * The webview's one seam to the extension. This is the only module that touches
  * `acquireVsCodeApi()`; everything else receives a PanelBridge, so tests pass a fake.
  */
-import { FromWebview, PanelState, ToWebview } from '../protocol/webview';
+import { FromWebview, PanelState, type ToWebview } from '../protocol/webview';
+import { createMessageReader } from './reader';
+
+export { parseToWebview, type Parsed } from './reader';
 
 export interface PanelBridge {
   post(message: FromWebview): void;
@@ -20,18 +23,6 @@ interface VsCodeApi {
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
-
-/** Validate a message from the extension with the ToWebview schema. */
-export function parseToWebview(data: unknown): Parsed<ToWebview> {
-  const parsed = ToWebview.safeParse(data);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  return {
-    ok: false,
-    reason: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '),
-  };
-}
-
 /** Validate what VS Code kept for this panel. */
 export function parsePanelState(data: unknown): PanelState | undefined {
   const parsed = PanelState.safeParse(data);
@@ -47,8 +38,10 @@ export function createVsCodeBridge(target: Window = window): PanelBridge {
   return {
     post: (message) => vscode.postMessage(FromWebview.parse(message)),
     onMessage(callback) {
+      // One reader per subscription: it keeps the last generation it accepted (./reader.ts).
+      const reader = createMessageReader();
       const listener = (event: MessageEvent<unknown>) => {
-        const parsed = parseToWebview(event.data);
+        const parsed = reader.read(event.data);
         if (parsed.ok) callback(parsed.value);
         else console.warn(`[rennet] dropped an invalid message from the extension: ${parsed.reason}`);
       };

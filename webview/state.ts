@@ -5,6 +5,7 @@
  */
 import type { AskProjection, GenerationSnapshot, HostStatus, Lens, PanelState, QuoteAnchor, SessionSnapshot, ToWebview } from '../protocol';
 import type { ExplainRequest } from './board/asks';
+import { shareGeneration } from './share';
 
 /** A `rennet/panel/reveal` not yet carried out: its generation is not shown, or its element not focused. */
 export interface RevealRequest {
@@ -149,7 +150,8 @@ function onMessage(model: PanelModel, message: ToWebview): PanelModel {
       return { ...model, error: message.message, refreshing: false };
     case 'rennet/panel/generation':
       // Taken whole; the chosen lens stays (a lens is a reading, not an element of one generation).
-      return { ...model, generation: message.snapshot, generationReceived: true };
+      // Parts equal to the shown generation's are kept as they were, so unchanged elements skip their render.
+      return { ...model, generation: shareGeneration(model.generation, message.snapshot), generationReceived: true };
     case 'rennet/panel/asks':
       return { ...model, asks: message.projection, undoLabel: message.undo?.label ?? null };
     case 'rennet/panel/reveal':

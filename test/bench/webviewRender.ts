@@ -16,9 +16,12 @@ import { benchGeneration, withChangedFinding, type BenchGeneration } from './web
  *    its first paint), and to its first, folded view. Baseline: the same 1,000 elements' text as
  *    plain `<div>` rows written with innerHTML from a posted message. A fresh page per run.
  * 2. With that board on screen, unfolded: a seat's write (the same generation with one finding
- *    changed, posted whole as the host sends it) to its paint; a lens switch on the rail (click)
- *    to the other board's paint, both ways. Baselines: a posted message / a click that sets one
- *    plain div's text.
+ *    changed, posted whole as the host sends it) to its paint; a jump (scrollIntoView) to the last
+ *    finding and back to the first, to their paint — the panel's off-screen elements skip style,
+ *    layout and paint until they come near the view (content-visibility), so the whole-board
+ *    figure paints what is on screen and a jump pays for what comes into view; a lens switch on
+ *    the rail (click) to the other board's paint, both ways. Baselines: a posted message / a click
+ *    that sets one plain div's text (the jumps are set beside the click's).
  */
 
 export interface WebviewRenderBench {
@@ -30,6 +33,7 @@ export interface WebviewRenderBench {
   dom: { nodes: number; baselineNodes: number };
   render: { whole: Summary; wholeDom: Summary; wholeNextFrame: Summary; firstView: Summary; baseline: Summary; baselineNextFrame: Summary };
   write: { board: Summary; boardDom: Summary; baseline: Summary };
+  scroll: { toEnd: Summary; toStart: Summary };
   lensSwitch: { toSequence: Summary; toFlagged: Summary; baseline: Summary };
 }
 
@@ -45,6 +49,8 @@ export async function benchWebviewRender(browser: Browser, server: PanelServer, 
   const baseline: FrameTiming[] = [];
   const write: FrameTiming[] = [];
   const writeBaseline: FrameTiming[] = [];
+  const toEnd: FrameTiming[] = [];
+  const toStart: FrameTiming[] = [];
   const toSequence: FrameTiming[] = [];
   const toFlagged: FrameTiming[] = [];
   const clickBaseline: FrameTiming[] = [];
@@ -86,6 +92,20 @@ export async function benchWebviewRender(browser: Browser, server: PanelServer, 
       }
     }
 
+    // Jumps across the unfolded board, to its last finding and back: each lands on elements skipped while off screen.
+    const findings = fixture.board.elements.filter((e) => e.kind === 'finding');
+    const first = `${board} [data-id="${findings[0]?.id}"]`;
+    const last = `${board} [data-id="${findings.at(-1)?.id}"]`;
+    for (let i = 0; i < warmups + runs; i++) {
+      const e = await panel.jump(last);
+      const s = await panel.jump(first);
+      if (i >= warmups) {
+        toEnd.push(e);
+        toStart.push(s);
+      }
+    }
+    await page.evaluate(() => window.scrollTo(0, 0));
+
     // Lens switches on the rail, both ways (the Flagged board comes back folded, as a remount does).
     const tab = (lens: string) => `[data-testid="lens-tab"][data-lens="${lens}"]`;
     for (let i = 0; i < warmups + runs; i++) {
@@ -118,6 +138,7 @@ export async function benchWebviewRender(browser: Browser, server: PanelServer, 
       baselineNextFrame: summarize(baseline.map((x) => x.nextFrameMs)),
     },
     write: { board: paint(write), boardDom: summarize(write.map((x) => x.domMs)), baseline: paint(writeBaseline) },
+    scroll: { toEnd: paint(toEnd), toStart: paint(toStart) },
     lensSwitch: { toSequence: paint(toSequence), toFlagged: paint(toFlagged), baseline: paint(clickBaseline) },
   };
 }
@@ -132,6 +153,8 @@ export function formatWebviewRender(r: WebviewRenderBench): string {
     `unfolded board: ${r.dom.nodes} element nodes in the document; the baseline's rows: ${r.dom.baselineNodes}`,
     `seat write (one finding changed) → paint       ${mp(r.write.board)}  (DOM ${ms(r.write.boardDom.median)})`,
     `baseline: posted text into one plain div       ${mp(r.write.baseline)}  (ratio ${ratio(r.write.board, r.write.baseline)})`,
+    `jump to the last finding → painted             ${mp(r.scroll.toEnd)}  (ratio to the click baseline ${ratio(r.scroll.toEnd, r.lensSwitch.baseline)})`,
+    `jump back to the first finding → painted       ${mp(r.scroll.toStart)}  (ratio to the click baseline ${ratio(r.scroll.toStart, r.lensSwitch.baseline)})`,
     `lens switch click → Sequence board painted     ${mp(r.lensSwitch.toSequence)}  (ratio ${ratio(r.lensSwitch.toSequence, r.lensSwitch.baseline)})`,
     `lens switch click → Flagged board painted      ${mp(r.lensSwitch.toFlagged)}  (ratio ${ratio(r.lensSwitch.toFlagged, r.lensSwitch.baseline)})`,
     `baseline: click that sets one plain div's text ${mp(r.lensSwitch.baseline)}`,

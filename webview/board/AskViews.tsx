@@ -7,6 +7,7 @@
 import { createContext, type ComponentChildren, type RefObject } from 'preact';
 import { useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { AskKeyPart, findingKey, flaggedBoardId, type AskCommand, type BoardElement, type ElementOf, type GenerationSnapshot, type Lens, type QuoteAnchor } from '../../protocol';
+import { memoBy } from '../memo';
 import { AskSurfaceContext, BoardAsksContext, FROZEN_REASON, useBoardAsks, type BoardAsks } from './askContext';
 import {
   AUTHOR_LABELS,
@@ -428,8 +429,12 @@ function ActText(props: {
 /**
  * Everything the ask log and the selection put under one element: the selection toolbar and the
  * composer (when the selection is in it), its quote threads, the latest Explain asked there.
+ * Memoized on its two strings: a write elsewhere re-renders the list it sits in, and what it
+ * reads (the ask view, the selection) reaches it through context anyway.
  */
-export function ElementAsks({ lens, elementId }: { lens: Lens; elementId: string }) {
+export const ElementAsks = memoBy(AsksUnderElement, (a, b) => a.lens === b.lens && a.elementId === b.elementId);
+
+function AsksUnderElement({ lens, elementId }: { lens: Lens; elementId: string }) {
   const asks = useBoardAsks();
   const sel = useContext(SelectionCtx);
   if (!asks) return null;

@@ -4,7 +4,7 @@
  * sections folded with their previews and counts (LensBoardView.folds), everything else in
  * document order.
  */
-import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { LENS_TITLES, MEASURE_BY_LENS, type ElementOf, type Lens, type LaneView, type LensBoardView, type SeatSpend, type SectionFold } from '../../protocol';
 import { Button } from '../components';
 import { useBoardActions } from './actions';
@@ -14,7 +14,7 @@ import { Children, ElementCtx, elementDomId, NoiseGroupBody, SectionBody, type E
 import { Markdown } from './MarkdownView';
 import { openCountText } from './openCount';
 import { revealInDom, rootContaining } from './reveal';
-import { buildTree, MAX_ELEMENT_DEPTH, type TreeNode } from './tree';
+import { buildTree, MAX_ELEMENT_DEPTH, reuseNodes, type BoardTree, type TreeNode } from './tree';
 import {
   absenceMeaning,
   foldCountsText,
@@ -180,11 +180,24 @@ function LaneStatus({ lane, readOnly }: { lane: LaneView; readOnly: boolean }) {
 
 export function BoardBody({ board }: { board: LensBoardView }) {
   const lens = board.lens;
-  const tree = useMemo(() => buildTree(board.elements), [board.elements]);
+  // Nodes of elements that did not change are the previous tree's own (reuseNodes), so their
+  // memoized views skip; the context object stays the same across writes for the same reason
+  // (a new context value would re-render every element that reads it), and reads the latest tree.
+  const shownTree = useRef<BoardTree | null>(null);
+  const tree = useMemo(() => reuseNodes(shownTree.current, buildTree(board.elements)), [board.elements]);
+  shownTree.current = tree;
   const folds = useMemo(() => new Map(board.folds.map((fold) => [fold.sectionId, fold])), [board.folds]);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const [focusId, setFocusId] = useState<string | null>(null);
-  const ctx = useMemo<ElementContext>(() => ({ lens, tree }), [lens, tree]);
+  const ctx = useMemo<ElementContext>(
+    () => ({
+      lens,
+      get tree() {
+        return shownTree.current ?? tree;
+      },
+    }),
+    [lens],
+  );
   const surface = useAskSurface();
   const reveal = surface?.reveal?.lens === lens ? surface.reveal : null;
   /** A reveal whose section is opened; its element is focused once that render is on screen. */

@@ -8,12 +8,25 @@
  */
 import type { CitationSide, CodeExcerpt, ElementOf } from '../../protocol';
 import { Button } from '../components';
+import { memoBy } from '../memo';
 import { useBoardActions } from './actions';
 import { excerptNote, excerptRows, lineMarker, NOT_SENT_NOTE, useExcerpt } from './excerpts';
 import { Markdown } from './MarkdownView';
 import { basename, dirname, rangeLabel, rangeText } from './words';
 
 export function CodeCard({ codeRef }: { codeRef: ElementOf<'code_ref'> }) {
+  const side: CitationSide = codeRef.side === 'base' ? 'base' : 'head';
+  const excerpt = useExcerpt(codeRef.path, side, codeRef.start_line, codeRef.end_line);
+  return <CodeCardView codeRef={codeRef} excerpt={excerpt} />;
+}
+
+/**
+ * The card itself, skipped while its code ref and its excerpt are the same objects: a generation
+ * whose excerpts changed anywhere re-renders every card's lookup above, not every card's table.
+ */
+const CodeCardView = memoBy(CodeCardOf, (a, b) => a.codeRef === b.codeRef && a.excerpt === b.excerpt);
+
+function CodeCardOf({ codeRef, excerpt }: { codeRef: ElementOf<'code_ref'>; excerpt: CodeExcerpt | null }) {
   const actions = useBoardActions();
   const side: CitationSide = codeRef.side === 'base' ? 'base' : 'head';
   const start = codeRef.start_line;
@@ -21,7 +34,6 @@ export function CodeCard({ codeRef }: { codeRef: ElementOf<'code_ref'> }) {
   const range = rangeLabel(side, start, end);
   const open = () => actions.openCitation(codeRef.path, side, start, end);
   const dir = dirname(codeRef.path);
-  const excerpt = useExcerpt(codeRef.path, side, codeRef.start_line, codeRef.end_line);
   const shown = excerpt !== null && excerpt.lines.length > 0;
   const note = excerpt ? excerptNote(excerpt) : NOT_SENT_NOTE;
   return (

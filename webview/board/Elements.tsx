@@ -6,6 +6,7 @@
 import { createContext, Fragment, h, type ComponentChildren } from 'preact';
 import { useContext, useRef, useState } from 'preact/hooks';
 import type { BoardElement, CitationSide, ElementOf, Lens } from '../../protocol';
+import { memoBy } from '../memo';
 import { useBoardActions } from './actions';
 import { ElementAsks, ElementAsksRun, FindingActions, useFindingMarks } from './AskViews';
 import { CodeCard } from './CodeCard';
@@ -223,7 +224,14 @@ export function Children({ nodes, level }: { nodes: readonly TreeNode[]; level: 
   return <>{out}</>;
 }
 
-export function ElementView({ node, level }: { node: TreeNode; level: number }) {
+/**
+ * One element as its kind draws it. Memoized by node identity: a node is the same object only
+ * while its element, its children and what it reads from the tree are unchanged (tree.ts
+ * reuseNodes), so a write to one element re-renders that element and its ancestors, not the board.
+ */
+export const ElementView = memoBy(ElementOfKind, (a, b) => a.node === b.node && a.level === b.level);
+
+function ElementOfKind({ node, level }: { node: TreeNode; level: number }) {
   const e = node.element;
   switch (e.kind) {
     case 'section':

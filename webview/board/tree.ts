@@ -100,29 +100,8 @@ export function buildTree(elements: readonly BoardElement[]): BoardTree {
   roots.sort((a, b) => a.index - b.index);
 
   const referenced = new Set<string>();
-  const refer = (id: unknown) => {
-    if (typeof id === 'string' && byId.get(id)?.kind === 'code_ref') referenced.add(id);
-  };
   for (const element of elements) {
-    switch (element.kind) {
-      case 'order_step':
-        refer(element.span);
-        break;
-      case 'decision':
-        for (const id of element.evidence ?? []) refer(id);
-        break;
-      case 'finding':
-        for (const id of element.anchor ?? []) refer(id);
-        break;
-      case 'requirement':
-        for (const id of element.trace ?? []) refer(id);
-        break;
-      case 'round_outcome':
-        for (const id of element.evidence ?? []) refer(id);
-        break;
-      default:
-        break;
-    }
+    for (const id of namedRefs(element)) if (typeof id === 'string' && byId.get(id)?.kind === 'code_ref') referenced.add(id);
   }
 
   const stepNumbers = new Map<string, number>();
@@ -134,6 +113,65 @@ export function buildTree(elements: readonly BoardElement[]): BoardTree {
   }
 
   return { roots, byId, referenced, stepNumbers, flattened };
+}
+
+/** The ids of the code refs an element names (a step's span, a decision's evidence, …). */
+export function namedRefs(element: BoardElement): readonly unknown[] {
+  switch (element.kind) {
+    case 'order_step':
+      return [element.span];
+    case 'decision':
+    case 'round_outcome':
+      return element.evidence ?? [];
+    case 'finding':
+      return element.anchor ?? [];
+    case 'requirement':
+      return element.trace ?? [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * `next` with every node that draws exactly as its counterpart in `previous` replaced by that
+ * counterpart (pure; `next` is not changed). A node is kept when its element is the same object
+ * (see ../share.ts) at the same index, its children are the kept nodes themselves, and what its
+ * view reads from the tree is the same: the elements its named refs resolve to, its step number,
+ * whether it is shown at a referrer instead. An unchanged element then keeps its node, and its
+ * memoized view (Elements.tsx) skips it by identity; a changed one renews its node and its
+ * ancestors' nodes only.
+ */
+export function reuseNodes(previous: BoardTree | null, next: BoardTree): BoardTree {
+  if (previous === null || previous === next) return next;
+  const old = new Map<BoardElement, TreeNode>();
+  const index = (nodes: readonly TreeNode[]) => {
+    for (const node of nodes) {
+      if (!old.has(node.element)) old.set(node.element, node);
+      index(node.children);
+    }
+  };
+  index(previous.roots);
+  const readsSame = (element: BoardElement): boolean => {
+    const id = element.id;
+    if (previous.referenced.has(id) !== next.referenced.has(id)) return false;
+    if (previous.stepNumbers.get(id) !== next.stepNumbers.get(id)) return false;
+    for (const ref of namedRefs(element)) {
+      if (typeof ref === 'string' && previous.byId.get(ref) !== next.byId.get(ref)) return false;
+    }
+    return true;
+  };
+  const visit = (node: TreeNode): TreeNode => {
+    const children = node.children.map(visit);
+    const before = old.get(node.element);
+    if (before && before.index === node.index && sameNodes(before.children, children) && readsSame(node.element)) return before;
+    return sameNodes(node.children, children) ? node : { ...node, children };
+  };
+  const roots = next.roots.map(visit);
+  return sameNodes(roots, next.roots) ? next : { ...next, roots };
+}
+
+function sameNodes(a: readonly TreeNode[], b: readonly TreeNode[]): boolean {
+  return a.length === b.length && a.every((node, i) => node === b[i]);
 }
 
 /** The code refs a list of ids names, in the order named; ids that do not resolve are counted. */

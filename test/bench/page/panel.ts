@@ -71,6 +71,10 @@ export class BenchPanel {
     return this.timed(this.page.evaluate(([s, w]) => window.rennetBench.click(s, w), [selector, wait] as const));
   }
 
+  jump(selector: string): Promise<FrameTiming> {
+    return this.timed(this.page.evaluate((s) => window.rennetBench.jump(s), selector));
+  }
+
   baselineRows(name: string): Promise<FrameTiming> {
     return this.timed(this.page.evaluate((n) => window.rennetBench.baselineRows(n), name));
   }

@@ -47,6 +47,12 @@ export interface BenchProbe {
   deliver(message: unknown): void;
   /** element.click() on `selector` and time it to `wait`. */
   click(selector: string, wait: WaitSpec): Promise<FrameTiming>;
+  /**
+   * Scroll `selector` into the middle of the view and time it to the painted frame: the panel's
+   * off-screen elements skip style, layout and paint (content-visibility: auto) until they come
+   * near the view, so this is where that deferred work lands.
+   */
+  jump(selector: string): Promise<FrameTiming>;
   /** Baseline: a posted message whose listener writes staged rows as plain `<div>`s with innerHTML. */
   baselineRows(name: string): Promise<FrameTiming>;
   /** Baseline: a posted message whose listener sets one plain div's text. */
@@ -210,6 +216,11 @@ export function installProbe(): void {
       const target = document.querySelector<HTMLElement>(selector);
       if (!target) return Promise.reject(new Error(`nothing to click: ${selector}`));
       return timed(() => target.click(), wait);
+    },
+    jump: (selector) => {
+      const target = document.querySelector<HTMLElement>(selector);
+      if (!target) return Promise.reject(new Error(`nothing to scroll to: ${selector}`));
+      return timed(() => target.scrollIntoView({ block: 'center' }), { kind: 'present', selector });
     },
     baselineRows: (name) => {
       const rows = staged.get(name);
