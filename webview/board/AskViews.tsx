@@ -113,7 +113,7 @@ export function FindingActions({ finding, lens, byId }: { finding: ElementOf<'fi
   const ref = findingRefFor(asks.scope, finding.id);
   const blocked = asks.frozen ? FROZEN_REASON : asks.projection === null ? NO_PROJECTION_REASON : ref.ok ? null : ref.reason;
   const requestBlocked =
-    blocked ?? (asks.targetKind === null ? NO_TARGET_REASON : marks.requested ? 'A change request for this finding is already staged.' : null);
+    blocked ?? (asks.targetKind === null ? NO_TARGET_REASON : marks.requested ? 'A change request for this finding is already staged.' : marks.dismissed ? 'You dismissed this finding; restore it to request a change.' : null);
   const discussAnchor = quoteAnchorFor({ generationId: asks.scope.generationId, lens: 'flagged', elementId: finding.id }, finding.title ?? '');
   const discussBlocked = blocked ?? (discussAnchor.ok ? explainBusy(asks, 'flagged', finding.id) : discussAnchor.reason);
 

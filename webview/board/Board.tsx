@@ -62,7 +62,7 @@ export function LanePanel({ lane, spend, readOnly, headingId, openCount = null }
           {openCount !== null && (
             <>
               {' '}
-              <span class="rn-open-count" data-testid="board-open-count" data-count={String(openCount)} title="Findings neither resolved nor dismissed">
+              <span class="rn-open-count" data-testid="board-open-count" data-count={String(openCount)} title="Findings still waiting for your decision: open, not dismissed, no change request staged">
                 {openCountText(openCount)}
               </span>
             </>

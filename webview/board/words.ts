@@ -7,6 +7,7 @@ import {
   LENS_ADMISSIBLE_ABSENCES,
   LENS_TITLES,
   type Absence,
+  accordWord,
   type Accord,
   type FoldCount,
   type GenerationSnapshot,
@@ -260,8 +261,8 @@ export const ACCORD_TITLES: Record<Accord, string> = {
  * second model reviewed the change, so it reads "solo", not as a disagreement.
  */
 export function accordMark(accord: Accord, models: number): { label: string; title: string } {
-  if (accord === 'split' && models <= 1) return { label: 'solo', title: 'Solo: raised by the only review of this change; no second model reviewed it.' };
-  return { label: accord, title: ACCORD_TITLES[accord] };
+  const word = accordWord(accord, models);
+  return word === 'solo' ? { label: word, title: 'Solo: raised by the only review of this change; no second model reviewed it.' } : { label: word, title: ACCORD_TITLES[word] };
 }
 
 export const TONE_LABELS: Record<'note' | 'warning' | 'question' | 'remedy', string> = {

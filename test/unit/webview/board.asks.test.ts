@@ -171,6 +171,9 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
       assert.ok(el('f5').classList.contains('rn-finding-dismissed'));
       assert.equal(text(one(el('f5'), byTestId('finding-state'))), 'Dismissed');
       assert.equal(all(el('f5'), byTestId('finding-dismiss')).length, 0);
+      const request = button(el('f5'), 'finding-request');
+      assert.equal(request.disabled, true, 'a dismissed finding takes no change request until restored (as in the editor thread)');
+      assert.match(request.title, /restore it/);
       assert.equal(text(one(tab('flagged'), byTestId('open-count'))), '2 open');
       assert.equal(one(dom.root, byTestId('board-open-count')).getAttribute('data-count'), '2');
 
