@@ -3,21 +3,20 @@ import { randomBytes } from 'node:crypto';
 import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type SessionSnapshot, type ToWebview } from '../protocol';
 import type { Lens } from '../protocol/board';
 import { fileOnSide, type FileStatus } from '../protocol/patchset';
-import { AsksExplain, GenerationGet, PatchsetGet, SessionGet } from '../protocol/rpc';
+import { GenerationGet, PatchsetGet, SessionGet } from '../protocol/rpc';
 import { askActLabel, type AskClient } from './asks';
 import { blobUri } from './blobDocuments';
 import type { CapturedHeads } from './capturedHeads';
 import { describe, type HostClient } from './hostClient';
 import { panelHtml } from './html';
-import { readHarnessConfig, type LensRuns } from './lenses';
+import { explainSpan } from './explain';
+import type { LensRuns } from './lenses';
 import { checkRepoRelativePath } from './paths';
 import { openReview } from './review';
 import { panelTitle } from './titles';
 
 export const BOARD_VIEW_TYPE = 'rennet.board';
 
-/** Ceiling on one Explain (one model turn with read-only tools). */
-const EXPLAIN_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * One WebviewPanel per session. The manager routes host events to the right panel and keeps
@@ -542,15 +541,10 @@ export class BoardPanel implements vscode.Disposable {
     const status = (state: 'working' | 'answered' | 'failed', threadId: string | null, message: string | null) =>
       void this.post({ type: 'rennet/panel/explainStatus', requestId, state, threadId, message });
     status('working', null, null);
-    try {
-      const harness = await readHarnessConfig(this.deps.context.secrets);
-      const result = await this.deps.host.request(AsksExplain, { sessionId: this.sessionId, anchor, harness, ...(threadId ? { threadId } : {}) }, EXPLAIN_TIMEOUT_MS);
-      if (this.disposed) return;
-      if (result.ok) status('answered', result.value.threadId, null);
-      else status('failed', result.error.detail?.threadId ?? null, result.error.message);
-    } catch (error) {
-      if (!this.disposed) status('failed', null, describe(error));
-    }
+    const result = await explainSpan(this.deps.host, this.deps.context.secrets, this.sessionId, anchor, threadId);
+    if (this.disposed) return;
+    if (result.ok) status('answered', result.value.threadId, null);
+    else status('failed', result.error.detail?.threadId ?? null, result.error.message);
   }
 
   private postError(message: string): void {

@@ -121,6 +121,8 @@ export interface CommentsDeps {
   asks: AskClient;
   review: ActiveReview;
   log: vscode.LogOutputChannel;
+  /** Ask the session's agent about a span (extension/explain.ts): Discuss's anchored turn. */
+  explain(sessionId: string, anchor: QuoteAnchor, threadId?: string): Promise<Result<{ threadId: string }>>;
 }
 
 export class ReviewComments implements vscode.Disposable {
@@ -569,8 +571,10 @@ export class ReviewComments implements vscode.Disposable {
   }
 
   /**
-   * Discuss: a quote thread on the finding's claim (reopened when it was closed, reused when it is
-   * open), then the board panel shows the finding, where the thread is read and answered.
+   * Discuss: the board shows the finding, and the agent is asked about it in a quote thread on its
+   * claim — the open one when there is one (a closed one is reopened first), else a new one the
+   * host opens — exactly as the panel's Discuss does. A failure (no harness, the model's error) is
+   * said here; the thread keeps the question.
    */
   private async discussFinding(arg: unknown): Promise<void> {
     const found = this.findingOf(arg);
@@ -583,17 +587,14 @@ export class ReviewComments implements vscode.Disposable {
           ([, t]) => t.anchor.generationId === generationId && t.anchor.lens === 'flagged' && t.anchor.elementId === findingId && t.anchor.quote === title,
         )
       : undefined;
-    if (!existing) {
-      if (!(await this.run(sessionId, { type: 'quoteOpen', anchor }))) return;
-    } else if (!existing[1].open) {
-      if (!(await this.run(sessionId, { type: 'quoteOpen', threadId: existing[0] }))) return;
-    }
+    if (existing && !existing[1].open && !(await this.run(sessionId, { type: 'quoteOpen', threadId: existing[0] }))) return;
     try {
       await vscode.commands.executeCommand('rennet.revealElement', { sessionId, generationId, lens: 'flagged', elementId: findingId });
     } catch (error) {
       this.deps.log.warn(`Could not show finding ${findingId} on its board: ${describe(error)}`);
-      void vscode.window.showWarningMessage(`Rennet could not show the finding on its board: ${describe(error)}`);
     }
+    const result = await this.deps.explain(sessionId, anchor, existing?.[0]);
+    if (!result.ok) void vscode.window.showWarningMessage(`Rennet could not discuss the finding: ${result.error.message}`);
   }
 
   // ─── Commands without a thread ─────────────────────────────────────────────────────────────

@@ -2,6 +2,7 @@ import './zodConfig';
 import * as vscode from 'vscode';
 import type { RennetApi } from './api';
 import { AskClient } from './asks';
+import { explainSpan } from './explain';
 import { BlobDocumentProvider } from './blobDocuments';
 import { CapturedHeads } from './capturedHeads';
 import { BLOB_SCHEME } from './documentRefs';
@@ -39,7 +40,8 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   const log = vscode.window.createOutputChannel('Rennet', { log: true });
   context.subscriptions.push(log);
 
-  host = new HostClient(context, log);
+  const hostClient = new HostClient(context, log);
+  host = hostClient;
   // The host asks VS Code's language models through the extension (rennet/lm/*).
   host.installHostRequestHandlers((client) => registerLmHandlers(client, log));
   const lenses = new LensRuns(host, context.secrets, log);
@@ -53,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   // Combined gutter icons (a line several lenses cite) are written beside the store, in their own folder.
   const citationMarks = new CitationMarks(context.extensionUri, vscode.Uri.joinPath(context.globalStorageUri, 'gutter-icons'), heads, review, log);
   context.subscriptions.push(citationMarks);
-  const comments = new ReviewComments({ heads, asks, review, log });
+  const comments = new ReviewComments({ heads, asks, review, log, explain: (sessionId, anchor, threadId) => explainSpan(hostClient, context.secrets, sessionId, anchor, threadId) });
   context.subscriptions.push(comments);
 
   const commands: Record<string, CommandFactory> = {

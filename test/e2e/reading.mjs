@@ -824,7 +824,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
     }));
   }
 
-  await test('a Flagged finding shows as a thread at its anchor in the editor; Dismiss and Restore there change the panel', async () => {
+  await test('a Flagged finding shows as a thread at its anchor in the editor; Dismiss, Restore and Discuss there act on the board', async () => {
     expect(generation, 'no settled generation (see the previous test)');
     const anchor = plan.flagged[0];
     const fileName = path.basename(anchor.path);
@@ -890,6 +890,29 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(r && r.states.length === 0 && !r.dismissed && r.dismiss, `after Restore in the editor the panel shows the finding as ${JSON.stringify(r)}`);
     expect(restored.open === before.open && restored.boardOpen === before.open, `after Restore the open counts are tab ${restored.open}, board ${restored.boardOpen}; expected ${before.open}`);
     expect(!/dismissed by you/.test(headRestored.label ?? '') && headRestored.actions.includes('Dismiss'), `the restored finding's thread is ${JSON.stringify(headRestored)}`);
+
+    // Discuss, from the editor as from the panel: the board shows the finding, and the agent
+    // answers in a quote thread on its claim (one anchored explain turn through the host).
+    await widget.locator('.head .action-label[aria-label="Discuss"]').first().click();
+    const findingId = await board()
+      .locator('[data-testid="element"][data-kind="finding"]', { hasText: title })
+      .first()
+      .getAttribute('data-id', { timeout: 10_000 });
+    expect(findingId, `the finding "${title}" is not on the board after Discuss`);
+    const discussion = board().locator(`[data-testid="ask-area"][data-for="${findingId}"] [data-testid="quote-thread"]`).first();
+    const answer = discussion.locator('[data-testid="quote-message"][data-author="agent"]').first();
+    await answer.waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
+      const seen = await board().locator(`[data-testid="ask-area"][data-for="${findingId}"]`).first().innerText().catch(() => '(no ask area)');
+      throw new Error(`Discuss in the editor brought no agent answer under finding ${findingId}; its ask area reads ${JSON.stringify(seen)}`);
+    });
+    const quote = ((await discussion.locator('blockquote').first().innerText()) ?? '').trim();
+    const authors = await discussion.locator('[data-testid="quote-message"]').evaluateAll((ms) => ms.map((m) => m.getAttribute('data-author')));
+    const answerText = await answer.innerText();
+    await screenshot('finding-discussed');
+    rig.log(`reading: Discuss from the editor: quote ${JSON.stringify(quote)}, authors ${JSON.stringify(authors)}`);
+    expect(quote === title, `the discussion quotes ${JSON.stringify(quote)}, expected the finding's claim ${JSON.stringify(title)}`);
+    expect(JSON.stringify(authors) === '["reviewer","agent"]', `the discussion holds ${JSON.stringify(authors)}, expected the question and one answer`);
+    expect(/— explained by /.test(answerText), `the answer carries no provenance line: ${JSON.stringify(answerText)}`);
   });
 
   const EXPLAINED = 'The renamed line is what callers now read.';

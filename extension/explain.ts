@@ -1,0 +1,31 @@
+import type * as vscode from 'vscode';
+import type { QuoteAnchor } from '../protocol/asks';
+import { err, rennetError, type Result } from '../protocol/result';
+import { AsksExplain, type AsksExplainResult } from '../protocol/rpc';
+import { describe, type HostClient } from './hostClient';
+import { readHarnessConfig } from './lenses';
+
+/** Ceiling on one Explain (one model turn with read-only tools). */
+export const EXPLAIN_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Explain a span of board prose (`rennet/asks/explain`) with the harnesses the settings name: the
+ * host opens the thread (or asks in `threadId`, an open thread on that anchor), appends the
+ * question, runs one read-only turn and appends the answer. The board panel's Explain and Discuss
+ * and the editor's Discuss on a finding thread all come here. A refusal's `detail.threadId` names
+ * the thread that holds the question when there is one.
+ */
+export async function explainSpan(
+  host: HostClient,
+  secrets: vscode.SecretStorage,
+  sessionId: string,
+  anchor: QuoteAnchor,
+  threadId?: string,
+): Promise<Result<AsksExplainResult>> {
+  try {
+    const harness = await readHarnessConfig(secrets);
+    return await host.request(AsksExplain, { sessionId, anchor, harness, ...(threadId ? { threadId } : {}) }, EXPLAIN_TIMEOUT_MS);
+  } catch (error) {
+    return err(rennetError('host-unavailable', describe(error)));
+  }
+}
