@@ -31,8 +31,8 @@ export const ScriptTurn = z.union([
   z.array(ScriptCall),
   /** A turn that stops without finishing (and writes nothing). */
   z.strictObject({ end: z.literal('unsettled') }),
-  /** A harness failure carrying this message. */
-  z.strictObject({ fail: z.string().min(1) }),
+  /** A harness failure carrying this message; `final`: one no attempt can mend (TurnResult.final). */
+  z.strictObject({ fail: z.string().min(1), final: z.literal(true).optional() }),
   /** A turn that calls settle_absent and nothing else. */
   z.strictObject({ absent: z.literal(true) }),
 ]);
@@ -130,7 +130,7 @@ export class ScriptedHarness implements Harness {
     record.turn = index;
 
     if (!Array.isArray(turn)) {
-      if ('fail' in turn) return failed(turn.fail);
+      if ('fail' in turn) return turn.final ? { ...failed(turn.fail), final: true } : failed(turn.fail);
       if ('end' in turn) return ended();
     }
     const calls: ScriptCall[] = Array.isArray(turn) ? turn : [{ tool: 'settle_absent', input: {} }];

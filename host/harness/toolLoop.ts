@@ -85,6 +85,8 @@ export class ModelError extends Error {
     readonly kind: ModelErrorKind,
     message: string,
     readonly status: number | null = null,
+    /** Another attempt cannot succeed as configured (credentials rejected, consent denied, no model). */
+    readonly final = false,
   ) {
     super(message);
     this.name = 'ModelError';
@@ -112,14 +114,14 @@ export async function runToolLoop(request: TurnRequest, thread: ModelThread, opt
     }
   };
   const aborted = (): TurnResult => ({ outcome: 'aborted', message: 'the turn was cancelled', usage: usage.result() });
-  const failed = (message: string): TurnResult => ({ outcome: 'failed', message, usage: usage.result() });
+  const failed = (message: string, final = false): TurnResult => ({ outcome: 'failed', message, usage: usage.result(), ...(final ? { final } : {}) });
 
   for (let trip = 0; trip < maxTrips; trip++) {
     if (request.signal.aborted) return aborted();
     const sent = await sendBounded(thread, request.signal, timeoutMs);
     if (sent.kind === 'aborted') return aborted();
     if (sent.kind === 'timeout') return failed(`the model did not answer within ${timeoutMs < 10_000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}`);
-    if (sent.kind === 'error') return failed(sent.message);
+    if (sent.kind === 'error') return failed(sent.message, sent.final);
     const raw = sent.reply;
     usage.add(raw.usage);
     const reply: ModelReply = { ...raw, text: boundText(raw.text, MAX_TEXT_BYTES) };
@@ -167,7 +169,7 @@ async function answerCall(call: ModelToolCall, request: TurnRequest, known: Read
   return { call, input: parsed.value, text: boundResult(result.text), isError: result.isError };
 }
 
-type Sent = { kind: 'reply'; reply: ModelReply } | { kind: 'aborted' } | { kind: 'timeout' } | { kind: 'error'; message: string };
+type Sent = { kind: 'reply'; reply: ModelReply } | { kind: 'aborted' } | { kind: 'timeout' } | { kind: 'error'; message: string; final: boolean };
 
 /** One round trip under the turn's signal and the request timeout. */
 async function sendBounded(thread: ModelThread, turnSignal: AbortSignal, timeoutMs: number): Promise<Sent> {
@@ -186,8 +188,8 @@ async function sendBounded(thread: ModelThread, turnSignal: AbortSignal, timeout
   } catch (error) {
     if (turnSignal.aborted) return { kind: 'aborted' };
     if (timedOut) return { kind: 'timeout' };
-    if (error instanceof ModelError) return { kind: 'error', message: error.message };
-    return { kind: 'error', message: `the model request failed: ${boundText((error as Error).message ?? String(error), MAX_ERROR_CHARS)}` };
+    if (error instanceof ModelError) return { kind: 'error', message: error.message, final: error.final };
+    return { kind: 'error', message: `the model request failed: ${boundText((error as Error).message ?? String(error), MAX_ERROR_CHARS)}`, final: false };
   } finally {
     clearTimeout(timer);
     turnSignal.removeEventListener('abort', onAbort);
@@ -324,7 +326,9 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     }
     const message = serverMessage(text);
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    throw new ModelError('http', redact(`${label} answered ${status}${message ? `: ${message}` : ''}`, secrets), response.status);
+    // 401/403: the credentials (or their absence) are refused; retrying the same request cannot help.
+    const refused = response.status === 401 || response.status === 403;
+    throw new ModelError('http', redact(`${label} answered ${status}${message ? `: ${message}` : ''}`, secrets), response.status, refused);
   }
   return response;
 }

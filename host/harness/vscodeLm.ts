@@ -48,7 +48,8 @@ export class LmChatFailure extends ModelError {
     readonly reason: LmFailureReason,
     message: string,
   ) {
-    super('protocol', message);
+    // Consent denied, blocked, or no such model: VS Code answers the same until the reviewer acts.
+    super('protocol', message, null, reason === 'consent-denied' || reason === 'blocked' || reason === 'no-model');
   }
 }
 

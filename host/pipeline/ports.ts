@@ -66,6 +66,11 @@ export interface TurnResult {
   message: string | null;
   /** null when the harness reported no usage (say so; never a zero). */
   usage: TurnUsage | null;
+  /**
+   * A failed turn another attempt cannot mend as configured (credentials refused, consent denied,
+   * no such model): the ladder stops there and the lane's failure is not retryable.
+   */
+  final?: boolean;
 }
 
 export interface Harness {

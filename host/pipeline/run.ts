@@ -82,7 +82,7 @@ interface Lane {
 
 type LadderResult =
   | { kind: 'settled' | 'absent'; attempts: number }
-  | { kind: 'exhausted'; attempts: number; lastVerdict: string | null; harnessFailure: string | null }
+  | { kind: 'exhausted'; attempts: number; lastVerdict: string | null; harnessFailure: string | null; final?: boolean }
   | { kind: 'cancelled' };
 
 interface LadderParams {
@@ -474,7 +474,7 @@ class GenerationRun {
       const failure: LaneFailure = {
         message: `Flagged: no review produced findings (${accounts.join('; ')}).`,
         // Retryable if any seat is: the lens needs only one review to draw a board.
-        retryable: failed.some(({ r }) => r.kind === 'exhausted' && r.harnessFailure !== null),
+        retryable: failed.some(({ r }) => r.kind === 'exhausted' && r.harnessFailure !== null && !r.final),
         attempts: Math.max(...failed.map(({ r }) => (r.kind === 'exhausted' ? r.attempts : 0))),
       };
       this.settle(lane, { state: 'failed', absence: null, failure }, failure.attempts);
@@ -625,6 +625,8 @@ class GenerationRun {
       spent++;
       harnessFailure = result.outcome === 'ended' ? null : (result.message ?? `the turn ${result.outcome}`);
       if (harnessFailure !== null) this.log(`[seat] ${p.spec.seatId}: attempt ${spent} of ${p.budget} failed in the harness: ${harnessFailure}`);
+      // Consent denied, credentials refused: the next attempt would get the same answer.
+      if (result.outcome === 'failed' && result.final) return { kind: 'exhausted', attempts: spent, lastVerdict: p.verdict(), harnessFailure, final: true };
     }
     return { kind: 'exhausted', attempts: spent, lastVerdict: p.verdict(), harnessFailure };
   }
@@ -667,7 +669,7 @@ class GenerationRun {
         return;
       }
       case 'exhausted':
-        this.settle(lane, { state: 'failed', absence: null, failure: exhaustedFailure(lane.lens, result.attempts, result.lastVerdict, result.harnessFailure) }, result.attempts);
+        this.settle(lane, { state: 'failed', absence: null, failure: exhaustedFailure(lane.lens, result.attempts, result.lastVerdict, result.harnessFailure, result.final ?? false) }, result.attempts);
         return;
     }
   }

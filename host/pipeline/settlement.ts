@@ -46,15 +46,16 @@ export function verdictOf(lastFinish: readonly FinishPointer[] | null): string |
 }
 
 /** The terminal (or, after a harness failure, retryable) account of a ladder that ran out. */
-export function exhaustedFailure(lens: Lens, attempts: number, lastVerdict: string | null, harnessFailure: string | null): LaneFailure {
+export function exhaustedFailure(lens: Lens, attempts: number, lastVerdict: string | null, harnessFailure: string | null, final = false): LaneFailure {
   const title = LENS_TITLES[lens];
   const spent = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   const verdict = lastVerdict === null ? 'finish was never called' : `the last finish verdict was: ${lastVerdict}`;
   const cause = harnessFailure === null ? '' : ` The last turn failed in the harness: ${harnessFailure}.`;
   return {
     message: `${title} did not settle after ${spent}; ${verdict}.${cause}`.replace(/\.\.(?= |$)/, '.'),
-    // A harness failure is another run's chance to draw; a seat that ended unsettled every time is terminal.
-    retryable: harnessFailure !== null,
+    // A harness failure is another run's chance to draw — unless the harness said no attempt can
+    // mend it as configured; a seat that ended unsettled every time is terminal.
+    retryable: harnessFailure !== null && !final,
     attempts,
   };
 }

@@ -144,6 +144,28 @@ describe('harness: the in-host tool loop', () => {
     assert.equal(MAX_ROUND_TRIPS, 64);
   });
 
+  it('a server error (5xx) fails the turn for the ladder to try again; refused credentials (401/403) are final', async () => {
+    for (const [status, final] of [[500, false], [503, false], [401, true], [403, true]] as const) {
+      const server: Server = createServer((_req, res) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `status ${status}` } }));
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        for (const h of [new AnthropicHarness({ baseUrl: origin, model: 'm' }), new OpenAiCompatibleHarness({ baseUrl: `${origin}/v1`, model: 'm' })]) {
+          const result = await h.runTurn(request());
+          assert.equal(result.outcome, 'failed', `${h.kind} on ${status}`);
+          assert.match(result.message ?? '', new RegExp(`HTTP ${status}`));
+          assert.equal(result.final === true, final, `${h.kind} on ${status}: final should be ${final}`);
+        }
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
+      }
+    }
+  });
+
   it('never quotes the key, even when the server echoes it in its error', async () => {
     const key = 'sk-very-secret-key-123';
     const server: Server = createServer((req, res) => {
@@ -157,6 +179,7 @@ describe('harness: the in-host tool loop', () => {
         const result = await h.runTurn(request());
         assert.equal(result.outcome, 'failed');
         assert.match(result.message ?? '', /HTTP 401.*invalid x-api-key .*\[redacted\]/);
+        assert.equal(result.final, true, 'refused credentials: another attempt cannot mend it');
         assert.doesNotMatch(result.message ?? '', /sk-very-secret/);
       }
     } finally {

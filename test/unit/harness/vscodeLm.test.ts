@@ -175,6 +175,8 @@ describe('harness: vscode-lm (host tool loop over rennet/lm/chat)', function () 
       const result = await h.runTurn(turnRequest(kit.tools));
       assert.equal(result.outcome, 'failed');
       assert.match(result.message ?? '', sentence);
+      // Consent, policy and a missing model answer the same until the reviewer acts: no retry.
+      assert.equal(result.final === true, ['consent-denied', 'blocked', 'no-model'].includes(answer.reason), `final for ${answer.reason}`);
       assert.equal(result.usage, null);
       assert.equal(model.asked[0]!.vendor, 'nobody');
       assert.equal(kit.seat.stats().calls, 0);

@@ -318,6 +318,19 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.equal(noise.failure!.attempts, 0);
   });
 
+  it('a harness failure no attempt can mend (consent denied, credentials refused) stops the ladder at once: not retryable', async () => {
+    const script = fullScript();
+    const good = script.seats['decisions:drafter']!.turns;
+    script.seats['decisions:drafter'] = { turns: [{ fail: 'VS Code did not allow Rennet to use the language model (consent denied)', final: true }, ...good] };
+    const { outcome, turns } = await run(script);
+    const d = lane(outcome, 'decisions');
+    assert.equal(d.state, 'failed');
+    assert.deepEqual({ retryable: d.failure!.retryable, attempts: d.failure!.attempts }, { retryable: false, attempts: 1 });
+    assert.match(d.failure!.message, /consent denied/);
+    assert.equal(turns('decisions:drafter'), 1, 'the scripted good turns after the refusal were never asked for');
+    assert.equal(lane(outcome, 'noise').failure!.retryable, false, 'Noise names a sibling that cannot be retried as configured');
+  });
+
   it('Noise waits: queued → waiting until all four core lanes settle → working → settled', async () => {
     const { obs } = await run(fullScript());
     assert.deepEqual(obs.statesOf('noise'), ['queued', 'waiting', 'working', 'settled']);
