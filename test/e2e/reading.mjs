@@ -438,6 +438,11 @@ export async function runReading({ paths, vsix, runner, browser }) {
     }
     const unresolved = models.requests.filter((r) => r.unresolved.length > 0);
     expect(unresolved.length === 0, `scripted ids did not resolve: ${JSON.stringify(unresolved)}`);
+    // The seats' context folder lives in the repository (git-excluded) and is hidden from the
+    // Explorer by the extension's configurationDefaults (files.exclude **/.rennet).
+    expect(fs.existsSync(path.join(repo, '.rennet')), 'the run wrote no .rennet context folder, so the Explorer check below would prove nothing');
+    const rows = (await page.locator('.explorer-folders-view .monaco-list-row').allInnerTexts()).map((r) => r.trim());
+    expect(rows.includes('src') && !rows.includes('.rennet'), `the Explorer should list src and not .rennet: ${JSON.stringify(rows)}`);
   });
 
   const sequenceCite = plan.sequence[0];
