@@ -28,6 +28,8 @@ export class AskClient implements vscode.Disposable {
   private readonly projections = new Map<string, AskProjection>();
   /** Highest seq seen per session, so a late answer cannot replace a newer push. */
   private readonly seqs = new Map<string, number>();
+  /** Projections accepted per session (any source), so a slow read can tell it was overtaken. */
+  private readonly accepted = new Map<string, number>();
   private readonly undo = new Map<string, UndoEntry[]>();
   private readonly emitter = new vscode.EventEmitter<AskChange>();
   /** A session's projection changed (any append, from any surface or process), or its undo stack did. */
@@ -53,9 +55,12 @@ export class AskClient implements vscode.Disposable {
 
   /** Reads the projection from the host (reads never write) and announces it. */
   async refresh(sessionId: string): Promise<Result<AskProjection>> {
+    // A read carries no seq: if a push (or an act's answer) landed while it was in flight, that
+    // one is at least as new, and the read must not replace it.
+    const acceptedBefore = this.accepted.get(sessionId) ?? 0;
     try {
       const result = await this.host.request(AsksGet, { sessionId });
-      if (result.ok) this.accept(sessionId, null, result.value);
+      if (result.ok && (this.accepted.get(sessionId) ?? 0) === acceptedBefore) this.accept(sessionId, null, result.value);
       return result;
     } catch (error) {
       return err(rennetError('host-unavailable', describe(error)));
@@ -128,6 +133,7 @@ export class AskClient implements vscode.Disposable {
       this.seqs.set(sessionId, Math.max(seen, seq));
     }
     this.projections.set(sessionId, projection);
+    this.accepted.set(sessionId, (this.accepted.get(sessionId) ?? 0) + 1);
     this.emitter.fire({ sessionId, projection });
   }
 }
