@@ -44,7 +44,9 @@ export function readAgainstCaptured(documentText: string, head: CapturedHeadText
   const captured = asLines(head.text);
   if (!head.truncated) return text === captured ? { kind: 'captured' } : { kind: 'changed' };
   const prefix = captured.slice(0, captured.lastIndexOf('\n') + 1);
-  if (prefix === '' || !text.startsWith(prefix)) return { kind: 'captured-prefix', lines: 0 };
+  if (prefix === '') return { kind: 'captured-prefix', lines: 0 };
+  // The captured start no longer opens the document: lines may have moved, as for a whole head.
+  if (!text.startsWith(prefix)) return { kind: 'changed' };
   let lines = 0;
   for (let i = prefix.indexOf('\n'); i >= 0; i = prefix.indexOf('\n', i + 1)) lines++;
   return { kind: 'captured-prefix', lines };

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AskCommand, AskIntent, QuoteAnchor } from '../protocol/asks';
+import { boundedQuote, type AskCommand, type AskIntent, type QuoteAnchor } from '../protocol/asks';
 import type { Patchset } from '../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../protocol/result';
 import type { ActiveReview, ReviewView } from './activeReview';
@@ -32,7 +32,7 @@ const EXTRA_PATCHSETS = 4;
 type StageCommand = Extract<AskCommand, { type: 'stage' }>;
 
 function untrustedMarkdown(markdown: string): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(markdown, false);
+  const md = new vscode.MarkdownString(plan.withoutImages(markdown), false);
   md.isTrusted = false;
   md.supportHtml = false;
   return md;
@@ -580,11 +580,12 @@ export class ReviewComments implements vscode.Disposable {
     const found = this.findingOf(arg);
     if (!found) return;
     const { sessionId, generationId, findingId, title } = found.finding;
-    const anchor: QuoteAnchor = { kind: 'quote', generationId, lens: 'flagged', elementId: findingId, quote: title };
+    // The panel's Discuss quotes the same way, so both name one thread.
+    const anchor: QuoteAnchor = { kind: 'quote', generationId, lens: 'flagged', elementId: findingId, quote: boundedQuote(title) };
     const projection = this.deps.asks.projection(sessionId) ?? null;
     const existing = projection
       ? Object.entries(projection.quoteThreads).find(
-          ([, t]) => t.anchor.generationId === generationId && t.anchor.lens === 'flagged' && t.anchor.elementId === findingId && t.anchor.quote === title,
+          ([, t]) => t.anchor.generationId === generationId && t.anchor.lens === 'flagged' && t.anchor.elementId === findingId && t.anchor.quote === anchor.quote,
         )
       : undefined;
     if (existing && !existing[1].open && !(await this.run(sessionId, { type: 'quoteOpen', threadId: existing[0] }))) return;

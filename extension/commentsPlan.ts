@@ -386,3 +386,14 @@ export function planFindingRequest(finding: FindingPlacement, targetKind: Target
   if (utf8Length(text) > ASK_TEXT_MAX_BYTES) text = finding.title;
   return { type: 'stage', anchor, text, intent: 'request-change', lane: laneForTarget(targetKind) };
 }
+
+/**
+ * Model-written Markdown with its images made inert: VS Code renders images even in untrusted
+ * MarkdownStrings and fetches their URLs when a thread opens, so a finding could make the editor
+ * call out (`![x](https://…?d=…)`). `![` is escaped everywhere — inside code too, where it then
+ * reads `\![`; no remote fetch is worth more than that character. Links stay: VS Code asks before
+ * opening one.
+ */
+export function withoutImages(markdown: string): string {
+  return markdown.replace(/!\[/g, '\\![');
+}

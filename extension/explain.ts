@@ -1,12 +1,15 @@
 import type * as vscode from 'vscode';
-import type { QuoteAnchor } from '../protocol/asks';
+import { EXPLAIN_TURN_TIMEOUT_MS, type QuoteAnchor } from '../protocol/asks';
 import { err, rennetError, type Result } from '../protocol/result';
 import { AsksExplain, type AsksExplainResult } from '../protocol/rpc';
 import { describe, type HostClient } from './hostClient';
 import { readHarnessConfig } from './lenses';
 
-/** Ceiling on one Explain (one model turn with read-only tools). */
-export const EXPLAIN_TIMEOUT_MS = 5 * 60_000;
+/**
+ * How long the extension waits for an Explain: the host's own turn limit plus a margin, so the
+ * host's refusal (with its reason and thread) always arrives before this side gives up.
+ */
+export const EXPLAIN_TIMEOUT_MS = EXPLAIN_TURN_TIMEOUT_MS + 30_000;
 
 /**
  * Explain a span of board prose (`rennet/asks/explain`) with the harnesses the settings name: the

@@ -35,6 +35,8 @@ export const ASK_MAX_ASKS = 5000;
 export const ASK_MAX_QUOTE_THREADS = 2000;
 /** Bare line comments one session holds. */
 export const ASK_MAX_LINE_COMMENTS = 5000;
+/** Ceiling on one Explain turn in the host; past it the turn is aborted and the refusal says so. */
+export const EXPLAIN_TURN_TIMEOUT_MS = 5 * 60_000;
 /** Finding dispositions one session holds. */
 export const ASK_MAX_FINDING_DISPOSITIONS = 20_000;
 
@@ -51,6 +53,29 @@ export function utf8Length(text: string): number {
     } else bytes += 3;
   }
   return bytes;
+}
+
+/** The longest prefix of `text` within `maxBytes` UTF-8 bytes; never splits a surrogate pair. */
+export function cutToUtf8Bytes(text: string, maxBytes: number): string {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const step = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + step > maxBytes) return text.slice(0, i);
+    bytes += step;
+    if (pair) i++;
+  }
+  return text;
+}
+
+/**
+ * The quote a span of board prose is anchored by: trimmed and cut to ASK_QUOTE_MAX_BYTES. Every
+ * surface (the panel's selection and Discuss, the editor's Discuss) quotes with it, so the same
+ * span names the same thread.
+ */
+export function boundedQuote(text: string): string {
+  return cutToUtf8Bytes(text.trim(), ASK_QUOTE_MAX_BYTES);
 }
 
 const bounded = (maxBytes: number, what: string) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AskKeyPart, QuoteAnchorInput, type QuoteAnchor } from '../../protocol/asks';
+import { AskKeyPart, EXPLAIN_TURN_TIMEOUT_MS, QuoteAnchorInput, type QuoteAnchor } from '../../protocol/asks';
 import { LENS_TITLES, type Lens } from '../../protocol/board';
 import { HarnessConfig } from '../../protocol/review';
 import { err, ok, rennetError, type ErrorCode, type RennetError, type Result } from '../../protocol/result';
@@ -34,8 +34,7 @@ import { canonicalJson, type AskLog } from './log';
 
 /** The reviewer's message that opens an explanation. */
 export const EXPLAIN_QUESTION = 'Explain this passage.';
-/** Ceiling on the whole turn (the extension waits as long); past it the turn is aborted. */
-export const EXPLAIN_TURN_TIMEOUT_MS = 5 * 60_000;
+export { EXPLAIN_TURN_TIMEOUT_MS };
 
 export type ExplainRefusalReason =
   | 'invalid'

@@ -8,6 +8,8 @@ import {
   ASK_QUOTE_MAX_BYTES,
   ASK_TEXT_MAX_BYTES,
   AskKeyPart,
+  boundedQuote,
+  cutToUtf8Bytes,
   CodeSpan,
   FindingRef,
   QuoteAnchorInput,
@@ -45,27 +47,7 @@ export function exitLaneFor(targetKind: Target['kind']): AskLane {
   return targetKind === 'branch' ? 'post-review' : 'changes';
 }
 
-/** UTF-8 byte length of one UTF-16 unit run starting at `i` (as protocol's utf8Length counts). */
-function unitBytes(text: string, i: number): { bytes: number; units: number } {
-  const c = text.charCodeAt(i);
-  if (c < 0x80) return { bytes: 1, units: 1 };
-  if (c < 0x800) return { bytes: 2, units: 1 };
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) return { bytes: 4, units: 2 };
-  return { bytes: 3, units: 1 };
-}
-
-/** The longest prefix of `text` within `maxBytes` UTF-8 bytes; never splits a surrogate pair. */
-export function cutToUtf8Bytes(text: string, maxBytes: number): string {
-  let bytes = 0;
-  let i = 0;
-  while (i < text.length) {
-    const step = unitBytes(text, i);
-    if (bytes + step.bytes > maxBytes) return text.slice(0, i);
-    bytes += step.bytes;
-    i += step.units;
-  }
-  return text;
-}
+export { cutToUtf8Bytes };
 
 /** Ask text as the reviewer typed it, or why it cannot be staged. */
 export function askText(text: string): Decided<string> {
@@ -157,7 +139,7 @@ export interface QuotePlace {
  * hold, is no anchor (with the reason).
  */
 export function quoteAnchorFor(place: QuotePlace, selected: string): Decided<QuoteAnchor> {
-  const quote = cutToUtf8Bytes(selected.trim(), ASK_QUOTE_MAX_BYTES);
+  const quote = boundedQuote(selected);
   if (quote.trim().length === 0) return { ok: false, reason: 'The selection holds no text.' };
   if (!AskKeyPart.safeParse(place.elementId).success) return { ok: false, reason: 'This element’s id cannot be named in the ask log.' };
   if (!AskKeyPart.safeParse(place.generationId).success) return { ok: false, reason: 'This generation cannot be named in the ask log.' };

