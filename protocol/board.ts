@@ -129,6 +129,24 @@ export function seatAbsence(lens: Lens): AbsenceRow | undefined {
 
 // ─── Value enums ─────────────────────────────────────────────────────────────────────────────
 
+/**
+ * File extensions that make the left side of `x:12` a source, config or markup path: the host's
+ * prose rules and the panel's citation links read this one list. Anything else (`127.0.0.1:0`,
+ * `v1.2:3`) stays prose.
+ */
+export const SOURCE_EXTENSIONS: readonly string[] = [
+  // languages
+  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'py', 'pyi', 'rb', 'go', 'rs', 'java', 'kt', 'kts', 'scala', 'groovy',
+  'swift', 'm', 'mm', 'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'hh', 'hxx', 'cs', 'fs', 'fsx', 'vb', 'php', 'pl', 'pm', 'lua',
+  'r', 'jl', 'ex', 'exs', 'erl', 'hrl', 'hs', 'ml', 'mli', 'elm', 'clj', 'cljs', 'dart', 'zig', 'nim', 'sol', 'vue',
+  'svelte', 'astro', 'sql', 'graphql', 'gql', 'proto', 'sh', 'bash', 'zsh', 'fish', 'ps1', 'bat', 'cmd', 'el', 'vim',
+  // markup and styles
+  'html', 'htm', 'xml', 'svg', 'css', 'scss', 'sass', 'less', 'md', 'mdx', 'rst', 'adoc', 'tex', 'txt',
+  // config and data
+  'json', 'jsonc', 'json5', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf', 'env', 'properties', 'gradle', 'lock', 'tf',
+  'hcl', 'nix', 'bzl', 'bazel', 'cmake', 'mk', 'csv', 'tsv', 'ipynb', 'dockerfile',
+];
+
 export const CitationSide = z.enum(['base', 'head']);
 export type CitationSide = z.infer<typeof CitationSide>;
 

@@ -3,25 +3,12 @@
  * `path:line` strings are citations and whether each is repo-relative, and where it names the
  * review machinery. Every vocabulary the readings use is a named, exported list.
  */
+import { SOURCE_EXTENSIONS } from '../../protocol/board';
 
 // ─── Vocabularies ────────────────────────────────────────────────────────────────────────────
 
-/**
- * File extensions that make the left side of `x:12` a source, config or markup path. Anything
- * else (`127.0.0.1:0`, `v1.2:3`) stays prose.
- */
-export const SOURCE_EXTENSIONS: readonly string[] = [
-  // languages
-  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'py', 'pyi', 'rb', 'go', 'rs', 'java', 'kt', 'kts', 'scala', 'groovy',
-  'swift', 'm', 'mm', 'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'hh', 'hxx', 'cs', 'fs', 'fsx', 'vb', 'php', 'pl', 'pm', 'lua',
-  'r', 'jl', 'ex', 'exs', 'erl', 'hrl', 'hs', 'ml', 'mli', 'elm', 'clj', 'cljs', 'dart', 'zig', 'nim', 'sol', 'vue',
-  'svelte', 'astro', 'sql', 'graphql', 'gql', 'proto', 'sh', 'bash', 'zsh', 'fish', 'ps1', 'bat', 'cmd', 'el', 'vim',
-  // markup and styles
-  'html', 'htm', 'xml', 'svg', 'css', 'scss', 'sass', 'less', 'md', 'mdx', 'rst', 'adoc', 'tex', 'txt',
-  // config and data
-  'json', 'jsonc', 'json5', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf', 'env', 'properties', 'gradle', 'lock', 'tf',
-  'hcl', 'nix', 'bzl', 'bazel', 'cmake', 'mk', 'csv', 'tsv', 'ipynb', 'dockerfile',
-];
+/** File extensions that make `x.ext:12` a citation (protocol/board.ts, shared with the panel). */
+export { SOURCE_EXTENSIONS };
 const SOURCE_EXTENSION_SET = new Set(SOURCE_EXTENSIONS);
 
 /** Words that name the review machinery rather than the change (matched as whole words, any case). */

@@ -23,6 +23,7 @@
 import MarkdownIt from 'markdown-it';
 import type { Token } from 'markdown-it';
 import { h, type ComponentChild, type VNode } from 'preact';
+import { SOURCE_EXTENSIONS } from '../../protocol/board';
 
 const SAFE_LINK = /^(?:https?:|mailto:)/i;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -57,19 +58,8 @@ export interface Citation {
   raw: string;
 }
 
-/**
- * Extensions that make `x.ext:12` a source path (a copy of host/board/prose.ts SOURCE_EXTENSIONS;
- * a unit test keeps the two equal). Anything else (`127.0.0.1:0`, `example.com:8080`) stays prose.
- */
-export const CITATION_EXTENSIONS: readonly string[] = [
-  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'py', 'pyi', 'rb', 'go', 'rs', 'java', 'kt', 'kts', 'scala', 'groovy',
-  'swift', 'm', 'mm', 'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'hh', 'hxx', 'cs', 'fs', 'fsx', 'vb', 'php', 'pl', 'pm', 'lua',
-  'r', 'jl', 'ex', 'exs', 'erl', 'hrl', 'hs', 'ml', 'mli', 'elm', 'clj', 'cljs', 'dart', 'zig', 'nim', 'sol', 'vue',
-  'svelte', 'astro', 'sql', 'graphql', 'gql', 'proto', 'sh', 'bash', 'zsh', 'fish', 'ps1', 'bat', 'cmd', 'el', 'vim',
-  'html', 'htm', 'xml', 'svg', 'css', 'scss', 'sass', 'less', 'md', 'mdx', 'rst', 'adoc', 'tex', 'txt',
-  'json', 'jsonc', 'json5', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf', 'env', 'properties', 'gradle', 'lock', 'tf',
-  'hcl', 'nix', 'bzl', 'bazel', 'cmake', 'mk', 'csv', 'tsv', 'ipynb', 'dockerfile',
-];
+/** Extensions that make `x.ext:12` a source path: protocol's one list, also the host's. */
+export const CITATION_EXTENSIONS: readonly string[] = SOURCE_EXTENSIONS;
 const EXTENSION_SET = new Set(CITATION_EXTENSIONS);
 
 // A path starts after anything that is not a path character (so `/abs/x.ts:1` and `~/x.ts:1` are
