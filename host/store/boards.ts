@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Absence, BoardDocument, BoardStatus, FinishPointer, LENSES, Lens, ReferenceRepair } from '../../protocol/board';
 import type { Row, Tx } from './durable-db';
+import { jsonColumn, numberColumn, textColumn } from './columns';
 import { StoreError, describeError, storeFailed } from './errors';
 import { assertScopeWritableTx } from './generations';
 
@@ -185,10 +186,10 @@ function lastBoardSeq(tx: Tx, boardKey: string): number {
 
 export function boardEventFromRow(row: Row): StoredBoardEvent {
   return {
-    seq: int(row, 'seq'),
-    verb: text(row, 'verb'),
-    payload: json(row, 'payload_json'),
-    at: text(row, 'at'),
+    seq: numberColumn(row, 'seq'),
+    verb: textColumn(row, 'verb'),
+    payload: jsonColumn(row, 'payload_json'),
+    at: textColumn(row, 'at'),
   };
 }
 
@@ -205,9 +206,9 @@ export function boardMetaFromRow(row: Row): StoredBoardMeta {
     absence: row.absence,
     revision: row.revision,
     nextId: row.next_id,
-    document: json(row, 'document_json'),
-    repairs: json(row, 'repairs_json'),
-    lastFinish: row.last_finish_json === null ? null : json(row, 'last_finish_json'),
+    document: jsonColumn(row, 'document_json'),
+    repairs: jsonColumn(row, 'repairs_json'),
+    lastFinish: row.last_finish_json === null ? null : jsonColumn(row, 'last_finish_json'),
     eventSeq: row.event_seq,
     updatedAt: row.updated_at,
   };
@@ -224,25 +225,4 @@ export function compareBoardMeta(a: StoredBoardMeta, b: StoredBoardMeta): number
     scope(a).localeCompare(scope(b)) ||
     LENSES.indexOf(a.lens) - LENSES.indexOf(b.lens)
   );
-}
-
-function text(row: Row, column: string): string {
-  const value = row[column];
-  if (typeof value !== 'string') throw storeFailed(`Store column ${column} is not text`);
-  return value;
-}
-
-function int(row: Row, column: string): number {
-  const value = row[column];
-  if (typeof value !== 'number') throw storeFailed(`Store column ${column} is not a number`);
-  return value;
-}
-
-function json(row: Row, column: string): unknown {
-  const value = text(row, column);
-  try {
-    return JSON.parse(value) as unknown;
-  } catch (error) {
-    throw storeFailed(`Store column ${column} is not valid JSON`, error);
-  }
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Absence, LENSES, LENS_ADMISSIBLE_ABSENCES, Lens } from '../../protocol/board';
 import { LaneFailure, PhaseTiming, SeatSpend } from '../../protocol/review';
 import type { Reader, Row, Tx } from './durable-db';
+import { jsonColumn, textColumn } from './columns';
 import { StoreError, describeError, storeFailed } from './errors';
 
 /**
@@ -218,7 +219,7 @@ export function listLaneOutcomes(r: Reader, generationId: string): StoredLaneOut
 const StoredFloors = z.record(z.string(), z.number().int().nonnegative());
 
 function parseFloors(row: Row): Partial<Record<Lens, number>> {
-  const parsed = StoredFloors.safeParse(json(row, 'revision_floors_json'));
+  const parsed = StoredFloors.safeParse(jsonColumn(row, 'revision_floors_json'));
   if (!parsed.success) throw storeFailed(`Generation ${String(row.id)} revision floors do not match their schema`);
   const out: Partial<Record<Lens, number>> = {};
   for (const [lens, floor] of Object.entries(parsed.data)) if (Lens.safeParse(lens).success) out[lens as Lens] = floor;
@@ -226,18 +227,18 @@ function parseFloors(row: Row): Partial<Record<Lens, number>> {
 }
 
 export function generationFromRow(row: Row): StoredGeneration {
-  const records = Records.safeParse({ timings: json(row, 'timings_json'), spend: json(row, 'spend_json') });
+  const records = Records.safeParse({ timings: jsonColumn(row, 'timings_json'), spend: jsonColumn(row, 'spend_json') });
   if (!records.success) throw storeFailed(`Generation ${String(row.id)} records do not match their schema: ${records.error.message}`);
   const status = GenerationStatus.safeParse(row.status);
   if (!status.success) throw storeFailed(`Generation ${String(row.id)} has status ${String(row.status)}`);
   return {
-    id: text(row, 'id'),
-    sessionId: text(row, 'session_id'),
-    patchsetId: text(row, 'patchset_id'),
+    id: textColumn(row, 'id'),
+    sessionId: textColumn(row, 'session_id'),
+    patchsetId: textColumn(row, 'patchset_id'),
     status: status.data,
-    createdAt: text(row, 'created_at'),
-    frozenAt: row.frozen_at === null ? null : text(row, 'frozen_at'),
-    updatedAt: text(row, 'updated_at'),
+    createdAt: textColumn(row, 'created_at'),
+    frozenAt: row.frozen_at === null ? null : textColumn(row, 'frozen_at'),
+    updatedAt: textColumn(row, 'updated_at'),
     timings: records.data.timings,
     spend: records.data.spend,
     revisionFloors: parseFloors(row),
@@ -260,25 +261,10 @@ function laneOutcomeFromRow(row: Row): StoredLaneOutcome {
     lens: row.lens,
     state: row.state,
     absence: row.absence,
-    failure: row.failure_json === null ? null : json(row, 'failure_json'),
+    failure: row.failure_json === null ? null : jsonColumn(row, 'failure_json'),
     attempts: row.attempts,
     settledAt: row.settled_at,
   });
   if (!parsed.success) throw storeFailed(`Lane outcome ${String(row.generation_id)}/${String(row.lens)} does not match its schema: ${parsed.error.message}`);
   return parsed.data;
-}
-
-function text(row: Row, column: string): string {
-  const value = row[column];
-  if (typeof value !== 'string') throw storeFailed(`Store column ${column} is not text`);
-  return value;
-}
-
-function json(row: Row, column: string): unknown {
-  const value = text(row, column);
-  try {
-    return JSON.parse(value) as unknown;
-  } catch (error) {
-    throw storeFailed(`Store column ${column} is not valid JSON: ${describeError(error)}`);
-  }
 }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Patchset, Target, targetKey, type Session } from '../../protocol';
 import { DurableDb, type DurableOptions, type Reader, type Row } from './durable-db';
+import { numberColumn, textColumn } from './columns';
 import { StoreError, describeError, storeFailed } from './errors';
 import { randomHex, removeStaleTemps, writeFileAtomic } from './fsutil';
 import { SCHEMA_VERSION, assertSupportedSchema, migrate } from './migrations';
@@ -208,14 +209,14 @@ export class Store {
     return this.durable.read((r) => {
       const byId = new Map<string, string[]>();
       for (const link of r.all('SELECT session_id, patchset_id FROM session_patchsets ORDER BY session_id, ord')) {
-        const sid = str(link, 'session_id');
+        const sid = textColumn(link, 'session_id');
         const list = byId.get(sid) ?? [];
-        list.push(str(link, 'patchset_id'));
+        list.push(textColumn(link, 'patchset_id'));
         byId.set(sid, list);
       }
       return r
         .all('SELECT * FROM sessions ORDER BY updated_at DESC, created_at DESC, id')
-        .map((row) => toSession(row, byId.get(str(row, 'id')) ?? []));
+        .map((row) => toSession(row, byId.get(textColumn(row, 'id')) ?? []));
     });
   }
 
@@ -225,7 +226,7 @@ export class Store {
       if (!tx.get('SELECT 1 AS x FROM sessions WHERE id = ?', [sessionId])) throw notFound('session', sessionId);
       if (!tx.get('SELECT 1 AS x FROM patchsets WHERE id = ?', [patchsetId])) throw notFound('patchset', patchsetId);
       if (!tx.get('SELECT 1 AS x FROM session_patchsets WHERE session_id = ? AND patchset_id = ?', [sessionId, patchsetId])) {
-        const next = num(tx.get('SELECT COALESCE(MAX(ord), 0) + 1 AS next FROM session_patchsets WHERE session_id = ?', [sessionId]) ?? {}, 'next');
+        const next = numberColumn(tx.get('SELECT COALESCE(MAX(ord), 0) + 1 AS next FROM session_patchsets WHERE session_id = ?', [sessionId]) ?? {}, 'next');
         tx.run('INSERT INTO session_patchsets (session_id, ord, patchset_id, attached_at) VALUES (?, ?, ?, ?)', [sessionId, next, patchsetId, now]);
       }
       tx.run('UPDATE sessions SET active_patchset_id = ?, updated_at = ? WHERE id = ?', [patchsetId, now, sessionId]);
@@ -248,7 +249,7 @@ export class Store {
     const encoded = events.map((e) => ({ kind: e.kind, json: encodePayload(e.payload) }));
     return this.durable.write((tx) => {
       if (!tx.get('SELECT 1 AS x FROM sessions WHERE id = ?', [sessionId])) throw notFound('session', sessionId);
-      const last = num(tx.get('SELECT COALESCE(MAX(seq), 0) AS last FROM events WHERE session_id = ?', [sessionId]) ?? {}, 'last');
+      const last = numberColumn(tx.get('SELECT COALESCE(MAX(seq), 0) AS last FROM events WHERE session_id = ?', [sessionId]) ?? {}, 'last');
       let seq = last;
       for (const e of encoded) {
         seq += 1;
@@ -262,13 +263,13 @@ export class Store {
     return this.durable.read((r) =>
       r
         .all('SELECT seq, kind, payload_json, at FROM events WHERE session_id = ? AND seq > ? ORDER BY seq', [sessionId, afterSeq])
-        .map((row) => ({ seq: num(row, 'seq'), kind: str(row, 'kind'), payload: JSON.parse(str(row, 'payload_json')) as unknown, at: str(row, 'at') })),
+        .map((row) => ({ seq: numberColumn(row, 'seq'), kind: textColumn(row, 'kind'), payload: JSON.parse(textColumn(row, 'payload_json')) as unknown, at: textColumn(row, 'at') })),
     );
   }
 
   countEvents(sessionId?: string): number {
     return this.durable.read((r) =>
-      num(
+      numberColumn(
         (sessionId === undefined
           ? r.get('SELECT COUNT(*) AS n FROM events')
           : r.get('SELECT COUNT(*) AS n FROM events WHERE session_id = ?', [sessionId])) ?? {},
@@ -429,33 +430,21 @@ function notFound(what: string, id: string): StoreError {
 
 function sessionFromRow(r: Reader, row: Row): Session {
   const ids = r
-    .all('SELECT patchset_id FROM session_patchsets WHERE session_id = ? ORDER BY ord', [str(row, 'id')])
-    .map((link) => str(link, 'patchset_id'));
+    .all('SELECT patchset_id FROM session_patchsets WHERE session_id = ? ORDER BY ord', [textColumn(row, 'id')])
+    .map((link) => textColumn(link, 'patchset_id'));
   return toSession(row, ids);
 }
 
 function toSession(row: Row, patchsetIds: string[]): Session {
   const active = row.active_patchset_id;
   return {
-    id: str(row, 'id'),
-    repoRoot: str(row, 'repo_root'),
-    targetKey: str(row, 'target_key'),
-    target: Target.parse(JSON.parse(str(row, 'target_json'))),
-    createdAt: str(row, 'created_at'),
-    updatedAt: str(row, 'updated_at'),
+    id: textColumn(row, 'id'),
+    repoRoot: textColumn(row, 'repo_root'),
+    targetKey: textColumn(row, 'target_key'),
+    target: Target.parse(JSON.parse(textColumn(row, 'target_json'))),
+    createdAt: textColumn(row, 'created_at'),
+    updatedAt: textColumn(row, 'updated_at'),
     activePatchsetId: typeof active === 'string' ? active : null,
     patchsetIds,
   };
-}
-
-function str(row: Row, column: string): string {
-  const value = row[column];
-  if (typeof value !== 'string') throw storeFailed(`Store column ${column} is not text`);
-  return value;
-}
-
-function num(row: Row, column: string): number {
-  const value = row[column];
-  if (typeof value !== 'number') throw storeFailed(`Store column ${column} is not a number`);
-  return value;
 }
