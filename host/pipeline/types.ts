@@ -3,6 +3,7 @@ import type { Patchset } from '../../protocol/patchset';
 import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
 import type { BoardState } from '../board/state';
 import type { Store } from '../store';
+import type { NoiseOfferRegion } from './contextDir';
 import type { Clock, Harness, PromptReader } from './ports';
 
 /** The pipeline's input and output shapes (run.ts drives them). */
@@ -105,14 +106,8 @@ export interface LensPipelineSeams {
   signal?: AbortSignal;
 }
 
-/** One placed Noise member as offered to the Noise seat. */
-export interface NoiseOfferRegion {
-  memberId: string;
-  path: string;
-  side: 'base' | 'head';
-  startLine: number;
-  endLine: number;
-}
+/** One placed Noise member as offered to the Noise seat (defined with the context directory that renders it). */
+export type { NoiseOfferRegion } from './contextDir';
 
 export type SettledState = 'settled' | 'absent' | 'failed';
 
