@@ -8,6 +8,7 @@ import {
   boundText,
   eventJson,
   isLoopback,
+  parseBaseUrl,
   postJson,
   readSse,
   redact,
@@ -67,12 +68,7 @@ export class AnthropicHarness implements Harness {
   private readonly conversations = new SeatConversations<Message>();
 
   constructor(private readonly options: AnthropicHarnessOptions) {
-    let base: URL;
-    try {
-      base = new URL(options.baseUrl);
-    } catch {
-      throw new Error(`the Anthropic base URL is not a URL: ${boundText(redact(options.baseUrl, [options.apiKey ?? '']), 200)}`);
-    }
+    const base = parseBaseUrl(options.baseUrl, options.apiKey, 'Anthropic');
     if (!options.apiKey && !isLoopback(base)) throw new Error(`an API key is required for the Anthropic API at ${base.origin}`);
     const root = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
     this.url = `${root}/v1/messages`;

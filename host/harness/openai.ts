@@ -7,6 +7,7 @@ import {
   STREAM_ENDED,
   boundText,
   eventJson,
+  parseBaseUrl,
   postJson,
   readJson,
   readSse,
@@ -64,12 +65,7 @@ export class OpenAiCompatibleHarness implements Harness {
   private readonly conversations = new SeatConversations<ChatMessage>(() => [{ role: 'system', content: OPENAI_SYSTEM_PROMPT }]);
 
   constructor(private readonly options: OpenAiCompatibleHarnessOptions) {
-    let base: URL;
-    try {
-      base = new URL(options.baseUrl);
-    } catch {
-      throw new Error(`the OpenAI-compatible base URL is not a URL: ${boundText(redact(options.baseUrl, [options.apiKey ?? '']), 200)}`);
-    }
+    const base = parseBaseUrl(options.baseUrl, options.apiKey, 'OpenAI-compatible');
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     this.label = `the model server (${base.origin})`;
     this.model = options.model;

@@ -289,6 +289,18 @@ export class SeatConversations<M> {
 
 // ─── HTTP plumbing for the adapters ──────────────────────────────────────────────────────────
 
+/**
+ * An adapter's configured base URL, parsed; a value that is not a URL is refused with the
+ * adapter's name (`what`) and the value as written, cut and with the key redacted.
+ */
+export function parseBaseUrl(baseUrl: string, apiKey: string | undefined, what: string): URL {
+  try {
+    return new URL(baseUrl);
+  } catch {
+    throw new Error(`the ${what} base URL is not a URL: ${boundText(redact(baseUrl, [apiKey ?? '']), 200)}`);
+  }
+}
+
 /** True for a base URL on this machine (a key is optional there). */
 export function isLoopback(url: URL): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, '');
