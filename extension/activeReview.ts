@@ -3,15 +3,14 @@ import type { AskProjection } from '../protocol/asks';
 import type { Patchset } from '../protocol/patchset';
 import type { GenerationSnapshot } from '../protocol/review';
 import type { SessionSnapshot } from '../protocol/session';
-import { PatchsetGet } from '../protocol/rpc';
 import type { AskClient } from './asks';
 import type { BoardPanels } from './boardPanel';
-import { describe, type HostClient } from './hostClient';
+import type { Captures } from './captures';
 
 /**
  * The review the editor surfaces follow: the session of the active board panel (else the one
  * active last), the generation that panel shows, the session's active patchset whole (hunks and
- * changed regions, read once per id: patchsets are immutable) and its ask projection. Gutter marks,
+ * changed regions, from the window's one cache of captures) and its ask projection. Gutter marks,
  * comment threads and Open Changes read `current` and redraw on `onDidChange`; none of them asks
  * the host for these on its own.
  */
@@ -26,23 +25,17 @@ export interface ReviewView {
   projection: AskProjection | null;
 }
 
-/** Patchsets kept in memory (each can be megabytes; the active one and a few earlier ones suffice). */
-const PATCHSET_CACHE = 4;
-
 export class ActiveReview implements vscode.Disposable {
   private view: ReviewView | null = null;
-  private readonly patchsets = new Map<string, Patchset>();
-  private readonly loading = new Map<string, Promise<Patchset | null>>();
   private readonly emitter = new vscode.EventEmitter<ReviewView | null>();
   /** `current` changed (another session, a new generation, a new capture, an ask appended). */
   readonly onDidChange = this.emitter.event;
   private readonly disposables: vscode.Disposable[] = [this.emitter];
 
   constructor(
-    private readonly host: HostClient,
+    private readonly captures: Captures,
     private readonly panels: BoardPanels,
     private readonly asks: AskClient,
-    private readonly log: vscode.LogOutputChannel,
   ) {
     this.disposables.push(
       panels.onDidChangeShown(() => this.recompute()),
@@ -56,31 +49,9 @@ export class ActiveReview implements vscode.Disposable {
     return this.view;
   }
 
-  /** A patchset whole (cached; immutable). null when the host cannot read it (logged). */
-  async patchset(patchsetId: string): Promise<Patchset | null> {
-    const cached = this.patchsets.get(patchsetId);
-    if (cached) return cached;
-    let pending = this.loading.get(patchsetId);
-    if (!pending) {
-      pending = this.host
-        .request(PatchsetGet, { patchsetId })
-        .then((result) => {
-          if (!result.ok) {
-            this.log.warn(`Could not read capture ${patchsetId}: ${result.error.message}`);
-            return null;
-          }
-          this.patchsets.set(patchsetId, result.value);
-          while (this.patchsets.size > PATCHSET_CACHE) this.patchsets.delete(this.patchsets.keys().next().value as string);
-          return result.value;
-        })
-        .catch((error: unknown) => {
-          this.log.warn(`Could not read capture ${patchsetId}: ${describe(error)}`);
-          return null;
-        })
-        .finally(() => this.loading.delete(patchsetId));
-      this.loading.set(patchsetId, pending);
-    }
-    return pending;
+  /** A patchset whole (the window's one cache, extension/captures.ts). null when the host cannot read it. */
+  patchset(patchsetId: string): Promise<Patchset | null> {
+    return this.captures.get(patchsetId);
   }
 
   dispose(): void {
@@ -99,7 +70,7 @@ export class ActiveReview implements vscode.Disposable {
       return;
     }
     const patchsetId = session.session.activePatchsetId;
-    const patchset = patchsetId ? (this.patchsets.get(patchsetId) ?? null) : null;
+    const patchset = patchsetId ? (this.captures.peek(patchsetId) ?? null) : null;
     const projection = this.asks.projection(sessionId) ?? null;
     if (!projection) void this.asks.refresh(sessionId);
     this.view = { sessionId, session, patchset, generation: panel.lastGeneration ?? null, projection };

@@ -3,8 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type SessionSnapshot, type ToWebview } from '../protocol';
 import type { Lens } from '../protocol/board';
 import { fileOnSide, type FileStatus } from '../protocol/patchset';
-import { GenerationGet, PatchsetGet, SessionGet } from '../protocol/rpc';
+import { GenerationGet, SessionGet } from '../protocol/rpc';
 import { askActLabel, type AskClient } from './asks';
+import type { Captures } from './captures';
 import { blobUri } from './blobDocuments';
 import type { CapturedHeads } from './capturedHeads';
 import { describe, type HostClient } from './hostClient';
@@ -41,6 +42,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
     private readonly lenses: LensRuns,
     private readonly asks: AskClient,
     private readonly heads: CapturedHeads,
+    private readonly captures: Captures,
   ) {
     this.disposables.push(
       this.shownEmitter,
@@ -130,6 +132,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       log: this.log,
       asks: this.asks,
       heads: this.heads,
+      captures: this.captures,
       onShown: () => this.shownEmitter.fire(sessionId),
       onDisposed: () => {
         if (this.panels.get(sessionId) === board) this.panels.delete(sessionId);
@@ -163,6 +166,8 @@ interface BoardPanelDeps {
   log: vscode.LogOutputChannel;
   asks: AskClient;
   heads: CapturedHeads;
+  /** Whole captures (a frozen generation's earlier one), the window's one cache. */
+  captures: Captures;
   /** The panel took a session snapshot or a generation (editor surfaces follow it). */
   onShown(): void;
   onDisposed(): void;
@@ -189,8 +194,6 @@ export class BoardPanel implements vscode.Disposable {
   private postedGeneration: GenerationSnapshot | null | undefined = undefined;
   /** A reveal asked for before the webview showed its generation (sent once it does). */
   private pendingReveal: { generationId: string; lens: Lens; elementId: string } | null = null;
-  /** Files of earlier captures, by patchset id (citations of a frozen generation). */
-  private readonly captures = new Map<string, ReadonlyArray<{ path: string; oldPath: string | null; status: FileStatus; submodule: boolean }>>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -450,7 +453,8 @@ export class BoardPanel implements vscode.Disposable {
     }
     const snapshot = this.snapshot;
     const patchsetId = capture ?? snapshot?.patchset?.id;
-    const files = patchsetId && patchsetId === snapshot?.patchset?.id ? snapshot.patchset.files : patchsetId ? await this.filesOf(patchsetId) : undefined;
+    const files: ReadonlyArray<{ path: string; oldPath: string | null; status: FileStatus; submodule: boolean }> | undefined =
+      patchsetId && patchsetId === snapshot?.patchset?.id ? snapshot.patchset.files : patchsetId ? (await this.deps.captures.get(patchsetId))?.files : undefined;
     // The file the path names on the asked side, else on the other (a deleted file's only text is its base).
     const onSide = files ? fileOnSide(files, path, side) : undefined;
     const file = onSide ?? (files ? fileOnSide(files, path, side === 'head' ? 'base' : 'head') : undefined);
@@ -504,19 +508,6 @@ export class BoardPanel implements vscode.Disposable {
     }
   }
 
-  /** The files of an earlier capture of this session (a frozen generation's), read once. */
-  private async filesOf(patchsetId: string): Promise<ReadonlyArray<{ path: string; oldPath: string | null; status: FileStatus; submodule: boolean }> | undefined> {
-    const cached = this.captures.get(patchsetId);
-    if (cached) return cached;
-    try {
-      const result = await this.deps.host.request(PatchsetGet, { patchsetId });
-      if (!result.ok) return undefined;
-      this.captures.set(patchsetId, result.value.files);
-      return result.value.files;
-    } catch {
-      return undefined;
-    }
-  }
 
   private async postGeneration(snapshot: GenerationSnapshot | null): Promise<void> {
     if (await this.post({ type: 'rennet/panel/generation', snapshot })) {

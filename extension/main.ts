@@ -2,6 +2,7 @@ import './zodConfig';
 import * as vscode from 'vscode';
 import type { RennetApi } from './api';
 import { AskClient } from './asks';
+import { Captures } from './captures';
 import { explainSpan } from './explain';
 import { BlobDocumentProvider } from './blobDocuments';
 import { CapturedHeads } from './capturedHeads';
@@ -48,8 +49,10 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   const asks = new AskClient(host, log);
   // Whether checkout files still read as their captured heads: one answer for the panel, the marks and the threads.
   const heads = new CapturedHeads(host, log);
-  const panels = new BoardPanels(context, host, log, lenses, asks, heads);
-  const review = new ActiveReview(host, panels, asks, log);
+  // Whole captures, read once per id for the panels, the marks and the threads.
+  const captures = new Captures(hostClient, log);
+  const panels = new BoardPanels(context, host, log, lenses, asks, heads, captures);
+  const review = new ActiveReview(captures, panels, asks);
   const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review };
   context.subscriptions.push(asks, heads, panels, lenses, review);
   // Combined gutter icons (a line several lenses cite) are written beside the store, in their own folder.
