@@ -11,6 +11,9 @@
  *   vbscript:, data:, file:, …) is refused by `validateLink` and stays text; a scheme-less
  *   relative target has nothing to resolve against inside a webview, so it renders as inert text
  *   with the target in its title;
+ * - an http(s) link to this machine or a private network (protocol/links.ts, the one rule: VS Code
+ *   opens those without asking) is never a link: its text is followed by its URL and why it was
+ *   not opened, "label (http://127.0.0.1:8080/x — not opened: …)";
  * - images are never loaded: `![alt](src)` renders as the text "[image: alt]";
  * - headings are demoted (h1 → h4 …) so a model's `# Heading` cannot outrank the board's own;
  * - no linkify, no typographer; nesting is capped (MAX_NESTING) so a hostile 200-deep list parses
@@ -24,6 +27,7 @@ import MarkdownIt from 'markdown-it';
 import type { Token } from 'markdown-it';
 import { h, type ComponentChild, type VNode } from 'preact';
 import { SOURCE_EXTENSIONS } from '../../protocol/board';
+import { inertLinkNote, inertLinkReason } from '../../protocol/links';
 
 const SAFE_LINK = /^(?:https?:|mailto:)/i;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -118,6 +122,8 @@ interface Frame {
   tag: string | null;
   props: Record<string, unknown>;
   children: ComponentChild[];
+  /** An inert link's URL and note, appended as text after its label when the frame closes. */
+  inert?: { url: string; note: string };
 }
 
 /** Tags this module may create from open/close tokens. Anything else is rendered as its content. */
@@ -128,7 +134,7 @@ function demote(tag: string): string {
   return `h${Math.min(6, (Number.isFinite(level) ? level : 1) + HEADING_SHIFT)}`;
 }
 
-function openProps(token: Token, state: RenderState): { tag: string | null; props: Record<string, unknown> } {
+function openProps(token: Token, state: RenderState): { tag: string | null; props: Record<string, unknown>; inert?: Frame['inert'] } {
   const tag = token.tag;
   if (/^h[1-6]$/.test(tag)) return { tag: demote(tag), props: {} };
   if (tag === 'a') {
@@ -136,6 +142,11 @@ function openProps(token: Token, state: RenderState): { tag: string | null; prop
     const title = token.attrGet('title');
     state.linkDepth++;
     const compact = href.trim();
+    const reason = inertLinkReason(href);
+    if (reason !== null) {
+      // This machine or a private network: shown, never opened (protocol/links.ts).
+      return { tag: 'span', props: { class: 'rn-md-link-inert' }, inert: { url: compact, note: inertLinkNote(reason) } };
+    }
     if (compact.startsWith('#') || SAFE_LINK.test(compact.replace(/[\u0000-\u001f\s]/g, ''))) {
       return { tag: 'a', props: { href: compact, rel: 'noopener noreferrer', title: title ?? undefined, class: 'rn-md-link' } };
     }
@@ -201,12 +212,13 @@ function renderTokens(tokens: readonly Token[], state: RenderState, out: Compone
   const top = () => stack[stack.length - 1] as Frame;
   for (const token of tokens) {
     if (token.nesting === 1) {
-      const { tag, props } = token.hidden ? { tag: null, props: {} } : openProps(token, state);
-      stack.push({ tag, props, children: tag === null ? top().children : [] });
+      const { tag, props, inert } = token.hidden ? { tag: null, props: {} } : openProps(token, state);
+      stack.push({ tag, props, children: tag === null ? top().children : [], inert });
     } else if (token.nesting === -1) {
       if (stack.length <= 1) continue;
       const frame = stack.pop() as Frame;
       if (token.tag === 'a') state.linkDepth = Math.max(0, state.linkDepth - 1);
+      if (frame.inert) frame.children.push(inertSuffix(frame.children, frame.inert));
       if (frame.tag !== null) top().children.push(h(frame.tag, frame.props, frame.children));
     } else {
       renderLeaf(token, state, top().children);
@@ -215,8 +227,18 @@ function renderTokens(tokens: readonly Token[], state: RenderState, out: Compone
   // Unbalanced tokens (should not happen): close what is open, keeping its content.
   while (stack.length > 1) {
     const frame = stack.pop() as Frame;
+    if (frame.inert) frame.children.push(inertSuffix(frame.children, frame.inert));
     if (frame.tag !== null) top().children.push(h(frame.tag, frame.props, frame.children));
   }
+}
+
+/**
+ * What follows an inert link's label: " (URL — note)", or " (note)" when the label already is
+ * the URL (an autolink, `<http://localhost:3000>`).
+ */
+function inertSuffix(label: readonly ComponentChild[], inert: NonNullable<Frame['inert']>): string {
+  const labelIsUrl = label.every((child) => typeof child === 'string') && label.join('') === inert.url;
+  return labelIsUrl ? ` (${inert.note})` : ` (${inert.url} — ${inert.note})`;
 }
 
 /** Block Markdown (paragraphs, lists, code, tables, quotes) as vnodes. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { citedLines, renderReviewHtml } from '../../../host/review/html';
-import { markdownBlock } from '../../../host/review/markdown';
+import { markdownBlock, markdownInline } from '../../../host/review/markdown';
 import { toReviewReport } from '../../../host/review/report';
 import { LENSES, LENS_ADMISSIBLE_ABSENCES, LENS_TITLES } from '../../../protocol/board';
 import type { ReportBoard, ReportElement, ReviewReport } from '../../../protocol/review';
@@ -164,10 +164,55 @@ describe('review page: renderReviewHtml', function () {
 
   it('keeps safe model links and marks them noopener', () => {
     assert.equal(markdownBlock('[spec](https://example.org/spec)'), '<p><a href="https://example.org/spec" rel="noopener noreferrer">spec</a></p>\n');
+    assert.equal(markdownBlock('[x](https://example.com)'), '<p><a href="https://example.com" rel="noopener noreferrer">x</a></p>\n');
+    assert.equal(markdownBlock('[pr](https://github.com/o/r/pull/1) [n](http://11.0.0.1/)'), '<p><a href="https://github.com/o/r/pull/1" rel="noopener noreferrer">pr</a> <a href="http://11.0.0.1/" rel="noopener noreferrer">n</a></p>\n');
+    assert.equal(markdownBlock('[m](mailto:a@b.test)'), '<p><a href="mailto:a@b.test" rel="noopener noreferrer">m</a></p>\n');
     assert.equal(markdownBlock('[doc](docs/a.md#b)'), '<p><a href="docs/a.md#b" rel="noopener noreferrer">doc</a></p>\n');
     assert.equal(markdownBlock('[x](javascript:alert(1))'), '<p>[x](javascript:alert(1))</p>\n');
     assert.equal(markdownBlock('[x](  jAvAsCrIpT:alert(1))'), '<p>[x](  jAvAsCrIpT:alert(1))</p>\n');
     assert.equal(markdownBlock('[x](file:///etc/passwd)'), '<p>[x](file:///etc/passwd)</p>\n');
+  });
+
+  it('shows a link to this machine or a private network as text with its URL, never as a link', () => {
+    const note = 'not opened: it points at this machine or a private network';
+    assert.equal(
+      markdownBlock('See [docs](http://127.0.0.1:8080/x) now.'),
+      `<p>See <span class="md-link-inert">docs (http://127.0.0.1:8080/x — ${note})</span> now.</p>\n`,
+    );
+    assert.equal(markdownInline('[**meta**](http://169.254.169.254/latest/meta-data)'), `<span class="md-link-inert"><strong>meta</strong> (http://169.254.169.254/latest/meta-data — ${note})</span>`);
+    assert.equal(markdownInline('<http://localhost:3000/>'), `<span class="md-link-inert">http://localhost:3000/ (${note})</span>`);
+    // The URL is written as escaped text, whatever it holds.
+    assert.equal(markdownInline('[q](http://localhost/?a=1&b="2")'), `<span class="md-link-inert">q (http://localhost/?a=1&amp;b=%222%22 — ${note})</span>`);
+    const spellings = [
+      'http://localhost:3000',
+      'HTTP://LOCALHOST.',
+      'http://0x7f.1/',
+      'http://2130706433/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'https://user:pass@10.0.0.1/',
+      'http://192.168.1.1/',
+      'http://172.16.0.1/',
+      'http://[fd00::1]/',
+      'http://router/',
+      'http://printer.local/',
+    ];
+    for (const target of spellings) {
+      const out = markdownBlock(`[t](${target}) and\n\n[ref]\n\n[ref]: ${target}`);
+      assert.doesNotMatch(out, /<a\b/, target);
+      assert.doesNotMatch(out, /href=/, target);
+      // markdown-it percent-encodes an IPv6 host's brackets (`http://%5B::1%5D/`), which no URL
+      // parser reads: those stay text as "not a valid URL" instead.
+      const expected = target.includes('[') ? 'not opened: not a valid URL' : note;
+      assert.equal((out.match(new RegExp(expected, 'g')) ?? []).length, 2, `${target}: ${out}`);
+    }
+    // In the page: the hostile intro's private link is text, the public one a link.
+    const hostile = structuredClone(report);
+    boardOf(hostile, 'flagged').document.introMarkdown = '[local](http://127.0.0.1:9/x) [pub](https://example.org/p)';
+    const page = renderReviewHtml(hostile, fx.patchset);
+    assert.ok(page.includes(`<span class="md-link-inert">local (http://127.0.0.1:9/x — ${note})</span>`));
+    assert.ok(page.includes('<a href="https://example.org/p" rel="noopener noreferrer">pub</a>'));
+    for (const tag of tags(page)) assert.doesNotMatch(tag, /127\.0\.0\.1/, tag);
   });
 
   it('shows failed lanes with their message and ladder, and absent lanes with their meaning', () => {

@@ -10,10 +10,13 @@ import { useState } from 'preact/hooks';
 import { LENSES, ToWebview, type BoardElement, type GenerationSnapshot, type Lens, type LensBoardView } from '../../../protocol';
 import { BoardBody } from '../../../webview/board/Board';
 import { GenerationView } from '../../../webview/board/GenerationView';
-import { markdownBlock } from '../../../webview/board/markdown';
+import { inertLinkReason } from '../../../protocol/links';
+import { markdownBlock, markdownInline } from '../../../webview/board/markdown';
 import { boardView, codeRef, elements, generation, lane } from './boardFixtures';
 import { CANARY, deepList, deepQuote, hostileBoard, hostileLine, ONE_MB } from './hostileFixtures';
 import { all, byTestId, click, happyDomPerTest, mount, recordingActions, text } from './happyDom';
+
+const PRIVATE_NOTE = 'not opened: it points at this machine or a private network';
 
 function Harness({ snapshot }: { snapshot: GenerationSnapshot }) {
   const [lens, setLens] = useState<Lens | null>(null);
@@ -44,6 +47,7 @@ describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABL
         assert.equal(el.tagName, 'A', 'only links carry href');
         assert.match(href, /^(https?:|mailto:|#)/i, `href ${href.slice(0, 80)}`);
         assert.doesNotMatch(href, /^\s*(javascript|data|vbscript|file):/i);
+        assert.equal(inertLinkReason(href), null, `a live link to this machine or a private network: ${href.slice(0, 80)}`);
       }
     }
     // (innerHTML is not checked with a regex: the serializer leaves `<` unescaped inside attribute
@@ -126,6 +130,57 @@ describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABL
     await mount(dom, recordingActions(), h(BoardBody, { board: boardView('flagged', pool) }));
     assertInert(dom.root);
     for (const el of all(dom.root, '[class]')) assert.match(el.getAttribute('class') ?? '', /^[a-z0-9 -]*$/, el.getAttribute('class') ?? '');
+  });
+
+  it('a link to this machine or a private network is text showing its URL, never a live link', async () => {
+    await mount(dom, recordingActions(), h('div', null, markdownBlock('See [docs](http://127.0.0.1:8080/x) now.')));
+    assert.deepEqual(all(dom.root, 'a').map((a) => a.getAttribute('href')), []);
+    assert.equal(all(dom.root, '[href]').length, 0);
+    const inert = all(dom.root, '.rn-md-link-inert');
+    assert.equal(inert.length, 1);
+    assert.equal(text(inert[0]), `docs (http://127.0.0.1:8080/x — ${PRIVATE_NOTE})`);
+    assert.equal(text(dom.root), `See docs (http://127.0.0.1:8080/x — ${PRIVATE_NOTE}) now.`);
+  });
+
+  it('every spelling of a private address stays text: metadata, localhost, numeric, IPv6, intranet names, autolinks', async () => {
+    const targets = [
+      'http://169.254.169.254/latest/meta-data',
+      'http://localhost:3000',
+      'HTTP://LOCALHOST.',
+      'http://0x7f.1/',
+      'http://2130706433/',
+      'http://[::1]:8080/',
+      'http://[::ffff:127.0.0.1]/',
+      'https://user:pass@10.0.0.1/',
+      'http://192.168.1.1/admin',
+      'http://router/',
+      'http://svc.internal/',
+    ];
+    const source = [...targets.map((t, i) => `[l${i}](${t})`), '<http://127.0.0.1:9/auto>', '[**bold** `code`](http://localhost/)'].join(' ');
+    await mount(dom, recordingActions(), h('div', null, markdownBlock(source), h('p', null, markdownInline(source))));
+    assert.equal(all(dom.root, 'a').length, 0, 'no live link');
+    assert.equal(all(dom.root, '.rn-md-link-inert').length, 2 * (targets.length + 2));
+    const shown = text(dom.root);
+    for (const target of ['http://169.254.169.254/latest/meta-data', 'http://0x7f.1/', 'http://2130706433/', 'https://user:pass@10.0.0.1/', 'http://127.0.0.1:9/auto']) {
+      assert.ok(shown.includes(target), target);
+    }
+    // The label keeps its own formatting; the URL and the note follow it.
+    assert.ok(all(dom.root, '.rn-md-link-inert strong').length >= 1);
+    assert.ok(shown.includes(`bold code (http://localhost/ — ${PRIVATE_NOTE})`), shown.slice(-300));
+    // An autolink's label is its URL: shown once, then the note.
+    assert.ok(shown.includes(`http://127.0.0.1:9/auto (${PRIVATE_NOTE})`), 'autolink');
+  });
+
+  it('a public link stays a live link with rel noopener', async () => {
+    await mount(dom, recordingActions(), h('div', null, markdownBlock('[x](https://example.com) and [pr](https://github.com/o/r/pull/1) and [m](mailto:a@b.test) and [f](#frag)')));
+    const links = all(dom.root, 'a');
+    assert.deepEqual(
+      links.map((a) => a.getAttribute('href')),
+      ['https://example.com', 'https://github.com/o/r/pull/1', 'mailto:a@b.test', '#frag'],
+    );
+    for (const a of links) assert.equal(a.getAttribute('rel'), 'noopener noreferrer');
+    assert.equal(text(links[0]), 'x');
+    assert.ok(!text(dom.root).includes('not opened'));
   });
 
   it('markdown of 200-deep lists and quotes parses to a bounded tree', () => {
