@@ -12,8 +12,12 @@ import {
   type RelatedContextItem,
 } from '../../../host/pipeline/contextDir';
 import type { Patchset } from '../../../protocol/patchset';
+import { hasControls } from '../../../protocol/text';
 import { TestRepo, tempDir } from '../../fixtures/gitRepo';
 import { FIXTURE_PR, FIXTURE_RELATED, FIXTURE_SESSION_ID, capture, noiseOfferOf, smallChangeRepo } from './fixtures';
+
+/** Blob text with a changed line 3, so every file below has one hunk. */
+const fiveLines = (changed: boolean, x = 'x') => `${x} 1\n${x} 2\n${changed ? x.toUpperCase() : x} 3\n${x} 4\n${x} 5\n`;
 
 describe('the session context directory', function () {
   this.timeout(60_000);
@@ -184,13 +188,12 @@ describe('the session context directory', function () {
     assert.ok(!existsSync(join(none.dir, 'related-context.md')), 'no items, no file');
   });
 
-  it('checks every path and id, and writes nothing when one is bad', async () => {
+  it('checks every id and line number, and writes nothing when one is bad', async () => {
     const bad: Array<[Partial<ContextDirInput>, RegExp]> = [
       [{ sessionId: '../escape' }, /session id/],
       [{ sessionId: '' }, /session id/],
-      [{ designSources: { format: 'OpenSpec', paths: ['/etc/passwd'] } }, /absolute/],
-      [{ designSources: { format: 'OpenSpec', paths: ['docs/../../x.md'] } }, /\.\./],
-      [{ noiseOffer: [{ memberId: 'e1', path: '~/x.ts', side: 'head', startLine: 1, endLine: 2 }] }, /home directory/],
+      [{ noiseOffer: [{ memberId: 'e 1', path: 'a.ts', side: 'head', startLine: 1, endLine: 2 }] }, /not an element id/],
+      [{ noiseOffer: [{ memberId: 'e1', path: 'a.ts', side: 'left' as 'head', startLine: 1, endLine: 2 }] }, /side must be base or head/],
       [{ noiseOffer: [{ memberId: 'e1', path: 'a.ts', side: 'head', startLine: 0, endLine: 2 }] }, /1-based/],
       [{ noiseOffer: [{ memberId: 'e1', path: 'a.ts', side: 'head', startLine: 5, endLine: 2 }] }, /start ≤ end/],
       [{ patchset: { ...patchset, head: 'HEAD' } }, /full commit id/],
@@ -222,5 +225,140 @@ describe('the session context directory', function () {
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the session context directory: paths that cannot be written on one line', function () {
+  this.timeout(60_000);
+  /** [the path git holds, its escaped form]: line breaks, a tab, invisible format characters, backslashes. */
+  const ODD: Array<[string, string]> = [
+    ['odd/new\nline.txt', 'odd/new\\nline.txt'],
+    ['odd/carriage\rreturn.txt', 'odd/carriage\\rreturn.txt'],
+    ['odd/tab\there.txt', 'odd/tab\\there.txt'],
+    ['odd/\u202Etxt.exe', 'odd/\\u202Etxt.exe'],
+    ['odd/zero\u200Bwidth.txt', 'odd/zero\\u200Bwidth.txt'],
+    ['odd/back\\slash\nnew.txt', 'odd/back\\\\slash\\nnew.txt'],
+    // No control character, but not repository-relative (a backslash): unchanged by escaping, still not offered as a path.
+    ['odd/back\\slash.txt', 'odd/back\\slash.txt'],
+  ];
+  const DELETED: [string, string] = ['odd/gone\nfile.txt', 'odd/gone\\nfile.txt'];
+  const RENAMED_FROM: [string, string] = ['odd/old\nname.txt', 'odd/old\\nname.txt'];
+  const RENAMED_TO: [string, string] = ['ren/new\tname.txt', 'ren/new\\tname.txt'];
+  const ORDINARY = 'src/ok.ts';
+  const escapedOf = new Map([...ODD, DELETED, RENAMED_FROM, RENAMED_TO]);
+
+  let repo: TestRepo;
+  let patchset: Patchset;
+  const read = (dir: string, name: string) => readFileSync(join(dir, name), 'utf8');
+
+  before(async () => {
+    repo = new TestRepo();
+    for (const [path] of ODD) repo.write(path, fiveLines(false));
+    repo.write(ORDINARY, fiveLines(false)).write(DELETED[0], fiveLines(false, 'gone')).write(RENAMED_FROM[0], fiveLines(false, 'moved'));
+    repo.commit('base');
+    repo.branch('feature');
+    for (const [path] of ODD) repo.write(path, fiveLines(true));
+    repo.write(ORDINARY, fiveLines(true)).remove(DELETED[0]).remove(RENAMED_FROM[0]).write(RENAMED_TO[0], fiveLines(true, 'moved'));
+    repo.commit('odd names');
+    patchset = await capture(repo);
+  });
+  after(() => repo.cleanup());
+
+  const indexOf = (path: string) => {
+    const i = patchset.files.findIndex((f) => f.path === path || f.oldPath === path);
+    assert.ok(i >= 0, `${JSON.stringify(path)} is a file of the capture`);
+    return i;
+  };
+
+  it('the capture holds every odd path as git does (the fixture is what the test says)', () => {
+    const paths = patchset.files.map((f) => f.path);
+    for (const [path] of [...ODD, DELETED, RENAMED_TO]) assert.ok(paths.includes(path), JSON.stringify(path));
+    const renamed = patchset.files[indexOf(RENAMED_TO[0])]!;
+    assert.deepEqual([renamed.status, renamed.oldPath], ['renamed', RENAMED_FROM[0]]);
+    assert.equal(patchset.files[indexOf(DELETED[0])]!.status, 'deleted');
+  });
+
+  it('writeNoiseOffer writes every entry: ordinary paths as they are, odd ones as path null, the escaped path and the file index', async () => {
+    const offer = noiseOfferOf(patchset);
+    // A base-side region named by a rename's old path.
+    const renamedHead = offer.find((r) => r.path === RENAMED_TO[0])!;
+    offer.push({ memberId: `e${offer.length + 1}`, path: RENAMED_FROM[0], side: 'base', startLine: renamedHead.startLine, endLine: renamedHead.endLine });
+    assert.equal(offer.length, ODD.length + 4);
+
+    const ctx = await writeNoiseOffer({ workspace: repo.dir, sessionId: FIXTURE_SESSION_ID, patchset, regions: offer });
+    assert.deepEqual(ctx.files, ['README.md', 'noise-offer.json']);
+    const raw = read(ctx.dir, 'noise-offer.json');
+    const parsed = JSON.parse(raw) as Array<Record<string, unknown>>;
+    assert.equal(parsed.length, offer.length);
+    parsed.forEach((entry, i) => {
+      const region = offer[i]!;
+      const base = { member_id: region.memberId, side: region.side, start_line: region.startLine, end_line: region.endLine };
+      if (region.path === ORDINARY) {
+        assert.deepEqual(entry, { ...base, path: ORDINARY });
+      } else {
+        assert.deepEqual(entry, { ...base, path: null, path_escaped: escapedOf.get(region.path), file_index: indexOf(region.path) }, JSON.stringify(region.path));
+      }
+    });
+    const deleted = parsed.find((e) => e.path_escaped === DELETED[1])!;
+    assert.deepEqual([deleted.side, deleted.file_index], ['base', indexOf(DELETED[0])]);
+    const renamedBase = parsed.at(-1)!;
+    assert.deepEqual([renamedBase.side, renamedBase.path_escaped, renamedBase.file_index], ['base', RENAMED_FROM[1], indexOf(RENAMED_TO[0])]);
+    // One entry a line, and no raw control or invisible character anywhere in the file.
+    assert.equal(raw.split('\n').length, offer.length + 3);
+    assert.ok(!hasControls(raw.replace(/\n/g, '')), 'a raw control or format character reached noise-offer.json');
+    const readme = read(ctx.dir, 'README.md');
+    for (const word of ['`path_escaped`', '`file_index`', '`path`']) assert.ok(readme.includes(word), `README explains ${word}`);
+  });
+
+  it('writeContextDir writes the same offer and design-sources.md, listing an odd path by its file number and escaped form on one line', async () => {
+    const outside: [string, string] = ['specs/not\nchanged.md', 'specs/not\\nchanged.md'];
+    const sources = [ORDINARY, ...ODD.map(([p]) => p), outside[0], '/etc/passwd', 'docs/../../x.md'];
+    const ctx = await writeContextDir({
+      workspace: repo.dir,
+      sessionId: FIXTURE_SESSION_ID,
+      patchset,
+      designSources: { format: 'OpenSpec', paths: sources },
+      noiseOffer: noiseOfferOf(patchset),
+    });
+    assert.deepEqual(ctx.files, ['README.md', 'design-sources.md', 'noise-offer.json']);
+    const text = read(ctx.dir, 'design-sources.md');
+    const lines = text.split('\n');
+    const items = lines.filter((line) => line.startsWith('- '));
+    assert.equal(items.length, sources.length, text);
+    assert.ok(lines.includes(`- ${ORDINARY}`), 'an ordinary path is listed as it is');
+    for (const [path, escaped] of ODD.slice(0, -1)) {
+      assert.ok(lines.includes(`- (file ${indexOf(path) + 1} of the change; its path cannot be written on one line: "${escaped}")`), `${escaped}\n${text}`);
+    }
+    const [slashed, slashedEscaped] = ODD.at(-1)!;
+    assert.ok(lines.includes(`- (file ${indexOf(slashed) + 1} of the change; its path is not a plain repository-relative path: "${slashedEscaped}")`), text);
+    assert.ok(lines.includes(`- (a file outside the change; its path cannot be written on one line: "${outside[1]}")`), text);
+    assert.ok(lines.includes('- (a file outside the change; its path is not a plain repository-relative path: "/etc/passwd")'), text);
+    assert.ok(lines.includes('- (a file outside the change; its path is not a plain repository-relative path: "docs/../../x.md")'), text);
+    // No raw line break or invisible character inside any list item, or anywhere else.
+    assert.ok(!/[\r\u0085\u2028\u2029]/.test(text) && !hasControls(text.replace(/\n/g, '')), JSON.stringify(text));
+
+    const offer = JSON.parse(read(ctx.dir, 'noise-offer.json')) as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      offer.map((e) => (e.path === null ? `#${e.file_index as number} ${e.path_escaped as string}` : e.path)),
+      noiseOfferOf(patchset).map((r) => (r.path === ORDINARY ? ORDINARY : `#${indexOf(r.path)} ${escapedOf.get(r.path)}`)),
+    );
+    const readme = read(ctx.dir, 'README.md');
+    assert.match(readme, /^- `design-sources\.md` — .*a line break or an invisible character.*escaped form.*$/m, 'README says how an odd design source is listed');
+  });
+
+  it('a path that is not repository-relative is written escaped in the offer too, never refused', async () => {
+    const ctx = await writeNoiseOffer({
+      workspace: repo.dir,
+      sessionId: FIXTURE_SESSION_ID,
+      patchset,
+      regions: [
+        { memberId: 'e1', path: '~/x.ts', side: 'head', startLine: 1, endLine: 2 },
+        { memberId: 'e2', path: 'not/\u2028changed.ts', side: 'head', startLine: 1, endLine: 2 },
+      ],
+    });
+    assert.deepEqual(JSON.parse(read(ctx.dir, 'noise-offer.json')), [
+      { member_id: 'e1', path: null, path_escaped: '~/x.ts', file_index: null, side: 'head', start_line: 1, end_line: 2 },
+      { member_id: 'e2', path: null, path_escaped: 'not/\\u2028changed.ts', file_index: null, side: 'head', start_line: 1, end_line: 2 },
+    ]);
   });
 });

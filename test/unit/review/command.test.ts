@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { normalizeJsonFlag } from '../../../host/review/args';
 import { checkOutputPath, progressLine, ReviewRefusal, runReview, type ReviewRunDeps } from '../../../host/review/command';
 import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice } from '../../../host/review/harnessChoice';
-import type { ContextDirInput } from '../../../host/pipeline/contextDir';
+import { scriptedAssignment, type HarnessScript } from '../../../host/harness/scripted';
+import { writeContextDir, writeNoiseOffer, type ContextDirInput } from '../../../host/pipeline/contextDir';
+import { newGenerationId, runLensPipeline } from '../../../host/pipeline/run';
 import type { GenerationOutcome, HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '../../../host/pipeline/types';
 import { LENSES } from '../../../protocol/board';
+import type { Patchset } from '../../../protocol/patchset';
 import { ReviewReport } from '../../../protocol/review';
-import { tempDir } from '../../fixtures/gitRepo';
+import { TestRepo, tempDir } from '../../fixtures/gitRepo';
+import { captureBranch, compileTurn, decisionsTurn, designTurn, lines, noiseTurn, regionsOf, reviewTurn, sequenceTurn, testPrompts, tickingClock, type Region } from '../pipeline/fixtures';
 import { reviewFixture, settledOutcome, type ReviewFixture } from './fixtures';
 
 const NO_HARNESS: HarnessAssignment = { design: null, sequence: null, decisions: null, noise: null, flagged: { reviewers: [], compiler: null } };
@@ -229,5 +233,87 @@ describe('rennet review: --json with an optional FILE', () => {
   it('does not mistake an option value for the command, and leaves everything after -- alone', () => {
     assert.deepEqual(norm('--repo review capture --json x'), ['--repo', 'review', 'capture', '--json=', 'x']);
     assert.deepEqual(norm('review -- --json x'), ['review', '--', '--json', 'x']);
+  });
+});
+
+describe('rennet review over a real pipeline: a changed file whose name holds a line break', function () {
+  this.timeout(60_000);
+  const ODD = 'a\nb.txt';
+  let repo: TestRepo;
+  let patchset: Patchset;
+  // a\nb.txt, docs/notes.md, src/app.ts (two hunks), src/util.ts — in patchset order.
+  let odd: Region, notes: Region, app1: Region, app2: Region, util: Region;
+
+  before(async () => {
+    repo = new TestRepo();
+    repo.write(ODD, lines(5, 'odd')).write('src/app.ts', lines(40)).write('src/util.ts', lines(20, 'util')).write('docs/notes.md', lines(8, 'note')).commit('base');
+    repo
+      .branch('feature')
+      .write(ODD, lines(5, 'odd').replace('odd 3\n', 'ODD 3\n'))
+      .write('src/app.ts', lines(40).replace('line 10\n', 'line ten\n').replace('line 30\n', 'line thirty\n'))
+      .write('src/util.ts', lines(20, 'util').replace('util 5\n', 'UTIL 5\n'))
+      .write('docs/notes.md', lines(8, 'note').replace('note 3\n', 'NOTE 3\n'))
+      .commit('change');
+    patchset = await captureBranch(repo);
+    [odd, notes, app1, app2, util] = regionsOf(patchset) as [Region, Region, Region, Region, Region];
+    assert.deepEqual([odd.path, notes.path, app1.path, app2.path, util.path], [ODD, 'docs/notes.md', 'src/app.ts', 'src/app.ts', 'src/util.ts']);
+  });
+  after(() => repo?.cleanup());
+
+  /** Every core lane cites code elsewhere, so Noise is offered the odd file's hunk and the notes hunk. */
+  const script = (): HarnessScript => ({
+    seats: {
+      'design:drafter': { turns: [designTurn()] },
+      'sequence:drafter': { turns: [sequenceTurn([app1])] },
+      'decisions:drafter': { turns: [decisionsTurn([app2])] },
+      'flagged:reviewer:claude': { turns: [reviewTurn()] },
+      'flagged:compiler': { turns: [compileTurn([util], [{ origin: 'claude', agreement: 'solo', title: 'Callers match the old text' }])] },
+      'noise:drafter': { turns: [noiseTurn(2)] },
+    },
+  });
+
+  function realDeps(extra: Partial<ReviewRunDeps> = {}): { deps: ReviewRunDeps; stderr: string[] } {
+    const stderr: string[] = [];
+    return {
+      stderr,
+      deps: {
+        runPipeline: runLensPipeline,
+        writeContextDir,
+        writeNoiseOffer,
+        prompts: testPrompts,
+        clock: tickingClock(),
+        stdout: () => undefined,
+        stderr: (t) => stderr.push(t),
+        newGenerationId,
+        ...extra,
+      },
+    };
+  }
+
+  const run = (sessionId: string, deps: ReviewRunDeps) =>
+    runReview({ patchset, sessionId, workspace: repo.dir, harnesses: scriptedAssignment(script()), jsonFile: null, htmlFile: null, store: null }, deps);
+  const contextFile = (sessionId: string, name: string) => readFileSync(join(repo.dir, '.rennet', 'context', sessionId, name), 'utf8');
+
+  it('the Noise lane settles, and its offer names the file by index and escaped path', async () => {
+    const { deps, stderr } = realDeps();
+    const report = await run('s-odd-noise', deps);
+    const noise = report.boards.find((b) => b.lens === 'noise')!;
+    assert.equal(noise.state, 'settled', `${JSON.stringify(noise.failure)}\n${stderr.join('')}`);
+    for (const board of report.boards) assert.equal(board.state, 'settled', board.lens);
+    assert.deepEqual(JSON.parse(contextFile('s-odd-noise', 'noise-offer.json')), [
+      { member_id: 'e1', path: null, path_escaped: 'a\\nb.txt', file_index: 0, side: 'head', start_line: odd.start, end_line: odd.end },
+      { member_id: 'e2', path: 'docs/notes.md', side: 'head', start_line: notes.start, end_line: notes.end },
+    ]);
+  });
+
+  it('a design source with that name neither refuses the run nor fails a lane: design-sources.md lists it by index', async () => {
+    const { deps, stderr } = realDeps({
+      assembleDesign: async () => ({ kind: 'fallback', format: 'openspec', sources: [ODD, 'docs/notes.md'], rule: 'spec-empty', reason: 'nothing read' }),
+    });
+    const report = await run('s-odd-design', deps);
+    for (const board of report.boards) assert.equal(board.state, 'settled', `${board.lens}: ${JSON.stringify(board.failure)}\n${stderr.join('')}`);
+    const sources = contextFile('s-odd-design', 'design-sources.md');
+    assert.ok(sources.split('\n').includes('- (file 1 of the change; its path cannot be written on one line: "a\\nb.txt")'), sources);
+    assert.ok(sources.split('\n').includes('- docs/notes.md'), sources);
   });
 });
