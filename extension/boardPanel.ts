@@ -15,6 +15,8 @@ import type { LensRuns } from './lenses';
 import { checkRepoRelativePath } from './paths';
 import { openReview } from './review';
 import { panelTitle } from './titles';
+import { notify, webviewPanel } from './ui';
+import { ui } from './uiText';
 
 export const BOARD_VIEW_TYPE = 'rennet.board';
 
@@ -89,7 +91,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       existing.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(
+    const panel = webviewPanel(
       BOARD_VIEW_TYPE,
       panelTitle(snapshot.session.target),
       { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
@@ -463,7 +465,7 @@ export class BoardPanel implements vscode.Disposable {
       return;
     }
     if (file.submodule) {
-      void vscode.window.showInformationMessage(`${path} is a submodule; its content is another repository and is not reviewed here.`);
+      void notify('info', ui`${path} is a submodule; its content is another repository and is not reviewed here.`);
       return;
     }
     const blobSide = onSide ? side : side === 'head' ? 'base' : 'head';

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { markdownString } from './ui';
 import { LENSES, type Lens } from '../protocol/board';
 import type { ActiveReview, ReviewView } from './activeReview';
 import type { CapturedHeads } from './capturedHeads';
@@ -218,7 +219,7 @@ export class CitationMarks implements vscode.Disposable {
         const options = plan.byLens[lens].map((mark): vscode.DecorationOptions => {
           marks.push({ lens, startLine: mark.startLine, endLine: mark.endLine });
           const range = lineRange(editor.document, mark.startLine, mark.endLine);
-          return mark.hover === null ? { range } : { range, hoverMessage: trustedHover(mark.hover) };
+          return mark.hover === null ? { range } : { range, hoverMessage: markdownString(mark.hover) };
         });
         if (options.length > 0 || hadMarks) editor.setDecorations(this.rulerTypes[lens], options);
       }
@@ -336,12 +337,4 @@ function gutterDecoration(icon: vscode.Uri): vscode.TextEditorDecorationType {
 function lineRange(document: vscode.TextDocument, startLine: number, endLine: number): vscode.Range {
   const last = Math.max(0, Math.min(endLine, document.lineCount) - 1);
   return new vscode.Range(Math.min(startLine - 1, last), 0, last, document.lineAt(last).range.end.character);
-}
-
-/** A hover whose only runnable link is "Show on board"; no theme icons, no HTML (claims are model-written). */
-function trustedHover(markdown: string): vscode.MarkdownString {
-  const hover = new vscode.MarkdownString(markdown, false);
-  hover.isTrusted = { enabledCommands: [REVEAL_ELEMENT_COMMAND] };
-  hover.supportHtml = false;
-  return hover;
 }

@@ -6,6 +6,7 @@
  *
  * Lines are 1-based and inclusive here, as in `CitationMark`.
  */
+import { md, mdCommand, mdJoin, type Md } from './uiText';
 import { LENSES, LENS_TITLES, type CitationSide, type Lens } from '../protocol/board';
 import { filesOnSides, type SideNamedFile } from '../protocol/patchset';
 import type { CitationMark } from '../protocol/review';
@@ -39,7 +40,7 @@ export interface PlannedMark {
   startLine: number;
   endLine: number;
   /** Markdown listing every citation on these lines (all lenses); null on the other lenses' marks of the same lines. */
-  hover: string | null;
+  hover: Md | null;
 }
 
 /**
@@ -196,10 +197,10 @@ function num(value: number): string {
 /**
  * The hover of a marked run: one paragraph per cited element (lens order, then line), each naming
  * the lens and the claim and linking to the element on the board. Claims are model-written: they
- * are escaped so no character of theirs is Markdown (no link, image, HTML or emphasis can come of
- * them); the only link is ours, to `rennet.revealElement`, the one command the hover may run.
+ * go in as escaped text (uiText.ts), so no character of theirs is Markdown; the only link is ours,
+ * `mdCommand` to `rennet.revealElement`, the one command the hover's MarkdownString trusts.
  */
-export function hoverMarkdown(citations: readonly CitationMark[], reveal: { sessionId: string; generationId: string }): string {
+export function hoverMarkdown(citations: readonly CitationMark[], reveal: { sessionId: string; generationId: string }): Md {
   const entries: CitationMark[] = [];
   const seen = new Set<string>();
   const ordered = [...citations].sort((a, b) => LENSES.indexOf(a.lens) - LENSES.indexOf(b.lens) || a.startLine - b.startLine);
@@ -211,28 +212,18 @@ export function hoverMarkdown(citations: readonly CitationMark[], reveal: { sess
   }
   const shown = entries.slice(0, HOVER_MAX_ENTRIES).map((c) => {
     const claim = collapse(c.claim);
-    const text = claim ? escapeMarkdown(claim.length > CLAIM_MAX_CHARS ? `${claim.slice(0, CLAIM_MAX_CHARS - 1)}…` : claim) : '*(no claim)*';
-    const link = revealCommandUri({ sessionId: reveal.sessionId, generationId: reveal.generationId, lens: c.lens, elementId: c.elementId });
-    return `**${LENS_TITLES[c.lens]}** — ${text} · [Show on board](${link})`;
+    const text = claim ? md`${claim.length > CLAIM_MAX_CHARS ? `${claim.slice(0, CLAIM_MAX_CHARS - 1)}…` : claim}` : md`*(no claim)*`;
+    const link = mdCommand('Show on board', REVEAL_ELEMENT_COMMAND, [revealArgs({ sessionId: reveal.sessionId, generationId: reveal.generationId, lens: c.lens, elementId: c.elementId })]);
+    return md`**${LENS_TITLES[c.lens]}** — ${text} · ${link}`;
   });
   const rest = entries.length - shown.length;
-  if (rest > 0) shown.push(`*and ${rest} more on the board*`);
-  return shown.join('\n\n');
+  if (rest > 0) shown.push(md`*and ${String(rest)} more on the board*`);
+  return mdJoin(shown, '\n\n');
 }
 
-/** `command:rennet.revealElement?<args>`: JSON args, percent-encoded, parentheses too (they would end the link). */
-export function revealCommandUri(args: RevealElementArgs): string {
-  const query = encodeURIComponent(JSON.stringify([args])).replace(/\(/g, '%28').replace(/\)/g, '%29');
-  return `command:${REVEAL_ELEMENT_COMMAND}?${query}`;
-}
-
-/**
- * Text that Markdown renders as itself: every ASCII punctuation character backslash-escaped
- * (CommonMark allows escaping any of them), so `[x](…)`, `<img>`, `*`, `#`, `|` and entity
- * references stay literal, and a bare URL cannot be auto-linked (its `:` and `/` are escaped).
- */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[!-/:-@[-`{-~]/g, '\\$&');
+/** The arguments `rennet.revealElement` takes, field by field (nothing else rides along). */
+function revealArgs(args: RevealElementArgs): RevealElementArgs {
+  return { sessionId: args.sessionId, generationId: args.generationId, lens: args.lens, elementId: args.elementId };
 }
 
 function collapse(text: string): string {

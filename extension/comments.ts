@@ -11,6 +11,8 @@ import * as plan from './commentsPlan';
 import type { CommandFactory } from './ctx';
 import { BLOB_SCHEME, documentRef, type TextDocumentRef } from './documentRefs';
 import { describe } from './hostClient';
+import { editableBody, markdownString, notify, statusMessage } from './ui';
+import { ui, uiText } from './uiText';
 
 /**
  * The one Rennet CommentController. Changed lines of the active review take asks (the native
@@ -31,20 +33,14 @@ const EXTRA_PATCHSETS = 4;
 
 type StageCommand = Extract<AskCommand, { type: 'stage' }>;
 
-function untrustedMarkdown(markdown: string): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(plan.withoutImages(markdown), false);
-  md.isTrusted = false;
-  md.supportHtml = false;
-  return md;
-}
-
+/** What the comment box holds after an edit: the text typed (a string while editing). */
 function bodyText(body: string | vscode.MarkdownString): string {
   return typeof body === 'string' ? body : body.value;
 }
 
 /** A staged ask as the one comment of its thread. The edit box edits `body`; `text` is what the host holds. */
 class AskComment implements vscode.Comment {
-  body: vscode.MarkdownString;
+  body: string | vscode.MarkdownString;
   mode = vscode.CommentMode.Preview;
   readonly author: vscode.CommentAuthorInformation;
   readonly contextValue: string;
@@ -58,7 +54,7 @@ class AskComment implements vscode.Comment {
     readonly intent: AskIntent,
     at: string,
   ) {
-    this.body = untrustedMarkdown(text);
+    this.body = markdownString(plan.askMarkdown(text));
     this.author = { name: plan.askAuthor(intent) };
     this.contextValue = plan.askContextValue(intent);
     this.timestamp = new Date(at);
@@ -80,8 +76,8 @@ class FindingComment implements vscode.Comment {
   readonly elementId: string;
 
   constructor(finding: plan.FindingPlacement) {
-    this.body = untrustedMarkdown(plan.findingMarkdown(finding));
-    this.author = { name: `Flagged · ${finding.author}` };
+    this.body = markdownString(plan.findingMarkdown(finding));
+    this.author = { name: plan.findingAuthor(finding) };
     this.sessionId = finding.sessionId;
     this.generationId = finding.generationId;
     this.elementId = finding.findingId;
@@ -251,7 +247,7 @@ export class ReviewComments implements vscode.Disposable {
   /** The "Stage Ask" button of an empty thread (and `stageLines`): one stage command, or a stated refusal. */
   async stageReply(reply: vscode.CommentReply): Promise<Result<{ sessionId: string; askId: string }>> {
     const refuse = (message: string): Result<never> => {
-      void vscode.window.showWarningMessage(message);
+      void notify('warning', uiText(message));
       return err(rennetError('invalid-request', message));
     };
     const range = reply.thread.range as vscode.Range | undefined;
@@ -295,7 +291,7 @@ export class ReviewComments implements vscode.Disposable {
   private async stage(sessionId: string, command: StageCommand): Promise<Result<string>> {
     const result = await this.deps.asks.command(sessionId, command, askActLabel(command));
     if (!result.ok) {
-      void vscode.window.showErrorMessage(`Rennet could not stage the ask: ${result.error.message}`);
+      void notify('error', ui`Rennet could not stage the ask: ${result.error.message}`);
       return result;
     }
     const event = result.value.event;
@@ -492,7 +488,7 @@ export class ReviewComments implements vscode.Disposable {
 
   private async run(sessionId: string, command: AskCommand): Promise<boolean> {
     const result = await this.deps.asks.command(sessionId, command, askActLabel(command));
-    if (!result.ok) void vscode.window.showErrorMessage(`Rennet: ${askActLabel(command)} was refused: ${result.error.message}`);
+    if (!result.ok) void notify('error', ui`Rennet: ${askActLabel(command)} was refused: ${result.error.message}`);
     return result.ok;
   }
 
@@ -505,6 +501,8 @@ export class ReviewComments implements vscode.Disposable {
   private beginEdit(arg: unknown): void {
     const found = this.askCommentOf(arg);
     if (!found) return;
+    // The edit box shows the reviewer's own text, not the escaped Markdown that preview renders.
+    found.comment.body = editableBody(found.comment.text);
     found.comment.mode = vscode.CommentMode.Editing;
     found.drawn.thread.comments = [found.comment];
   }
@@ -512,7 +510,7 @@ export class ReviewComments implements vscode.Disposable {
   private cancelEdit(arg: unknown): void {
     const found = this.askCommentOf(arg);
     if (!found) return;
-    found.comment.body = untrustedMarkdown(found.comment.text);
+    found.comment.body = markdownString(plan.askMarkdown(found.comment.text));
     found.comment.mode = vscode.CommentMode.Preview;
     found.drawn.thread.comments = [found.comment];
     this.reconcile(); // anything that changed while it was being edited
@@ -524,13 +522,13 @@ export class ReviewComments implements vscode.Disposable {
     const { comment, drawn } = found;
     const text = bodyText(comment.body);
     if (text.trim().length === 0) {
-      void vscode.window.showWarningMessage('An ask needs text; to drop it, use Unstage.');
+      void notify('warning', ui`An ask needs text; to drop it, use Unstage.`);
       return;
     }
     if (text !== comment.text && !(await this.run(comment.sessionId, { type: 'edit', askId: comment.askId, text }))) return; // still editing: nothing is lost
     comment.mode = vscode.CommentMode.Preview;
     if (text === comment.text) {
-      comment.body = untrustedMarkdown(comment.text);
+      comment.body = markdownString(plan.askMarkdown(comment.text));
       drawn.thread.comments = [comment];
     }
     this.reconcile();
@@ -556,7 +554,7 @@ export class ReviewComments implements vscode.Disposable {
     const view = this.deps.review.current;
     if (!found || !view || view.sessionId !== found.finding.sessionId) return;
     if (found.acts.requestStaged) {
-      void vscode.window.showInformationMessage('A change request for this finding is already staged.');
+      void notify('info', ui`A change request for this finding is already staged.`);
       return;
     }
     await this.stage(view.sessionId, plan.planFindingRequest(found.finding, view.session.session.target.kind));
@@ -595,22 +593,22 @@ export class ReviewComments implements vscode.Disposable {
       this.deps.log.warn(`Could not show finding ${findingId} on its board: ${describe(error)}`);
     }
     const result = await this.deps.explain(sessionId, anchor, existing?.[0]);
-    if (!result.ok) void vscode.window.showWarningMessage(`Rennet could not discuss the finding: ${result.error.message}`);
+    if (!result.ok) void notify('warning', ui`Rennet could not discuss the finding: ${result.error.message}`);
   }
 
   // ─── Commands without a thread ─────────────────────────────────────────────────────────────
 
   private async undoCommand(): Promise<void> {
     const result = await this.undo();
-    if (result.ok) void vscode.window.showInformationMessage(`Undid: ${result.value.label}`);
-    else void vscode.window.showWarningMessage(`Nothing was undone: ${result.error.message}`);
+    if (result.ok) void notify('info', ui`Undid: ${result.value.label}`);
+    else void notify('warning', ui`Nothing was undone: ${result.error.message}`);
   }
 
   private async toggleFindingThreads(): Promise<void> {
     const config = vscode.workspace.getConfiguration('rennet.editor');
     const next = !config.get<boolean>(FINDING_THREADS_SETTING, true);
     await config.update(FINDING_THREADS_SETTING, next, vscode.ConfigurationTarget.Global);
-    vscode.window.setStatusBarMessage(next ? 'Rennet: Flagged findings shown in the editor' : 'Rennet: Flagged findings hidden from the editor', 4000);
+    statusMessage(next ? ui`Rennet: Flagged findings shown in the editor` : ui`Rennet: Flagged findings hidden from the editor`, 4000);
   }
 }
 

@@ -5,6 +5,7 @@
  * `vscode` import): `comments.ts` maps these answers onto a CommentController, and
  * test/unit/extension/commentsPlan.test.ts tests them against captured patchsets.
  */
+import { md, mdModel, ui, uiJoin, uiText, type Md, type UiText } from './uiText';
 import {
   ASK_TEXT_MAX_BYTES,
   findingKey,
@@ -235,12 +236,12 @@ export function intentWords(intent: AskIntent): string {
   return INTENT_WORDS[intent];
 }
 
-export function askThreadLabel(intent: AskIntent): string {
-  return `Staged ask · ${INTENT_WORDS[intent]}`;
+export function askThreadLabel(intent: AskIntent): UiText {
+  return ui`Staged ask · ${INTENT_WORDS[intent]}`;
 }
 
-export function askAuthor(intent: AskIntent): string {
-  return `You · ${INTENT_WORDS[intent]}`;
+export function askAuthor(intent: AskIntent): UiText {
+  return ui`You · ${INTENT_WORDS[intent]}`;
 }
 
 /** The comment's (and thread's) context value; package.json's menus read `ask-staged-<intent>`. */
@@ -335,12 +336,17 @@ export function agreementWords(finding: Pick<FindingPlacement, 'accord' | 'concu
   return tally ? `${word} (${tally})` : word;
 }
 
-export function findingThreadLabel(finding: FindingPlacement, acts: FindingActs): string {
-  const parts = [`Flagged · ${finding.severity}`, agreementWords(finding)];
-  if (finding.status !== 'open') parts.push(finding.status);
-  if (acts.requestStaged) parts.push('change request staged');
-  if (acts.dismissed) parts.push('dismissed by you');
-  return parts.join(' · ');
+export function findingThreadLabel(finding: FindingPlacement, acts: FindingActs): UiText {
+  const parts = [ui`Flagged · ${finding.severity}`, uiText(agreementWords(finding))];
+  if (finding.status !== 'open') parts.push(uiText(finding.status));
+  if (acts.requestStaged) parts.push(ui`change request staged`);
+  if (acts.dismissed) parts.push(ui`dismissed by you`);
+  return uiJoin(parts, ' · ');
+}
+
+/** The comment author line of a finding: the model that raised it. */
+export function findingAuthor(finding: Pick<FindingPlacement, 'author'>): UiText {
+  return ui`Flagged · ${finding.author}`;
 }
 
 /**
@@ -353,24 +359,27 @@ export function findingContextValue(acts: FindingActs): string {
   return acts.requestStaged ? 'finding-open-requested' : 'finding-open';
 }
 
-/** Markdown's inline specials escaped, so model-written plain text cannot become markup or a link. */
-export function escapeMarkdownText(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, (c) => `\\${c}`);
-}
-
 const SEVERITY_WORDS: Record<Severity, string> = { blocker: 'Blocker', major: 'Major', minor: 'Minor', nit: 'Nit' };
 
 /**
  * The finding's comment: severity and category, the claim as escaped text, then its body and
- * remedy as the model wrote them. comments.ts renders it untrusted, without HTML.
+ * remedy as the model wrote them, re-emitted as safe Markdown (uiText.ts `mdModel`).
  */
-export function findingMarkdown(finding: FindingPlacement): string {
-  return [
-    `**${SEVERITY_WORDS[finding.severity]}** · ${escapeMarkdownText(finding.category)}`,
-    `**${escapeMarkdownText(finding.title)}**`,
-    finding.bodyMarkdown,
-    `*Proposed remedy:* ${finding.remedyMarkdown}`,
-  ].join('\n\n');
+export function findingMarkdown(finding: FindingPlacement): Md {
+  return md`**${SEVERITY_WORDS[finding.severity]}** · ${finding.category}
+
+**${finding.title}**
+
+${mdModel(finding.bodyMarkdown)}
+
+*Proposed remedy:*
+
+${mdModel(finding.remedyMarkdown)}`;
+}
+
+/** A staged ask's comment body: the reviewer's Markdown (it may quote model or repository text), made safe. */
+export function askMarkdown(text: string): Md {
+  return mdModel(text);
 }
 
 /** The stage command of Request Change on a finding: its claim and remedy as the ask's text. */
@@ -385,15 +394,4 @@ export function planFindingRequest(finding: FindingPlacement, targetKind: Target
   let text = `${finding.title}\n\n${finding.remedyMarkdown}`;
   if (utf8Length(text) > ASK_TEXT_MAX_BYTES) text = finding.title;
   return { type: 'stage', anchor, text, intent: 'request-change', lane: laneForTarget(targetKind) };
-}
-
-/**
- * Model-written Markdown with its images made inert: VS Code renders images even in untrusted
- * MarkdownStrings and fetches their URLs when a thread opens, so a finding could make the editor
- * call out (`![x](https://…?d=…)`). `![` is escaped everywhere — inside code too, where it then
- * reads `\![`; no remote fetch is worth more than that character. Links stay: VS Code asks before
- * opening one.
- */
-export function withoutImages(markdown: string): string {
-  return markdown.replace(/!\[/g, '\\![');
 }

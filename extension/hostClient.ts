@@ -17,6 +17,8 @@ import {
 import type { RequestParam, RequestType } from 'vscode-jsonrpc';
 import { AsksChanged, GenerationChanged, HostHello, HostLog, SessionChanged, type AsksChangedParams, type HostInfo } from '../protocol/rpc';
 import type { GenerationSnapshot, HostStatus, SessionSnapshot } from '../protocol';
+import { notify } from './ui';
+import { ui, uiText } from './uiText';
 
 /** Ceiling on an ordinary request (list branches, read a session). */
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -27,7 +29,7 @@ export const MAX_RESTARTS = 5;
 export const RESTART_WINDOW_MS = 3 * 60_000;
 
 const RESTART_COMMAND = 'rennet.restartHost';
-const RESTART_ACTION = 'Restart Rennet Host';
+const RESTART_ACTION = ui`Restart Rennet Host`;
 
 /** A request could not reach the host, or the host did not answer in time. */
 export class HostUnavailableError extends Error {
@@ -280,9 +282,7 @@ export class HostClient implements vscode.Disposable {
       this.setStatus({ state: 'running', message: null });
       this.recovery?.resolve(info);
       this.recovery = undefined;
-      void vscode.window.showWarningMessage(
-        'Rennet host stopped unexpectedly; restarted — your sessions are read back from the store.',
-      );
+      void notify('warning', ui`Rennet host stopped unexpectedly; restarted — your sessions are read back from the store.`);
       this.recoverEmitter.fire(info);
     } catch (error) {
       this.fail(`The Rennet host restarted but does not answer: ${describe(error)}`);
@@ -346,7 +346,7 @@ export class HostClient implements vscode.Disposable {
   }
 
   private offerRestart(message: string): void {
-    void vscode.window.showErrorMessage(message, RESTART_ACTION).then((choice) => {
+    void notify('error', uiText(message), RESTART_ACTION).then((choice) => {
       if (choice === RESTART_ACTION) void vscode.commands.executeCommand(RESTART_COMMAND);
     });
   }

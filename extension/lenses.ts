@@ -5,6 +5,8 @@ import { HarnessName, type GenerationSnapshot, type HarnessConfig } from '../pro
 import { GenerationGet, ReviewRunLenses } from '../protocol/rpc';
 import { apiKeySecret, API_KEY_PROVIDERS, type ApiKeyProvider } from './commands/setApiKey';
 import { describe, type HostClient } from './hostClient';
+import { notify } from './ui';
+import { ui, uiText } from './uiText';
 
 /**
  * Drafting the lens boards from VS Code: the settings (`rennet.harness.*`) and the stored API keys
@@ -19,9 +21,9 @@ import { describe, type HostClient } from './hostClient';
 /** Resolving harnesses (CLI discovery, VS Code's model list) and opening the boards. */
 export const RUN_LENSES_TIMEOUT_MS = 60_000;
 
-const SHOW_HARNESSES = 'Show Harnesses';
-const OPEN_SETTINGS = 'Open Settings';
-const SET_API_KEY = 'Set API Key';
+const SHOW_HARNESSES = ui`Show Harnesses`;
+const OPEN_SETTINGS = ui`Open Settings`;
+const SET_API_KEY = ui`Set API Key`;
 
 /** The harness configuration the settings name, with the keys of the providers it uses. */
 export async function readHarnessConfig(secrets: vscode.SecretStorage): Promise<HarnessConfig> {
@@ -127,7 +129,7 @@ export class LensRuns implements vscode.Disposable {
 
   private warn(message: string): void {
     const actions = /API key/i.test(message) ? [SET_API_KEY, OPEN_SETTINGS] : [SHOW_HARNESSES, OPEN_SETTINGS];
-    void vscode.window.showWarningMessage(message, ...actions).then((choice) => {
+    void notify('warning', uiText(message), ...actions).then((choice) => {
       if (choice === SHOW_HARNESSES) void vscode.commands.executeCommand('rennet.showHarnesses');
       else if (choice === OPEN_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', 'rennet.harness');
       else if (choice === SET_API_KEY) {

@@ -3,6 +3,7 @@
  * the diff of one of them compares. Pure (no `vscode` import), unit-tested in test/unit/extension/.
  */
 import { filesOnSides, type FileStatus, type Side } from '../protocol/patchset';
+import { ui, uiJoin, uiText, type UiText } from './uiText';
 
 /** The fields of a captured file (`FileSummary`) this needs. */
 export interface ChangedFile {
@@ -19,8 +20,8 @@ export interface ChangedFile {
 }
 
 export interface ChangeRow {
-  label: string;
-  description: string;
+  label: UiText;
+  description: UiText;
 }
 
 /** One side of the diff: a captured blob, or the empty document of a side the file does not have. */
@@ -30,9 +31,9 @@ export interface DiffSide {
 }
 
 export type DiffPlan =
-  | { kind: 'diff'; left: DiffSide; right: DiffSide; title: string }
+  | { kind: 'diff'; left: DiffSide; right: DiffSide; title: UiText }
   /** Nothing to compare as text (binary, submodule): say this instead. */
-  | { kind: 'no-text'; message: string };
+  | { kind: 'no-text'; message: UiText };
 
 /**
  * The changed file a path names. With a side (a document shows one), protocol/patchset.ts's one
@@ -45,12 +46,12 @@ export function findChangedFile<F extends ChangedFile>(files: readonly F[], path
 
 /** `src/app.ts` · `modified · +3 −1`; a rename names its old path, a mode change its modes. */
 export function changeRow(file: ChangedFile): ChangeRow {
-  const parts: string[] = [file.status === 'renamed' && file.oldPath ? `renamed from ${file.oldPath}` : file.status];
-  if (file.submodule) parts.push('submodule');
-  else if (file.binary) parts.push('binary');
-  else if (file.additions !== null && file.deletions !== null) parts.push(`+${file.additions} −${file.deletions}`);
-  if (file.modeChanged && file.oldMode && file.newMode) parts.push(`mode ${file.oldMode} → ${file.newMode}`);
-  return { label: file.path, description: parts.join(' · ') };
+  const parts: UiText[] = [file.status === 'renamed' && file.oldPath ? ui`renamed from ${file.oldPath}` : uiText(file.status)];
+  if (file.submodule) parts.push(ui`submodule`);
+  else if (file.binary) parts.push(ui`binary`);
+  else if (file.additions !== null && file.deletions !== null) parts.push(ui`+${file.additions} −${file.deletions}`);
+  if (file.modeChanged && file.oldMode && file.newMode) parts.push(ui`mode ${file.oldMode} → ${file.newMode}`);
+  return { label: uiText(file.path), description: uiJoin(parts, ' · ') };
 }
 
 /**
@@ -59,8 +60,8 @@ export function changeRow(file: ChangedFile): ChangeRow {
  * text to compare, which is said instead.
  */
 export function diffPlan(file: ChangedFile): DiffPlan {
-  if (file.submodule) return { kind: 'no-text', message: `${file.path} is a submodule: its content is another repository and is not reviewed here.` };
-  if (file.binary) return { kind: 'no-text', message: `${file.path} is a binary file: Rennet has no text to compare for it.` };
+  if (file.submodule) return { kind: 'no-text', message: ui`${file.path} is a submodule: its content is another repository and is not reviewed here.` };
+  if (file.binary) return { kind: 'no-text', message: ui`${file.path} is a binary file: Rennet has no text to compare for it.` };
   const basePath = file.oldPath ?? file.path;
   const left: DiffSide = file.status === 'added' ? { path: file.path, side: 'absent' } : { path: basePath, side: 'base' };
   const right: DiffSide = file.status === 'deleted' ? { path: file.path, side: 'absent' } : { path: file.path, side: 'head' };
@@ -68,12 +69,11 @@ export function diffPlan(file: ChangedFile): DiffPlan {
 }
 
 /** `app.ts (base ↔ head) · Rennet`; `old.md → new.md (…)` for a rename that changed the name. */
-export function diffTitle(file: ChangedFile): string {
+export function diffTitle(file: ChangedFile): UiText {
   const name = basename(file.path);
   const oldName = file.oldPath ? basename(file.oldPath) : name;
-  const shown = oldName !== name ? `${oldName} → ${name}` : name;
   const sides = file.status === 'added' ? 'added' : file.status === 'deleted' ? 'deleted' : 'base ↔ head';
-  return `${shown} (${sides}) · Rennet`;
+  return oldName !== name ? ui`${oldName} → ${name} (${sides}) · Rennet` : ui`${name} (${sides}) · Rennet`;
 }
 
 function basename(path: string): string {

@@ -3,6 +3,7 @@ import { CAPTURE_MAX_FILE_BYTES, CAPTURE_MIN_FILE_BYTES, type Result, type Targe
 import { ReviewOpen, type OpenReviewResult } from '../protocol/rpc';
 import { CAPTURE_TIMEOUT_MS, type HostClient } from './hostClient';
 import { captureTitle } from './titles';
+import { withProgress } from './ui';
 
 /** `rennet.capture.maxFileBytes`, clamped to what the host accepts. */
 export function configuredMaxFileBytes(): number {
@@ -22,7 +23,7 @@ export function openReview(
   currentBranch?: string | null,
 ): Promise<Result<OpenReviewResult>> {
   return Promise.resolve(
-    vscode.window.withProgress(
+    withProgress(
       { location: vscode.ProgressLocation.Notification, title: captureTitle(target, currentBranch), cancellable: false },
       () => host.request(ReviewOpen, { repo, target, maxFileBytes: configuredMaxFileBytes() }, CAPTURE_TIMEOUT_MS),
     ),

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
+import { notify } from '../ui';
+import { ui } from '../uiText';
 
 /**
  * "Rennet: Draft Boards": draft the lens boards of the active panel's review again (a new
@@ -9,7 +11,7 @@ import type { Ctx } from '../ctx';
 export const draftBoards = (ctx: Ctx) => async (sessionIdArg?: unknown): Promise<string | undefined> => {
   const sessionId = typeof sessionIdArg === 'string' && sessionIdArg ? sessionIdArg : ctx.panels.activeSessionId();
   if (!sessionId) {
-    void vscode.window.showInformationMessage('Rennet: open a review first (“Rennet: Review Branch” or “Rennet: Show Board”), then draft its boards.');
+    void notify('info', ui`Rennet: open a review first (“Rennet: Review Branch” or “Rennet: Show Board”), then draft its boards.`);
     return undefined;
   }
   const result = await ctx.panels.runLenses(sessionId);

@@ -5,10 +5,12 @@ import type { Ctx } from '../ctx';
 import { documentRef, type DocumentRef } from '../documentRefs';
 import { describe } from '../hostClient';
 import { changeRow, diffPlan, findChangedFile, type DiffSide } from '../openChangesPlan';
+import { notify, quickPick } from '../ui';
+import { ui, uiText, type UiPickItem } from '../uiText';
 
-interface FileItem extends vscode.QuickPickItem {
+type FileItem = UiPickItem & {
   file: FileSummary;
-}
+};
 
 const STATUS_ICONS: Record<FileSummary['status'], string> = {
   added: 'diff-added',
@@ -34,9 +36,10 @@ export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<bo
     const view = ctx.review.current;
     const patchset = view?.session.patchset;
     if (!view || !patchset) {
-      const choice = await vscode.window.showInformationMessage(
-        view ? 'This Rennet review has no capture yet: recapture it from its board.' : 'No Rennet review is open: run “Rennet: Review Branch” first.',
-        ...(view ? [] : ['Review Branch']),
+      const choice = await notify(
+        'info',
+        view ? ui`This Rennet review has no capture yet: recapture it from its board.` : ui`No Rennet review is open: run “Rennet: Review Branch” first.`,
+        ...(view ? [] : [ui`Review Branch`]),
       );
       if (choice) void vscode.commands.executeCommand('rennet.reviewBranch');
       return false;
@@ -49,12 +52,12 @@ export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<bo
     if (named !== undefined) {
       file = findChangedFile(files, named, sideOf(requestedRef));
       if (!file) {
-        void vscode.window.showWarningMessage(`“${named}” is not a changed file of this review.`);
+        void notify('warning', ui`“${named}” is not a changed file of this review.`);
         return false;
       }
     } else {
       if (files.length === 0) {
-        void vscode.window.showInformationMessage('This capture has no changed files.');
+        void notify('info', ui`This capture has no changed files.`);
         return false;
       }
       // The captured file the current editor shows (a checkout file, or any side of a blob), focused in the picker.
@@ -64,24 +67,21 @@ export const openChanges = (ctx: Ctx) => async (requested?: unknown): Promise<bo
     }
     const plan = diffPlan(file);
     if (plan.kind === 'no-text') {
-      void vscode.window.showInformationMessage(plan.message);
+      void notify('info', plan.message);
       return false;
     }
     const uriOf = (side: DiffSide) => (side.side === 'absent' ? absentBlobUri(patchset.id, side.path) : blobUri(patchset.id, side.path, side.side));
     await vscode.commands.executeCommand('vscode.diff', uriOf(plan.left), uriOf(plan.right), plan.title, { preview: true } satisfies vscode.TextDocumentShowOptions);
     return true;
   } catch (error) {
-    void vscode.window.showErrorMessage(`Rennet could not open the changes: ${describe(error)}`);
+    void notify('error', ui`Rennet could not open the changes: ${describe(error)}`);
     return false;
   }
 };
 
 async function pickFile(files: readonly FileSummary[], current: FileSummary | undefined): Promise<FileSummary | undefined> {
   const items: FileItem[] = files.map((file) => ({ ...changeRow(file), iconPath: new vscode.ThemeIcon(STATUS_ICONS[file.status]), file }));
-  const picker = vscode.window.createQuickPick<FileItem>();
-  picker.title = 'Rennet: Open Changes';
-  picker.placeholder = 'Changed file to compare (base ↔ head)';
-  picker.matchOnDescription = true;
+  const picker = quickPick<FileItem>({ title: ui`Rennet: Open Changes`, placeholder: ui`Changed file to compare (base ↔ head)`, matchOnDescription: true });
   picker.items = items;
   const preselected = current ? items.find((item) => item.file === current) : undefined;
   if (preselected) picker.activeItems = [preselected];

@@ -3,6 +3,8 @@ import type { Target } from '../../protocol';
 import type { Ctx } from '../ctx';
 import { describe } from '../hostClient';
 import { openReview } from '../review';
+import { notify } from '../ui';
+import { uiText } from '../uiText';
 
 /**
  * Capture `target` (or reattach to its session), open or reveal its board panel, and start
@@ -13,7 +15,7 @@ export async function openTarget(ctx: Ctx, repo: string, target: Target, current
   try {
     const result = await openReview(ctx.host, repo, target, currentBranch);
     if (!result.ok) {
-      void vscode.window.showErrorMessage(result.error.message);
+      void notify('error', uiText(result.error.message));
       return undefined;
     }
     const { snapshot, reattached, captured } = result.value;
@@ -24,7 +26,7 @@ export async function openTarget(ctx: Ctx, repo: string, target: Target, current
     void ctx.lenses.startUnlessDrafted(snapshot.session.id, snapshot.patchset?.id ?? null);
     return snapshot.session.id;
   } catch (error) {
-    void vscode.window.showErrorMessage(describe(error));
+    void notify('error', uiText(describe(error)));
     return undefined;
   }
 }

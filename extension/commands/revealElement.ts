@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { Lens } from '../../protocol/board';
 import type { Ctx } from '../ctx';
 import { showBoard } from './showBoard';
+import { notify } from '../ui';
+import { ui } from '../uiText';
 
 /**
  * What `rennet.revealElement` takes: the element of a generation to bring into view. Any object
@@ -25,7 +27,7 @@ export const revealElement = (ctx: Ctx) => async (raw?: unknown): Promise<boolea
   const parsed = RevealElementArgs.safeParse(raw);
   if (!parsed.success) {
     ctx.log.warn(`rennet.revealElement ignored arguments that do not name a board element: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-    void vscode.window.showWarningMessage('Rennet cannot show this on the board: the link does not name a board element.');
+    void notify('warning', ui`Rennet cannot show this on the board: the link does not name a board element.`);
     return false;
   }
   const { sessionId, generationId, lens, elementId } = parsed.data;

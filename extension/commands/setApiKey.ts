@@ -1,6 +1,7 @@
-import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
 import { describe } from '../hostClient';
+import { confirmModal, inputBox, notify, pickOne } from '../ui';
+import { ui, type UiPickItem } from '../uiText';
 
 /** The HTTP harnesses whose keys Rennet keeps in VS Code's secret storage. */
 export const API_KEY_PROVIDERS = ['openai', 'anthropic'] as const;
@@ -20,9 +21,9 @@ export function isApiKeyProvider(value: unknown): value is ApiKeyProvider {
   return typeof value === 'string' && (API_KEY_PROVIDERS as readonly string[]).includes(value);
 }
 
-interface ProviderItem extends vscode.QuickPickItem {
+type ProviderItem = UiPickItem & {
   provider: ApiKeyProvider;
-}
+};
 
 /**
  * "Rennet: Set API Key": pick a provider (or pass it as the argument), type the key in a password
@@ -37,41 +38,47 @@ export const setApiKey = (ctx: Ctx) => async (providerArg?: unknown): Promise<{ 
       const items: ProviderItem[] = [];
       for (const p of API_KEY_PROVIDERS) {
         const stored = (await secrets.get(apiKeySecret(p))) !== undefined;
-        items.push({ label: PROVIDER_LABELS[p], description: p, detail: stored ? 'A key is stored; entering a new one replaces it.' : 'No key stored.', provider: p });
+        items.push({
+          label: ui`${PROVIDER_LABELS[p]}`,
+          description: ui`${p}`,
+          detail: stored ? ui`A key is stored; entering a new one replaces it.` : ui`No key stored.`,
+          provider: p,
+        });
       }
-      const pick = await vscode.window.showQuickPick(items, { title: 'Rennet: Set API Key', placeHolder: 'Provider whose API key to store' });
+      const pick = await pickOne(items, { title: ui`Rennet: Set API Key`, placeHolder: ui`Provider whose API key to store` });
       if (!pick) return undefined;
       provider = pick.provider;
     }
     const label = PROVIDER_LABELS[provider];
-    const key = await vscode.window.showInputBox({
-      title: `Rennet: ${label} key`,
-      prompt: `Stored in VS Code's secret storage, never in settings. Leave empty to remove a stored key.`,
+    const key = await inputBox({
+      title: ui`Rennet: ${label} key`,
+      prompt: ui`Stored in VS Code's secret storage, never in settings. Leave empty to remove a stored key.`,
       password: true,
       ignoreFocusOut: true,
-      validateInput: (value) => (/\s/.test(value.trim()) ? 'An API key has no spaces or line breaks.' : undefined),
+      validateInput: (value) => (/\s/.test(value.trim()) ? ui`An API key has no spaces or line breaks.` : undefined),
     });
     if (key === undefined) return undefined;
     const secret = apiKeySecret(provider);
     if (key.trim() === '') {
       if ((await secrets.get(secret)) === undefined) {
-        void vscode.window.showInformationMessage(`Rennet: no ${label} key is stored; nothing changed.`);
+        void notify('info', ui`Rennet: no ${label} key is stored; nothing changed.`);
         return { provider, stored: false };
       }
-      const remove = await vscode.window.showWarningMessage(`Remove the stored ${label} key?`, { modal: true }, 'Remove');
-      if (remove !== 'Remove') return undefined;
+      const removeAction = ui`Remove`;
+      const remove = await confirmModal('warning', ui`Remove the stored ${label} key?`, undefined, removeAction);
+      if (remove !== removeAction) return undefined;
       await secrets.delete(secret);
       ctx.log.info(`The ${provider} API key was removed from secret storage.`);
-      void vscode.window.showInformationMessage(`Rennet: the ${label} key was removed.`);
+      void notify('info', ui`Rennet: the ${label} key was removed.`);
       return { provider, stored: false };
     }
     await secrets.store(secret, key.trim());
     // Never the key itself, nor its length or prefix.
     ctx.log.info(`An ${provider} API key was stored in secret storage.`);
-    void vscode.window.showInformationMessage(`Rennet: the ${label} key is stored.`);
+    void notify('info', ui`Rennet: the ${label} key is stored.`);
     return { provider, stored: true };
   } catch (error) {
-    void vscode.window.showErrorMessage(`Rennet could not store the key: ${describe(error)}`);
+    void notify('error', ui`Rennet could not store the key: ${describe(error)}`);
     return undefined;
   }
 };

@@ -5,10 +5,12 @@ import { SessionGet, SessionList } from '../../protocol/rpc';
 import type { Ctx } from '../ctx';
 import { describe } from '../hostClient';
 import { targetLabel } from '../titles';
+import { notify, pickOne } from '../ui';
+import { ui, uiText, type UiPickItem } from '../uiText';
 
-interface SessionItem extends vscode.QuickPickItem {
+type SessionItem = UiPickItem & {
   session: Session;
-}
+};
 
 /** "Rennet: Show Board": pick one of the stored reviews and show its panel. */
 export const showBoard = (ctx: Ctx) => async (sessionId?: unknown): Promise<string | undefined> => {
@@ -17,23 +19,20 @@ export const showBoard = (ctx: Ctx) => async (sessionId?: unknown): Promise<stri
     if (!id) {
       const sessions = await ctx.host.request(SessionList, {});
       if (sessions.length === 0) {
-        const choice = await vscode.window.showInformationMessage(
-          'No Rennet reviews yet. Start one with “Rennet: Review Branch”.',
-          'Review Branch',
-        );
+        const choice = await notify('info', ui`No Rennet reviews yet. Start one with “Rennet: Review Branch”.`, ui`Review Branch`);
         if (choice) void vscode.commands.executeCommand('rennet.reviewBranch');
         return undefined;
       }
       const open = new Set(ctx.panels.openSessionIds());
       const items: SessionItem[] = sessions.map((session) => ({
         label: targetLabel(session.target),
-        description: `${path.basename(session.repoRoot)}${open.has(session.id) ? ' · open' : ''}`,
-        detail: `${session.repoRoot} · updated ${session.updatedAt} · ${session.patchsetIds.length} capture(s)`,
+        description: open.has(session.id) ? ui`${path.basename(session.repoRoot)} · open` : ui`${path.basename(session.repoRoot)}`,
+        detail: ui`${session.repoRoot} · updated ${session.updatedAt} · ${session.patchsetIds.length} capture(s)`,
         session,
       }));
-      const pick = await vscode.window.showQuickPick(items, {
-        title: 'Rennet: Show Board',
-        placeHolder: 'Review to show',
+      const pick = await pickOne(items, {
+        title: ui`Rennet: Show Board`,
+        placeHolder: ui`Review to show`,
         matchOnDescription: true,
         matchOnDetail: true,
       });
@@ -47,13 +46,13 @@ export const showBoard = (ctx: Ctx) => async (sessionId?: unknown): Promise<stri
     }
     const result = await ctx.host.request(SessionGet, { sessionId: id });
     if (!result.ok) {
-      void vscode.window.showErrorMessage(result.error.message);
+      void notify('error', uiText(result.error.message));
       return undefined;
     }
     ctx.panels.show(result.value);
     return id;
   } catch (error) {
-    void vscode.window.showErrorMessage(describe(error));
+    void notify('error', uiText(describe(error)));
     return undefined;
   }
 };

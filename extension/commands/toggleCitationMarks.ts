@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { CITATION_MARKS_KEY, CITATION_MARKS_SECTION } from '../citationMarks';
 import type { Ctx } from '../ctx';
 import { describe } from '../hostClient';
+import { notify } from '../ui';
+import { ui } from '../uiText';
 
 /**
  * "Rennet: Toggle Citation Marks": flips `rennet.editor.citationMarks` in the user settings; the
@@ -18,7 +20,7 @@ export const toggleCitationMarks = (ctx: Ctx) => async (): Promise<boolean | und
     return next;
   } catch (error) {
     ctx.log.warn(`Could not toggle the citation marks: ${describe(error)}`);
-    void vscode.window.showErrorMessage(`Rennet could not change rennet.editor.citationMarks: ${describe(error)}`);
+    void notify('error', ui`Rennet could not change rennet.editor.citationMarks: ${describe(error)}`);
     return undefined;
   }
 };

@@ -8,12 +8,10 @@ import type { CitationMark } from '../../../protocol/review';
 import {
   citationsOfDocument,
   combinedIconSvg,
-  escapeMarkdown,
   gutterIconName,
   hoverMarkdown,
   HOVER_MAX_ENTRIES,
   planMarks,
-  revealCommandUri,
   svgDrawing,
   type MarksPlan,
 } from '../../../extension/citationMarksPlan';
@@ -88,9 +86,9 @@ describe('citation marks plan', () => {
       assert.deepEqual(ranges(plan), { design: [[3, 4], [5, 5], [6, 6]], sequence: [[5, 5]] });
       // Line 5 carries both lenses; the hover (on Design's mark, first in lens order) lists both.
       const design5 = plan.byLens.design.find((m) => m.startLine === 5);
-      assert.match(design5?.hover ?? '', /\*\*Design\*\* — design d1.*\n\n\*\*Sequence\*\* — sequence s1/s);
+      assert.match(design5?.hover?.source ?? '', /\*\*Design\*\* — design d1.*\n\n\*\*Sequence\*\* — sequence s1/s);
       assert.equal(plan.byLens.sequence[0]?.hover, null);
-      assert.doesNotMatch(plan.byLens.design[0]?.hover ?? '', /Sequence/);
+      assert.doesNotMatch(plan.byLens.design[0]?.hover?.source ?? '', /Sequence/);
     });
 
     it('drops repeats of one element on the same lines, and merges one lens’s overlapping citations into runs', () => {
@@ -100,9 +98,9 @@ describe('citation marks plan', () => {
         reveal,
       );
       assert.deepEqual(ranges(plan), { flagged: [[2, 2], [3, 3], [4, 4]] });
-      const hover3 = plan.byLens.flagged[1]?.hover ?? '';
+      const hover3 = plan.byLens.flagged[1]?.hover?.source ?? '';
       assert.equal(hover3.split('\n\n').length, 2, hover3);
-      assert.equal((plan.byLens.flagged[0]?.hover ?? '').split('\n\n').length, 1, 'x listed twice');
+      assert.equal((plan.byLens.flagged[0]?.hover?.source ?? '').split('\n\n').length, 1, 'x listed twice');
     });
 
     it('marks only lines the document has and that are verified as captured', () => {
@@ -141,7 +139,7 @@ describe('citation marks plan', () => {
       );
       // The ruler marks and hovers stay per lens: Flagged's own marks, the hover on Sequence's at 27.
       assert.deepEqual(ranges(plan).flagged, [[27, 27], [28, 28]]);
-      assert.match(plan.byLens.sequence.find((m) => m.startLine === 27)?.hover ?? '', /Sequence.*Flagged.*Noise/s);
+      assert.match(plan.byLens.sequence.find((m) => m.startLine === 27)?.hover?.source ?? '', /Sequence.*Flagged.*Noise/s);
     });
 
     it('over many overlapping citations, each line’s icon names exactly the lenses marking it, once', () => {
@@ -237,7 +235,7 @@ describe('citation marks plan', () => {
 
     it('a model-written claim renders as its own text: no link, image, HTML, emphasis or entity', () => {
       for (const claim of hostile) {
-        const md = hoverMarkdown([mark('flagged', 'f1', 3, 3, { claim })], reveal);
+        const md = hoverMarkdown([mark('flagged', 'f1', 3, 3, { claim })], reveal).source;
         const html = permissive.render(md);
         assert.deepEqual(
           links(html).map((href) => href.split('?')[0]),
@@ -257,25 +255,24 @@ describe('citation marks plan', () => {
     });
 
     it('the one link reveals the element on the board, its arguments intact', () => {
-      const md = hoverMarkdown([mark('decisions', 'el (1)', 3, 3)], reveal);
+      const md = hoverMarkdown([mark('decisions', 'el (1)', 3, 3)], reveal).source;
       const [href] = links(permissive.render(md));
       const query = decodeURIComponent((href as string).split('?')[1] as string);
       assert.deepEqual(JSON.parse(query), [{ ...reveal, lens: 'decisions', elementId: 'el (1)' }]);
-      assert.doesNotMatch(revealCommandUri({ ...reveal, lens: 'decisions', elementId: 'a)b(' }), /[()]/);
+      const [odd] = links(permissive.render(hoverMarkdown([mark('decisions', 'a)b(', 3, 3)], reveal).source));
+      assert.doesNotMatch((odd as string).split('?')[1] as string, /[()]/, 'parentheses in the arguments are percent-encoded');
+      assert.deepEqual(hoverMarkdown([mark('decisions', 'a)b(', 3, 3)], reveal).commands, ['rennet.revealElement'], 'the hover trusts exactly its own command');
     });
 
     it('lists elements once, lens order first, and counts what it leaves out', () => {
       const many = Array.from({ length: HOVER_MAX_ENTRIES + 3 }, (_, i) => mark('noise', `n${i}`, 1, 1));
-      const md = hoverMarkdown([...many, mark('design', 'd', 1, 1), mark('design', 'd', 1, 1)], reveal);
+      const md = hoverMarkdown([...many, mark('design', 'd', 1, 1), mark('design', 'd', 1, 1)], reveal).source;
       const paragraphs = md.split('\n\n');
       assert.equal(paragraphs.length, HOVER_MAX_ENTRIES + 1);
       assert.match(paragraphs[0] as string, /^\*\*Design\*\* — design d/);
       assert.equal(paragraphs.at(-1), '*and 4 more on the board*');
-      assert.match(hoverMarkdown([mark('design', 'e', 1, 1, { claim: '  ' })], reveal), /\*\(no claim\)\*/);
+      assert.match(hoverMarkdown([mark('design', 'e', 1, 1, { claim: '  ' })], reveal).source, /\*\(no claim\)\*/);
     });
 
-    it('escapeMarkdown backslash-escapes every ASCII punctuation character and nothing else', () => {
-      assert.equal(escapeMarkdown('a_b [c](d) <e> é 1.'), 'a\\_b \\[c\\]\\(d\\) \\<e\\> é 1\\.');
-    });
   });
 });

