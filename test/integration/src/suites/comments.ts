@@ -28,7 +28,9 @@ function blobUri(patchsetId: string, file: string, side: 'base' | 'head'): vscod
   return vscode.Uri.from({ scheme: 'rennet-blob', path: `/${file}`, query: new URLSearchParams({ patchset: patchsetId, side }).toString() });
 }
 
-const withBody = (text: string) => (threads: CommentThreadView[]) => threads.find((t) => t.bodies.includes(text));
+/** A body as a reader sees it: the thread's Markdown is escaped text (extension/uiText.ts), so drop the escapes. */
+const rendered = (markdown: string) => markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+const withBody = (text: string) => (threads: CommentThreadView[]) => threads.find((t) => t.bodies.map(rendered).includes(text));
 
 export function registerCommentSuites(ctx: SuiteContext): void {
   describe('comment threads: asks staged on changed lines', () => {
@@ -72,7 +74,7 @@ export function registerCommentSuites(ctx: SuiteContext): void {
       }
 
       const thread = await until(() => withBody(TEXT)(api.commentThreads(appUri)), (t) => t !== undefined, 'the staged ask’s thread on src/app.js');
-      assert.deepEqual(thread, { label: 'Staged ask · comment', contextValue: 'ask-staged-comment', startLine: 5, endLine: 5, bodies: [TEXT] });
+      assert.deepEqual({ ...thread, bodies: thread?.bodies.map(rendered) }, { label: 'Staged ask · comment', contextValue: 'ask-staged-comment', startLine: 5, endLine: 5, bodies: [TEXT] });
     });
 
     it('the captured head shows the same thread; the captured base does not', async () => {
