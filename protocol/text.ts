@@ -33,3 +33,17 @@ export function escapeControls(text: string): string {
   if (!UNSAFE.test(text)) return text;
   return text.replace(/\\/g, '\\\\').replace(UNSAFE_ALL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 }
+
+/** The same set, but tabs and line breaks kept: for text laid out on lines (code, prose paragraphs). */
+const INVISIBLE = new RegExp(UNSAFE.source.replace('\\u0000-\\u001f', '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f'));
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'g');
+
+/**
+ * `text` with every invisible or reordering character written as a visible escape, but tabs and
+ * line breaks kept: code lines and prose keep their layout, while a bidi override (the "Trojan
+ * Source" trick) or a zero-width character shows where it is instead of rearranging what follows.
+ */
+export function escapeInvisible(text: string): string {
+  if (!INVISIBLE.test(text)) return text;
+  return text.replace(/\\/g, '\\\\').replace(INVISIBLE_ALL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}

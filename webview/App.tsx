@@ -1,4 +1,5 @@
 import { createContext, Fragment, type ComponentChildren } from 'preact';
+import { escapeControls } from '../protocol/text';
 import { useContext, useEffect, useMemo, useReducer, useRef } from 'preact/hooks';
 import {
   AskCommand,
@@ -496,14 +497,14 @@ function FileRow({ file }: { file: FileSummary }) {
           class="rn-link rn-path"
           data-testid="open-file"
           aria-label={`Open ${file.path}${side === 'base' ? ' (base side)' : ''}`}
-          title={side === 'base' ? `Open ${file.path} as it was at the base` : `Open ${file.path}`}
+          title={side === 'base' ? `Open ${escapeControls(file.path)} as it was at the base` : `Open ${escapeControls(file.path)}`}
           onClick={open}
         >
-          {file.path}
+          {escapeControls(file.path)}
         </button>
         {file.oldPath && (
           <span class="rn-renamed-from" data-testid="renamed-from">
-            renamed from <code>{file.oldPath}</code>
+            renamed from <code>{escapeControls(file.oldPath)}</code>
           </span>
         )}
         {badges.length > 0 && (

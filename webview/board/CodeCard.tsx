@@ -6,6 +6,7 @@
  * state that has no lines or was cut. A range with no excerpt says its lines were not sent and
  * keeps the View button. Line text is rendered as text nodes only.
  */
+import { escapeControls, escapeInvisible } from '../../protocol/text';
 import type { CitationSide, CodeExcerpt, ElementOf } from '../../protocol';
 import { Button } from '../components';
 import { memoBy } from '../memo';
@@ -48,8 +49,8 @@ function CodeCardOf({ codeRef, excerpt }: { codeRef: ElementOf<'code_ref'>; exce
       data-excerpt={excerpt ? excerpt.state : 'not-sent'}
     >
       <figcaption class="rn-code-caption">
-        <button type="button" class="rn-link rn-code-file" data-testid="code-card-file" title={`Open ${codeRef.path}, ${range}`} onClick={open}>
-          {basename(codeRef.path)}
+        <button type="button" class="rn-link rn-code-file" data-testid="code-card-file" title={`Open ${escapeControls(codeRef.path)}, ${range}`} onClick={open}>
+          {escapeControls(basename(codeRef.path))}
         </button>
         {dir && <span class="rn-code-dir">{dir}</span>}
         <span class="rn-code-range" data-testid="code-card-range">
@@ -70,7 +71,7 @@ function CodeCardOf({ codeRef, excerpt }: { codeRef: ElementOf<'code_ref'>; exce
       {!shown && (
         <div class="rn-code-body">
           <code class="rn-code-loc">
-            {codeRef.path}:{rangeText(start, end)}
+            {escapeControls(codeRef.path)}:{rangeText(start, end)}
           </code>
           <Button appearance="secondary" onClick={open} testId="code-card-view" ariaLabel={`View ${codeRef.path}, ${range}`}>
             View
@@ -118,7 +119,7 @@ function ExcerptTable({ excerpt, path, range }: { excerpt: CodeExcerpt; path: st
                   {marker}
                 </td>
                 <td class="rn-code-text">
-                  {text}
+                  {escapeInvisible(text)}
                   {line.noNewlineAtEof ? (
                     <span class="rn-code-eof" title="No newline at end of file">
                       {' '}

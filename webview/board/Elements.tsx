@@ -3,6 +3,7 @@
  * Every element's root carries data-testid="element", data-kind and data-id; class names come
  * only from fixed tables (never from model text); model text goes through <Markdown>.
  */
+import { escapeControls } from '../../protocol/text';
 import { createContext, Fragment, h, type ComponentChildren } from 'preact';
 import { useContext, useRef, useState } from 'preact/hooks';
 import type { BoardElement, CitationSide, ElementOf, Lens } from '../../protocol';
@@ -82,8 +83,8 @@ export function rovingIndex(key: string, index: number, count: number): number |
 function SourceChip({ path }: { path: string }) {
   const actions = useBoardActions();
   return (
-    <button type="button" class="rn-chip-button" data-testid="source-chip" data-path={path} title={`Open ${path}`} onClick={() => actions.openFile(path, 'head')}>
-      {path}
+    <button type="button" class="rn-chip-button" data-testid="source-chip" data-path={path} title={`Open ${escapeControls(path)}`} onClick={() => actions.openFile(path, 'head')}>
+      {escapeControls(path)}
     </button>
   );
 }
@@ -177,7 +178,7 @@ export function EvidenceViewer({ ids, owner }: { ids: readonly string[] | undefi
               select(next, true);
             }}
           >
-            {basename(ref.path)}:{rangeText(ref.start_line, Math.max(ref.start_line, ref.end_line))}
+            {escapeControls(basename(ref.path))}:{rangeText(ref.start_line, Math.max(ref.start_line, ref.end_line))}
           </button>
         ))}
       </div>
@@ -510,10 +511,10 @@ function RequirementView({ node, element, level }: KindProps<'requirement'>) {
               data-path={path}
               data-start={String(line)}
               data-end={String(line)}
-              title={`Open ${path}, line ${line}`}
+              title={`Open ${escapeControls(path)}, line ${line}`}
               onClick={() => actions.openCitation(path, 'head', line, line)}
             >
-              {path}:{line}
+              {escapeControls(path)}:{line}
             </button>
           ) : path ? (
             <SourceChip path={path} />
@@ -572,7 +573,7 @@ function TaskList({ nodes, level }: { nodes: readonly TreeNode[]; level: number 
             </span>
             {task.source_path ? (
               <code class="rn-task-source">
-                {task.source_path}
+                {escapeControls(task.source_path)}
                 {task.source_line !== undefined ? `:${task.source_line}` : ''}
               </code>
             ) : null}
@@ -611,7 +612,7 @@ export function RegionList({ members }: { members: readonly ElementOf<'noise_mem
       {members.map((member, i) => {
         const side: CitationSide = member.side === 'base' ? 'base' : 'head';
         const end = Math.max(member.start_line, member.end_line);
-        const region = `${member.path}:${rangeText(member.start_line, end)}`;
+        const region = `${escapeControls(member.path)}:${rangeText(member.start_line, end)}`;
         return (
           <li key={`${i}:${member.id}`} class="rn-region" {...rootAttrs(lens, member)}>
             <button
@@ -622,7 +623,7 @@ export function RegionList({ members }: { members: readonly ElementOf<'noise_mem
               data-side={side}
               data-start={String(member.start_line)}
               data-end={String(end)}
-              title={`Open ${member.path}, ${rangeLabel(side, member.start_line, end)}`}
+              title={`Open ${escapeControls(member.path)}, ${rangeLabel(side, member.start_line, end)}`}
               onClick={() => actions.openCitation(member.path, side, member.start_line, end)}
             >
               {region}

@@ -2,6 +2,7 @@
  * Markdown and citations as components. All Markdown goes through ./markdown.ts (markdown-it,
  * html disabled, token → vnode; never innerHTML); citations become buttons that open the range.
  */
+import { escapeControls } from '../../protocol/text';
 import { useMemo } from 'preact/hooks';
 import { useBoardActions } from './actions';
 import { markdownBlock, markdownInline, type Citation, type CitationRenderer } from './markdown';
@@ -43,7 +44,7 @@ export function CitationButton({ citation }: { citation: Citation }) {
       aria-label={`Open ${label}`}
       onClick={() => actions.openCitation(citation.path, 'head', citation.start, citation.end)}
     >
-      {citation.raw}
+      {escapeControls(citation.raw)}
     </button>
   );
 }

@@ -23,6 +23,7 @@
  * Citations in prose text (`repo/path.ext:12`, `:12-20`, head side) are handed to a callback that
  * renders them (a button that opens the cited range); citations inside code or links stay text.
  */
+import { escapeInvisible } from '../../protocol/text';
 import MarkdownIt from 'markdown-it';
 import type { Token } from 'markdown-it';
 import { h, type ComponentChild, type VNode } from 'preact';
@@ -97,19 +98,19 @@ function isCanonicalPath(path: string): boolean {
 
 /** The text with its citations handed to `render`; plain strings in between. */
 export function withCitations(text: string, render: CitationRenderer | undefined): ComponentChild[] {
-  if (!render) return [text];
+  if (!render) return [escapeInvisible(text)];
   const citations = text.length > 0 ? findCitations(text) : [];
-  if (citations.length === 0) return [text];
+  if (citations.length === 0) return [escapeInvisible(text)];
   const out: ComponentChild[] = [];
   let at = 0;
   citations.forEach((citation, i) => {
     const index = text.indexOf(citation.raw, at);
     if (index < 0) return;
-    if (index > at) out.push(text.slice(at, index));
+    if (index > at) out.push(escapeInvisible(text.slice(at, index)));
     out.push(render(citation, i));
     at = index + citation.raw.length;
   });
-  if (at < text.length) out.push(text.slice(at));
+  if (at < text.length) out.push(escapeInvisible(text.slice(at)));
   return out;
 }
 
@@ -178,7 +179,7 @@ function renderLeaf(token: Token, state: RenderState, out: ComponentChild[]): vo
       for (const part of withCitations(token.content, state.linkDepth > 0 ? undefined : state.citation)) out.push(part);
       return;
     case 'code_inline':
-      out.push(h('code', null, token.content));
+      out.push(h('code', null, escapeInvisible(token.content)));
       return;
     case 'softbreak':
       out.push('\n');
@@ -188,14 +189,14 @@ function renderLeaf(token: Token, state: RenderState, out: ComponentChild[]): vo
       return;
     case 'fence':
     case 'code_block':
-      out.push(h('pre', { class: 'rn-md-pre' }, h('code', null, token.content)));
+      out.push(h('pre', { class: 'rn-md-pre' }, h('code', null, escapeInvisible(token.content))));
       return;
     case 'hr':
       out.push(h('hr', null));
       return;
     case 'image': {
       const alt = (token.children ?? []).map((child) => child.content).join('') || token.content;
-      out.push(h('span', { class: 'rn-md-image' }, `[image${alt ? `: ${alt}` : ''}]`));
+      out.push(h('span', { class: 'rn-md-image' }, `[image${alt ? `: ${escapeInvisible(alt)}` : ''}]`));
       return;
     }
     case 'inline':
@@ -203,7 +204,7 @@ function renderLeaf(token: Token, state: RenderState, out: ComponentChild[]): vo
       return;
     default:
       // html_block / html_inline cannot occur with html: false; anything unknown stays text.
-      if (token.content) out.push(token.content);
+      if (token.content) out.push(escapeInvisible(token.content));
   }
 }
 
@@ -270,5 +271,5 @@ export function markdownPlain(text: string): string {
     }
   };
   walk(md.parse(text, {}));
-  return parts.join('').replace(/\s+/g, ' ').trim();
+  return escapeInvisible(parts.join('').replace(/\s+/g, ' ').trim());
 }

@@ -3,6 +3,7 @@
  * excerpts arrive through ExcerptsContext exactly as GenerationView provides them, built by the
  * host's own buildExcerpts over the fixture capture (boardFixtures.ts).
  */
+import { escapeInvisible } from '../../../protocol/text';
 import * as assert from 'node:assert/strict';
 import { h } from 'preact';
 import type { CodeExcerpt, DiffLine, ElementOf, Lens } from '../../../protocol';
@@ -197,7 +198,9 @@ describe('webview/board: hostile excerpt lines render as text (happy-dom, script
     assert.equal((dom.window as unknown as { __pwned?: number }).__pwned ?? 0, 0, 'nothing executed');
     assert.deepEqual(all(card, 'script, img, svg, iframe, style, link, object, a, details, div:not(.rn-code-scroll)').map((e) => e.tagName), []);
     for (const el of all(card, '*')) for (const name of el.getAttributeNames()) assert.ok(!/^on/i.test(name) && name !== 'style' && name !== 'src', `${el.tagName} carries ${name}`);
-    assert.deepEqual(all(card, `${byTestId('code-line')} .rn-code-text`).map((t) => t.textContent), [...PAYLOADS]);
+    // Every line reads as written; bidi controls and NULs show as visible escapes instead of reordering or hiding text.
+    assert.deepEqual(all(card, `${byTestId('code-line')} .rn-code-text`).map((t) => t.textContent), PAYLOADS.map(escapeInvisible));
+    assert.ok(PAYLOADS.some((p) => escapeInvisible(p) !== p), 'the corpus carries an invisible character');
     assert.match(text(one(card, byTestId('code-excerpt-note'))), /^<script>window\.__pwned/);
   });
 });
