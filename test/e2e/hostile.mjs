@@ -1,0 +1,1131 @@
+// End-to-end: a hostile repository and hostile model output in a real VS Code (code-server +
+// Chromium). Nothing a repository or a model writes may run a command, a script or a request.
+//
+// The repository (real git, made here): a branch whose name carries `$(terminal)` and `<script>`,
+// reviewed against main; changed files, submodules (gitlinks) and binary files whose NAMES carry
+// `command:` links (each would open a terminal or type `touch rennet-pwned-<where>` into one),
+// `javascript:` links, images pointing at a loopback beacon, `$(codicon)` syntax, HTML with
+// `onerror`/`onmouseover`, a newline and U+202E; file CONTENTS with `</style>`, `<script>` and links.
+// The boards: Rennet's real pipeline against scripted model servers (test/servers/e2eHostile.ts)
+// whose every title, body, claim, finding title/body/remedy and noise group carries the same
+// payloads; a payload a board tool refuses is logged by the scenario.
+//
+// The reviewer then does everything a reviewer does: picks the branch, clicks every file row, runs
+// Open Changes on every changed file, clicks every link in every toast and in the notification
+// centre, hovers the gutter marks of a cited file and clicks every link there (except Rennet's own
+// "Show on board"), opens the Flagged findings' threads in the editor and clicks every link in them,
+// and clicks every link on every lens board. Then, each its own named test: no terminal (workbench
+// DOM and the pty host's processes), no marker file, no script ran in any frame, the beacon got
+// nothing, no notification carries a link made of a file name, every file row rendered, Noise
+// settled; and the pickers draw `$(…)` as text, a claim's U+202E does not reverse Rennet's own
+// "Show on board", and no bidi control draws board or picker text out of order.
+// Every act is followed by a look (terminals, markers, frames, beacon): the log ends with the
+// phase each effect was first seen after ("events by phase").
+//
+// Called from run.mjs; `RENNET_E2E_SCENARIOS=hostile` runs only this. Screenshots:
+// test/e2e/artifacts/hostile-NN-*.png.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import * as rig from './rig.mjs';
+import { diffHunks, git } from './fixture.mjs';
+
+const { expect } = rig;
+const LENS_ORDER = ['design', 'sequence', 'decisions', 'flagged', 'noise'];
+const TERMINAL_STATES = new Set(['settled', 'absent', 'failed']);
+const DRAFT_TIMEOUT = 180_000;
+const MARKER_PREFIX = 'rennet-pwned';
+/** JavaScript payloads cannot write "/" in a file name: build it. */
+const JS_SLASH = 'String.fromCharCode(47)';
+
+// ---------------------------------------------------------------------------------------------
+// Payloads.
+
+/** A `command:` link that opens a new terminal. */
+const cmdNew = (label) => `[${label}](command:workbench.action.terminal.new)`;
+/** A `command:` link that types `touch <marker>` and Enter into the active terminal (cwd: the workspace folder). */
+const cmdRun = (label, marker) => `[${label}](command:workbench.action.terminal.sendSequence?${encodeURIComponent(JSON.stringify({ text: `touch ${marker}\n` }))})`;
+const jsLink = (label) => `[${label}](javascript:self.rennetPwned=1)`;
+
+/** JavaScript that marks the frame it runs in and calls the beacon, without a "/" in its text. */
+function jsNoSlash(beacon, tag) {
+  return `self.rennetPwned=1;fetch('http:'+${JS_SLASH}+${JS_SLASH}+'127.0.0.1:${beacon}'+${JS_SLASH}+'${tag}')`;
+}
+
+/** The payloads model-written text carries, each tagged with where it was written (the beacon path, the marker name). */
+function textPayloads(beacon, where) {
+  return {
+    'command-new': cmdNew('open a shell'),
+    'command-run': cmdRun('run this', `${MARKER_PREFIX}-${where}`),
+    javascript: jsLink('js link'),
+    image: `![i](http://127.0.0.1:${beacon}/img-${where}.png)`,
+    'local-link': `[local](http://127.0.0.1:${beacon}/link-${where})`,
+    html: `<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon}/onerror-${where}')">`,
+    codicon: '$(terminal) $(alert)',
+    bidi: 'invoice\u202Etxt.exe',
+  };
+}
+const allOf = (p) => Object.values(p).join(' ');
+/** Text as a reader sees it: invisible format characters (word joiner, zero-width space/joiners, BOM) dropped. */
+const asRead = (text) => (text ?? '').replace(/[\u200B-\u200D\u2060\uFEFF]/g, '');
+
+/**
+ * Text under `root` that a bidi control (U+202A–U+202E, U+2066–U+2069) it carries draws out of
+ * order: a text node holding one, whose following characters land right to left on one line.
+ * Runs in the page (self-contained); answers a short sample of each.
+ */
+function reversedIn(root) {
+  const out = [];
+  const range = root.ownerDocument.createRange();
+  const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const t = n.data;
+    const at = t.search(/[\u202A-\u202E\u2066-\u2069]/);
+    if (at < 0 || !n.parentElement || n.parentElement.getClientRects().length === 0) continue;
+    const boxes = [];
+    for (let i = at + 1; i < Math.min(t.length, at + 40); i++) {
+      range.setStart(n, i);
+      range.setEnd(n, i + 1);
+      const r = range.getBoundingClientRect();
+      if (r.width > 0 && t[i].trim()) boxes.push({ x: r.x, y: r.y });
+    }
+    if (boxes.slice(1).some((b, i) => Math.abs(b.y - boxes[i].y) < 2 && b.x < boxes[i].x)) out.push(JSON.stringify(t.slice(Math.max(0, at - 24), at + 24)));
+  }
+  return out;
+}
+
+/**
+ * The hostile tree: every name is a single path segment (no "/"), each with a token zqNN that
+ * the Open Changes picker can filter on.
+ */
+function hostileFiles(beacon) {
+  const text = (name, content) => ({ kind: 'text', name, content });
+  const lines = (tag, n = 8) => Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}`).join('\n') + '\n';
+  return [
+    text(
+      'payload.md',
+      [
+        '# Payload',
+        '</style><style>*{display:none}</style>',
+        '<script>self.rennetPwned=1</script>',
+        cmdNew('content shell'),
+        cmdRun('content run', `${MARKER_PREFIX}-content`),
+        jsLink('content js'),
+        `![i](http://127.0.0.1:${beacon}/img-content.png)`,
+        `<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon}/onerror-content')">`,
+        '$(terminal) $(alert) invoice\u202Etxt.exe',
+        'last line',
+      ].join('\n') + '\n',
+    ),
+    text(`zq10 ${cmdRun('run', `${MARKER_PREFIX}-name-txt`)}.txt`, lines('zq10')),
+    text('zq11 $(terminal) $(alert) open.txt', lines('zq11')),
+    text(`zq12 <img src=x onerror="${jsNoSlash(beacon, 'onerror-name')}">.txt`, lines('zq12')),
+    text('zq13 " onmouseover="self.rennetPwned=1" x=".txt', lines('zq13')),
+    text('zq14 evil\nname.txt', lines('zq14')),
+    text('zq15 invoice\u202Etxt.exe', lines('zq15')),
+    text(`zq16 ${jsLink('x')}.txt`, lines('zq16')),
+    text(`zq17 ![i](http:127.0.0.1:${beacon}).txt`, lines('zq17')),
+    { kind: 'submodule', name: `zq01 ${cmdNew('term')}` },
+    { kind: 'submodule', name: `zq02 ${cmdRun('run', `${MARKER_PREFIX}-name-sub`)}` },
+    { kind: 'submodule', name: `zq03 ${jsLink('x')} $(terminal) ![i](http:127.0.0.1:${beacon})` },
+    { kind: 'binary', name: `zq04 ${cmdRun('run', `${MARKER_PREFIX}-name-bin`)}.png` },
+    { kind: 'binary', name: `zq05 $(alert) ${jsLink('x')} ![i](http:127.0.0.1:${beacon}).png` },
+    { kind: 'binary', name: `zq06 ${cmdNew('shell')}.png` },
+  ];
+}
+
+const BRANCH = 'feat/$(terminal)<script>self.rennetPwned=1</script>';
+
+function pngBytes(seed) {
+  const head = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+  const body = Buffer.alloc(256);
+  for (let i = 0; i < body.length; i++) body[i] = (i * 31 + seed * 7) % 256;
+  return Buffer.concat([head, body]);
+}
+
+function makeHostileRepo(dir, beacon) {
+  fs.mkdirSync(dir, { recursive: true });
+  git(dir, ['init', '-q', '-b', 'main']);
+  git(dir, ['config', 'user.name', 'Rennet Test']);
+  git(dir, ['config', 'user.email', 'rennet-test@example.invalid']);
+  git(dir, ['config', 'commit.gpgsign', 'false']);
+  git(dir, ['config', 'core.autocrlf', 'false']);
+  fs.writeFileSync(path.join(dir, 'README.md'), '# Hostile\n\nA repository whose names and contents attack the reviewer.\n');
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-q', '-m', 'initial']);
+  const mainSha = git(dir, ['rev-parse', 'HEAD']).trim();
+  git(dir, ['checkout', '-q', '-b', BRANCH]);
+  const files = hostileFiles(beacon);
+  let seed = 0;
+  for (const f of files) {
+    if (f.kind === 'text') fs.writeFileSync(path.join(dir, f.name), f.content);
+    if (f.kind === 'binary') fs.writeFileSync(path.join(dir, f.name), pngBytes(++seed));
+  }
+  git(dir, ['add', '-A']);
+  for (const f of files.filter((x) => x.kind === 'submodule')) {
+    git(dir, ['update-index', '--add', '--cacheinfo', `160000,${mainSha},${f.name}`]);
+    fs.mkdirSync(path.join(dir, f.name), { recursive: true });
+  }
+  git(dir, ['commit', '-q', '-m', 'hostile names and contents']);
+  return files;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The beacon: counts every request, with the phase of the test it arrived in.
+
+async function startBeacon(state) {
+  const hits = [];
+  const server = http.createServer((req, res) => {
+    const h = req.headers;
+    hits.push({ method: req.method, url: req.url, phase: state.phase, referer: h.referer ?? null, dest: h['sec-fetch-dest'] ?? null, mode: h['sec-fetch-mode'] ?? null, at: new Date().toISOString().slice(11, 23) });
+    res.writeHead(204, { 'access-control-allow-origin': '*' });
+    res.end();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.address().port;
+  rig.onCleanup(
+    () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return { port, hits };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scripted seats: every authored string carries the payloads.
+
+function seatScripts({ beacon, plan }) {
+  const cite = (r, as, label) => ({ tool: 'cite', input: { path: r.path, side: 'head', start_line: r.start, end_line: r.end, ...(label ? { label } : {}) }, as });
+  const docCalls = (lens, p) => [
+    { tool: 'set_document', input: { title: `${lens} of the hostile change`, intro_markdown: 'The change adds files with hostile names. Nothing here may run.' } },
+    { tool: 'set_document', input: { title: `${lens} ${allOf(p)}`, intro_markdown: allOf(p) } },
+  ];
+  /** One prose element per payload under `$s`, so a refusal loses only that one. */
+  const proseEach = (p) => Object.entries(p).map(([k, v]) => ({ tool: 'add_prose', input: { markdown: `Payload ${k}: ${v}`, parent_id: '$s' } }));
+
+  const design = textPayloads(beacon, 'design');
+  const sequence = textPayloads(beacon, 'sequence');
+  const decisions = textPayloads(beacon, 'decisions');
+  const flagged = textPayloads(beacon, 'flagged');
+  const noise = textPayloads(beacon, 'noise');
+  const review = textPayloads(beacon, 'review');
+
+  return {
+    'design:drafter': [
+      ...docCalls('Design', design),
+      { tool: 'add_section', input: { title: 'Overview', body_markdown: 'The change adds files with hostile names.' }, as: 's' },
+      cite(plan.design[0], 'c0', 'added line'),
+      cite(plan.design[0], 'cp', `label ${allOf(design)}`),
+      { tool: 'add_section', input: { title: `Section ${allOf(design)}`, body_markdown: allOf(design) } },
+      ...Object.entries(design).map(([k, v]) => ({ tool: 'add_section', input: { title: `Section ${k} ${v}`, body_markdown: `Body ${k}: ${v}` } })),
+      ...proseEach(design),
+      { tool: 'add_callout', input: { tone: 'warning', markdown: allOf(design), parent_id: '$s' } },
+      { tool: 'finish' },
+    ],
+    'sequence:drafter': [
+      ...docCalls('Sequence', sequence),
+      { tool: 'add_section', input: { title: 'Walkthrough', body_markdown: 'Read the added lines in order.' }, as: 's' },
+      ...plan.sequence.map((r, i) => cite(r, `c${i}`)),
+      cite(plan.sequence[0], 'cp', `label ${allOf(sequence)}`),
+      // The claims of the gutter hover: step titles.
+      { tool: 'add_order_step', input: { title: `Step ${allOf(sequence)}`, explanation_markdown: allOf(sequence), span: '$c0', parent_id: '$s' } },
+      ...Object.entries(sequence).map(([k, v]) => ({ tool: 'add_order_step', input: { title: `Step ${k} ${v}`, explanation_markdown: `Explained ${k}: ${v}`, span: '$c0', parent_id: '$s' } })),
+      { tool: 'add_order_step', input: { title: 'Step on the label', explanation_markdown: 'The labelled citation.', span: '$cp', parent_id: '$s' } },
+      ...plan.sequence.map((_, i) => ({ tool: 'add_order_step', input: { title: `Plain step ${i + 1}`, explanation_markdown: 'The added line is what callers now read.', span: `$c${i}`, parent_id: '$s' } })),
+      ...proseEach(sequence),
+      { tool: 'finish' },
+    ],
+    'decisions:drafter': [
+      ...docCalls('Decisions', decisions),
+      { tool: 'add_section', input: { title: 'Naming', body_markdown: 'One naming call shapes the change.' }, as: 's' },
+      cite(plan.decisions[0], 'c0'),
+      {
+        tool: 'add_decision',
+        input: { title: `Decision ${allOf(decisions)}`, statement: allOf(decisions), rationale: allOf(decisions), alternatives: Object.values(decisions), evidence: ['$c0'], parent_id: '$s' },
+      },
+      ...Object.entries(decisions).map(([k, v]) => ({
+        tool: 'add_decision',
+        input: { title: `Decision ${k} ${v}`, statement: `Stated ${k}: ${v}`, rationale: `Because ${k}: ${v}`, alternatives: [`Instead ${k}: ${v}`], evidence: ['$c0'], parent_id: '$s' },
+      })),
+      { tool: 'add_decision', input: { title: 'Keep the names', statement: 'Files keep the names they were given.', rationale: 'Renaming is out of scope.', alternatives: ['Rename them.'], evidence: ['$c0'], parent_id: '$s' } },
+      ...proseEach(decisions),
+      { tool: 'finish' },
+    ],
+    'flagged:reviewer': [{ tool: 'submit_findings', input: { findings_markdown: `# Findings\n\n- ${plan.flagged[0].path}:${plan.flagged[0].start} ${allOf(review)}\n` } }],
+    'flagged:compiler': [
+      ...docCalls('Flagged', flagged),
+      { tool: 'add_section', input: { title: 'Correctness', body_markdown: 'Places where the names may hurt.' }, as: 's' },
+      cite(plan.flagged[0], 'c0'),
+      ...[['all', allOf(flagged)], ...Object.entries(flagged)].map(([k, v]) => ({
+        tool: 'add_finding',
+        input: {
+          severity: 'minor',
+          category: 'correctness',
+          title: `Finding ${k} ${v}`,
+          body_markdown: `Body ${k}: ${v}`,
+          remedy_markdown: `Remedy ${k}: ${v}`,
+          anchor: ['$c0'],
+          parent_id: '$s',
+          origin: 'claude',
+          agreement: 'solo',
+        },
+      })),
+      {
+        tool: 'add_finding',
+        input: {
+          severity: 'minor',
+          category: 'correctness',
+          title: 'The names are not checked',
+          body_markdown: 'A name can carry markup.',
+          remedy_markdown: 'Show names as text.',
+          anchor: ['$c0'],
+          parent_id: '$s',
+          origin: 'claude',
+          agreement: 'solo',
+        },
+      },
+      ...proseEach(flagged),
+      { tool: 'finish' },
+    ],
+    'noise:drafter': [
+      ...docCalls('Noise', noise),
+      { tool: 'add_noise_group', input: { title: 'Files', reason: 'Added files with fixed contents.' }, as: 'g' },
+      ...Array.from({ length: plan.noiseMembers }, (_, i) => ({ tool: 'update_noise_member', input: { id: `e${i + 1}`, parent_id: '$g' } })),
+      { tool: 'add_noise_group', input: { title: `Group ${allOf(noise)}`, reason: allOf(noise) }, as: 'gp' },
+      ...(plan.noiseMembers > 1 ? [{ tool: 'update_noise_member', input: { id: 'e1', parent_id: '$gp' } }] : []),
+      { tool: 'finish' },
+    ],
+  };
+}
+
+/** Which lines each lens cites (every text file was added: one hunk each). */
+function hostilePlan(hunks) {
+  const file = (p) => {
+    const f = hunks.get(p);
+    if (!f) throw new Error(`hostile fixture: git shows no hunks for ${JSON.stringify(p)}; it shows ${JSON.stringify([...hunks.keys()])}`);
+    return f;
+  };
+  const head = (p, start, end) => {
+    const h = file(p).hunks[0];
+    return { path: p, side: 'head', start: Math.max(start, h.newStart), end: Math.min(end, h.newStart + h.newLines - 1) };
+  };
+  const named = (token) => {
+    const p = [...hunks.keys()].find((k) => k.startsWith(token));
+    if (!p) throw new Error(`hostile fixture: no text file starting with ${token}`);
+    return p;
+  };
+  const commandFile = named('zq10 ');
+  const codiconFile = named('zq11 ');
+  const htmlFile = named('zq13 ');
+  const plan = {
+    design: [head('payload.md', 1, 4)],
+    sequence: [head(commandFile, 1, 3), head(codiconFile, 2, 4)],
+    decisions: [head(htmlFile, 1, 2)],
+    flagged: [head(commandFile, 2, 3)],
+    noiseMembers: 0,
+  };
+  const cited = [...plan.design, ...plan.sequence, ...plan.decisions, ...plan.flagged];
+  for (const [p, f] of hunks) {
+    for (const h of f.hunks) {
+      const hit = cited.some((c) => c.path === p && h.newLines > 0 && c.start >= h.newStart && c.end <= h.newStart + h.newLines - 1);
+      if (!hit) plan.noiseMembers++;
+    }
+  }
+  return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function startModelServers(seats, dir) {
+  const planFile = path.join(dir, 'hostile-plan.json');
+  fs.writeFileSync(planFile, JSON.stringify({ seats }, null, 2));
+  const tsx = path.join(rig.ROOT, 'node_modules/.bin/tsx');
+  const child = spawn(tsx, [path.join(rig.ROOT, 'test/servers/e2eHostile.ts'), planFile], { cwd: rig.ROOT, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const requests = [];
+  const stderr = [];
+  let buffered = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      try {
+        requests.push(JSON.parse(line));
+      } catch {
+        stderr.push(line);
+      }
+    }
+  });
+  let exited = null;
+  child.on('exit', (code, sig) => {
+    exited = { code, sig };
+  });
+  const stop = async () => {
+    if (exited) return;
+    child.stdin.end();
+    for (let i = 0; i < 30 && !exited; i++) await rig.sleep(100);
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {}
+  };
+  rig.onCleanup(stop);
+  const urls = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the model servers printed no URLs within 60 s; stderr: ${stderr.join('\n')}`)), 60_000);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(out.slice(0, nl)));
+      } catch (e) {
+        reject(new Error(`the model servers printed ${JSON.stringify(out.slice(0, 200))}: ${e.message}`));
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the model servers exited (${code}) before printing their URLs: ${stderr.join('\n')}`));
+    });
+  });
+  rig.log(`hostile: model servers: openai ${urls.openaiBaseUrl}, anthropic ${urls.anthropicOrigin} (pid ${child.pid})`);
+  return { ...urls, requests, stderr, stop };
+}
+
+/**
+ * What the board tools answered to each scripted call: request n+1 of a seat's conversation resends
+ * the result of call n. Answers one row per call whose result says "refused" (or names an error).
+ */
+function refusalsOf(requests, seats) {
+  const out = [];
+  const seen = new Set();
+  for (const r of requests) {
+    const m = /^(.*)@(\d+)$/.exec(r.seat ?? '');
+    if (!m) continue;
+    const seat = m[1];
+    const n = Number(m[2]);
+    if (n === 0) continue;
+    const key = `${seat}@${n}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const result = (r.toolResults ?? []).at(-1) ?? '';
+    const call = seats[seat]?.[n - 1];
+    if (/refused|unknown tool|not a tool|error/i.test(result.slice(0, 200))) out.push({ seat, call: call ? { tool: call.tool, input: call.input } : null, result: result.slice(0, 400) });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function runHostile({ paths, vsix, runner, browser }) {
+  let page = null;
+  let context = null;
+  let cs = null;
+  let models = null;
+  let shot = 0;
+  const consoleErrors = [];
+  const state = { phase: 'setup' };
+  /** Facts seen along the way: the phase each first appeared in. */
+  const events = [];
+  const popups = [];
+  const dialogs = [];
+  /** Every link found in a notification or toast: {where, message, text, href}. */
+  const notificationLinks = [];
+  const clicked = [];
+  /** Text a U+202E (or another bidi control) it carries draws out of order: {where, sample}. */
+  const reversedText = [];
+
+  async function screenshot(name) {
+    if (!page) return null;
+    const file = path.join(rig.ARTIFACTS, `hostile-${String(++shot).padStart(2, '0')}-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true }).catch((e) => rig.log(`screenshot ${name}: ${e.message}`));
+    return file;
+  }
+
+  async function test(name, fn) {
+    const before = runner.results.length;
+    await runner.test(`hostile: ${name}`, fn);
+    const result = runner.results[before];
+    if (result && !result.ok) await screenshot(`FAIL-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`);
+  }
+
+  const board = () => page.locator('iframe.webview').filter({ visible: true }).first().contentFrame().locator('iframe#active-frame').contentFrame();
+
+  // --- What the attack would leave behind ----------------------------------------------------
+
+  let repo = null;
+  const markerDirs = () => [...new Set([repo, rig.ROOT, os.homedir(), cs?.dir, path.dirname(repo ?? os.tmpdir())].filter(Boolean))];
+  function markers() {
+    const found = [];
+    for (const d of markerDirs()) {
+      let names = [];
+      try {
+        names = fs.readdirSync(d);
+      } catch {}
+      for (const n of names) if (n.startsWith(MARKER_PREFIX)) found.push(path.join(d, n));
+    }
+    return found;
+  }
+
+  async function terminals() {
+    if (!page) return { xterms: 0, wrappers: 0, tabs: 0, editorTabs: 0 };
+    return page
+      .evaluate(() => ({
+        xterms: document.querySelectorAll('.xterm').length,
+        wrappers: document.querySelectorAll('.terminal-wrapper').length,
+        tabs: document.querySelectorAll('.terminal-tabs-entry').length,
+        editorTabs: [...document.querySelectorAll('.tabs-container .tab')].filter((t) => /terminal/i.test(t.className)).length,
+      }))
+      .catch(() => ({ xterms: -1, wrappers: -1, tabs: -1, editorTabs: -1 }));
+  }
+  const terminalCount = (t) => Math.max(t.xterms, t.wrappers, t.tabs, t.editorTabs);
+
+  /**
+   * The processes a terminal runs, seen from the OS: the children of code-server's pty host
+   * (VS Code's `--type=ptyHost` process, a descendant of code-server). Linux /proc; [] elsewhere.
+   */
+  function ptyChildren() {
+    if (!cs || process.platform !== 'linux') return [];
+    const procs = [];
+    for (const d of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        const close = stat.lastIndexOf(')');
+        const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+        const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ').trim();
+        procs.push({ pid: Number(d), ppid, comm: stat.slice(stat.indexOf('(') + 1, close), cmd });
+      } catch {}
+    }
+    const under = new Set([cs.pid]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const p of procs) {
+        if (!under.has(p.pid) && under.has(p.ppid)) {
+          under.add(p.pid);
+          grew = true;
+        }
+      }
+    }
+    const ptyHosts = new Set(procs.filter((p) => under.has(p.pid) && /ptyHost/.test(p.cmd)).map((p) => p.pid));
+    return procs.filter((p) => ptyHosts.has(p.ppid)).map((p) => ({ pid: p.pid, comm: p.comm, cmd: p.cmd.slice(0, 80) }));
+  }
+
+  async function pwnedFrames() {
+    const out = [];
+    for (const p of context?.pages() ?? []) {
+      for (const f of p.frames()) {
+        const v = await f.evaluate(() => globalThis.rennetPwned ?? null).catch(() => null);
+        if (v !== null && v !== undefined) out.push({ page: p === page ? 'workbench' : 'popup', frame: f.url().slice(0, 140), value: v });
+      }
+    }
+    return out;
+  }
+
+  const seen = { terminals: 0, markers: new Set(), pwned: 0, hits: 0 };
+  /** After every act: what changed (a terminal, a marker, a script, a beacon request), and in which phase. */
+  async function observe(phase) {
+    state.phase = phase;
+    await rig.sleep(150);
+    await handleDialogs(phase);
+    const t = Math.max(terminalCount(await terminals()), ptyChildren().length);
+    if (t > seen.terminals) events.push({ phase, what: `terminal count ${seen.terminals} → ${t}` });
+    seen.terminals = Math.max(seen.terminals, t);
+    for (const m of markers()) {
+      if (!seen.markers.has(m)) events.push({ phase, what: `marker file ${m}` });
+      seen.markers.add(m);
+    }
+    const pw = await pwnedFrames();
+    if (pw.length > seen.pwned) events.push({ phase, what: `rennetPwned set in ${JSON.stringify(pw)}` });
+    seen.pwned = Math.max(seen.pwned, pw.length);
+    if (beacon.hits.length > seen.hits) events.push({ phase, what: `beacon ${JSON.stringify(beacon.hits.slice(seen.hits).map((h) => h.url))}` });
+    seen.hits = beacon.hits.length;
+  }
+
+  /** A workbench dialog (e.g. "open the external website?") is recorded and declined. */
+  async function handleDialogs(phase) {
+    for (let i = 0; i < 3; i++) {
+      const box = page.locator('.monaco-dialog-box').filter({ visible: true }).first();
+      if (!(await box.isVisible().catch(() => false))) return;
+      const text = (await box.innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+      dialogs.push({ phase, text: text.slice(0, 300) });
+      rig.log(`hostile: dialog during ${phase}: ${JSON.stringify(text.slice(0, 200))} — declined`);
+      const cancel = box.locator('.monaco-button', { hasText: /^(Cancel|No|Close)$/ }).first();
+      if (await cancel.isVisible().catch(() => false)) await cancel.click().catch(() => {});
+      else await page.keyboard.press('Escape');
+      await rig.sleep(200);
+    }
+  }
+
+  // --- Workbench helpers ---------------------------------------------------------------------
+
+  async function readRail() {
+    return board()
+      .locator('[data-testid="lens-tab"]')
+      .evaluateAll((els) =>
+        els.map((e) => ({
+          lens: e.getAttribute('data-lens'),
+          state: e.getAttribute('data-state'),
+          words: e.querySelector('[data-testid="lens-tab-state"]')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
+        })),
+      )
+      .catch(() => []);
+  }
+
+  async function waitForTerminalGeneration() {
+    const deadline = Date.now() + DRAFT_TIMEOUT;
+    for (;;) {
+      const id = await board().locator('[data-testid="generation"]').getAttribute('data-generation-id', { timeout: 2_000 }).catch(() => null);
+      const rail = await readRail();
+      if (id && rail.length === 5 && rail.every((t) => TERMINAL_STATES.has(t.state))) return { id, rail };
+      if (Date.now() > deadline) {
+        const body = await board().locator('body').innerText({ timeout: 2_000 }).catch(() => '(webview not reachable)');
+        throw new Error(`no terminal generation after ${DRAFT_TIMEOUT / 1000} s (generation ${id}; rail ${JSON.stringify(rail)}; model requests ${models?.requests.length ?? 0}; webview text ${JSON.stringify(body.slice(0, 500))})`);
+      }
+      await rig.sleep(500);
+    }
+  }
+
+  async function selectLens(lens) {
+    await board().locator(`[data-testid="lens-tab"][data-lens="${lens}"]`).click();
+    await board().locator(`[data-testid="board"][data-lens="${lens}"]`).waitFor({ state: 'visible', timeout: 15_000 });
+    const expandAll = board().locator('[data-testid="expand-all"]');
+    if ((await expandAll.count()) > 0 && /^Expand/.test((await expandAll.first().innerText()).trim())) await expandAll.first().click();
+    for (const toggle of await board().locator('[data-testid="fold-toggle"][aria-expanded="false"]').all()) await toggle.click().catch(() => {});
+  }
+
+  /** The board's tab in front (Open Changes opens its diffs in the board's group). */
+  async function showBoard() {
+    await page.keyboard.press('Escape');
+    await page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Rennet · / }) }).first().click();
+    await board().locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 15_000 });
+  }
+
+  /** The rows of the visible QuickPick: text, and the codicons drawn inside each. */
+  async function quickPickRows() {
+    return page.locator('.quick-input-widget .monaco-list-row').evaluateAll((rows) =>
+      rows.map((r) => ({
+        text: r.textContent,
+        label: r.querySelector('.label-name')?.textContent ?? null,
+        icons: [...r.querySelectorAll('.codicon')].map((c) => [...c.classList].find((k) => k.startsWith('codicon-')) ?? 'codicon'),
+        index: Number(r.getAttribute('data-index')),
+      })),
+    );
+  }
+
+  /** Links inside visible toasts (or the notification centre), each with its message. */
+  async function notificationAnchors(scope) {
+    const sel = scope === 'toast' ? '.notifications-toasts .notification-toast' : '.notifications-center .notification-list-item';
+    return page.locator(sel).evaluateAll((items) =>
+      items
+        .filter((n) => n.offsetParent !== null)
+        .map((n, i) => ({
+          index: i,
+          message: (n.querySelector('.notification-list-item-message')?.textContent ?? n.textContent).slice(0, 300),
+          // The message's links only (the toolbar's actions are anchors too).
+          links: [...n.querySelectorAll('.notification-list-item-message a')].map((a) => ({ text: a.textContent, href: a.getAttribute('href') ?? a.getAttribute('data-href') ?? '' })),
+        })),
+    );
+  }
+
+  /** Click every link in every visible toast; each click is observed. */
+  async function clickToastLinks(phase) {
+    await rig.sleep(400);
+    for (let round = 0; round < 20; round++) {
+      const toasts = await notificationAnchors('toast').catch(() => []);
+      let did = false;
+      for (const t of toasts) {
+        for (let li = 0; li < t.links.length; li++) {
+          const key = `toast|${t.message}|${li}`;
+          if (clicked.includes(key)) continue;
+          clicked.push(key);
+          notificationLinks.push({ where: 'toast', message: t.message, ...t.links[li] });
+          const link = page.locator('.notifications-toasts .notification-toast').filter({ visible: true }).nth(t.index).locator('.notification-list-item-message a').nth(li);
+          rig.log(`hostile: clicking toast link ${JSON.stringify(t.links[li])} in ${JSON.stringify(t.message.slice(0, 120))}`);
+          await link.click({ timeout: 3_000 }).catch((e) => rig.log(`hostile: toast link click: ${e.message.split('\n')[0]}`));
+          await observe(`${phase}: toast link ${t.links[li].text}`);
+          did = true;
+          break;
+        }
+        if (did) break;
+      }
+      if (!did) return;
+    }
+  }
+
+  const editorOf = () => page.locator('.part.editor .editor-instance .monaco-editor:not(.review-widget .monaco-editor)').filter({ visible: true }).last();
+
+  async function visibleLineTops(editor) {
+    return editor.evaluate((ed) => {
+      const tops = {};
+      for (const n of ed.querySelectorAll('.margin-view-overlays .line-numbers')) {
+        const line = Number(n.textContent.trim());
+        const top = n.parentElement?.style.top ?? n.style.top;
+        if (line) tops[line] = parseFloat(top);
+      }
+      return tops;
+    });
+  }
+
+  async function lineBox(editor, line) {
+    const tops = await visibleLineTops(editor);
+    if (!(line in tops)) return null;
+    return editor.locator('.view-lines .view-line').evaluateAll(
+      (els, top) => {
+        const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
+        const span = el?.querySelector('span');
+        const r = (span ?? el)?.getBoundingClientRect();
+        return r ? { x: r.x + Math.min(20, r.width / 2), y: r.y + r.height / 2 } : null;
+      },
+      tops[line],
+    );
+  }
+
+  async function dumpDiagnostics() {
+    if (cs) {
+      console.log(`\n--- hostile: code-server output (last 40 lines) ---\n${cs.tail(40)}`);
+      for (const f of cs.logsMatching(/^(\d+-)?Rennet( Host)?\.log$/i)) {
+        console.log(`--- hostile: ${path.relative(cs.userData, f)} (last 80 lines) ---\n${fs.readFileSync(f, 'utf8').split('\n').slice(-80).join('\n')}`);
+      }
+    }
+    if (models?.stderr.length) console.log(`--- hostile: model server stderr ---\n${models.stderr.join('\n')}`);
+    if (consoleErrors.length) console.log(`--- hostile: browser console errors (last 20) ---\n${consoleErrors.slice(-20).join('\n')}`);
+  }
+
+  // --- The scenario --------------------------------------------------------------------------
+
+  const first = runner.results.length;
+  const work = rig.mkTmp('rennet-hostile-');
+  const beacon = await startBeacon(state);
+  repo = path.join(work, 'hostile repo');
+  const files = makeHostileRepo(repo, beacon.port);
+  const mergeBase = git(repo, ['merge-base', 'main', BRANCH]).trim();
+  const gitNames = git(repo, ['diff', '--name-only', '-z', '--no-renames', mergeBase, BRANCH]).split('\0').filter(Boolean);
+  const hunks = diffHunks(repo, { base: 'main', head: BRANCH });
+  const plan = hostilePlan(hunks);
+  const seats = seatScripts({ beacon: beacon.port, plan });
+  rig.log(`hostile: repository ${repo}; branch ${JSON.stringify(BRANCH)}; beacon 127.0.0.1:${beacon.port}`);
+  rig.log(`hostile: git names ${gitNames.length} changed files: ${JSON.stringify(gitNames)}`);
+  rig.log(`hostile: plan ${JSON.stringify(plan)}`);
+  expect(gitNames.length === files.length, `fixture: git names ${gitNames.length} changed files, the fixture wrote ${files.length}`);
+  for (const m of markers()) {
+    rig.log(`hostile: removing a marker left by an earlier run: ${m}`);
+    fs.rmSync(m, { force: true, recursive: true });
+  }
+
+  await test('the model servers answer on 127.0.0.1 and the workbench opens the hostile repository', async () => {
+    models = await startModelServers(seats, work);
+    cs = await rig.startCodeServer({
+      paths,
+      name: 'hostile',
+      vsixes: [vsix],
+      settings: {
+        'rennet.harness.default': 'openai',
+        'rennet.harness.openai.baseUrl': models.openaiBaseUrl,
+        'rennet.harness.openai.model': models.model,
+        'rennet.harness.lenses': { flagged: 'anthropic' },
+        'rennet.harness.anthropic.baseUrl': models.anthropicOrigin,
+        'rennet.harness.anthropic.model': models.model,
+        'rennet.editor.findingThreads': true,
+        'javascript.validate.enable': false,
+        'workbench.editor.enablePreview': true,
+      },
+    });
+    context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    page = await context.newPage();
+    context.on('page', (p) => {
+      const entry = { phase: state.phase, url: p.url() };
+      popups.push(entry);
+      p.on('framenavigated', (f) => {
+        if (f === p.mainFrame()) entry.url = f.url();
+      });
+      rig.log(`hostile: a new browser page opened during ${state.phase}`);
+    });
+    page.on('dialog', (d) => {
+      dialogs.push({ phase: state.phase, text: `browser ${d.type()}: ${d.message()}` });
+      d.dismiss().catch(() => {});
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`[${m.location()?.url?.split('/').pop() ?? ''}] ${m.text()}`);
+    });
+    page.on('pageerror', (e) => consoleErrors.push(`[pageerror] ${e.message}`));
+    await rig.openWorkbench(page, cs, repo);
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'payload.md' }).first().waitFor({ timeout: 30_000 });
+    await screenshot('workbench');
+    await observe('workbench opened');
+  });
+
+  let branchRows = [];
+  await test('Review Branch: the branch QuickPick shows "$(terminal)" literally, not as an icon', async () => {
+    expect(page, 'the workbench did not open (see the previous test)');
+    state.phase = 'Review Branch';
+    await rig.runCommand(page, 'Rennet: Review Branch');
+    await rig.waitForQuickPick(page, 'Branch to review');
+    await rig.sleep(300);
+    branchRows = await quickPickRows();
+    await screenshot('pick-branch');
+    rig.log(`hostile: branch rows ${JSON.stringify(branchRows)}`);
+    const row = branchRows.find((r) => (r.text ?? '').includes('rennetPwned'));
+    // Pick it whatever the outcome: the rest of the scenario reviews that branch.
+    if (row) await page.locator(`.quick-input-widget .monaco-list-row[data-index="${row.index}"]`).click();
+    expect(row, `the branch QuickPick offers no row for ${JSON.stringify(BRANCH)}: ${JSON.stringify(branchRows)}`);
+    const iconed = branchRows.filter((r) => r.icons.some((i) => i === 'codicon-terminal' || i === 'codicon-alert'));
+    expect(
+      iconed.length === 0 && asRead(row.label).includes('$(terminal)'),
+      `the branch QuickPick renders the branch name's "$(terminal)" as an icon: rows ${JSON.stringify(iconed.length ? iconed : [row])} (label text ${JSON.stringify(row.label)}, expected it to read "$(terminal)")`,
+    );
+  });
+
+  let generation = null;
+  await test('the review opens against main and the five lenses end; Noise settles (not failed)', async () => {
+    expect(page, 'the workbench did not open');
+    state.phase = 'Review Branch: base';
+    await rig.waitForQuickPick(page, 'Base to compare with', { timeout: 15_000 });
+    await rig.pickQuickPick(page, 'Base to compare with', 'main');
+    await page.locator('.tabs-container .tab .label-name', { hasText: /^Rennet · / }).first().waitFor({ timeout: 90_000 });
+    await board().locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
+    await screenshot('board-opened');
+    generation = await waitForTerminalGeneration();
+    await rig.sleep(300);
+    await screenshot('rail-terminal');
+    const refused = refusalsOf(models.requests, seats);
+    const bySeat = {};
+    for (const r of models.requests) if (r.seat) bySeat[r.seat.replace(/@\d+$/, '')] = (bySeat[r.seat.replace(/@\d+$/, '')] ?? 0) + 1;
+    rig.log(`hostile: model requests per seat ${JSON.stringify(bySeat)}; a sample tool result: ${JSON.stringify(models.requests.find((r) => r.seat === 'sequence:drafter@5')?.toolResults?.at(-1)?.slice(0, 300) ?? null)}`);
+    rig.log(`hostile: rail ${JSON.stringify(generation.rail)}`);
+    rig.log(`hostile: ${refused.length} scripted call(s) refused or failed by the board tools:`);
+    for (const r of refused) rig.log(`hostile:   ${r.seat} ${JSON.stringify(r.call)?.slice(0, 260)} → ${JSON.stringify(r.result.slice(0, 300))}`);
+    const unresolved = models.requests.filter((r) => r.unresolved?.length);
+    if (unresolved.length) rig.log(`hostile: calls with unresolved ids (naming a refused element): ${JSON.stringify(unresolved.map((r) => `${r.seat}: ${r.unresolved.join(',')}`))}`);
+    await observe('lenses drafted');
+    const noise = generation.rail.find((t) => t.lens === 'noise');
+    const notSettled = generation.rail.filter((t) => t.state !== 'settled');
+    expect(JSON.stringify(generation.rail.map((t) => t.lens)) === JSON.stringify(LENS_ORDER), `the rail shows ${JSON.stringify(generation.rail.map((t) => t.lens))}`);
+    expect(noise?.state === 'settled', `Noise is ${JSON.stringify(noise)}, expected settled (rail ${JSON.stringify(generation.rail)})`);
+    expect(notSettled.length === 0, `every lens should settle on the scripted models; not settled: ${JSON.stringify(notSettled)}`);
+  });
+
+  let rows = [];
+  await test('every changed file git names is a file row on the board', async () => {
+    expect(generation, 'the review did not open (see the previous test)');
+    rows = await board().locator('[data-testid="file-row"]').evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), text: e.textContent })));
+    await board().locator('[data-testid="file-list"]').scrollIntoViewIfNeeded().catch(() => {});
+    await screenshot('file-rows');
+    const shown = new Set(rows.map((r) => r.path));
+    const missing = gitNames.filter((n) => !shown.has(n));
+    const extra = rows.filter((r) => !gitNames.includes(r.path));
+    rig.log(`hostile: ${rows.length} file rows: ${JSON.stringify(rows.map((r) => r.path))}`);
+    expect(missing.length === 0 && extra.length === 0 && rows.length === gitNames.length, `file rows disagree with git diff --name-only: missing ${JSON.stringify(missing)}, extra ${JSON.stringify(extra.map((r) => r.path))} (${rows.length} rows, git names ${gitNames.length})`);
+  });
+
+  await test('clicking every file row (text, submodule, binary) runs nothing; every toast link clicked', async () => {
+    expect(generation, 'the review did not open');
+    await showBoard();
+    const count = await board().locator('[data-testid="file-row"]').count();
+    for (let i = 0; i < count; i++) {
+      const row = board().locator('[data-testid="file-row"]').nth(i);
+      const p = await row.getAttribute('data-path').catch(() => null);
+      await row.locator('[data-testid="open-file"]').click({ timeout: 10_000 }).catch((e) => rig.log(`hostile: row ${i} click: ${e.message.split('\n')[0]}`));
+      await observe(`file row ${JSON.stringify(p)}`);
+      if (i === 0 || /^zq0[12] /.test(p ?? '')) await screenshot(`row-${(p ?? String(i)).slice(0, 4).replace(/[^a-z0-9]/gi, '')}-clicked`);
+      await clickToastLinks(`file row ${JSON.stringify(p)}`);
+    }
+    await screenshot('rows-clicked');
+  });
+
+  const openChangesPicks = [];
+  await test('Rennet: Open Changes on every changed file runs nothing; every toast link clicked', async () => {
+    expect(generation, 'the review did not open');
+    for (const name of gitNames) {
+      const token = /^(zq\d\d) /.exec(name)?.[1] ?? name;
+      await rig.runCommand(page, 'Rennet: Open Changes');
+      await rig.waitForQuickPick(page, 'base ↔ head');
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.fill(token);
+      await rig.sleep(300);
+      const shownRows = await quickPickRows();
+      openChangesPicks.push({ name, token, rows: shownRows });
+      if (openChangesPicks.length === 1 || token === 'zq11') await screenshot(`open-changes-pick-${token.replace(/[^a-z0-9]/gi, '')}`);
+      // The filter is fuzzy: pick the row of this file (its label starts with the token; icons aside).
+      const mine = shownRows.find((r) => (r.label ?? '').startsWith(token === name ? name : `${token} `));
+      if (!mine) rig.log(`hostile: Open Changes filter ${JSON.stringify(token)} shows no row for ${JSON.stringify(name)}: ${JSON.stringify(shownRows)}`);
+      if (mine && token === 'zq15') {
+        const reversed = await page.locator(`.quick-input-widget .monaco-list-row[data-index="${mine.index}"]`).evaluate(reversedIn);
+        for (const sample of reversed) reversedText.push({ where: 'Open Changes picker', sample });
+      }
+      if (mine) await page.locator(`.quick-input-widget .monaco-list-row[data-index="${mine.index}"]`).click();
+      else await page.keyboard.press('Enter');
+      await observe(`Open Changes ${JSON.stringify(name)}`);
+      if (token === 'zq04') await screenshot('open-changes-zq04');
+      await clickToastLinks(`Open Changes ${JSON.stringify(name)}`);
+    }
+    await screenshot('open-changes-done');
+  });
+
+  await test('the Open Changes picker shows "$(terminal)" in a path literally, not as an icon', async () => {
+    const pick = openChangesPicks.find((p) => p.token === 'zq11');
+    expect(pick, 'Open Changes was not run on the "$(terminal)" file (see the previous test)');
+    const iconed = pick.rows.filter((r) => r.icons.some((i) => i === 'codicon-terminal' || i === 'codicon-alert'));
+    const row = pick.rows.find((r) => (r.label ?? '').startsWith('zq11 '));
+    expect(iconed.length === 0 && asRead(row?.label).includes('$(terminal)'), `the picker renders "$(terminal) $(alert)" of ${JSON.stringify(pick.name)} as icons: ${JSON.stringify(pick.rows)}`);
+  });
+
+  await test('the notification centre: every link in every notification clicked', async () => {
+    expect(page, 'the workbench did not open');
+    await rig.runCommand(page, 'Notifications: Show Notifications');
+    await page.locator('.notifications-center').filter({ visible: true }).first().waitFor({ timeout: 10_000 });
+    await rig.sleep(300);
+    const centre = page.locator('.notifications-center').filter({ visible: true });
+    const done = new Set();
+    const messages = new Set();
+    let shotTaken = false;
+    for (let round = 0, stale = 0; round < 60 && stale < 3; round++) {
+      if (!(await centre.count())) {
+        await rig.runCommand(page, 'Notifications: Show Notifications');
+        await rig.sleep(300);
+      }
+      const listed = await notificationAnchors('center');
+      if (!shotTaken) {
+        await screenshot('notification-centre');
+        shotTaken = true;
+      }
+      for (const n of listed) {
+        if (!messages.has(n.message)) for (const l of n.links) notificationLinks.push({ where: 'centre', message: n.message, ...l });
+        messages.add(n.message);
+      }
+      const next = listed.flatMap((n) => n.links.map((l, li) => ({ n, l, li }))).find((x) => !done.has(`${x.n.message}|${x.li}`));
+      if (!next) {
+        // The list is virtual: scroll it for notifications not drawn yet.
+        const before = messages.size;
+        await centre.locator('.monaco-list').first().hover().catch(() => {});
+        await page.mouse.wheel(0, 300);
+        await rig.sleep(300);
+        for (const n of await notificationAnchors('center')) messages.add(n.message);
+        stale = messages.size === before ? stale + 1 : 0;
+        continue;
+      }
+      done.add(`${next.n.message}|${next.li}`);
+      const item = page.locator('.notifications-center .notification-list-item').filter({ visible: true }).nth(next.n.index);
+      rig.log(`hostile: clicking centre link ${JSON.stringify(next.l)} in ${JSON.stringify(next.n.message.slice(0, 120))}`);
+      await item.locator('.notification-list-item-message a').nth(next.li).click({ timeout: 3_000 }).catch((e) => rig.log(`hostile: centre link click: ${e.message.split('\n')[0]}`));
+      await observe(`notification centre link ${JSON.stringify(next.l.text)} in ${JSON.stringify(next.n.message.slice(0, 80))}`);
+    }
+    rig.log(`hostile: notification centre: ${messages.size} notification(s): ${JSON.stringify([...messages])}`);
+    await screenshot('notification-centre-clicked');
+  });
+
+  let hoverLinkOrder = null;
+  await test('the gutter hover of a cited file: every link except "Show on board" clicked', async () => {
+    expect(generation, 'the review did not open');
+    // Close the notification centre (its own "Hide" action; Escape otherwise).
+    const hide = page.locator('.notifications-center .action-label[aria-label^="Hide Notifications"]').filter({ visible: true }).first();
+    if (await hide.isVisible().catch(() => false)) await hide.click().catch(() => {});
+    else await page.keyboard.press('Escape');
+    await showBoard();
+    const target = plan.flagged[0];
+    // Open the cited file from its file row (the workspace file, which the marks decorate).
+    const row = board().locator('[data-testid="file-row"]').filter({ has: board().locator('[data-testid="open-file"]') });
+    const idx = rows.findIndex((r) => r.path === target.path);
+    expect(idx >= 0, `no file row for the cited file ${JSON.stringify(target.path)}`);
+    await row.nth(idx).locator('[data-testid="open-file"]').click();
+    await rig.sleep(1_500);
+    const editor = editorOf();
+    let box = null;
+    for (let i = 0; i < 30 && !box; i++) {
+      box = await lineBox(editor, target.start);
+      if (!box) await rig.sleep(250);
+    }
+    expect(box, `line ${target.start} of ${JSON.stringify(target.path)} is not shown in an editor`);
+    const hover = page.locator('.monaco-hover').filter({ visible: true }).filter({ hasText: 'Show on board' }).first();
+    const showHover = async () => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        await page.mouse.move(box.x + 200, box.y + 200);
+        await rig.sleep(150);
+        await page.mouse.move(box.x, box.y);
+        if (await hover.waitFor({ state: 'visible', timeout: 4_000 }).then(() => true, () => false)) return true;
+      }
+      return false;
+    };
+    const shown = await showHover();
+    await screenshot('gutter-hover');
+    expect(shown, `hovering line ${target.start} of ${JSON.stringify(target.path)} showed no Rennet hover (with "Show on board")`);
+    const hoverText = (await hover.innerText()).replace(/\s+/g, ' ');
+    const links = await hover.locator('a').evaluateAll((as) => as.map((a) => ({ text: a.textContent, href: a.getAttribute('href') ?? a.getAttribute('data-href') ?? '' })));
+    rig.log(`hostile: hover text ${JSON.stringify(hoverText.slice(0, 1200))}`);
+    rig.log(`hostile: hover links ${JSON.stringify(links)}`);
+    // U+202E in a claim must not run on into Rennet's own text: "Show on board" reads left to right.
+    hoverLinkOrder = await hover.locator('a').evaluateAll((as) =>
+      as
+        .filter((a) => a.textContent.trim() === 'Show on board')
+        .map((a) => {
+          const text = a.firstChild;
+          if (!text || text.nodeType !== 3) return { ok: true, note: 'no text node' };
+          const range = document.createRange();
+          const boxes = [...text.data].map((ch, i) => {
+            range.setStart(text, i);
+            range.setEnd(text, i + 1);
+            const r = range.getBoundingClientRect();
+            return { ch, x: r.x, y: r.y };
+          });
+          // Reversed: a character drawn left of the one before it on the same line (a wrap starts a new line).
+          const backwards = boxes.slice(1).filter((b, i) => b.ch !== ' ' && boxes[i].ch !== ' ' && Math.abs(b.y - boxes[i].y) < 2 && b.x < boxes[i].x);
+          return { ok: backwards.length === 0, drawn: boxes.map((b) => `${b.ch}@${Math.round(b.x)},${Math.round(b.y)}`).join(' ') };
+        }),
+    );
+    for (let li = 0; li < links.length; li++) {
+      if (links[li].text.trim() === 'Show on board') continue;
+      if (!(await hover.isVisible().catch(() => false))) await showHover();
+      await hover.locator('a').nth(li).click({ timeout: 3_000 }).catch((e) => rig.log(`hostile: hover link click: ${e.message.split('\n')[0]}`));
+      await observe(`gutter hover link ${JSON.stringify(links[li])}`);
+    }
+    await screenshot('gutter-hover-clicked');
+  });
+
+  await test('U+202E in a claim does not reverse Rennet\'s own "Show on board" in the gutter hover', async () => {
+    expect(hoverLinkOrder, 'the gutter hover was not read (see the previous test)');
+    const reversed = hoverLinkOrder.filter((l) => !l.ok);
+    expect(reversed.length === 0, `${reversed.length} of ${hoverLinkOrder.length} "Show on board" links in the hover are drawn right to left (the claim's U+202E runs on into them): ${JSON.stringify(reversed)}`);
+  });
+
+  await test('the Flagged findings as threads in the editor: every link in them clicked', async () => {
+    expect(generation, 'the review did not open');
+    await page.keyboard.press('Escape');
+    const editor = editorOf();
+    const anchor = plan.flagged[0];
+    const widgets = page.locator('.review-widget').filter({ visible: true });
+    // The threads start collapsed: open them from the thread glyph on the anchor, else "Expand All Comments".
+    const glyphs = await editor.locator('.comment-range-glyph.comment-thread, .comment-range-glyph.comment-thread-unresolved').evaluateAll((els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      }),
+    );
+    if (glyphs.length) await page.mouse.click(glyphs[0].x, glyphs[0].y);
+    if (!(await widgets.first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false))) {
+      await rig.runCommand(page, 'Comments: Expand All Comments').catch((e) => rig.log(`hostile: ${e.message}`));
+    }
+    await widgets.first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {});
+    const count = await widgets.count();
+    await rig.sleep(500);
+    await screenshot('finding-threads');
+    const texts = await widgets.evaluateAll((ws) => ws.map((w) => w.textContent.replace(/\s+/g, ' ').slice(0, 400)));
+    rig.log(`hostile: ${count} thread widget(s) on ${JSON.stringify(anchor.path)}: ${JSON.stringify(texts)}`);
+    expect(count > 0, `no Flagged finding thread opened on ${JSON.stringify(anchor.path)} (glyphs ${JSON.stringify(glyphs)})`);
+    // Links inside the comments' bodies (the thread's title actions are Rennet's own, and act on the review).
+    const bodyLinks = () => page.locator('.review-widget .comment-body a');
+    const links = await bodyLinks().evaluateAll((as) => as.map((a) => ({ text: a.textContent, href: a.getAttribute('href') ?? a.getAttribute('data-href') ?? '' })));
+    rig.log(`hostile: ${links.length} link(s) in the finding threads' bodies: ${JSON.stringify(links)}`);
+    for (let li = 0; li < links.length; li++) {
+      const link = bodyLinks().nth(li);
+      // A thread's body scrolls inside Monaco's own scrollbars, which Playwright cannot scroll: a
+      // link out of view gets the click event the mouse would have sent.
+      const how = await link.click({ timeout: 1_500 }).then(
+        () => 'clicked',
+        () => link.dispatchEvent('click').then(() => 'click event dispatched', (e) => `not clicked: ${e.message.split('\n')[0]}`),
+      );
+      await observe(`finding thread link ${JSON.stringify(links[li])} (${how})`);
+    }
+    await screenshot('finding-threads-clicked');
+  });
+
+  await test('every link on every lens board clicked', async () => {
+    expect(generation, 'the review did not open');
+    await showBoard();
+    const summary = {};
+    for (const lens of LENS_ORDER) {
+      await selectLens(lens);
+      await rig.sleep(300);
+      await screenshot(`board-${lens}`);
+      for (const sample of await board().locator('body').evaluate(reversedIn)) {
+        if (!reversedText.some((r) => r.sample === sample)) reversedText.push({ where: `${lens} board`, sample });
+      }
+      const links = await board().locator('a').evaluateAll((as) => as.map((a) => ({ text: a.textContent.slice(0, 80), href: a.getAttribute('href') ?? '' })));
+      summary[lens] = links;
+      for (let li = 0; li < links.length; li++) {
+        const link = board().locator('a').nth(li);
+        await link.scrollIntoViewIfNeeded({ timeout: 2_000 }).catch(() => {});
+        await link.click({ timeout: 3_000, force: true }).catch((e) => rig.log(`hostile: board link click: ${e.message.split('\n')[0]}`));
+        await observe(`${lens} board link ${JSON.stringify(links[li])}`);
+        // A link may take the board off screen: bring it back.
+        if (!(await board().locator(`[data-testid="board"][data-lens="${lens}"]`).isVisible().catch(() => false))) {
+          await page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Rennet · / }) }).first().click().catch(() => {});
+          await selectLens(lens).catch(() => {});
+        }
+      }
+    }
+    rig.log(`hostile: board links ${JSON.stringify(summary)}`);
+    await screenshot('board-links-clicked');
+  });
+
+  // --- The verdicts --------------------------------------------------------------------------
+
+  await observe('verdicts').catch(() => {});
+  rig.log(`hostile: events by phase: ${events.length ? '' : '(none)'}`);
+  for (const e of events) rig.log(`hostile:   [${e.phase}] ${e.what}`);
+  if (dialogs.length) rig.log(`hostile: dialogs: ${JSON.stringify(dialogs)}`);
+  if (popups.length) rig.log(`hostile: browser pages opened: ${JSON.stringify(popups)}`);
+  rig.log(`hostile: pages in the browser context now: ${JSON.stringify((context?.pages() ?? []).map((p) => p.url().slice(0, 100)))}`);
+  rig.log(`hostile: links rendered in notifications: ${JSON.stringify(notificationLinks)}`);
+
+  await test('no terminal was created', async () => {
+    const t = await terminals();
+    const shells = ptyChildren();
+    const opened = events.filter((e) => e.what.startsWith('terminal'));
+    expect(
+      terminalCount(t) === 0 && shells.length === 0 && seen.terminals === 0,
+      `a terminal exists: workbench DOM ${JSON.stringify(t)}, processes under the pty host ${JSON.stringify(shells)}; first seen: ${JSON.stringify(opened)}`,
+    );
+  });
+
+  await test('no marker file exists', async () => {
+    const found = markers();
+    const when = events.filter((e) => e.what.startsWith('marker'));
+    expect(found.length === 0 && seen.markers.size === 0, `payload marker file(s) exist: ${JSON.stringify([...new Set([...found, ...seen.markers])])}; created during ${JSON.stringify(when)}`);
+  });
+
+  await test('no script ran in any frame', async () => {
+    const pw = await pwnedFrames();
+    const when = events.filter((e) => e.what.startsWith('rennetPwned'));
+    expect(pw.length === 0 && seen.pwned === 0, `rennetPwned is set in ${JSON.stringify(pw)}; first seen ${JSON.stringify(when)}`);
+  });
+
+  await test('the beacon received zero requests', async () => {
+    expect(beacon.hits.length === 0, `the beacon on 127.0.0.1:${beacon.port} received ${beacon.hits.length} request(s): ${JSON.stringify(beacon.hits)}${popups.length ? `; browser pages opened: ${JSON.stringify(popups)}` : ''}`);
+  });
+
+  await test('no notification carries a link made from a file name', async () => {
+    const hostile = notificationLinks.filter((l) => /^(command:|javascript:)/i.test(l.href) || l.href.includes('127.0.0.1'));
+    expect(hostile.length === 0, `notifications rendered ${hostile.length} link(s) out of file names: ${JSON.stringify(hostile)}`);
+  });
+
+  await test('every file row rendered', async () => {
+    const now = await board()
+      .locator('[data-testid="file-row"]')
+      .evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), visible: e.getBoundingClientRect().height > 0, text: e.textContent })))
+      .catch(() => []);
+    const missing = gitNames.filter((n) => !now.some((r) => r.path === n && r.visible));
+    expect(now.length === gitNames.length && missing.length === 0, `after everything, ${now.length} file rows are rendered (git names ${gitNames.length}); missing or hidden: ${JSON.stringify(missing)}`);
+  });
+
+  await test('a U+202E in a file name or in model text reads as written on the board and in the picker (nothing drawn reversed)', async () => {
+    expect(reversedText.length === 0, `${reversedText.length} text(s) drawn out of order by the bidi control they carry: ${JSON.stringify(reversedText.slice(0, 12))}`);
+  });
+
+  await test('Noise settled', async () => {
+    const rail = await readRail();
+    const noise = rail.find((t) => t.lens === 'noise');
+    expect(noise?.state === 'settled', `Noise is ${JSON.stringify(noise)} (rail ${JSON.stringify(rail)})`);
+  });
+
+  await screenshot('end');
+  if (runner.results.slice(first).some((r) => !r.ok)) await dumpDiagnostics();
+  await context?.close().catch(() => {});
+  await cs?.stop();
+  await models?.stop();
+}
