@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SeatTool, ToolPort } from './ports';
 
@@ -58,6 +58,9 @@ export function reviewSurface(file: string, displayPath: string): ReviewSurface 
       const bytes = Buffer.byteLength(markdown, 'utf8');
       if (bytes > FINDINGS_MAX_BYTES) return refuse(`findings_markdown is ${bytes} bytes, over the ${FINDINGS_MAX_BYTES}-byte ceiling. Nothing was written.`);
       mkdirSync(dirname(file), { recursive: true });
+      // The folder sits in the reviewed checkout: a change could plant it as a symlink to elsewhere.
+      const folder = lstatSync(dirname(file));
+      if (folder.isSymbolicLink() || !folder.isDirectory()) return refuse(`the findings folder ${dirname(displayPath)} is not a plain directory in the checkout; nothing was written.`);
       const temp = `${file}.tmp-${process.pid}`;
       writeFileSync(temp, markdown);
       renameSync(temp, file);
