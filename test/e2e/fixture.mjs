@@ -24,10 +24,10 @@ function write(repo, rel, content, mode) {
 
 const lines = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix} line ${i + 1}`).join('\n') + '\n';
 
-/** Bytes that git detects as binary (a NUL in the first 8000 bytes). */
-function pngBytes(seed) {
+/** Bytes that git detects as binary (a NUL in the first 8000 bytes): a PNG signature, then `size` bytes made from `seed`. */
+export function pngBytes(seed, size = 512) {
   const head = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
-  const body = Buffer.alloc(512);
+  const body = Buffer.alloc(size);
   for (let i = 0; i < body.length; i++) body[i] = (i * 31 + seed * 7) % 256;
   return Buffer.concat([head, body]);
 }
@@ -46,13 +46,19 @@ function bigCsv(changed) {
 
 export const CAPTURE_LIMIT_BYTES = 1024 * 1024;
 
-export function makeFixtureRepo(dir) {
+/** An empty repository at `dir` (made if missing) on branch `main`, with a test identity, no signing and no CRLF conversion. */
+export function initRepo(dir) {
   fs.mkdirSync(dir, { recursive: true });
   git(dir, ['init', '-q', '-b', 'main']);
   git(dir, ['config', 'user.name', 'Rennet Test']);
   git(dir, ['config', 'user.email', 'rennet-test@example.invalid']);
   git(dir, ['config', 'commit.gpgsign', 'false']);
   git(dir, ['config', 'core.autocrlf', 'false']);
+  return dir;
+}
+
+export function makeFixtureRepo(dir) {
+  initRepo(dir);
 
   write(dir, 'README.md', '# Fixture\n\nA repository for Rennet tests.\n');
   write(dir, 'src/app.js', lines('app', 30));
@@ -259,4 +265,20 @@ export function diffHunks(repo, { base, head }) {
     out.set(f.path, { oldPath: f.oldPath, hunks });
   }
   return out;
+}
+
+/**
+ * How many of git's hunks (`diffHunks()`) no citation lands in: a citation (`{path, start, end}`,
+ * head lines) inside a hunk's head range cancels the hunk. The host places those hunks on the
+ * Noise board as its members.
+ */
+export function uncitedHunkCount(hunks, cited) {
+  let uncited = 0;
+  for (const [p, f] of hunks) {
+    for (const h of f.hunks) {
+      const hit = cited.some((c) => c.path === p && h.newLines > 0 && c.start >= h.newStart && c.end <= h.newStart + h.newLines - 1);
+      if (!hit) uncited++;
+    }
+  }
+  return uncited;
 }

@@ -24,18 +24,16 @@
 //
 // Called from run.mjs; `RENNET_E2E_SCENARIOS=hostile` runs only this. Screenshots:
 // test/e2e/artifacts/hostile-NN-*.png.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import * as rig from './rig.mjs';
-import { diffHunks, git } from './fixture.mjs';
+import { LENS_ORDER, board, dumpDiagnostics, editorOf, readRail, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
+import { diffHunks, git, initRepo, pngBytes, uncitedHunkCount } from './fixture.mjs';
+import { harnessSettings, startModelServers } from './modelServers.mjs';
 
 const { expect } = rig;
-const LENS_ORDER = ['design', 'sequence', 'decisions', 'flagged', 'noise'];
-const TERMINAL_STATES = new Set(['settled', 'absent', 'failed']);
-const DRAFT_TIMEOUT = 180_000;
 const MARKER_PREFIX = 'rennet-pwned';
 /** JavaScript payloads cannot write "/" in a file name: build it. */
 const JS_SLASH = 'String.fromCharCode(47)';
@@ -138,20 +136,8 @@ function hostileFiles(beacon) {
 
 const BRANCH = 'feat/$(terminal)<script>self.rennetPwned=1</script>';
 
-function pngBytes(seed) {
-  const head = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
-  const body = Buffer.alloc(256);
-  for (let i = 0; i < body.length; i++) body[i] = (i * 31 + seed * 7) % 256;
-  return Buffer.concat([head, body]);
-}
-
 function makeHostileRepo(dir, beacon) {
-  fs.mkdirSync(dir, { recursive: true });
-  git(dir, ['init', '-q', '-b', 'main']);
-  git(dir, ['config', 'user.name', 'Rennet Test']);
-  git(dir, ['config', 'user.email', 'rennet-test@example.invalid']);
-  git(dir, ['config', 'commit.gpgsign', 'false']);
-  git(dir, ['config', 'core.autocrlf', 'false']);
+  initRepo(dir);
   fs.writeFileSync(path.join(dir, 'README.md'), '# Hostile\n\nA repository whose names and contents attack the reviewer.\n');
   git(dir, ['add', '-A']);
   git(dir, ['commit', '-q', '-m', 'initial']);
@@ -161,7 +147,7 @@ function makeHostileRepo(dir, beacon) {
   let seed = 0;
   for (const f of files) {
     if (f.kind === 'text') fs.writeFileSync(path.join(dir, f.name), f.content);
-    if (f.kind === 'binary') fs.writeFileSync(path.join(dir, f.name), pngBytes(++seed));
+    if (f.kind === 'binary') fs.writeFileSync(path.join(dir, f.name), pngBytes(++seed, 256));
   }
   git(dir, ['add', '-A']);
   for (const f of files.filter((x) => x.kind === 'submodule')) {
@@ -328,75 +314,11 @@ function hostilePlan(hunks) {
     flagged: [head(commandFile, 2, 3)],
     noiseMembers: 0,
   };
-  const cited = [...plan.design, ...plan.sequence, ...plan.decisions, ...plan.flagged];
-  for (const [p, f] of hunks) {
-    for (const h of f.hunks) {
-      const hit = cited.some((c) => c.path === p && h.newLines > 0 && c.start >= h.newStart && c.end <= h.newStart + h.newLines - 1);
-      if (!hit) plan.noiseMembers++;
-    }
-  }
+  plan.noiseMembers = uncitedHunkCount(hunks, [...plan.design, ...plan.sequence, ...plan.decisions, ...plan.flagged]);
   return plan;
 }
 
 // ---------------------------------------------------------------------------------------------
-
-async function startModelServers(seats, dir) {
-  const planFile = path.join(dir, 'hostile-plan.json');
-  fs.writeFileSync(planFile, JSON.stringify({ seats }, null, 2));
-  const tsx = path.join(rig.ROOT, 'node_modules/.bin/tsx');
-  const child = spawn(tsx, [path.join(rig.ROOT, 'test/servers/e2eHostile.ts'), planFile], { cwd: rig.ROOT, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-  const requests = [];
-  const stderr = [];
-  let buffered = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => {
-    buffered += chunk;
-    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      try {
-        requests.push(JSON.parse(line));
-      } catch {
-        stderr.push(line);
-      }
-    }
-  });
-  let exited = null;
-  child.on('exit', (code, sig) => {
-    exited = { code, sig };
-  });
-  const stop = async () => {
-    if (exited) return;
-    child.stdin.end();
-    for (let i = 0; i < 30 && !exited; i++) await rig.sleep(100);
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {}
-  };
-  rig.onCleanup(stop);
-  const urls = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the model servers printed no URLs within 60 s; stderr: ${stderr.join('\n')}`)), 60_000);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const nl = out.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      try {
-        resolve(JSON.parse(out.slice(0, nl)));
-      } catch (e) {
-        reject(new Error(`the model servers printed ${JSON.stringify(out.slice(0, 200))}: ${e.message}`));
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the model servers exited (${code}) before printing their URLs: ${stderr.join('\n')}`));
-    });
-  });
-  rig.log(`hostile: model servers: openai ${urls.openaiBaseUrl}, anthropic ${urls.anthropicOrigin} (pid ${child.pid})`);
-  return { ...urls, requests, stderr, stop };
-}
 
 /**
  * What the board tools answered to each scripted call: request n+1 of a seat's conversation resends
@@ -428,8 +350,8 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   let context = null;
   let cs = null;
   let models = null;
-  let shot = 0;
   const consoleErrors = [];
+  const { screenshot, test } = scenarioKit({ label: 'hostile', runner, page: () => page });
   const state = { phase: 'setup' };
   /** Facts seen along the way: the phase each first appeared in. */
   const events = [];
@@ -440,22 +362,6 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   const clicked = [];
   /** Text a U+202E (or another bidi control) it carries draws out of order: {where, sample}. */
   const reversedText = [];
-
-  async function screenshot(name) {
-    if (!page) return null;
-    const file = path.join(rig.ARTIFACTS, `hostile-${String(++shot).padStart(2, '0')}-${name}.png`);
-    await page.screenshot({ path: file, fullPage: true }).catch((e) => rig.log(`screenshot ${name}: ${e.message}`));
-    return file;
-  }
-
-  async function test(name, fn) {
-    const before = runner.results.length;
-    await runner.test(`hostile: ${name}`, fn);
-    const result = runner.results[before];
-    if (result && !result.ok) await screenshot(`FAIL-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`);
-  }
-
-  const board = () => page.locator('iframe.webview').filter({ visible: true }).first().contentFrame().locator('iframe#active-frame').contentFrame();
 
   // --- What the attack would leave behind ----------------------------------------------------
 
@@ -565,46 +471,11 @@ export async function runHostile({ paths, vsix, runner, browser }) {
 
   // --- Workbench helpers ---------------------------------------------------------------------
 
-  async function readRail() {
-    return board()
-      .locator('[data-testid="lens-tab"]')
-      .evaluateAll((els) =>
-        els.map((e) => ({
-          lens: e.getAttribute('data-lens'),
-          state: e.getAttribute('data-state'),
-          words: e.querySelector('[data-testid="lens-tab-state"]')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
-        })),
-      )
-      .catch(() => []);
-  }
-
-  async function waitForTerminalGeneration() {
-    const deadline = Date.now() + DRAFT_TIMEOUT;
-    for (;;) {
-      const id = await board().locator('[data-testid="generation"]').getAttribute('data-generation-id', { timeout: 2_000 }).catch(() => null);
-      const rail = await readRail();
-      if (id && rail.length === 5 && rail.every((t) => TERMINAL_STATES.has(t.state))) return { id, rail };
-      if (Date.now() > deadline) {
-        const body = await board().locator('body').innerText({ timeout: 2_000 }).catch(() => '(webview not reachable)');
-        throw new Error(`no terminal generation after ${DRAFT_TIMEOUT / 1000} s (generation ${id}; rail ${JSON.stringify(rail)}; model requests ${models?.requests.length ?? 0}; webview text ${JSON.stringify(body.slice(0, 500))})`);
-      }
-      await rig.sleep(500);
-    }
-  }
-
-  async function selectLens(lens) {
-    await board().locator(`[data-testid="lens-tab"][data-lens="${lens}"]`).click();
-    await board().locator(`[data-testid="board"][data-lens="${lens}"]`).waitFor({ state: 'visible', timeout: 15_000 });
-    const expandAll = board().locator('[data-testid="expand-all"]');
-    if ((await expandAll.count()) > 0 && /^Expand/.test((await expandAll.first().innerText()).trim())) await expandAll.first().click();
-    for (const toggle of await board().locator('[data-testid="fold-toggle"][aria-expanded="false"]').all()) await toggle.click().catch(() => {});
-  }
-
   /** The board's tab in front (Open Changes opens its diffs in the board's group). */
   async function showBoard() {
     await page.keyboard.press('Escape');
     await page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Rennet · / }) }).first().click();
-    await board().locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 15_000 });
+    await board(page).locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 15_000 });
   }
 
   /** The rows of the visible QuickPick: text, and the codicons drawn inside each. */
@@ -659,20 +530,6 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     }
   }
 
-  const editorOf = () => page.locator('.part.editor .editor-instance .monaco-editor:not(.review-widget .monaco-editor)').filter({ visible: true }).last();
-
-  async function visibleLineTops(editor) {
-    return editor.evaluate((ed) => {
-      const tops = {};
-      for (const n of ed.querySelectorAll('.margin-view-overlays .line-numbers')) {
-        const line = Number(n.textContent.trim());
-        const top = n.parentElement?.style.top ?? n.style.top;
-        if (line) tops[line] = parseFloat(top);
-      }
-      return tops;
-    });
-  }
-
   async function lineBox(editor, line) {
     const tops = await visibleLineTops(editor);
     if (!(line in tops)) return null;
@@ -685,17 +542,6 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       },
       tops[line],
     );
-  }
-
-  async function dumpDiagnostics() {
-    if (cs) {
-      console.log(`\n--- hostile: code-server output (last 40 lines) ---\n${cs.tail(40)}`);
-      for (const f of cs.logsMatching(/^(\d+-)?Rennet( Host)?\.log$/i)) {
-        console.log(`--- hostile: ${path.relative(cs.userData, f)} (last 80 lines) ---\n${fs.readFileSync(f, 'utf8').split('\n').slice(-80).join('\n')}`);
-      }
-    }
-    if (models?.stderr.length) console.log(`--- hostile: model server stderr ---\n${models.stderr.join('\n')}`);
-    if (consoleErrors.length) console.log(`--- hostile: browser console errors (last 20) ---\n${consoleErrors.slice(-20).join('\n')}`);
   }
 
   // --- The scenario --------------------------------------------------------------------------
@@ -720,18 +566,13 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   }
 
   await test('the model servers answer on 127.0.0.1 and the workbench opens the hostile repository', async () => {
-    models = await startModelServers(seats, work);
+    models = await startModelServers({ script: 'e2eHostile.ts', plan: { seats }, dir: work, label: 'hostile' });
     cs = await rig.startCodeServer({
       paths,
       name: 'hostile',
       vsixes: [vsix],
       settings: {
-        'rennet.harness.default': 'openai',
-        'rennet.harness.openai.baseUrl': models.openaiBaseUrl,
-        'rennet.harness.openai.model': models.model,
-        'rennet.harness.lenses': { flagged: 'anthropic' },
-        'rennet.harness.anthropic.baseUrl': models.anthropicOrigin,
-        'rennet.harness.anthropic.model': models.model,
+        ...harnessSettings(models),
         'rennet.editor.findingThreads': true,
         'javascript.validate.enable': false,
         'workbench.editor.enablePreview': true,
@@ -751,10 +592,7 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       dialogs.push({ phase: state.phase, text: `browser ${d.type()}: ${d.message()}` });
       d.dismiss().catch(() => {});
     });
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`[${m.location()?.url?.split('/').pop() ?? ''}] ${m.text()}`);
-    });
-    page.on('pageerror', (e) => consoleErrors.push(`[pageerror] ${e.message}`));
+    watchConsole(page, consoleErrors);
     await rig.openWorkbench(page, cs, repo);
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'payload.md' }).first().waitFor({ timeout: 30_000 });
     await screenshot('workbench');
@@ -789,9 +627,9 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     await rig.waitForQuickPick(page, 'Base to compare with', { timeout: 15_000 });
     await rig.pickQuickPick(page, 'Base to compare with', 'main');
     await page.locator('.tabs-container .tab .label-name', { hasText: /^Rennet · / }).first().waitFor({ timeout: 90_000 });
-    await board().locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
+    await board(page).locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
     await screenshot('board-opened');
-    generation = await waitForTerminalGeneration();
+    generation = await waitForTerminalGeneration(page, { what: 'after Review Branch', requestCount: () => models?.requests.length ?? 0 });
     await rig.sleep(300);
     await screenshot('rail-terminal');
     const refused = refusalsOf(models.requests, seats);
@@ -814,8 +652,8 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   let rows = [];
   await test('every changed file git names is a file row on the board', async () => {
     expect(generation, 'the review did not open (see the previous test)');
-    rows = await board().locator('[data-testid="file-row"]').evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), text: e.textContent })));
-    await board().locator('[data-testid="file-list"]').scrollIntoViewIfNeeded().catch(() => {});
+    rows = await board(page).locator('[data-testid="file-row"]').evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), text: e.textContent })));
+    await board(page).locator('[data-testid="file-list"]').scrollIntoViewIfNeeded().catch(() => {});
     await screenshot('file-rows');
     const shown = new Set(rows.map((r) => r.path));
     const missing = gitNames.filter((n) => !shown.has(n));
@@ -827,9 +665,9 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   await test('clicking every file row (text, submodule, binary) runs nothing; every toast link clicked', async () => {
     expect(generation, 'the review did not open');
     await showBoard();
-    const count = await board().locator('[data-testid="file-row"]').count();
+    const count = await board(page).locator('[data-testid="file-row"]').count();
     for (let i = 0; i < count; i++) {
-      const row = board().locator('[data-testid="file-row"]').nth(i);
+      const row = board(page).locator('[data-testid="file-row"]').nth(i);
       const p = await row.getAttribute('data-path').catch(() => null);
       await row.locator('[data-testid="open-file"]').click({ timeout: 10_000 }).catch((e) => rig.log(`hostile: row ${i} click: ${e.message.split('\n')[0]}`));
       await observe(`file row ${JSON.stringify(p)}`);
@@ -921,6 +759,7 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   });
 
   let hoverLinkOrder = null;
+  let reopenHover = null;
   await test('the gutter hover of a cited file: every link except "Show on board" clicked', async () => {
     expect(generation, 'the review did not open');
     // Close the notification centre (its own "Hide" action; Escape otherwise).
@@ -930,12 +769,12 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     await showBoard();
     const target = plan.flagged[0];
     // Open the cited file from its file row (the workspace file, which the marks decorate).
-    const row = board().locator('[data-testid="file-row"]').filter({ has: board().locator('[data-testid="open-file"]') });
+    const row = board(page).locator('[data-testid="file-row"]').filter({ has: board(page).locator('[data-testid="open-file"]') });
     const idx = rows.findIndex((r) => r.path === target.path);
     expect(idx >= 0, `no file row for the cited file ${JSON.stringify(target.path)}`);
     await row.nth(idx).locator('[data-testid="open-file"]').click();
     await rig.sleep(1_500);
-    const editor = editorOf();
+    const editor = editorOf(page);
     let box = null;
     for (let i = 0; i < 30 && !box; i++) {
       box = await lineBox(editor, target.start);
@@ -953,6 +792,7 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       return false;
     };
     const shown = await showHover();
+    reopenHover = async () => ((await showHover()) ? hover : null);
     await screenshot('gutter-hover');
     expect(shown, `hovering line ${target.start} of ${JSON.stringify(target.path)} showed no Rennet hover (with "Show on board")`);
     const hoverText = (await hover.innerText()).replace(/\s+/g, ' ');
@@ -993,10 +833,29 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     expect(reversed.length === 0, `${reversed.length} of ${hoverLinkOrder.length} "Show on board" links in the hover are drawn right to left (the claim's U+202E runs on into them): ${JSON.stringify(reversed)}`);
   });
 
+  // The positive control: the one link the hover may run still runs.
+  await test('"Show on board" in the hover still runs: its MarkdownString trusts exactly rennet.revealElement', async () => {
+    expect(reopenHover, 'the gutter hover was not shown (see the earlier test)');
+    const hover = await reopenHover();
+    expect(hover, 'the gutter hover did not come back');
+    await hover.locator('a', { hasText: 'Show on board' }).first().click();
+    const revealed = board(page).locator('[data-testid="element"].rn-revealed');
+    const flashed = await revealed
+      .first()
+      .waitFor({ state: 'attached', timeout: 15_000 })
+      .then(() => true, () => false);
+    await screenshot('show-on-board');
+    await observe('"Show on board" clicked');
+    const rail = await readRail(page);
+    const id = flashed ? await revealed.first().getAttribute('data-id') : null;
+    rig.log(`hostile: Show on board revealed ${JSON.stringify(id)}; rail ${JSON.stringify(rail.map((t) => `${t.lens}:${t.selected}`))}`);
+    expect(flashed, 'clicking "Show on board" revealed no element on the board (the trusted command did not run)');
+  });
+
   await test('the Flagged findings as threads in the editor: every link in them clicked', async () => {
     expect(generation, 'the review did not open');
     await page.keyboard.press('Escape');
-    const editor = editorOf();
+    const editor = editorOf(page);
     const anchor = plan.flagged[0];
     const widgets = page.locator('.review-widget').filter({ visible: true });
     // The threads start collapsed: open them from the thread glyph on the anchor, else "Expand All Comments".
@@ -1039,23 +898,23 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     await showBoard();
     const summary = {};
     for (const lens of LENS_ORDER) {
-      await selectLens(lens);
+      await selectLens(page, lens, { tolerateFoldFailures: true });
       await rig.sleep(300);
       await screenshot(`board-${lens}`);
-      for (const sample of await board().locator('body').evaluate(reversedIn)) {
+      for (const sample of await board(page).locator('body').evaluate(reversedIn)) {
         if (!reversedText.some((r) => r.sample === sample)) reversedText.push({ where: `${lens} board`, sample });
       }
-      const links = await board().locator('a').evaluateAll((as) => as.map((a) => ({ text: a.textContent.slice(0, 80), href: a.getAttribute('href') ?? '' })));
+      const links = await board(page).locator('a').evaluateAll((as) => as.map((a) => ({ text: a.textContent.slice(0, 80), href: a.getAttribute('href') ?? '' })));
       summary[lens] = links;
       for (let li = 0; li < links.length; li++) {
-        const link = board().locator('a').nth(li);
+        const link = board(page).locator('a').nth(li);
         await link.scrollIntoViewIfNeeded({ timeout: 2_000 }).catch(() => {});
         await link.click({ timeout: 3_000, force: true }).catch((e) => rig.log(`hostile: board link click: ${e.message.split('\n')[0]}`));
         await observe(`${lens} board link ${JSON.stringify(links[li])}`);
         // A link may take the board off screen: bring it back.
-        if (!(await board().locator(`[data-testid="board"][data-lens="${lens}"]`).isVisible().catch(() => false))) {
+        if (!(await board(page).locator(`[data-testid="board"][data-lens="${lens}"]`).isVisible().catch(() => false))) {
           await page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Rennet · / }) }).first().click().catch(() => {});
-          await selectLens(lens).catch(() => {});
+          await selectLens(page, lens, { tolerateFoldFailures: true }).catch(() => {});
         }
       }
     }
@@ -1105,7 +964,7 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   });
 
   await test('every file row rendered', async () => {
-    const now = await board()
+    const now = await board(page)
       .locator('[data-testid="file-row"]')
       .evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), visible: e.getBoundingClientRect().height > 0, text: e.textContent })))
       .catch(() => []);
@@ -1118,13 +977,13 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   });
 
   await test('Noise settled', async () => {
-    const rail = await readRail();
+    const rail = await readRail(page);
     const noise = rail.find((t) => t.lens === 'noise');
     expect(noise?.state === 'settled', `Noise is ${JSON.stringify(noise)} (rail ${JSON.stringify(rail)})`);
   });
 
   await screenshot('end');
-  if (runner.results.slice(first).some((r) => !r.ok)) await dumpDiagnostics();
+  if (runner.results.slice(first).some((r) => !r.ok)) dumpDiagnostics({ label: 'hostile', cs, models, consoleErrors, codeServerLines: 40, rennetLogLines: 80 });
   await context?.close().catch(() => {});
   await cs?.stop();
   await models?.stop();

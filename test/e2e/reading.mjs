@@ -15,17 +15,15 @@
 // Explain answered by a scripted explainer whose prompt never carries the quote; Open Changes as a
 // diff of two rennet-blob documents with the lens marks on its head side.
 // Screenshots: test/e2e/artifacts/reading-NN-*.png (full page), artifacts/docs/*.png (regions).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as rig from './rig.mjs';
-import { diffHunks, makeFixtureRepo } from './fixture.mjs';
+import { LENS_ORDER, board, dumpDiagnostics, editorOf, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
+import { diffHunks, makeFixtureRepo, uncitedHunkCount } from './fixture.mjs';
+import { harnessSettings, startModelServers } from './modelServers.mjs';
 
 const { expect } = rig;
-const LENS_ORDER = ['design', 'sequence', 'decisions', 'flagged', 'noise'];
 const LENS_TITLES = { design: 'Design', sequence: 'Sequence', decisions: 'Decisions', flagged: 'Flagged', noise: 'Noise' };
-const TERMINAL = new Set(['settled', 'absent', 'failed']);
-const DRAFT_TIMEOUT = 180_000;
 const COMMENT_TEXT = 'Say why line five changes here.';
 
 /**
@@ -89,82 +87,9 @@ export function readingPlan(hunks) {
     review: `# Findings\n\n- src/app.js:${inserted.start}-${inserted.end} inserts two lines that callers matching the old text do not expect.\n`,
     noiseMembers: 0,
   };
-  // Noise: every hunk no core lens cites (a citation inside a hunk's head range cancels the hunk).
-  const cited = [...plan.design, ...plan.sequence, ...plan.decisions, ...plan.flagged];
-  let uncited = 0;
-  for (const [p, f] of hunks) {
-    for (const h of f.hunks) {
-      const hit = cited.some((c) => c.path === p && h.newLines > 0 && c.start >= h.newStart && c.end <= h.newStart + h.newLines - 1);
-      if (!hit) uncited++;
-    }
-  }
-  plan.noiseMembers = uncited;
+  // Noise: every hunk no core lens cites.
+  plan.noiseMembers = uncitedHunkCount(hunks, [...plan.design, ...plan.sequence, ...plan.decisions, ...plan.flagged]);
   return plan;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The scripted model servers, as a child process that prints its URLs and ends with the test.
-
-async function startModelServers(plan, dir) {
-  const planFile = path.join(dir, 'reading-plan.json');
-  fs.writeFileSync(planFile, JSON.stringify(plan, null, 2));
-  const tsx = path.join(rig.ROOT, 'node_modules/.bin/tsx');
-  const child = spawn(tsx, [path.join(rig.ROOT, 'test/servers/e2eReading.ts'), planFile], {
-    cwd: rig.ROOT,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const requests = [];
-  const stderr = [];
-  let buffered = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => {
-    buffered += chunk;
-    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      try {
-        requests.push(JSON.parse(line));
-      } catch {
-        stderr.push(line);
-      }
-    }
-  });
-  let exited = null;
-  child.on('exit', (code, sig) => {
-    exited = { code, sig };
-  });
-  const stop = async () => {
-    if (exited) return;
-    child.stdin.end();
-    for (let i = 0; i < 30 && !exited; i++) await rig.sleep(100);
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {}
-  };
-  rig.onCleanup(stop);
-  const urls = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the model servers printed no URLs within 60 s; stderr: ${stderr.join('\n')}`)), 60_000);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const nl = out.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      try {
-        resolve(JSON.parse(out.slice(0, nl)));
-      } catch (e) {
-        reject(new Error(`the model servers printed ${JSON.stringify(out.slice(0, 200))}: ${e.message}`));
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the model servers exited (${code}) before printing their URLs: ${stderr.join('\n')}`));
-    });
-  });
-  rig.log(`model servers: openai ${urls.openaiBaseUrl}, anthropic ${urls.anthropicOrigin} (pid ${child.pid})`);
-  return { ...urls, requests, stderr, stop };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,15 +98,9 @@ export async function runReading({ paths, vsix, runner, browser }) {
   let page = null;
   let cs = null;
   let models = null;
-  let shot = 0;
   const consoleErrors = [];
-
-  async function screenshot(name) {
-    if (!page) return null;
-    const file = path.join(rig.ARTIFACTS, `reading-${String(++shot).padStart(2, '0')}-${name}.png`);
-    await page.screenshot({ path: file, fullPage: true }).catch((e) => rig.log(`screenshot ${name}: ${e.message}`));
-    return file;
-  }
+  const { screenshot, test } = scenarioKit({ label: 'reading', runner, page: () => page });
+  const requestCount = () => models?.requests.length ?? 0;
 
   /**
    * A small PNG of one region for docs/screenshots/ (test/e2e/artifacts/docs/<name>.png): the
@@ -199,70 +118,6 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await page.screenshot({ path: path.join(rig.ARTIFACTS, 'docs', `${name}.png`), clip, scale: 'css' }).catch((e) => rig.log(`doc screenshot ${name}: ${e.message}`));
   }
 
-  /** Run a named test; a failure also leaves a FAIL screenshot. */
-  async function test(name, fn) {
-    const before = runner.results.length;
-    await runner.test(`reading: ${name}`, fn);
-    const result = runner.results[before];
-    if (result && !result.ok) await screenshot(`FAIL-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`);
-  }
-
-  /** The visible board webview's inner document. */
-  const board = () => page.locator('iframe.webview').filter({ visible: true }).first().contentFrame().locator('iframe#active-frame').contentFrame();
-
-  async function readRail() {
-    return board()
-      .locator('[data-testid="lens-tab"]')
-      .evaluateAll((els) =>
-        els.map((e) => ({
-          lens: e.getAttribute('data-lens'),
-          state: e.getAttribute('data-state'),
-          title: e.querySelector('.rn-tab-title')?.textContent?.trim() ?? null,
-          words: e.querySelector('[data-testid="lens-tab-state"]')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
-          selected: e.getAttribute('aria-selected'),
-        })),
-      )
-      .catch(() => []);
-  }
-
-  async function generationId() {
-    return board()
-      .locator('[data-testid="generation"]')
-      .getAttribute('data-generation-id', { timeout: 2_000 })
-      .catch(() => null);
-  }
-
-  /** Waits until the board shows a generation other than `previous` whose five lanes are terminal. */
-  async function waitForTerminalGeneration(previous, what) {
-    const deadline = Date.now() + DRAFT_TIMEOUT;
-    let rail = [];
-    let id = null;
-    for (;;) {
-      id = await generationId();
-      rail = await readRail();
-      if (id && id !== previous && rail.length === 5 && rail.every((t) => TERMINAL.has(t.state))) return { id, rail };
-      if (Date.now() > deadline) {
-        const body = await board().locator('body').innerText({ timeout: 2_000 }).catch(() => '(webview not reachable)');
-        throw new Error(
-          `${what}: no terminal generation after ${DRAFT_TIMEOUT / 1000} s (generation ${id}, previous ${previous}; rail ${JSON.stringify(rail)}; ` +
-            `model requests so far ${models?.requests.length ?? 0}; webview text ${JSON.stringify(body.slice(0, 500))})`,
-        );
-      }
-      await rig.sleep(500);
-    }
-  }
-
-  async function selectLens(lens) {
-    await board().locator(`[data-testid="lens-tab"][data-lens="${lens}"]`).click();
-    const shown = board().locator(`[data-testid="board"][data-lens="${lens}"]`);
-    await shown.waitFor({ state: 'visible', timeout: 15_000 });
-    // Top-level sections may be folded: unfold everything so the elements render.
-    const expandAll = board().locator('[data-testid="expand-all"]');
-    if ((await expandAll.count()) > 0 && /^Expand/.test((await expandAll.first().innerText()).trim())) await expandAll.first().click();
-    for (const toggle of await board().locator('[data-testid="fold-toggle"][aria-expanded="false"]').all()) await toggle.click();
-    return shown;
-  }
-
   /**
    * The active editor tab's aria-label ("app.js, preview, Editor Group 2": the file name comes
    * first) and the status bar's "Ln N, Col M (K selected)".
@@ -271,22 +126,6 @@ export async function runReading({ paths, vsix, runner, browser }) {
     const aria = await page.locator('.part.editor .tabs-container .tab.active').last().getAttribute('aria-label', { timeout: 2_000 }).catch(() => null);
     const status = await page.locator('[id="status.editor.selection"]').innerText({ timeout: 2_000 }).catch(() => null);
     return { aria, status };
-  }
-
-  /** The visible text editor beside the board (not the editor inside a comment box). */
-  const editorOf = () => page.locator('.part.editor .editor-instance .monaco-editor:not(.review-widget .monaco-editor)').filter({ visible: true }).last();
-
-  /** Line number → the rendered line-number element's top within the editor (visible lines only). */
-  async function visibleLineTops(editor) {
-    return editor.evaluate((ed) => {
-      const tops = {};
-      for (const n of ed.querySelectorAll('.margin-view-overlays .line-numbers')) {
-        const line = Number(n.textContent.trim());
-        const top = n.parentElement?.style.top ?? n.style.top;
-        if (line) tops[line] = parseFloat(top);
-      }
-      return tops;
-    });
   }
 
   /**
@@ -346,24 +185,6 @@ export async function runReading({ paths, vsix, runner, browser }) {
     return gaps;
   }
 
-  async function dumpDiagnostics() {
-    if (cs) {
-      console.log(`\n--- reading: code-server output (last 60 lines) ---\n${cs.tail(60)}`);
-      for (const f of cs.logsMatching(/^(\d+-)?Rennet( Host)?\.log$/i)) {
-        console.log(`--- reading: ${path.relative(cs.userData, f)} (last 120 lines) ---\n${fs.readFileSync(f, 'utf8').split('\n').slice(-120).join('\n')}`);
-      }
-      for (const f of cs.logsMatching(/^remoteexthost\.log$/)) {
-        const lines = fs.readFileSync(f, 'utf8').split('\n').filter((l) => /rennet|error/i.test(l)).slice(-40);
-        if (lines.length) console.log(`--- reading: ${path.relative(cs.userData, f)} (Rennet/error lines) ---\n${lines.join('\n')}`);
-      }
-    }
-    if (models) {
-      console.log(`--- reading: model requests (${models.requests.length}) ---\n${models.requests.map((r) => JSON.stringify(r)).join('\n')}`);
-      if (models.stderr.length) console.log(`--- reading: model server stderr ---\n${models.stderr.join('\n')}`);
-    }
-    if (consoleErrors.length) console.log(`--- reading: browser console errors (last 20) ---\n${consoleErrors.slice(-20).join('\n')}`);
-  }
-
   const first = runner.results.length;
   const work = rig.mkTmp('rennet-reading-');
   const repo = makeFixtureRepo(path.join(work, 'reading repo'));
@@ -373,7 +194,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
   rig.log(`reading: fixture ${repo}; plan ${JSON.stringify({ ...plan, review: undefined })}`);
 
   await test('the model servers answer on 127.0.0.1 and the workbench opens with Rennet pointed at them', async () => {
-    models = await startModelServers(plan, work);
+    models = await startModelServers({ script: 'e2eReading.ts', plan, dir: work, label: 'reading' });
     for (const url of [models.openaiBaseUrl, models.anthropicOrigin]) expect(/^http:\/\/127\.0\.0\.1:\d+/.test(url), `a model server is not on loopback: ${url}`);
     const listed = await fetch(`${models.openaiBaseUrl}/models`).then((r) => r.json());
     expect(listed?.data?.[0]?.id === models.model, `GET /v1/models answers ${JSON.stringify(listed)}`);
@@ -382,21 +203,13 @@ export async function runReading({ paths, vsix, runner, browser }) {
       name: 'reading',
       vsixes: [vsix],
       settings: {
-        'rennet.harness.default': 'openai',
-        'rennet.harness.openai.baseUrl': models.openaiBaseUrl,
-        'rennet.harness.openai.model': models.model,
-        'rennet.harness.lenses': { flagged: 'anthropic' },
-        'rennet.harness.anthropic.baseUrl': models.anthropicOrigin,
-        'rennet.harness.anthropic.model': models.model,
+        ...harnessSettings(models),
         // The fixture's .js files are lines of text, not JavaScript: keep the editor free of squiggles.
         'javascript.validate.enable': false,
       },
     });
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`[${m.location()?.url?.split('/').pop() ?? ''}] ${m.text()}`);
-    });
-    page.on('pageerror', (e) => consoleErrors.push(`[pageerror] ${e.message}`));
+    watchConsole(page, consoleErrors);
     await rig.openWorkbench(page, cs, repo);
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().waitFor({ timeout: 30_000 });
     await screenshot('workbench');
@@ -409,13 +222,13 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await rig.pickQuickPick(page, 'Branch to review', 'feature');
     await rig.pickQuickPick(page, 'Base to compare with', 'main');
     await page.locator('.tabs-container .tab', { hasText: 'Rennet · feature vs main' }).first().waitFor({ timeout: 90_000 });
-    await board().locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
+    await board(page).locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
     // Opening a review drafts its boards once; Draft Boards then drafts a new generation.
-    const opened = await waitForTerminalGeneration(null, 'after Review Branch');
+    const opened = await waitForTerminalGeneration(page, { what: 'after Review Branch', requestCount });
     await screenshot('first-generation');
     const requestsBefore = models.requests.length;
     await rig.runCommand(page, 'Rennet: Draft Boards');
-    generation = await waitForTerminalGeneration(opened.id, 'after Draft Boards');
+    generation = await waitForTerminalGeneration(page, { previous: opened.id, what: 'after Draft Boards', requestCount });
     await rig.sleep(300);
     await screenshot('rail-settled');
     await docShot('lens-rail', { maxHeight: 560 });
@@ -448,10 +261,10 @@ export async function runReading({ paths, vsix, runner, browser }) {
   const sequenceCite = plan.sequence[0];
   await test('Sequence shows a code card with the captured lines git has', async () => {
     expect(generation, 'no settled generation (see the previous test)');
-    await selectLens('sequence');
-    const card = board().locator(`[data-testid="code-card"][data-path="${sequenceCite.path}"][data-start="${sequenceCite.start}"][data-end="${sequenceCite.end}"]`).first();
+    await selectLens(page, 'sequence');
+    const card = board(page).locator(`[data-testid="code-card"][data-path="${sequenceCite.path}"][data-start="${sequenceCite.start}"][data-end="${sequenceCite.end}"]`).first();
     await card.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
-      const cards = await board().locator('[data-testid="code-card"]').evaluateAll((els) => els.map((e) => `${e.dataset.path}:${e.dataset.start}-${e.dataset.end}`));
+      const cards = await board(page).locator('[data-testid="code-card"]').evaluateAll((els) => els.map((e) => `${e.dataset.path}:${e.dataset.start}-${e.dataset.end}`));
       throw new Error(`Sequence shows no code card for ${sequenceCite.path}:${sequenceCite.start}-${sequenceCite.end}; cards: ${JSON.stringify(cards)}`);
     });
     await card.scrollIntoViewIfNeeded();
@@ -500,8 +313,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
 
   await test('Flagged shows its findings with agreement marks naming only the review that ran', async () => {
     expect(generation, 'no settled generation (see the previous test)');
-    await selectLens('flagged');
-    const findings = board().locator('[data-testid="element"][data-kind="finding"]');
+    await selectLens(page, 'flagged');
+    const findings = board(page).locator('[data-testid="element"][data-kind="finding"]');
     await findings.first().waitFor({ state: 'visible', timeout: 15_000 });
     const read = await findings.evaluateAll((els) =>
       els.map((e) => {
@@ -544,8 +357,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
 
   await test('a code card opens its file in the editor with the cited lines selected', async () => {
     expect(generation, 'no settled generation (see the previous test)');
-    await selectLens('sequence');
-    const card = board().locator(`[data-testid="code-card"][data-path="${sequenceCite.path}"][data-start="${sequenceCite.start}"][data-end="${sequenceCite.end}"]`).first();
+    await selectLens(page, 'sequence');
+    const card = board(page).locator(`[data-testid="code-card"][data-path="${sequenceCite.path}"][data-start="${sequenceCite.start}"][data-end="${sequenceCite.end}"]`).first();
     await card.locator('[data-testid="code-card-file"]').click();
     const fileName = path.basename(sequenceCite.path);
     await page.locator('.part.editor .tabs-container .tab.active', { hasText: fileName }).first().waitFor({ timeout: 15_000 }).catch(async () => {
@@ -564,13 +377,13 @@ export async function runReading({ paths, vsix, runner, browser }) {
     rig.log(`reading: active editor ${JSON.stringify(ed)}`);
     expect((ed.aria ?? '').split(',')[0].trim() === fileName, `the active editor tab is ${JSON.stringify(ed)}, expected ${fileName}`);
     expect(wantStatus.test(ed.status ?? ''), `the status bar says ${JSON.stringify(ed.status)}, expected ${wantStatus} (lines ${sequenceCite.start}-${sequenceCite.end} selected)`);
-    const tops = await visibleLineTops(editorOf());
+    const tops = await visibleLineTops(editorOf(page));
     for (let n = sequenceCite.start; n <= sequenceCite.end; n++) expect(n in tops, `line ${n} is not visible in the editor (visible: ${Object.keys(tops).join(',')})`);
   });
 
   await test('the cited lines carry a lens mark in the editor gutter', async () => {
     expect(generation, 'no settled generation (see the previous test)');
-    const editor = editorOf();
+    const editor = editorOf(page);
     let marks = [];
     for (let i = 0; i < 40; i++) {
       marks = await glyphMarks(editor);
@@ -606,7 +419,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
 
   await test('a line comment staged in the editor survives a host restart and is undone', async () => {
     expect(generation, 'no settled generation (see the previous test)');
-    const editor = editorOf();
+    const editor = editorOf(page);
     const line = plan.sequence[0].start;
     const tops = await visibleLineTops(editor);
     expect(line in tops, `line ${line} is not visible in the editor`);
@@ -736,7 +549,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
    */
   async function askState() {
     // One read of the document, so the counts and marks are of one render.
-    return board()
+    return board(page)
       .locator('body')
       .evaluate((body) => {
         const count = (id) => {
@@ -772,18 +585,18 @@ export async function runReading({ paths, vsix, runner, browser }) {
   await test('Request change on a Flagged finding stages one ask, marks it and lowers the open count; the panel’s Undo takes it back', async () => {
     expect(generation, 'no settled generation (see the previous test)');
     await clearTheView();
-    await selectLens('flagged');
+    await selectLens(page, 'flagged');
     const before = await poll(askState, (s) => s.staged !== null && s.open !== null && s.findings.length === FINDINGS.length);
     rig.log(`reading: asks before ${JSON.stringify(before)}`);
     expect(before.staged === 0, `the panel counts ${before.staged} staged asks (${JSON.stringify(before.stagedText)}) before the request; the previous test undid its comment`);
     expect(before.open === FINDINGS.length && before.boardOpen === FINDINGS.length, `open counts before the request: tab ${before.open}, board ${before.boardOpen}; the board has ${FINDINGS.length} open findings`);
     expect(before.findings.every((f) => f.states.length === 0 && f.requestDisabled === false), `findings carry marks before any act: ${JSON.stringify(before.findings)}`);
 
-    const first = board().locator('[data-testid="element"][data-kind="finding"]').first();
+    const first = board(page).locator('[data-testid="element"][data-kind="finding"]').first();
     await first.locator('[data-testid="finding-request"]').click();
     const after = await poll(askState, (s) => s.staged === 1 && s.findings[0]?.states.includes('requested') && s.open === before.open - 1 && s.boardOpen === before.open - 1);
     // The staged count (in the header) and the marked finding in one picture: the board from its top.
-    await board().locator('body').evaluate((b) => b.ownerDocument.scrollingElement?.scrollTo(0, 0));
+    await board(page).locator('body').evaluate((b) => b.ownerDocument.scrollingElement?.scrollTo(0, 0));
     await rig.sleep(200);
     await screenshot('finding-requested');
     const groupTop = (await page.locator('.part.editor .editor-group-container').first().boundingBox())?.y ?? 0;
@@ -797,7 +610,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
     // A requested finding is decided: it leaves the open count (protocol/asks.ts flaggedOpenCount).
     expect(after.open === before.open - 1 && after.boardOpen === before.open - 1, `open counts after the request: tab ${after.open}, board ${after.boardOpen}; expected ${before.open - 1}`);
 
-    await board().locator('[data-testid="undo-ask"]').click();
+    await board(page).locator('[data-testid="undo-ask"]').click();
     const undone = await poll(askState, (s) => s.staged === 0 && s.findings.every((f) => f.states.length === 0) && s.open === before.open);
     await screenshot('finding-request-undone');
     rig.log(`reading: asks after Undo ${JSON.stringify(undone)}`);
@@ -835,7 +648,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
     const fileName = path.basename(anchor.path);
     const title = FINDINGS[0].title;
     await page.locator('.part.editor .tabs-container .tab', { hasText: fileName }).first().click();
-    const editor = editorOf();
+    const editor = editorOf(page);
     const before = await poll(askState, (s) => s.open !== null && s.findings.length === FINDINGS.length);
     // A thread's gutter glyph sits on its range; the findings' threads start collapsed.
     const glyphs = await poll(
@@ -899,15 +712,15 @@ export async function runReading({ paths, vsix, runner, browser }) {
     // Discuss, from the editor as from the panel: the board shows the finding, and the agent
     // answers in a quote thread on its claim (one anchored explain turn through the host).
     await widget.locator('.head .action-label[aria-label="Discuss"]').first().click();
-    const findingId = await board()
+    const findingId = await board(page)
       .locator('[data-testid="element"][data-kind="finding"]', { hasText: title })
       .first()
       .getAttribute('data-id', { timeout: 10_000 });
     expect(findingId, `the finding "${title}" is not on the board after Discuss`);
-    const discussion = board().locator(`[data-testid="ask-area"][data-for="${findingId}"] [data-testid="quote-thread"]`).first();
+    const discussion = board(page).locator(`[data-testid="ask-area"][data-for="${findingId}"] [data-testid="quote-thread"]`).first();
     const answer = discussion.locator('[data-testid="quote-message"][data-author="agent"]').first();
     await answer.waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
-      const seen = await board().locator(`[data-testid="ask-area"][data-for="${findingId}"]`).first().innerText().catch(() => '(no ask area)');
+      const seen = await board(page).locator(`[data-testid="ask-area"][data-for="${findingId}"]`).first().innerText().catch(() => '(no ask area)');
       throw new Error(`Discuss in the editor brought no agent answer under finding ${findingId}; its ask area reads ${JSON.stringify(seen)}`);
     });
     const quote = ((await discussion.locator('blockquote').first().innerText()) ?? '').trim();
@@ -923,8 +736,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
   const EXPLAINED = 'The renamed line is what callers now read.';
   await test('selecting board prose shows the toolbar; Explain answers in a quote thread, and the quote reaches the model only through its tools', async () => {
     expect(generation, 'no settled generation (see the previous test)');
-    await selectLens('sequence');
-    const paragraph = board().locator('[data-testid="board"][data-lens="sequence"] [data-testid="element"] p', { hasText: EXPLAINED }).first();
+    await selectLens(page, 'sequence');
+    const paragraph = board(page).locator('[data-testid="board"][data-lens="sequence"] [data-testid="element"] p', { hasText: EXPLAINED }).first();
     await paragraph.waitFor({ state: 'visible', timeout: 10_000 });
     await paragraph.scrollIntoViewIfNeeded();
     const elementId = await paragraph.evaluate((p) => p.closest('[data-testid="element"]')?.getAttribute('data-id') ?? null);
@@ -944,7 +757,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await page.mouse.up();
     const selected = await paragraph.evaluate((p) => p.ownerDocument.getSelection()?.toString() ?? '');
     expect(selected.trim() === EXPLAINED, `dragging over the sentence selected ${JSON.stringify(selected)}`);
-    const area = board().locator(`[data-testid="ask-area"][data-for="${elementId}"]`);
+    const area = board(page).locator(`[data-testid="ask-area"][data-for="${elementId}"]`);
     const toolbar = area.locator('[data-testid="selection-toolbar"]');
     await toolbar.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {
       throw new Error(`selecting text in element ${elementId} showed no selection toolbar under it`);
@@ -1079,7 +892,9 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(problems.length === 0, `Open Changes marks:\n    ${problems.join('\n    ')}`);
   });
 
-  if (runner.results.slice(first).some((r) => !r.ok)) await dumpDiagnostics();
+  if (runner.results.slice(first).some((r) => !r.ok)) {
+    dumpDiagnostics({ label: 'reading', cs, models, consoleErrors, codeServerLines: 60, rennetLogLines: 120, extHostErrors: true, modelRequests: true });
+  }
   await page?.close().catch(() => {});
   await cs?.stop();
   await models?.stop();
