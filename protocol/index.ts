@@ -6,3 +6,4 @@ export * from './webview';
 export * from './board';
 export * from './review';
 export * from './asks';
+export * from './read';

@@ -27,10 +27,10 @@ const MCP_PATH = '/mcp';
 /** Sessions kept at once; the oldest is closed beyond this (a seat reconnects, it does not fan out). */
 const MAX_SESSIONS = 32;
 
-/** What the server serves: a tool listing and a synchronous call (BoardSeat is one). */
+/** What the server serves: a tool listing and a call (BoardSeat is one; read tools answer asynchronously). */
 export interface ServedToolSurface {
   readonly tools: ReadonlyArray<{ name: string; description: string; inputSchema: JsonSchemaObject }>;
-  call(name: string, input: unknown): { text: string; isError: boolean };
+  call(name: string, input: unknown): { text: string; isError: boolean } | Promise<{ text: string; isError: boolean }>;
 }
 
 export interface SeatServerOptions {
@@ -63,9 +63,9 @@ export async function startSeatServer(options: SeatServerOptions): Promise<SeatS
   const makeServer = (): Server => {
     const server = new Server({ name: options.name ?? 'rennet', version: HOST_VERSION }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => {
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
       try {
-        const outcome = options.seat.call(request.params.name, request.params.arguments ?? {});
+        const outcome = await options.seat.call(request.params.name, request.params.arguments ?? {});
         return { content: [{ type: 'text' as const, text: outcome.text }], isError: outcome.isError };
       } catch (error) {
         // A host fault answers as a failed tool call (the seat reads it), not as a protocol error.

@@ -1,6 +1,10 @@
 import { lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SeatTool, ToolPort } from './ports';
+import type { JsonSchemaObject } from '../board/tools';
+import type { SeatTool } from './ports';
+
+/** A tool of this surface: its schema is a JSON Schema object, as the seat MCP server lists it. */
+type ReviewTool = SeatTool & { inputSchema: JsonSchemaObject };
 
 /**
  * A Flagged review seat's tool surface: ONE tool, `submit_findings`, that writes the seat's
@@ -12,7 +16,7 @@ export const SUBMIT_FINDINGS = 'submit_findings';
 /** Findings files above this are refused (the compiler reads them whole). */
 export const FINDINGS_MAX_BYTES = 512 * 1024;
 
-const TOOL: SeatTool = {
+const TOOL: ReviewTool = {
   name: SUBMIT_FINDINGS,
   description:
     'Submit your review: every finding you raise, as one Markdown document (for each: a title, the severity, the file and changed lines it concerns, what goes wrong and the fix). Calling it again replaces what you submitted. It returns nothing else.',
@@ -25,7 +29,7 @@ const TOOL: SeatTool = {
 };
 
 export interface ReviewSurface {
-  readonly tools: readonly SeatTool[];
+  readonly tools: readonly ReviewTool[];
   /** Synchronous, like BoardSeat.call (the seat MCP server calls it this way). */
   call(name: string, input: unknown): { text: string; isError: boolean };
   /** True once a findings file was written. */
@@ -68,9 +72,4 @@ export function reviewSurface(file: string, displayPath: string): ReviewSurface 
       return { text: `saved your review to ${displayPath} (${bytes} bytes).`, isError: false };
     },
   };
-}
-
-/** The surface as an in-process ToolPort. */
-export function reviewToolPort(surface: ReviewSurface): ToolPort {
-  return { tools: surface.tools, call: async (name, input) => surface.call(name, input) };
 }

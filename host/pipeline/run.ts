@@ -13,7 +13,10 @@ import { admitReferences, placeNoiseMembers } from '../board/writer';
 import { boardKeyOf, type Store, type StoredLaneOutcome } from '../store';
 import type { Harness, McpEndpoint, SeatSpec, ToolPort, TurnResult } from './ports';
 import { defaultDesignAssembler } from './design';
-import { reviewSurface, reviewToolPort } from './reviewers';
+import { reviewSurface } from './reviewers';
+import { withReadTools } from '../read/compose';
+import { gitChangeSource } from '../read/gitSource';
+import { readSurface, type ChangeSource } from '../read/tools';
 import {
   admitSettlement,
   exhaustedFailure,
@@ -110,6 +113,8 @@ class GenerationRun {
   private readonly contextAbs: string;
   private readonly promptContextDir: string;
   private readonly specOnly: boolean;
+  /** Where every seat's read tools read: the capture and the context directory. */
+  private readonly changeSource: ChangeSource;
   private fatal: { error: unknown } | null = null;
   private cancelled = false;
   private origin = 0;
@@ -136,6 +141,7 @@ class GenerationRun {
     const rel = relative(input.workspaceDir, this.contextAbs);
     this.promptContextDir = isAbsolute(input.contextDir) && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : input.contextDir;
     this.specOnly = isSpecOnlyChange(input.patchset);
+    this.changeSource = seams.changeSource?.(input) ?? gitChangeSource({ repoDir: input.workspaceDir, patchset: input.patchset, contextDir: this.contextAbs });
     this.lanes = Object.fromEntries(LENSES.map((lens) => [lens, this.newLane(lens)])) as Record<Lens, Lane>;
   }
 
@@ -489,19 +495,19 @@ class GenerationRun {
 
   private async runReviewer(lane: Lane, spec: SeatSpec, harness: Harness, file: string, display: string, budget: number): Promise<LadderResult> {
     const surface = reviewSurface(file, display);
-    // The seat server reads only `tools` and `call` of the seat it serves.
-    const server = await startSeatServer({ seat: surface as unknown as BoardSeat });
+    const served = withReadTools(surface, readSurface(this.changeSource));
+    const server = await startSeatServer({ seat: served });
     try {
       return await this.ladder({
         lane,
         spec,
         harness,
         budget,
-        tools: reviewToolPort(surface),
+        tools: { tools: served.tools, call: (name, input) => served.call(name, input) },
         mcp: { url: server.url, headers: { ...server.headers } },
         settled: () => (surface.submitted ? 'settled' : null),
         verdict: () => null,
-        stats: () => surface.stats(),
+        stats: () => served.stats(),
         afterTurn: () => undefined,
       });
     } finally {
@@ -559,14 +565,22 @@ class GenerationRun {
     lane.seat = seat;
     let server: SeatServerHandle | null = null;
     try {
-      server = await startSeatServer({ seat });
-      const tools: ToolPort = {
-        tools: seat.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-        call: async (name, input) => {
-          const outcome = seat.call(name, input);
-          this.flush(lane);
-          return { text: outcome.text, isError: outcome.isError };
+      const served = withReadTools(
+        {
+          tools: seat.tools,
+          call: (name: string, input: unknown) => {
+            const outcome = seat.call(name, input);
+            this.flush(lane);
+            return outcome;
+          },
+          stats: () => seat.stats(),
         },
+        readSurface(this.changeSource),
+      );
+      server = await startSeatServer({ seat: served });
+      const tools: ToolPort = {
+        tools: served.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+        call: (name, input) => served.call(name, input),
       };
       return await this.ladder({
         lane,
@@ -577,7 +591,7 @@ class GenerationRun {
         mcp: { url: server.url, headers: { ...server.headers } },
         settled: () => (seat.state.status === 'finished' ? 'settled' : seat.state.status === 'absent' ? 'absent' : null),
         verdict: () => verdictOf(seat.state.lastFinish),
-        stats: () => seat.stats(),
+        stats: () => served.stats(),
         afterTurn: () => this.flush(lane),
       });
     } finally {

@@ -4,6 +4,7 @@ import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../proto
 import type { BoardState } from '../board/state';
 import type { Store } from '../store';
 import type { NoiseOfferRegion } from './contextDir';
+import type { ChangeSource } from '../read/tools';
 import type { Clock, Harness, PromptReader } from './ports';
 
 /** The pipeline's input and output shapes (run.ts drives them). */
@@ -100,6 +101,11 @@ export interface LensPipelineSeams {
    * turn (awaited): where each member is, never what it says (the caller writes noise-offer.json).
    */
   onNoiseOffer?(regions: NoiseOfferRegion[]): void | Promise<void>;
+  /**
+   * Where every seat's read tools read (list_changes, read_diff, read_file, search_code,
+   * read_context). Omitted: git over the captured commits in workspaceDir, and the context directory.
+   */
+  changeSource?(input: LensPipelineInput): ChangeSource;
   /** Diagnostic lines (`[seat] …`). */
   log?(line: string): void;
   /** Cancels the run: seats are aborted, unsettled lanes stay unsettled, the promise rejects. */

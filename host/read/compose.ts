@@ -1,0 +1,40 @@
+import type { ReadSurface } from './tools';
+
+/**
+ * One seat's whole tool surface: its own tools (a board's, a Flagged review's submit_findings, an
+ * explainer's) and the read tools every seat gets, listed read tools first. Served the same way
+ * in-process (ToolPort) and over the seat's MCP server. A name both define is a programming error.
+ */
+
+export interface SeatToolSurface<T extends { name: string }> {
+  readonly tools: readonly T[];
+  call(name: string, input: unknown): { text: string; isError: boolean } | Promise<{ text: string; isError: boolean }>;
+}
+
+export interface ComposedSurface<T extends { name: string }> {
+  readonly tools: readonly T[];
+  call(name: string, input: unknown): Promise<{ text: string; isError: boolean }>;
+  /** Calls and refusals of both parts; `readBytes` is what the read tools sent. */
+  stats(): { calls: number; refusals: number; readCalls: number; readBytes: number };
+}
+
+export function withReadTools<T extends { name: string; description: string; inputSchema: Record<string, unknown> }>(
+  own: SeatToolSurface<T> & { stats?(): { calls: number; refusals: number } },
+  read: ReadSurface,
+): ComposedSurface<T> {
+  const readNames = new Set(read.tools.map((t) => t.name));
+  const clash = own.tools.find((t) => readNames.has(t.name));
+  if (clash) throw new Error(`the seat's own tool ${clash.name} has a read tool's name`);
+  const tools = [...(read.tools as unknown as readonly T[]), ...own.tools];
+  return {
+    tools,
+    async call(name, input) {
+      return readNames.has(name) ? read.call(name, input) : own.call(name, input);
+    },
+    stats() {
+      const r = read.stats();
+      const o = own.stats?.() ?? { calls: 0, refusals: 0 };
+      return { calls: o.calls + r.calls, refusals: o.refusals + r.refusals, readCalls: r.calls, readBytes: r.bytes };
+    },
+  };
+}
