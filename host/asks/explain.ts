@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import { join } from 'node:path';
+import { CONTEXT_ROOT } from '../pipeline/contextDir';
+import { withReadTools } from '../read/compose';
+import { gitChangeSource } from '../read/gitSource';
+import { readSurface } from '../read/tools';
 import { AskKeyPart, EXPLAIN_TURN_TIMEOUT_MS, QuoteAnchorInput, type QuoteAnchor } from '../../protocol/asks';
 import { LENS_TITLES, type Lens } from '../../protocol/board';
 import { HarnessConfig } from '../../protocol/review';
@@ -180,16 +185,18 @@ export async function explainSpan(deps: ExplainDeps, raw: unknown, signal?: Abor
       // and hands in text through one tool.
       role: 'reviewer',
     };
+    // The explainer reads the change as every seat does (host/read), besides its own four tools.
+    const served = withReadTools(surface, readSurface(gitChangeSource({ repoDir: session.repoRoot, patchset, contextDir: join(CONTEXT_ROOT, sessionId) })));
     let server: SeatServerHandle | null = null;
     let turn: TurnResult;
     try {
-      server = await startSeatServer({ seat: surface });
+      server = await startSeatServer({ seat: served });
       turn = await harness.runTurn({
         seat,
         prompt: explainPrompt(anchor.lens),
         followUp: false,
         cwd: session.repoRoot,
-        tools: { tools: surface.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), call: async (name, input) => surface.call(name, input) },
+        tools: { tools: served.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), call: (name, input) => served.call(name, input) },
         mcp: { url: server.url, headers: { ...server.headers } },
         signal: abort.signal,
         onEvent: () => undefined,

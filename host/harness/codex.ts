@@ -79,6 +79,9 @@ export function codexArgs(input: CodexArgsInput): string[] {
     ...(input.model ? ['-m', input.model] : []),
     '-c',
     codexMcpOverride(input.mcp),
+    // No AGENTS.md (or other project doc) from the reviewed change becomes instructions.
+    '-c',
+    'project_doc_max_bytes=0',
     // exec's options above apply to `resume` too (measured: -s before `resume` sets its sandbox).
     ...(input.resume ? ['resume', input.resume] : []),
     '--',

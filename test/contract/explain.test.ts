@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { READ_TOOL_NAMES } from '../../protocol/read';
 import type { AskProjection } from '../../protocol/asks';
 import { LENSES } from '../../protocol/board';
 import type { GenerationSnapshot, HarnessConfig } from '../../protocol/review';
@@ -181,7 +182,8 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
     assert.match(tools[1] ?? '', /^ +\d+ +\d* [+-]/m, 'read_excerpt returned captured diff lines');
     assert.match(tools[2] ?? '', /Your explanation is recorded/);
     const offered = ((requests[0]!.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
-    assert.deepEqual(offered, ['read_quote', 'read_element', 'read_excerpt', 'answer']);
+    // The read tools every seat gets, then the explainer's own four.
+    assert.deepEqual(offered, [...READ_TOOL_NAMES, 'read_quote', 'read_element', 'read_excerpt', 'answer']);
 
     // Asked again in the same thread: no new thread, two more messages.
     const threads = Object.keys((await projection()).quoteThreads).length;

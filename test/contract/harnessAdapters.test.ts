@@ -45,8 +45,8 @@ describe('CLI harness adapters (no vendor CLI needed)', () => {
     it('codex: a first turn and a resume; the secret stays out of argv', () => {
       const override = 'mcp_servers.rennet={url="http://127.0.0.1:4567/mcp",env_http_headers={"x-rennet-seat-secret"="RENNET_MCP_HEADER_0"},default_tools_approval_mode="approve",required=true}';
       assert.equal(codexMcpOverride(MCP), override);
-      assert.deepEqual(codexArgs({ prompt: 'Write it.', mcp: MCP, model: 'gpt-5.5', resume: null }), ['exec', '--json', '--skip-git-repo-check', '-s', 'read-only', '-m', 'gpt-5.5', '-c', override, '--', 'Write it.']);
-      assert.deepEqual(codexArgs({ prompt: 'VERDICT', mcp: MCP, model: null, resume: '01a2-thread' }), ['exec', '--json', '--skip-git-repo-check', '-s', 'read-only', '-c', override, 'resume', '01a2-thread', '--', 'VERDICT']);
+      assert.deepEqual(codexArgs({ prompt: 'Write it.', mcp: MCP, model: 'gpt-5.5', resume: null }), ['exec', '--json', '--skip-git-repo-check', '-s', 'read-only', '-m', 'gpt-5.5', '-c', override, '-c', 'project_doc_max_bytes=0', '--', 'Write it.']);
+      assert.deepEqual(codexArgs({ prompt: 'VERDICT', mcp: MCP, model: null, resume: '01a2-thread' }), ['exec', '--json', '--skip-git-repo-check', '-s', 'read-only', '-c', override, '-c', 'project_doc_max_bytes=0', 'resume', '01a2-thread', '--', 'VERDICT']);
       assert.deepEqual(codexArgs({ prompt: null, mcp: MCP, model: null, resume: null }).slice(-2), ['--', '-']);
       assert.ok(!codexArgs({ prompt: 'x', mcp: MCP, model: null, resume: null }).join(' ').includes('s3cr3t'));
       assert.deepEqual(codexHeaderEnv(MCP), { RENNET_MCP_HEADER_0: 's3cr3t' });

@@ -136,6 +136,35 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.ok(members[0]!.parent);
   });
 
+  for (const transport of ['in-process', 'mcp'] as const) {
+    it(`every seat reads the change through the read tools before it writes (${transport})`, async () => {
+      const script = fullScriptFor(patchset);
+      const reads = [
+        { tool: 'list_changes' },
+        { tool: 'read_diff', input: { path: 'src/app.ts' } },
+        { tool: 'read_file', input: { path: 'src/util.ts', side: 'head', start_line: 5, end_line: 5 } },
+        { tool: 'search_code', input: { pattern: 'line thirty' } },
+      ];
+      for (const entry of Object.values(script.seats)) {
+        const turn = entry.turns[0];
+        if (Array.isArray(turn)) turn.unshift(...reads);
+      }
+      const { outcome, assignment } = await run(script, { transport });
+      for (const l of outcome.lanes) assert.equal(l.state, 'settled', `${l.lens}: ${JSON.stringify(l.failure)}`);
+      const seats = ['design:drafter', 'sequence:drafter', 'decisions:drafter', 'flagged:reviewer:claude', 'flagged:reviewer:codex', 'flagged:compiler', 'noise:drafter'];
+      for (const seatId of seats) {
+        const [first] = assignment.harnesses.flatMap((h) => h.turnsOf(seatId));
+        assert.ok(first, `${seatId} ran no turn`);
+        const [list, diff, file, search] = first.calls;
+        for (const call of [list, diff, file, search]) assert.equal(call?.isError, false, `${seatId} ${call?.tool}: ${call?.text}`);
+        assert.match(list?.text ?? '', /^src\/app\.ts — modified · \+2 −2$/m, seatId);
+        assert.match(diff?.text ?? '', /^\+ +10 \| line ten$/m, seatId);
+        assert.match(file?.text ?? '', /^5\| UTIL 5$/m, seatId);
+        assert.match(search?.text ?? '', /^src\/app\.ts:30: line thirty$/m, seatId);
+      }
+    });
+  }
+
   it('records spend per seat turn (no usage: null tokens, never zero) and durable per-phase timings', async () => {
     const { outcome, store, generationId } = await run(fullScript());
     for (const s of outcome.spend) SeatSpend.parse(s);
