@@ -13,7 +13,7 @@ import type { PromptFileName } from './generated';
  */
 
 /** Bump when a prompt's meaning changes, so recorded seat runs can say which prompts they ran. */
-export const PROMPTS_VERSION = 2;
+export const PROMPTS_VERSION = 3;
 
 /** Seat roles, as host/pipeline/ports.ts's SeatRole names them. */
 export type PromptSeatRole = 'drafter' | 'reviewer' | 'compiler';
@@ -53,13 +53,13 @@ const ALL: readonly PromptPartial[] = ['investigation', 'reader-voice', 'tool-gu
 
 /** One entry per seat a generation can run. The Flagged lens has review seats and one compiler. */
 export const SEAT_PROMPTS: readonly SeatPromptEntry[] = [
-  { lens: 'design', role: 'drafter', file: 'design.md', partials: ALL, budgetBytes: 14_064 /* measured 12,785 */ },
-  { lens: 'sequence', role: 'drafter', file: 'sequence.md', partials: ALL, budgetBytes: 10_271 /* measured 9,337 */ },
-  { lens: 'decisions', role: 'drafter', file: 'decisions.md', partials: ALL, budgetBytes: 10_434 /* measured 9,485 */ },
+  { lens: 'design', role: 'drafter', file: 'design.md', partials: ALL, budgetBytes: 15_261 /* measured 13,873 */ },
+  { lens: 'sequence', role: 'drafter', file: 'sequence.md', partials: ALL, budgetBytes: 11_708 /* measured 10,643 */ },
+  { lens: 'decisions', role: 'drafter', file: 'decisions.md', partials: ALL, budgetBytes: 11_489 /* measured 10,444 */ },
   // A review seat writes a findings file, not a board: no board-tool guidance.
-  { lens: 'flagged', role: 'reviewer', file: 'flagged-review.md', partials: ['investigation', 'reader-voice'], budgetBytes: 8_042 /* measured 7,310 */ },
-  { lens: 'flagged', role: 'compiler', file: 'flagged-compile.md', partials: ALL, budgetBytes: 11_451 /* measured 10,410 */ },
-  { lens: 'noise', role: 'drafter', file: 'noise.md', partials: ALL, budgetBytes: 10_565 /* measured 9,604 */ },
+  { lens: 'flagged', role: 'reviewer', file: 'flagged-review.md', partials: ['investigation', 'reader-voice'], budgetBytes: 10_173 /* measured 9,248 */ },
+  { lens: 'flagged', role: 'compiler', file: 'flagged-compile.md', partials: ALL, budgetBytes: 12_871 /* measured 11,700 */ },
+  { lens: 'noise', role: 'drafter', file: 'noise.md', partials: ALL, budgetBytes: 11_774 /* measured 10,703 */ },
 ];
 
 export const DOCUMENT_PROMPTS: readonly DocumentPromptEntry[] = [

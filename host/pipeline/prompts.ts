@@ -61,8 +61,8 @@ export function assembleSeatPrompt(entry: SeatPromptEntry, context: SeatPromptCo
   const header = [
     `# Rennet: ${LENS_TITLES[entry.lens]} (${ROLE_LABELS[entry.role]})`,
     '',
-    `Your working directory is the repository under review. The context directory for this review is \`${dir}/\`. ` +
-      `Read \`${dir}/README.md\` first: it states the reviewed range, the exact diff command, and what every other file there holds. ` +
+    `The context directory for this review is \`${dir}/\`: read its files by name with \`read_context\`, \`README.md\` first. ` +
+      'It states the reviewed range and what every other file there holds. ' +
       'A file named below without a directory, such as `pr.md`, is the file of that name in the context directory; some are present only for some changes, and the README lists the ones that are.',
   ].join('\n');
   return joinParts([header, PROMPT_FILES[entry.file], ...entry.partials.map((p) => PROMPT_FILES[PARTIAL_FILES[p]])]);

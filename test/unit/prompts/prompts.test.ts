@@ -12,6 +12,7 @@ import {
 } from '../../../host/pipeline/prompts';
 import { KIND_INPUTS, INPUT_ONLY_FIELDS, type Lens } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
+import { READ_TOOL_NAMES } from '../../../protocol/read';
 import { PROMPT_FILES } from '../../../prompts/generated';
 import { DOCUMENT_PROMPTS, PARTIAL_FILES, PARTIALS, SEAT_PROMPTS, documentPromptEntry, type SeatPromptEntry } from '../../../prompts/manifest';
 import type { TestRepo } from '../../fixtures/gitRepo';
@@ -116,13 +117,13 @@ describe('seat prompts: the prompt-budget tripwire', function () {
 describe('seat prompts: assembly', () => {
   const contextDir = `.rennet/context/${FIXTURE_SESSION_ID}`;
 
-  it('opens with a fixed header naming the context directory and its README', () => {
+  it('opens with a fixed header naming the context directory and how to read its README', () => {
     for (const entry of SEAT_PROMPTS) {
       const text = assembleSeatPrompt(entry, { contextDir });
       const header = text.slice(0, text.indexOf(PROMPT_FILES[entry.file].trimEnd()));
       assert.match(header, /^# Rennet: /);
       assert.ok(header.includes(`\`${contextDir}/\``), `${entry.file}: header does not name the context directory`);
-      assert.ok(header.includes(`\`${contextDir}/README.md\``), `${entry.file}: header does not name the README`);
+      assert.ok(header.includes('`README.md` first') && header.includes('`read_context`'), `${entry.file}: header does not say to read the README with read_context`);
       assert.ok(promptBytes(header) < 600, `${entry.file}: the header is ${promptBytes(header)} bytes`);
     }
   });
@@ -168,19 +169,21 @@ describe('seat prompts: assembly', () => {
     assert.equal(reader.seatPrompt(seatOf(entry), { contextDir: `${contextDir}/` }), reader.seatPrompt(seatOf(entry), { contextDir }));
   });
 
-  it('teaches only tools and fields the seat is served (lens files against `rennet tools --lens`)', () => {
-    // Backticked snake_case words in a board seat's own file are tool names or input fields of its lens.
-    const notTools = new Set(['member_id', 'start_line', 'end_line', 'local_id']);
+  it('teaches only tools and fields the seat is served (lens files against `rennet tools --lens`, plus the read tools)', () => {
+    // Backticked snake_case words in a board seat's own file are tool names or input fields of its
+    // lens, the read tools every seat gets, or fields of a context file (noise-offer.json) or of a
+    // write_board entry. seatTools.test.ts checks the whole expanded prompt of every seat.
+    const notTools = new Set(['member_id', 'start_line', 'end_line', 'local_id', 'path_escaped', 'file_index']);
     for (const entry of SEAT_PROMPTS.filter((e) => e.role !== 'reviewer')) {
       const tools = buildBoardTools(entry.lens as Lens);
-      const names = new Set(tools.map((t) => t.name));
+      const names = new Set<string>([...tools.map((t) => t.name), ...READ_TOOL_NAMES]);
       const fields = new Set(tools.flatMap((t) => Object.keys((t.inputSchema as { properties?: object }).properties ?? {})));
       for (const [, word] of PROMPT_FILES[entry.file].matchAll(/`([a-z]+(?:_[a-z]+)+)`/g)) {
         assert.ok(names.has(word as string) || fields.has(word as string) || notTools.has(word as string), `${entry.file} teaches \`${word}\`, which the ${entry.lens} tools do not have`);
       }
     }
-    // The shared tool guidance names only verbs every board seat has, plus settle_absent (which it conditions on the tool list).
-    const common = ['set_document', 'cite', 'finish', 'remove_element', 'settle_absent'];
+    // The shared tool guidance names only verbs every board seat has, and the read tools every seat has.
+    const common: string[] = ['set_document', 'cite', 'finish', 'remove_element', ...READ_TOOL_NAMES];
     for (const [, word] of PROMPT_FILES['partials/tool-guidance.md'].matchAll(/`([a-z]+(?:_[a-z]+)+|cite|finish)`/g)) {
       assert.ok(common.includes(word as string) || ['parent_id', 'add_code_ref'].includes(word as string) || Object.values(KIND_INPUTS).some((s) => word as string in s.shape), `tool-guidance teaches \`${word}\``);
     }
