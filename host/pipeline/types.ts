@@ -45,8 +45,13 @@ export interface LensPipelineInput {
   patchset: Patchset;
   sessionId: string;
   generationId: string;
-  /** The reviewed checkout: each seat's working directory. */
+  /** The reviewed checkout: where the context directory lives (and each seat's working directory unless seatDir says otherwise). */
   workspaceDir: string;
+  /**
+   * The seats' working directory: a snapshot of the reviewed head
+   * (host/read/headWorkspace.ts), so a CLI seat's own reads agree with the capture. Default workspaceDir.
+   */
+  seatDir?: string;
   /**
    * The session's context directory as the prompts name it (repo-relative, e.g.
    * `.rennet/context/<sessionId>`); resolved against workspaceDir for the files the host writes

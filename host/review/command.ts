@@ -2,6 +2,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LENSES, LENS_TITLES, type Lens } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
+import type { Result } from '../../protocol/result';
 import type { LaneFailure, ReviewReport } from '../../protocol/review';
 import type { BoardState } from '../board/state';
 import type { Store } from '../store';
@@ -43,6 +44,8 @@ export interface ReviewRunDeps {
   stdout(text: string): void;
   stderr(text: string): void;
   newGenerationId(): string;
+  /** The reviewed head as the seats' working directory (host/read/headWorkspace.ts); absent: the checkout. */
+  headWorkspace?(dataDir: string, repoDir: string, patchset: Patchset): Promise<Result<string>>;
 }
 
 /** Refuses an output path before any work: its directory must exist and it must not be a directory. */
@@ -65,7 +68,7 @@ export interface LensRunOptions {
   store: Store | null;
 }
 
-export type LensRunDeps = Pick<ReviewRunDeps, 'writeContextDir' | 'writeNoiseOffer' | 'prompts' | 'clock' | 'assembleDesign' | 'newGenerationId'>;
+export type LensRunDeps = Pick<ReviewRunDeps, 'writeContextDir' | 'writeNoiseOffer' | 'prompts' | 'clock' | 'assembleDesign' | 'newGenerationId' | 'headWorkspace'>;
 
 /** The caller's view of a run: frames, lane changes, diagnostic lines, cancellation. */
 export type LensRunObservers = Pick<LensPipelineSeams, 'onFrame' | 'onLane' | 'log' | 'signal'>;
@@ -101,6 +104,7 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
   }
 
   const generationId = deps.newGenerationId();
+  const seatDir = await seatDirectory(options, deps, observers);
   const seams: LensPipelineSeams = {
     prompts: deps.prompts,
     clock: deps.clock,
@@ -118,10 +122,24 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
     sessionId: options.sessionId,
     generationId,
     workspaceDir: options.workspace,
+    ...(seatDir ? { seatDir } : {}),
     contextDir: context.relative,
     harnesses: options.harnesses,
   };
   return { generationId, input, seams };
+}
+
+/**
+ * Where the seats run: the reviewed head as a snapshot under the data directory when there is a
+ * store (its directory) and a headWorkspace dep; else the checkout itself, and a snapshot that
+ * could not be made says why in the log (the read tools still read the capture either way).
+ */
+async function seatDirectory(options: LensRunOptions, deps: LensRunDeps, observers: LensRunObservers): Promise<string | null> {
+  if (!deps.headWorkspace || !options.store) return null;
+  const made = await deps.headWorkspace(options.store.dir, options.workspace, options.patchset);
+  if (made.ok) return made.value;
+  observers.log?.(`[seat] the seats run in ${options.workspace}: ${made.error.message}`);
+  return null;
 }
 
 export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps): Promise<ReviewReport> {

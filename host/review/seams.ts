@@ -3,6 +3,7 @@ import { writeContextDir, writeNoiseOffer } from '../pipeline/contextDir';
 import { readFileAtCommit } from '../pipeline/design';
 import { createPromptReader } from '../pipeline/prompts';
 import { newGenerationId, runLensPipeline } from '../pipeline/run';
+import { headWorkspace } from '../read/headWorkspace';
 import type { ReviewRunDeps } from './command';
 
 /**
@@ -19,6 +20,7 @@ export function reviewDeps(repoRoot: string, out: Pick<ReviewRunDeps, 'stdout' |
     clock: { now: () => new Date() },
     assembleDesign: (patchset) => assembleDesignBoard(patchset, (path) => readFileAtCommit(repoRoot, patchset.head, path)),
     newGenerationId,
+    headWorkspace,
     ...out,
   };
 }
