@@ -31,9 +31,13 @@ export const SeatSpend = z.object({
   durationMs: z.number().nonnegative(),
   inputTokens: z.number().int().nonnegative().nullable(),
   outputTokens: z.number().int().nonnegative().nullable(),
-  /** Board tool calls the seat made, refusals included; null for a turn with no board to call. */
+  /** Tool calls the seat made (its own tools and the read tools), refusals included; null when unknown. */
   toolCalls: z.number().int().nonnegative().nullable(),
   refusals: z.number().int().nonnegative().nullable(),
+  /** Of those, calls to the read tools (protocol/read.ts), the bytes they sent and the time they took. Absent on records from before the read tools. */
+  readCalls: z.number().int().nonnegative().nullable().optional(),
+  readBytes: z.number().int().nonnegative().nullable().optional(),
+  readMs: z.number().nonnegative().nullable().optional(),
   priceUsd: z.number().nonnegative().nullable(),
 });
 export type SeatSpend = z.infer<typeof SeatSpend>;

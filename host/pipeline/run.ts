@@ -97,7 +97,7 @@ interface LadderParams {
   mcp: McpEndpoint | null;
   settled(): 'settled' | 'absent' | null;
   verdict(): string | null;
-  stats(): { calls: number; refusals: number };
+  stats(): { calls: number; refusals: number; readCalls?: number; readBytes?: number; readMs?: number };
   afterTurn(): void;
 }
 
@@ -621,7 +621,7 @@ class GenerationRun {
           seat: p.spec,
           prompt,
           followUp,
-          cwd: this.input.workspaceDir,
+          cwd: this.input.seatDir ?? this.input.workspaceDir,
           tools: p.tools,
           mcp: p.mcp,
           signal: this.controller.signal,
@@ -645,7 +645,7 @@ class GenerationRun {
     return { kind: 'exhausted', attempts: spent, lastVerdict: p.verdict(), harnessFailure };
   }
 
-  private recordTurn(p: LadderParams, followUp: boolean, started: number, ended: number, result: TurnResult, before: { calls: number; refusals: number }): void {
+  private recordTurn(p: LadderParams, followUp: boolean, started: number, ended: number, result: TurnResult, before: ReturnType<LadderParams['stats']>): void {
     const after = p.stats();
     const durationMs = Math.max(0, ended - started);
     const tokens = (n: number | null | undefined) => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null);
@@ -661,6 +661,9 @@ class GenerationRun {
       outputTokens: tokens(result.usage?.outputTokens),
       toolCalls: after.calls - before.calls,
       refusals: after.refusals - before.refusals,
+      ...(after.readCalls !== undefined
+        ? { readCalls: after.readCalls - (before.readCalls ?? 0), readBytes: (after.readBytes ?? 0) - (before.readBytes ?? 0), readMs: Math.round((after.readMs ?? 0) - (before.readMs ?? 0)) }
+        : {}),
       priceUsd: typeof price === 'number' && Number.isFinite(price) && price >= 0 ? price : null,
     });
     this.timings.push({ phase: followUp ? 'lens-repair' : 'lens-draft', lens: p.spec.lens, seat: p.spec.seatId, startedAt: this.iso(started), durationMs });

@@ -11,11 +11,20 @@ export interface SeatToolSurface<T extends { name: string }> {
   call(name: string, input: unknown): { text: string; isError: boolean } | Promise<{ text: string; isError: boolean }>;
 }
 
+/** A seat's tool counters: all calls and refusals, and the read tools' share. */
+export interface ReadTotals {
+  calls: number;
+  refusals: number;
+  readCalls: number;
+  readBytes: number;
+  readMs: number;
+}
+
 export interface ComposedSurface<T extends { name: string }> {
   readonly tools: readonly T[];
   call(name: string, input: unknown): Promise<{ text: string; isError: boolean }>;
   /** Calls and refusals of both parts; `readBytes` is what the read tools sent. */
-  stats(): { calls: number; refusals: number; readCalls: number; readBytes: number };
+  stats(): ReadTotals;
 }
 
 export function withReadTools<T extends { name: string; description: string; inputSchema: Record<string, unknown> }>(
@@ -34,7 +43,7 @@ export function withReadTools<T extends { name: string; description: string; inp
     stats() {
       const r = read.stats();
       const o = own.stats?.() ?? { calls: 0, refusals: 0 };
-      return { calls: o.calls + r.calls, refusals: o.refusals + r.refusals, readCalls: r.calls, readBytes: r.bytes };
+      return { calls: o.calls + r.calls, refusals: o.refusals + r.refusals, readCalls: r.calls, readBytes: r.bytes, readMs: r.ms };
     },
   };
 }

@@ -67,6 +67,8 @@ export interface ReadStats {
   refusals: number;
   /** UTF-8 bytes of every result sent. */
   bytes: number;
+  /** Milliseconds spent answering (git reads included). */
+  ms: number;
 }
 
 export interface ReadSurface {
@@ -121,7 +123,7 @@ function readTool(name: string, description: string, zod: z.ZodObject): ReadTool
 
 /** The read tools as served to one seat over `source`. */
 export function readSurface(source: ChangeSource): ReadSurface {
-  const stats: ReadStats = { calls: 0, refusals: 0, bytes: 0 };
+  const stats: ReadStats = { calls: 0, refusals: 0, bytes: 0, ms: 0 };
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
   const send = (text: string, isError: boolean) => {
     if (isError) stats.refusals++;
@@ -142,7 +144,9 @@ export function readSurface(source: ChangeSource): ReadSurface {
         return send(`The input of ${name} is not valid (${where}${issue?.message ?? 'unknown'}); nothing was read.`, true);
       }
       const value = parsed.data as Record<string, unknown>;
+      const started = performance.now();
       const answer = await answerOf(source, name, value);
+      stats.ms += performance.now() - started;
       return send(answer.text, answer.isError);
     },
   };

@@ -18,6 +18,7 @@ import {
   type SeatSpend,
   type Severity,
 } from '../../protocol';
+import { formatKiB } from '../format';
 
 // ─── Lanes and the rail ──────────────────────────────────────────────────────────────────────
 
@@ -148,7 +149,7 @@ export function duration(ms: number): string {
 }
 
 export interface SpendPart {
-  key: 'turns' | 'tokens' | 'tools' | 'time' | 'price' | 'wall' | 'first';
+  key: 'turns' | 'tokens' | 'tools' | 'reads' | 'time' | 'price' | 'wall' | 'first';
   text: string;
   title?: string;
 }
@@ -177,6 +178,13 @@ export function spendParts(spend: readonly SeatSpend[]): SpendPart[] {
     const calls = withTools.reduce((sum, s) => sum + (s.toolCalls ?? 0), 0);
     const refusals = withTools.reduce((sum, s) => sum + (s.refusals ?? 0), 0);
     parts.push({ key: 'tools', text: `${plural(calls, 'tool call')}${refusals > 0 ? ` (${refusals.toLocaleString('en-US')} refused)` : ''}` });
+    const reading = withTools.filter((s) => typeof s.readCalls === 'number');
+    if (reading.length > 0) {
+      const reads = reading.reduce((sum, s) => sum + (s.readCalls ?? 0), 0);
+      const bytes = reading.reduce((sum, s) => sum + (s.readBytes ?? 0), 0);
+      const ms = reading.reduce((sum, s) => sum + (s.readMs ?? 0), 0);
+      parts.push({ key: 'reads', text: `${plural(reads, 'read')} (${formatKiB(bytes)} in ${duration(ms)})`, title: 'Calls to the read tools (list_changes, read_diff, read_file, search_code, read_context): what the seats read of the change.' });
+    }
   }
   const seatMs = spend.reduce((sum, s) => sum + s.durationMs, 0);
   parts.push({ key: 'time', text: `${duration(seatMs)} seat time`, title: 'The seat turns’ durations added up (they may overlap).' });

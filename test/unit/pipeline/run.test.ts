@@ -162,6 +162,13 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
         assert.match(file?.text ?? '', /^5\| UTIL 5$/m, seatId);
         assert.match(search?.text ?? '', /^src\/app\.ts:30: line thirty$/m, seatId);
       }
+      // Each seat's spend says what it read.
+      for (const seatId of seats) {
+        const turn = outcome.spend.find((x) => x.seat === seatId);
+        assert.equal(turn?.readCalls, 4, `${seatId} spend: ${JSON.stringify(turn)}`);
+        assert.ok((turn?.readBytes ?? 0) > 100 && typeof turn?.readMs === 'number', `${seatId} spend: ${JSON.stringify(turn)}`);
+        assert.ok((turn?.toolCalls ?? 0) > 4, 'toolCalls counts the read calls and the seat’s own');
+      }
     });
   }
 

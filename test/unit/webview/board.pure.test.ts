@@ -132,6 +132,12 @@ describe('webview/board (pure)', () => {
       assert.equal(spendParts([])[0]?.text, 'no seat turns yet');
     });
 
+    it('says what the seats read through the read tools, and nothing for records from before them', () => {
+      const parts = spendParts([spend('flagged', { readCalls: 7, readBytes: 3 * 1024, readMs: 240 }), spend('noise', { readCalls: 2, readBytes: 1024, readMs: 60 })]);
+      assert.equal(parts.find((p) => p.key === 'reads')?.text, '9 reads (4 KiB in 300 ms)');
+      assert.equal(spendParts([spend('flagged')]).find((p) => p.key === 'reads'), undefined);
+    });
+
     it('times a generation by its phases', () => {
       const parts = generationSpendParts(generation());
       assert.equal(parts.find((p) => p.key === 'wall')?.text, '40.0 s wall clock');
