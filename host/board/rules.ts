@@ -689,11 +689,15 @@ const originCompiled: BoundaryRule = {
 const noCodeBytes: BoundaryRule = {
   id: 'no-code-bytes',
   tier: 'boundary',
-  summary: 'Prose carries no code bytes (fenced, indented, or inline spans that are not identifier-like); code on a board is a code_ref.',
+  summary:
+    'Prose carries no code bytes (fenced, indented, or inline spans that are not identifier-like); code on a board is a code_ref. In the transcribed register an inline span is the source’s own inline formatting and passes; code blocks do not.',
   onElements(c) {
     const out: Refusal[] = [];
+    // Transcribed prose quotes the project's artifacts with their inline formatting; only a code
+    // block there is code carried as bytes. The register drops no rule: this one still screens it.
+    const transcribed = isTranscribed(c.next);
     for (const { field: name, text } of writtenProse(c)) {
-      const found = findCodeBytes(text);
+      const found = findCodeBytes(text).filter((bytes) => !(transcribed && bytes.kind === 'inline'));
       if (found.length === 0) continue;
       const first = found[0]!;
       const what = first.kind === 'inline' ? `an inline code span (\`${first.excerpt}\`) that is code, not a name` : `a ${first.kind} code block (${first.excerpt || 'empty'})`;

@@ -64,35 +64,49 @@ export function selectOpenSpec(paths: readonly string[]): Selection | null {
   return null;
 }
 
-/** Kiro selects a feature directory under .kiro/specs/; steering documents alone are their own selection. */
+/** The files a Kiro feature directory holds; the directory of a touched one is the feature. */
+export const KIRO_FEATURE_FILES = ['requirements.md', 'bugfix.md', 'design.md', 'tasks.md'] as const;
+
+/**
+ * Kiro selects a feature directory under .kiro/specs/: the directory that holds a touched
+ * requirements.md, bugfix.md, design.md or tasks.md (so a feature kept in a subfolder such as
+ * .kiro/specs/_archived/<feature>/ is that feature), else the first directory under .kiro/specs/.
+ * Steering documents alone are their own selection.
+ */
 export function selectKiro(paths: readonly string[]): Selection | null {
   const features = new Set<string>();
+  const holders = new Set<string>();
   const steering: string[] = [];
   for (const path of paths) {
     const feature = path.match(/^\.kiro\/specs\/([^/]+)\/.+/);
-    if (feature) features.add(`.kiro/specs/${feature[1]}`);
-    else if (/^\.kiro\/steering\/[^/]+$/.test(path) && isMarkdown(path)) steering.push(path);
+    if (feature) {
+      features.add(`.kiro/specs/${feature[1]}`);
+      const dir = path.slice(0, path.lastIndexOf('/'));
+      if ((KIRO_FEATURE_FILES as readonly string[]).includes(path.slice(dir.length + 1))) holders.add(dir);
+    } else if (/^\.kiro\/steering\/[^/]+$/.test(path) && isMarkdown(path)) steering.push(path);
   }
-  const root = first(features);
+  const root = first(holders) ?? first(features);
   if (root) return { format: 'kiro', kind: 'feature', root, touched: paths.filter(under(root)) };
   if (steering.length > 0) return { format: 'kiro', kind: 'steering', root: '.kiro/steering', touched: steering };
   return null;
 }
 
 export const BMAD_STORY = /^docs\/stories\/(?:[^/]+\/)*([^/]+)$/;
+/** Names a story file gives itself: 1.2…md, 1-2-<slug>.md (BMAD v6), story-…md, …story.md. */
+const STORY_NAME = /^(?:\d+\.\d+|\d+-\d+[a-z]?-|story-)|\.story\.md$/i;
 export const BMAD_PLANNING = ['docs/prd.md', 'docs/architecture.md'] as const;
 /** The file a BMAD installation writes; its presence makes docs/prd.md and docs/architecture.md BMAD's. */
 export const BMAD_CONFIG = '.bmad-core/core-config.yaml';
 
 /**
- * BMAD selects one story (docs/stories/<n.m>…md or …story.md); without one, the PRD and
+ * BMAD selects one story (docs/stories/<n.m>…md, <n>-<m>-…md, story-…md or …story.md); without one, the PRD and
  * architecture documents, but only in a repository that carries BMAD (a touched .bmad-core/ or
  * .bmad/ path, or .bmad-core/core-config.yaml at the head).
  */
 export async function selectBmad(paths: readonly string[], read: ReadHeadFile): Promise<Selection | null> {
   const stories = paths.filter((p) => {
     const name = p.match(BMAD_STORY)?.[1];
-    return !!name && isMarkdown(name) && (/\.story\.md$/i.test(name) || /^\d+\.\d+/.test(name));
+    return !!name && isMarkdown(name) && STORY_NAME.test(name);
   });
   const story = stories[0];
   if (story) return { format: 'bmad', kind: 'story', root: story, touched: [story] };

@@ -1,11 +1,12 @@
 import { codeRegions } from '../board/prose';
-import { LABELS } from './model';
+import { LABELS, codeBlockLabel, type CodeSpan } from './model';
 
 /**
  * A small line-based Markdown reader, enough for specification files: front matter, fenced
  * blocks, ATX headings as an outline, and the blocks under a heading (paragraphs, lists with
  * their items and check marks, fences). It never rewrites text: every string it returns is the
- * file's own lines, dedented, with code blocks replaced by a fixed label.
+ * file's own lines, dedented, with each code block replaced by a fixed label naming the file and
+ * its lines. Inline code spans are the text's own formatting and stay as written.
  */
 
 export interface Heading {
@@ -229,28 +230,75 @@ function itemsOf(file: MdFile, start: number, end: number): ListItem[] {
 
 // ─── Text ────────────────────────────────────────────────────────────────────────────────────
 
+/** A fenced block's code lines, 1-based inclusive (the fence lines themselves when it holds none). */
+export function fenceSpan(file: MdFile, fence: { start: number; end: number }): CodeSpan {
+  const closed = fence.end > fence.start && /^\s*(`{3,}|~{3,})\s*$/.test(file.lines[fence.end] as string);
+  const first = fence.start + 1;
+  const last = closed ? fence.end - 1 : fence.end;
+  return first <= last ? { path: file.path, start: first + 1, end: last + 1 } : { path: file.path, start: fence.start + 1, end: fence.end + 1 };
+}
+
+/** Adds a span to a sink once. */
+function collect(sink: CodeSpan[] | undefined, span: CodeSpan): void {
+  if (sink && !sink.some((s) => s.path === span.path && s.start === span.start && s.end === span.end)) sink.push(span);
+}
+
 /**
  * The file's own lines [start, end), dedented by `dedent` columns at most, with each fenced
- * block replaced by the code-block label (and any indented code block the board's own reader
- * would find, too). Leading and trailing blank lines are dropped.
+ * block (and any indented code block the board's own reader would find) replaced by its label,
+ * which names the file and the block's lines. Each such block is added to `sink`. Leading and
+ * trailing blank lines are dropped.
  */
-export function textOf(file: MdFile, start: number, end: number, dedent = 0): string {
+export function textOf(file: MdFile, start: number, end: number, dedent = 0, sink?: CodeSpan[]): string {
   const out: string[] = [];
+  /** The 0-based file line each output line was read from (null for a label line). */
+  const from: Array<number | null> = [];
   for (let i = start; i < end; i++) {
     const line = file.lines[i] as string;
     if (file.frontMatter && i >= file.frontMatter.start && i <= file.frontMatter.end) continue;
     if (file.fenced[i]) {
-      const fence = file.fences.find((f) => f.start <= i && i <= f.end);
-      const fenceIndent = Math.max(0, indentOf(file.lines[fence?.start ?? i] as string) - dedent);
-      out.push(' '.repeat(Math.min(fenceIndent, 3)) + LABELS.codeBlock);
-      i = Math.min(fence ? fence.end : i, end - 1);
+      const fence = file.fences.find((f) => f.start <= i && i <= f.end) ?? { start: i, end: i };
+      const fenceIndent = Math.max(0, indentOf(file.lines[fence.start] as string) - dedent);
+      const span = fenceSpan(file, fence);
+      collect(sink, span);
+      out.push(' '.repeat(Math.min(fenceIndent, 3)) + codeBlockLabel(span));
+      from.push(null);
+      i = Math.min(fence.end, end - 1);
       continue;
     }
-    out.push(dedentLine(line, dedent));
+    out.push(dedentLine(line, dedent).trimEnd());
+    from.push(i);
   }
-  while (out.length > 0 && blank(out[0])) out.shift();
-  while (out.length > 0 && blank(out[out.length - 1])) out.pop();
-  return withoutCodeBlocks(out.map((l) => l.trimEnd()).join('\n'));
+  while (out.length > 0 && blank(out[0])) {
+    out.shift();
+    from.shift();
+  }
+  while (out.length > 0 && blank(out[out.length - 1])) {
+    out.pop();
+    from.pop();
+  }
+  return labelCodeRegions(out.join('\n'), (startOffset, endOffset, text) => {
+    // The file lines a region of the joined text was read from.
+    const firstLine = lineIndexAt(text, startOffset);
+    const lastLine = lineIndexAt(text, lastNonBlankOffset(text, startOffset, endOffset));
+    const lines = from.slice(firstLine, lastLine + 1).filter((n): n is number => n !== null);
+    if (lines.length === 0) return null;
+    const span = { path: file.path, start: Math.min(...lines) + 1, end: Math.max(...lines) + 1 };
+    collect(sink, span);
+    return span;
+  });
+}
+
+function lineIndexAt(text: string, offset: number): number {
+  let n = 0;
+  for (let i = 0; i < offset && i < text.length; i++) if (text[i] === '\n') n++;
+  return n;
+}
+
+function lastNonBlankOffset(text: string, start: number, end: number): number {
+  let at = end - 1;
+  while (at > start && /\s/.test(text[at] as string)) at--;
+  return at;
 }
 
 function dedentLine(line: string, columns: number): string {
@@ -266,8 +314,11 @@ function dedentLine(line: string, columns: number): string {
   return line.slice(cut);
 }
 
-/** Replaces fenced and indented code regions (as the board's no-code-bytes reader finds them) with the label. */
-export function withoutCodeBlocks(text: string): string {
+/**
+ * Replaces the fenced and indented code regions the board's no-code-bytes reader finds with a
+ * label: the file and lines `locate` names for the region, or the generic label when it names none.
+ */
+function labelCodeRegions(text: string, locate: (start: number, end: number, text: string) => CodeSpan | null): string {
   const regions = codeRegions(text).filter((r) => r.kind !== 'inline');
   if (regions.length === 0) return text;
   let out = '';
@@ -276,17 +327,26 @@ export function withoutCodeBlocks(text: string): string {
     if (region.start < at) continue;
     // A region may end on the blank lines after it; they stay, so paragraphs do not merge.
     const trailing = (text.slice(region.start, region.end).match(/\n\s*$/)?.[0] ?? '').replace(/[^\n]/g, '');
-    out += text.slice(at, region.start) + LABELS.codeBlock + trailing;
+    const span = locate(region.start, region.end, text);
+    out += text.slice(at, region.start) + (span ? codeBlockLabel(span) : LABELS.codeBlock) + trailing;
     at = region.end;
   }
   return out + text.slice(at);
 }
 
+/**
+ * Replaces fenced and indented code regions of an already-read text with the generic label: only
+ * texts joined from several reads go through it, where a region can no longer be placed in the file.
+ */
+export function withoutCodeBlocks(text: string): string {
+  return labelCodeRegions(text, () => null);
+}
+
 /** An item's own text: the marker line after marker (and check box), then its continuation lines dedented to its content column. */
-export function itemText(file: MdFile, item: ListItem, withNested = true): string {
+export function itemText(file: MdFile, item: ListItem, withNested = true, sink?: CodeSpan[]): string {
   const rest: string[] = [];
   const end = withNested ? item.end : ownEnd(file, item);
-  const tail = end > item.start + 1 ? textOf(file, item.start + 1, end, item.contentIndent) : '';
+  const tail = end > item.start + 1 ? textOf(file, item.start + 1, end, item.contentIndent, sink) : '';
   if (item.first !== '') rest.push(item.first);
   if (tail !== '') rest.push(tail);
   const gap = blank(file.lines[item.start + 1]) ? '\n\n' : '\n';
@@ -301,8 +361,11 @@ export function ownEnd(file: MdFile, item: ListItem): number {
   return item.end;
 }
 
-export function blockText(file: MdFile, block: MdBlock): string {
-  return block.kind === 'fence' ? LABELS.codeBlock : textOf(file, block.start, block.end);
+export function blockText(file: MdFile, block: MdBlock, sink?: CodeSpan[]): string {
+  if (block.kind !== 'fence') return textOf(file, block.start, block.end, 0, sink);
+  const span = fenceSpan(file, file.fences.find((f) => f.start === block.start) ?? { start: block.start, end: block.end - 1 });
+  collect(sink, span);
+  return codeBlockLabel(span);
 }
 
 /** 1-based first and last non-blank lines of a 0-based range, or null when the range is blank. */

@@ -49,7 +49,12 @@ export class SpecParseError extends Error {
 // ─── Fixed labels (the only strings the assembler writes that are not the spec's own) ───────
 
 export const LABELS = {
+  /** A code block whose lines cannot be named (one that only appears when texts are joined). */
   codeBlock: '[code block omitted: code on a board is cited, not copied]',
+  /** The caption of a code_ref to a code block of the specification's own changed lines. */
+  specCodeBlock: 'Code block in the specification',
+  /** A check box with no text after it. */
+  emptyTask: '[no text after this check box]',
   frontMatter: '[front matter omitted: file metadata, not specification text]',
   emptyHeading: '[no text under this heading]',
   rowsFollow: '[no lead text under this heading; its items follow in source order]',
@@ -76,6 +81,12 @@ export const LABELS = {
   specsIntro: 'Transcribed from the current OpenSpec specifications this branch changes.',
 } as const;
 
+/**
+ * Where a code block of the specification stands, in place of its bytes: "[code block:
+ * <path> lines 12–18]". A code block of changed lines is also cited by a code_ref.
+ */
+export const codeBlockLabel = (span: CodeSpan) => `[code block: ${span.path} ${span.start === span.end ? `line ${span.start}` : `lines ${span.start}–${span.end}`}]`;
+
 /** "Renamed from: <old name>" — a RENAMED delta has no normative text of its own. */
 export const renamedFromLabel = (from: string) => `Renamed from: ${from}`;
 /** "Acceptance criterion 1.2" — a numbered criterion's name. */
@@ -85,11 +96,24 @@ export const criterionLabel = (number: string) => `Acceptance criterion ${number
 
 export type SpecDelta = 'added' | 'modified' | 'removed' | 'renamed';
 
+/**
+ * A code block of a specification file: its 1-based inclusive head-side lines (the code, without
+ * the fence lines). A text that held it carries its label instead; where these lines are changed
+ * lines of the patchset, the board cites them with a code_ref.
+ */
+export interface CodeSpan {
+  path: string;
+  start: number;
+  end: number;
+}
+
 export interface ScenarioBlock {
   name: string;
   text: string;
   condition: string | null;
   response: string | null;
+  /** Code blocks the scenario's text labels (cited under its requirement). */
+  code?: CodeSpan[];
 }
 
 export interface DecisionData {
@@ -100,11 +124,18 @@ export interface DecisionData {
   sourcePath: string;
   /** 1-based inclusive head-side lines of the statement: the decision's evidence when it resolves. */
   range: { start: number; end: number };
+  /** Code blocks its statement, rationale or alternatives label (cited beside the decision). */
+  code?: CodeSpan[];
 }
 
+/**
+ * `code` on a block: the code blocks its own text labels, cited after it (a section's first
+ * children, a prose row's next siblings, a requirement's last children) where they are changed
+ * lines; the label alone stands otherwise.
+ */
 export type Block =
-  | { kind: 'section'; title: string; body: string | null; sourcePaths?: string[]; children: Block[] }
-  | { kind: 'prose'; markdown: string; glossary?: boolean }
+  | { kind: 'section'; title: string; body: string | null; sourcePaths?: string[]; children: Block[]; code?: CodeSpan[] }
+  | { kind: 'prose'; markdown: string; glossary?: boolean; code?: CodeSpan[] }
   | {
       kind: 'requirement';
       title: string;
@@ -115,7 +146,11 @@ export type Block =
       delta: SpecDelta | null;
       scenarios: ScenarioBlock[];
       notes: string[];
+      /** Code blocks its normative text and notes label (its scenarios carry their own). */
+      code?: CodeSpan[];
     }
+  /** A code block standing as a row of its own: a code_ref when its lines are changed lines, else its label as prose. */
+  | { kind: 'code'; span: CodeSpan }
   | { kind: 'task'; text: string; done: boolean; sourcePath: string; sourceLine: number }
   /**
    * A stated decision. The board's decision kind needs stated alternatives and evidence; when the

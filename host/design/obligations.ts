@@ -1,6 +1,7 @@
 import {
   blockText,
   blocksOf,
+  fenceSpan,
   itemText,
   leadingTitle,
   outline,
@@ -13,7 +14,7 @@ import {
   type MdFile,
   type MdNode,
 } from './markdown';
-import { LABELS, SpecParseError, criterionLabel, type Block, type DecisionData, type ScenarioBlock, type SpecDelta } from './model';
+import { LABELS, SpecParseError, codeBlockLabel, criterionLabel, type Block, type CodeSpan, type DecisionData, type ScenarioBlock, type SpecDelta } from './model';
 
 /**
  * Obligation extractors shared by every format reader: a heading becomes a section, a check box
@@ -30,8 +31,8 @@ export interface FileRenderer {
   /** Blocks to write in place of a node, or null for the generic section. */
   special?(node: MdNode, r: FileRenderer): Block[] | null;
   mode?(node: MdNode): ContentMode;
-  /** A block to write in place of a top-level list item (BMAD "FR1: …"), or null for a row. */
-  item?(file: MdFile, item: ListItem, text: string): Block | null;
+  /** A block to write in place of a top-level list item (BMAD "FR1: …"), or null for a row; `code` is what its text labels. */
+  item?(file: MdFile, item: ListItem, text: string, code: CodeSpan[]): Block | null;
 }
 
 export function readFile(path: string, text: string): { file: MdFile; root: MdNode } {
@@ -50,17 +51,62 @@ export function renderChildren(r: FileRenderer, node: MdNode): Block[] {
   return node.children.flatMap((child) => renderNode(r, child));
 }
 
-export function genericSection(r: FileRenderer, node: MdNode, title: string, sourcePaths?: string[]): Block {
-  const { body, rows } = contentOf(r, node.contentStart, node.contentEnd, r.mode?.(node) ?? 'plain');
+export function genericSection(r: FileRenderer, node: MdNode, title: string, sourcePaths?: string[]): Extract<Block, { kind: 'section' }> {
+  const { body, rows, code } = contentOf(r, node.contentStart, node.contentEnd, r.mode?.(node) ?? 'plain');
   const children = [...rows, ...renderChildren(r, node)];
-  return section(title, body, children, sourcePaths);
+  return section(title, body, children, sourcePaths, code);
 }
 
 /** A section whose preview is its body, or a titled child; otherwise a fixed label says why it is empty. */
-export function section(title: string, body: string | null, children: Block[], sourcePaths?: string[]): Block {
+export function section(title: string, body: string | null, children: Block[], sourcePaths?: string[], code: CodeSpan[] = []): Extract<Block, { kind: 'section' }> {
+  const only = onlyCodeBlock(body, code);
+  if (only) return section(title, null, [only, ...children], sourcePaths);
   const titled = children.some((c) => c.kind === 'section' || c.kind === 'requirement' || c.kind === 'decision');
   const lead = body ?? (titled ? null : children.length === 0 ? LABELS.emptyHeading : LABELS.rowsFollow);
-  return { kind: 'section', title, body: lead, ...(sourcePaths ? { sourcePaths } : {}), children };
+  return { kind: 'section', title, body: lead, ...(sourcePaths ? { sourcePaths } : {}), children, ...withCode(code) };
+}
+
+/** A text that is one code block's label and nothing else is that code block, standing on its own. */
+function onlyCodeBlock(text: string | null, code: readonly CodeSpan[]): Extract<Block, { kind: 'code' }> | null {
+  if (text === null || code.length !== 1) return null;
+  const span = code[0] as CodeSpan;
+  return text.trim() === codeBlockLabel(span) ? { kind: 'code', span } : null;
+}
+
+/** `{ code }` when there is any, so blocks without code blocks keep their shape. */
+export function withCode(code: readonly CodeSpan[] | undefined): { code?: CodeSpan[] } {
+  return code && code.length > 0 ? { code: [...code] } : {};
+}
+
+/**
+ * The same blocks with every code block stated by its label alone, never cited: a proposal's
+ * fences are illustration, so they are left out and their place stated.
+ */
+export function labelledOnly(blocks: readonly Block[]): Block[] {
+  return blocks.map((block): Block => {
+    switch (block.kind) {
+      case 'code':
+        return { kind: 'prose', markdown: codeBlockLabel(block.span) };
+      case 'section': {
+        const { code: _code, ...rest } = block;
+        return { ...rest, children: labelledOnly(block.children) };
+      }
+      case 'prose': {
+        const { code: _code, ...rest } = block;
+        return rest;
+      }
+      case 'requirement': {
+        const { code: _code, ...rest } = block;
+        return { ...rest, scenarios: block.scenarios.map(({ code: _c, ...scenario }) => scenario) };
+      }
+      case 'decision': {
+        const { code: _code, ...decision } = block.decision;
+        return { ...block, decision, preferred: labelledOnly(block.preferred), fallback: labelledOnly(block.fallback) };
+      }
+      default:
+        return block;
+    }
+  });
 }
 
 /**
@@ -72,7 +118,6 @@ export function fileSection(r: FileRenderer, root: MdNode, fallbackTitle: string
   const node = h1 ?? root;
   const title = forcedTitle ?? (h1 ? titleOf(h1) || fallbackTitle : fallbackTitle);
   const built = genericSection(r, node, title, [r.file.path]);
-  if (built.kind !== 'section') return built;
   if (r.file.frontMatter) built.children.unshift({ kind: 'prose', markdown: LABELS.frontMatter });
   return built;
 }
@@ -99,32 +144,38 @@ function topLevel(items: readonly ListItem[]): Array<{ item: ListItem; end: numb
 
 function claimsItems(r: FileRenderer, blocks: readonly MdBlock[]): boolean {
   if (!r.item) return false;
-  return blocks.some((b) => b.kind === 'list' && topLevel(b.items).some(({ item, end }) => item.checkbox === null && r.item?.(r.file, item, rowText(r.file, item, end)) != null));
+  return blocks.some((b) => b.kind === 'list' && topLevel(b.items).some(({ item, end }) => item.checkbox === null && r.item?.(r.file, item, rowText(r.file, item, end), []) != null));
 }
 
 /**
  * A heading's own content: lead paragraphs become its body; the rest become rows. Plain content
- * with no check box (and no item a reader claims) is the body whole, verbatim.
+ * with no check box (and no item a reader claims) is the body whole, verbatim. `code` is what the
+ * body labels; a code block standing between rows is a row of its own.
  */
-export function contentOf(r: FileRenderer, start: number, end: number, mode: ContentMode): { body: string | null; rows: Block[] } {
+export function contentOf(r: FileRenderer, start: number, end: number, mode: ContentMode): { body: string | null; rows: Block[]; code: CodeSpan[] } {
   const file = r.file;
   const blocks = blocksOf(file, start, end);
-  if (blocks.length === 0) return { body: null, rows: [] };
-  if (mode === 'plain' && !hasCheckbox(blocks) && !claimsItems(r, blocks)) return { body: textOf(file, start, end) || null, rows: [] };
+  const code: CodeSpan[] = [];
+  if (blocks.length === 0) return { body: null, rows: [], code };
+  if (mode === 'plain' && !hasCheckbox(blocks) && !claimsItems(r, blocks)) return { body: textOf(file, start, end, 0, code) || null, rows: [], code };
   let lead = 0;
   while (lead < blocks.length && blocks[lead]?.kind === 'para' && !(mode === 'glossary' && isGlossaryEntry(file, blocks[lead] as MdBlock))) lead++;
-  const body = lead > 0 ? textOf(file, (blocks[0] as MdBlock).start, (blocks[lead - 1] as MdBlock).end) : null;
+  const body = lead > 0 ? textOf(file, (blocks[0] as MdBlock).start, (blocks[lead - 1] as MdBlock).end, 0, code) : null;
   const rows: Block[] = [];
   for (const block of blocks.slice(lead)) {
-    if (block.kind === 'fence') rows.push({ kind: 'prose', markdown: LABELS.codeBlock });
-    else if (block.kind === 'para') rows.push(prose(blockText(file, block), mode === 'glossary' && isGlossaryEntry(file, block)));
-    else rows.push(...listRows(r, block.items, mode));
+    if (block.kind === 'fence') {
+      const fence = file.fences.find((f) => f.start === block.start) ?? { start: block.start, end: block.end - 1 };
+      rows.push({ kind: 'code', span: fenceSpan(file, fence) });
+    } else if (block.kind === 'para') {
+      const own: CodeSpan[] = [];
+      rows.push(prose(blockText(file, block, own), mode === 'glossary' && isGlossaryEntry(file, block), own));
+    } else rows.push(...listRows(r, block.items, mode));
   }
-  return { body, rows };
+  return { body, rows, code };
 }
 
-function prose(markdown: string, glossary = false): Block {
-  return glossary ? { kind: 'prose', markdown, glossary: true } : { kind: 'prose', markdown };
+function prose(markdown: string, glossary = false, code: CodeSpan[] = []): Block {
+  return onlyCodeBlock(markdown, code) ?? { kind: 'prose', markdown, ...(glossary ? { glossary: true } : {}), ...withCode(code) };
 }
 
 /**
@@ -136,20 +187,24 @@ function listRows(r: FileRenderer, items: readonly ListItem[], mode: ContentMode
   const out: Block[] = [];
   for (const { item, end } of topLevel(items)) {
     if (item.checkbox !== null) {
-      out.push({ kind: 'task', text: item.first, done: item.checkbox === 'done', sourcePath: file.path, sourceLine: item.start + 1 });
-      const detail = textOf(file, item.start + 1, end, item.contentIndent);
-      if (detail !== '') out.push(prose(detail));
+      out.push({ kind: 'task', text: item.first || LABELS.emptyTask, done: item.checkbox === 'done', sourcePath: file.path, sourceLine: item.start + 1 });
+      const code: CodeSpan[] = [];
+      const detail = textOf(file, item.start + 1, end, item.contentIndent, code);
+      if (detail !== '') out.push(prose(detail, false, code));
       continue;
     }
-    const text = rowText(file, item, end);
-    const claimed = r.item?.(file, item, text) ?? null;
-    out.push(claimed ?? prose(text, mode === 'glossary' && GLOSSARY_ENTRY.test(text)));
+    const code: CodeSpan[] = [];
+    const text = rowText(file, item, end, code);
+    // A bare list marker has no text to transcribe.
+    if (text === '') continue;
+    const claimed = r.item?.(file, item, text, code) ?? null;
+    out.push(claimed ?? prose(text, mode === 'glossary' && GLOSSARY_ENTRY.test(text), code));
   }
   return out;
 }
 
-function rowText(file: MdFile, item: ListItem, end: number): string {
-  const tail = end > item.start + 1 ? textOf(file, item.start + 1, end, item.contentIndent) : '';
+function rowText(file: MdFile, item: ListItem, end: number, sink?: CodeSpan[]): string {
+  const tail = end > item.start + 1 ? textOf(file, item.start + 1, end, item.contentIndent, sink) : '';
   // A blank line after the marker line stays a paragraph break.
   const gap = (file.lines[item.start + 1] ?? '').trim() === '' ? '\n\n' : '\n';
   return [item.first, tail].filter((s) => s !== '').join(gap);
@@ -196,7 +251,8 @@ export function splitEars(text: string): { condition: string; response: string }
 
 /** A scenario node (#### Scenario: name) with - **WHEN** / - **THEN** bullets. */
 export function scenarioOf(file: MdFile, node: MdNode, name: string): ScenarioBlock {
-  const text = textOf(file, node.contentStart, node.end) || LABELS.emptyHeading;
+  const code: CodeSpan[] = [];
+  const text = textOf(file, node.contentStart, node.end, 0, code) || LABELS.emptyHeading;
   const clauses: Array<{ keyword: string; text: string }> = [];
   for (const block of blocksOf(file, node.contentStart, node.end)) {
     if (block.kind !== 'list') continue;
@@ -207,7 +263,7 @@ export function scenarioOf(file: MdFile, node: MdNode, name: string): ScenarioBl
     }
   }
   const { condition, response } = splitClauses(clauses);
-  return { name, text, condition, response };
+  return { name, text, condition, response, ...withCode(code) };
 }
 
 const REQUIREMENT_HEADING = /^Requirement:\s*(.+)$/;
@@ -225,7 +281,8 @@ export function openSpecRequirement(file: MdFile, node: MdNode, delta: SpecDelta
   const heading = titleOf(node);
   const name = (heading.match(REQUIREMENT_HEADING)?.[1] ?? heading).trim();
   const line = (node.heading?.index ?? 0) + 1;
-  let shall = textOf(file, node.contentStart, node.contentEnd);
+  const code: CodeSpan[] = [];
+  let shall = textOf(file, node.contentStart, node.contentEnd, 0, code);
   if (shall === '') {
     if (delta !== 'removed') throw new SpecParseError('spec-requirement-text', file.path, line, `requirement "${name}" has no normative text before its first scenario`);
     shall = LABELS.removedNoReason;
@@ -236,11 +293,11 @@ export function openSpecRequirement(file: MdFile, node: MdNode, delta: SpecDelta
     const scenario = titleOf(child).match(SCENARIO_HEADING);
     if (scenario) scenarios.push(scenarioOf(file, child, (scenario[1] as string).trim()));
     else {
-      const note = textOf(file, child.heading?.index ?? child.contentStart, child.end);
+      const note = textOf(file, child.heading?.index ?? child.contentStart, child.end, 0, code);
       if (note !== '') notes.push(note);
     }
   }
-  return { kind: 'requirement', title: name, shall, sourcePath: file.path, sourceLine: line, candidate: heading, delta, scenarios, notes };
+  return { kind: 'requirement', title: name, shall, sourcePath: file.path, sourceLine: line, candidate: heading, delta, scenarios, notes, ...withCode(code) };
 }
 
 /**
@@ -251,16 +308,17 @@ export function storyRequirement(file: MdFile, node: MdNode, number: string | nu
   const heading = titleOf(node);
   const line = (node.heading?.index ?? 0) + 1;
   const criteria = node.children.find((c) => /acceptance criteria/i.test(titleOf(c)));
-  const shall = textOf(file, node.contentStart, node.contentEnd);
+  const code: CodeSpan[] = [];
+  const shall = textOf(file, node.contentStart, node.contentEnd, 0, code);
   if (shall === '') throw new SpecParseError('spec-requirement-text', file.path, line, `requirement "${heading}" has no story or normative text`);
   const scenarios = criteria ? criteriaScenarios(file, criteria.contentStart, criteria.end, number) : [];
   const notes: string[] = [];
   for (const child of node.children) {
     if (child === criteria) continue;
-    const note = textOf(file, child.heading?.index ?? child.contentStart, child.end);
+    const note = textOf(file, child.heading?.index ?? child.contentStart, child.end, 0, code);
     if (note !== '') notes.push(note);
   }
-  return { kind: 'requirement', title: heading, shall, sourcePath: file.path, sourceLine: line, candidate: heading, delta: null, scenarios, notes };
+  return { kind: 'requirement', title: heading, shall, sourcePath: file.path, sourceLine: line, candidate: heading, delta: null, scenarios, notes, ...withCode(code) };
 }
 
 /** Numbered (or bulleted) top-level criteria in a range, one scenario each. */
@@ -282,11 +340,13 @@ export function criteriaScenarios(file: MdFile, start: number, end: number, pref
     }
     if (block.kind !== 'list') continue;
     for (const { item, end } of topLevel(block.items)) {
+      const code: CodeSpan[] = [];
+      const text = rowText(file, item, end, code);
+      if (text === '') continue;
       count++;
       const own = item.number ?? String(count);
-      const text = rowText(file, item, end);
       const split = splitEars(text);
-      out.push({ name: criterionLabel(prefix ? `${prefix}.${own}` : own), text, condition: split?.condition ?? null, response: split?.response ?? null });
+      out.push({ name: criterionLabel(prefix ? `${prefix}.${own}` : own), text, condition: split?.condition ?? null, response: split?.response ?? null, ...withCode(code) });
     }
   }
   return out;
@@ -314,15 +374,21 @@ export function subheadingDecision(r: FileRenderer, node: MdNode): Block {
   let statement: { text: string; start: number; end: number } | null = null;
   let rationale: string | null = null;
   const alternatives: string[] = [];
+  const code: CodeSpan[] = [];
+  /** Code blocks standing on their own under the decision's heading: rows after the decision. */
+  const standalone: Block[] = [];
   let expectAlternatives = false;
   for (const block of blocks) {
     if (block.kind === 'list') {
-      if (expectAlternatives) alternatives.push(...topItems(file, block.items));
+      if (expectAlternatives) alternatives.push(...topItems(file, block.items, code));
       expectAlternatives = false;
       continue;
     }
-    if (block.kind === 'fence') continue;
-    const text = blockText(file, block);
+    if (block.kind === 'fence') {
+      standalone.push({ kind: 'code', span: fenceSpan(file, file.fences.find((f) => f.start === block.start) ?? { start: block.start, end: block.end - 1 }) });
+      continue;
+    }
+    const text = blockText(file, block, code);
     if (RATIONALE_LABEL.test(text)) {
       rationale = text.replace(RATIONALE_LABEL, '').trim() || null;
       expectAlternatives = false;
@@ -338,28 +404,30 @@ export function subheadingDecision(r: FileRenderer, node: MdNode): Block {
   }
   const fallback = [genericSection(r, node, titleOf(node))];
   if (!statement || node.children.length > 0) return fallback[0] as Block;
-  const data = decisionData(titleOf(node), statement.text, rationale, alternatives, file.path, statement.start, statement.end);
-  return { kind: 'decision', decision: data, preferred: [{ kind: 'decision-slot' }], fallback };
+  const data = decisionData(titleOf(node), statement.text, rationale, alternatives, file.path, statement.start, statement.end, code);
+  return { kind: 'decision', decision: data, preferred: [{ kind: 'decision-slot' }, ...standalone], fallback };
 }
 
 /** "- Decision: …" / "- Rationale: …" / "- Alternatives considered: …" items under a Decisions heading (the OpenSpec design.md template). */
 export function listDecisions(file: MdFile, items: readonly ListItem[]): Block[] | null {
   const top = Math.min(...items.map((i) => i.indent));
-  const groups: Array<{ item: ListItem; text: string; end: number }[]> = [];
+  type Part = { item: ListItem; text: string; end: number; code: CodeSpan[] };
+  const groups: Part[][] = [];
   for (let n = 0; n < items.length; n++) {
     const item = items[n] as ListItem;
     if (item.indent !== top) continue;
     let next = n + 1;
     while (next < items.length && (items[next] as ListItem).indent > top) next++;
     const end = next < items.length ? (items[next] as ListItem).start : (items[next - 1] as ListItem).end;
-    const text = rowText(file, item, end);
-    if (DECISION_LABEL.test(text)) groups.push([{ item, text, end }]);
-    else if (groups.length > 0) (groups[groups.length - 1] as Array<{ item: ListItem; text: string; end: number }>).push({ item, text, end });
+    const code: CodeSpan[] = [];
+    const text = rowText(file, item, end, code);
+    if (DECISION_LABEL.test(text)) groups.push([{ item, text, end, code }]);
+    else if (groups.length > 0) (groups[groups.length - 1] as Part[]).push({ item, text, end, code });
     else return null;
   }
   if (groups.length === 0) return null;
   return groups.map((group) => {
-    const head = group[0] as { item: ListItem; text: string; end: number };
+    const head = group[0] as Part;
     const statement = head.text.replace(DECISION_LABEL, '').trim();
     let rationale: string | null = null;
     const alternatives: string[] = [];
@@ -370,13 +438,13 @@ export function listDecisions(file: MdFile, items: readonly ListItem[]): Block[]
         if (rest !== '') alternatives.push(...rest.split('\n').map((s) => s.replace(/^\s*[-*+]\s+/, '').trim()).filter((s) => s !== ''));
       }
     }
-    const fallback: Block[] = group.map((part) => prose(part.text));
-    const data = decisionData(statement.split('\n')[0] ?? statement, statement, rationale, alternatives, file.path, head.item.start, ownEnd(file, head.item));
+    const fallback: Block[] = group.map((part) => prose(part.text, false, part.code));
+    const data = decisionData(statement.split('\n')[0] ?? statement, statement, rationale, alternatives, file.path, head.item.start, ownEnd(file, head.item), group.flatMap((part) => part.code));
     return { kind: 'decision', decision: data, preferred: [{ kind: 'decision-slot' }], fallback } satisfies Block;
   });
 }
 
-function topItems(file: MdFile, items: readonly ListItem[]): string[] {
+function topItems(file: MdFile, items: readonly ListItem[], sink?: CodeSpan[]): string[] {
   const top = Math.min(...items.map((i) => i.indent));
   const out: string[] = [];
   for (let n = 0; n < items.length; n++) {
@@ -384,17 +452,17 @@ function topItems(file: MdFile, items: readonly ListItem[]): string[] {
     if (item.indent !== top) continue;
     let next = n + 1;
     while (next < items.length && (items[next] as ListItem).indent > top) next++;
-    out.push(rowText(file, item, next < items.length ? (items[next] as ListItem).start : (items[next - 1] as ListItem).end));
+    out.push(rowText(file, item, next < items.length ? (items[next] as ListItem).start : (items[next - 1] as ListItem).end, sink));
   }
   return out.filter((s) => s !== '');
 }
 
-export function topItemsOf(file: MdFile, start: number, end: number): string[] {
-  return blocksOf(file, start, end).flatMap((b) => (b.kind === 'list' ? topItems(file, b.items) : b.kind === 'para' ? [blockText(file, b)] : []));
+export function topItemsOf(file: MdFile, start: number, end: number, sink?: CodeSpan[]): string[] {
+  return blocksOf(file, start, end).flatMap((b) => (b.kind === 'list' ? topItems(file, b.items, sink) : b.kind === 'para' ? [blockText(file, b, sink)] : []));
 }
 
-export function decisionData(title: string, statement: string, rationale: string | null, alternatives: string[], sourcePath: string, start0: number, end0: number): DecisionData {
-  return { title, statement, rationale, alternatives, sourcePath, range: { start: start0 + 1, end: Math.max(start0 + 1, end0) } };
+export function decisionData(title: string, statement: string, rationale: string | null, alternatives: string[], sourcePath: string, start0: number, end0: number, code: CodeSpan[] = []): DecisionData {
+  return { title, statement, rationale, alternatives, sourcePath, range: { start: start0 + 1, end: Math.max(start0 + 1, end0) }, ...withCode(code) };
 }
 
 // ─── Counting ────────────────────────────────────────────────────────────────────────────────
@@ -430,6 +498,7 @@ export function countBlocks(blocks: readonly Block[], into: Counts = { requireme
         into.decisions++;
         break;
       case 'decision-slot':
+      case 'code':
         break;
     }
   }

@@ -1,14 +1,24 @@
 import type { CitationIndexLike, BoardState, VerbCall, WriterContext } from '../board/state';
 import { emptyBoard } from '../board/state';
 import { applyVerb } from '../board/writer';
-import { FORMAT_NAMES, LABELS, type Block, type DecisionData, type SpecDocument } from './model';
+import { FORMAT_NAMES, LABELS, codeBlockLabel, type Block, type CodeSpan, type DecisionData, type SpecDocument } from './model';
 import { countBlocks, type Counts } from './obligations';
 
 /**
  * The model → the board, one verb at a time through applyVerb, so every element the assembler
  * writes passes the same boundary tier a seat's would. The board is in the transcribed
  * register. The first refusal stops the write; finish settles it or answers with pointers.
+ *
+ * A code block of the specification is never copied: its text carries its label (file and
+ * lines), and where its lines are changed lines of this patchset (the same predicate the
+ * citation rules use) a code_ref cites them; a code block standing on its own whose lines are not
+ * changed is its label, as prose.
  */
+
+/** True when every line of the span sits in one captured changed region on the head side. */
+export function codeCitable(span: CodeSpan, citations: CitationIndexLike): boolean {
+  return citations.resolve(span.path, 'head', span.start, span.end).ok;
+}
 
 export type WriteOutcome =
   | { ok: true; state: BoardState }
@@ -88,6 +98,21 @@ export function writeBoard(doc: SpecDocument, patchsetId: string, ctx: WriterCon
     const id = apply({ verb: 'add', kind, input: parent === null ? input : { ...input, parent_id: parent } });
     return id as string;
   };
+  /** A code_ref to a code block's lines when they are changed lines; false when they are not. */
+  const cite = (span: CodeSpan, parent: string | null): boolean => {
+    if (!codeCitable(span, ctx.citations)) return false;
+    add('code_ref', { path: span.path, side: 'head', start_line: span.start, end_line: span.end, label: LABELS.specCodeBlock }, parent);
+    return true;
+  };
+  const citeAll = (spans: readonly CodeSpan[] | undefined, parent: string | null): void => {
+    const seen = new Set<string>();
+    for (const span of [...(spans ?? [])].sort((a, b) => a.start - b.start)) {
+      const key = `${span.path}:${span.start}-${span.end}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      cite(span, parent);
+    }
+  };
 
   const write = (block: Block, parent: string | null): void => {
     switch (block.kind) {
@@ -97,11 +122,16 @@ export function writeBoard(doc: SpecDocument, patchsetId: string, ctx: WriterCon
           { title: block.title, ...(block.body !== null ? { body_markdown: block.body } : {}), ...(block.sourcePaths ? { source_paths: block.sourcePaths } : {}) },
           parent,
         );
+        citeAll(block.code, id);
         for (const child of block.children) write(child, id);
         return;
       }
       case 'prose':
         add('prose', { markdown: block.markdown }, parent);
+        citeAll(block.code, parent);
+        return;
+      case 'code':
+        if (!cite(block.span, parent)) add('prose', { markdown: codeBlockLabel(block.span) }, parent);
         return;
       case 'requirement': {
         const id = add(
@@ -129,6 +159,7 @@ export function writeBoard(doc: SpecDocument, patchsetId: string, ctx: WriterCon
           );
         }
         for (const note of block.notes) add('prose', { markdown: note }, id);
+        citeAll([...(block.code ?? []), ...block.scenarios.flatMap((s) => s.code ?? [])], id);
         return;
       }
       case 'task':
@@ -151,6 +182,7 @@ export function writeBoard(doc: SpecDocument, patchsetId: string, ctx: WriterCon
           },
           parent,
         );
+        citeAll(decision.code, parent);
         return;
       }
       case 'decision':

@@ -1,7 +1,7 @@
 import type { Selection } from '../detect';
 import { leadingTitle, lineSpan, textOf, titleOf, type MdFile, type MdNode } from '../markdown';
-import { LABELS, SpecParseError, type Block, type SpecDocument } from '../model';
-import { criteriaScenarios, fileSection, readFile, storyRequirement, type FileRenderer } from '../obligations';
+import { LABELS, SpecParseError, type Block, type CodeSpan, type SpecDocument } from '../model';
+import { criteriaScenarios, fileSection, readFile, storyRequirement, withCode, type FileRenderer } from '../obligations';
 import { SourceLoader, basename, findNode, nodeText } from './common';
 import { decisionRenderer } from './openspec';
 
@@ -44,10 +44,11 @@ function prdRenderer(file: MdFile): FileRenderer {
       const story = titleOf(node).match(STORY_HEADING);
       return story ? [storyRequirement(file, node, story[1] as string)] : null;
     },
-    item: (f, item, text) => {
+    item: (f, item, text, code) => {
       const match = text.match(FUNCTIONAL);
       if (!match) return null;
       return {
+        ...withCode(code),
         kind: 'requirement',
         title: match[1] as string,
         shall: (match[2] as string).trim(),
@@ -90,10 +91,11 @@ async function readStory(path: string, loader: SourceLoader): Promise<SpecDocume
 
 function storyAsRequirement(file: MdFile, story: MdNode, criteria: MdNode | null, title: string): Block {
   const line = (story.heading?.index ?? 0) + 1;
-  const shall = textOf(file, story.contentStart, story.end);
+  const code: CodeSpan[] = [];
+  const shall = textOf(file, story.contentStart, story.end, 0, code);
   if (shall === '' || lineSpan(file, story.contentStart, story.end) === null) {
     throw new SpecParseError('spec-requirement-text', file.path, line, 'the story has no As a … I want … so that … text');
   }
   const scenarios = criteria ? criteriaScenarios(file, criteria.contentStart, criteria.end, null) : [];
-  return { kind: 'requirement', title, shall, sourcePath: file.path, sourceLine: line, candidate: titleOf(story), delta: null, scenarios, notes: [] };
+  return { kind: 'requirement', title, shall, sourcePath: file.path, sourceLine: line, candidate: titleOf(story), delta: null, scenarios, notes: [], ...withCode(code) };
 }

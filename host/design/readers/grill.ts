@@ -1,7 +1,7 @@
 import type { Selection } from '../detect';
 import { contextKind } from '../detect';
 import { leadingTitle, lineSpan, textOf, titleOf, type MdFile, type MdNode } from '../markdown';
-import { LABELS, type Block, type SpecDocument } from '../model';
+import { LABELS, type Block, type CodeSpan, type SpecDocument } from '../model';
 import { contentOf, decisionData, fileSection, readFile, renderNode, section, topItemsOf, type FileRenderer } from '../obligations';
 import { SourceLoader, basename } from './common';
 
@@ -42,11 +42,12 @@ function adrSection(file: MdFile, root: MdNode): Block {
   const statementSpan = decision ? lineSpan(file, decision.contentStart, decision.contentEnd) : null;
   if (!decision || !statementSpan) return fileSection(r, root, basename(file.path));
 
-  const statement = textOf(file, decision.contentStart, decision.contentEnd);
+  const code: CodeSpan[] = [];
+  const statement = textOf(file, decision.contentStart, decision.contentEnd, 0, code);
   const rationaleNode = top.children.find((c) => RATIONALE.test(titleOf(c))) ?? top.children.find((c) => CONTEXT.test(titleOf(c))) ?? null;
-  const rationale = rationaleNode ? textOf(file, rationaleNode.contentStart, rationaleNode.end) || null : null;
+  const rationale = rationaleNode ? textOf(file, rationaleNode.contentStart, rationaleNode.end, 0, code) || null : null;
   const alternativesNode = top.children.find((c) => ALTERNATIVES.test(titleOf(c))) ?? null;
-  const alternatives = alternativesNode ? topItemsOf(file, alternativesNode.contentStart, alternativesNode.end) : [];
+  const alternatives = alternativesNode ? topItemsOf(file, alternativesNode.contentStart, alternativesNode.end, code) : [];
 
   const preferred: Block[] = [];
   for (const child of top.children) {
@@ -60,8 +61,8 @@ function adrSection(file: MdFile, root: MdNode): Block {
     preferred.push(...renderNode(r, child));
   }
   const fallback = top.children.flatMap((child) => renderNode(r, child));
-  const data = decisionData(title, statement, rationale, alternatives, file.path, statementSpan.start - 1, statementSpan.end);
+  const data = decisionData(title, statement, rationale, alternatives, file.path, statementSpan.start - 1, statementSpan.end, code);
   const own = contentOf(r, top.contentStart, top.contentEnd, 'plain');
   const front: Block[] = file.frontMatter ? [{ kind: 'prose', markdown: LABELS.frontMatter }] : [];
-  return section(title, own.body, [...front, ...own.rows, { kind: 'decision', decision: data, preferred, fallback }], [file.path]);
+  return section(title, own.body, [...front, ...own.rows, { kind: 'decision', decision: data, preferred, fallback }], [file.path], own.code);
 }

@@ -1,11 +1,12 @@
 import type { Selection } from '../detect';
 import { byPath } from '../detect';
 import { blocksOf, itemText, textOf, titleOf, type MdFile, type MdNode } from '../markdown';
-import { LABELS, renamedFromLabel, type Block, type SpecDelta, type SpecDocument } from '../model';
+import { LABELS, renamedFromLabel, type Block, type CodeSpan, type SpecDelta, type SpecDocument } from '../model';
 import {
   fileSection,
   genericSection,
   isDecisionsHeading,
+  labelledOnly,
   isOpenSpecRequirement,
   listDecisions,
   openSpecRequirement,
@@ -92,14 +93,18 @@ async function readCurrentSpecs(selection: Extract<Selection, { format: 'openspe
   return { format: 'openspec', title: LABELS.openspecSpecsTitle, intro: intro ?? LABELS.specsIntro, sources: [...loader.located], files, capabilities, ledger: null };
 }
 
-/** proposal.md: Why is the document's intro (not repeated); What Changes and Impact are rows. */
+/**
+ * proposal.md: Why is the document's intro (not repeated); What Changes and Impact are rows. A
+ * proposal's code blocks are illustration: each is left out and its place stated by its label,
+ * never cited.
+ */
 function proposalSection(file: MdFile, root: MdNode, why: MdNode | null): Block {
   const r: FileRenderer = {
     file,
     special: (node) => (node === why ? [] : null),
     mode: (node) => (/^(what changes|impact)$/i.test(titleOf(node)) ? 'rows' : 'plain'),
   };
-  return fileSection(r, root, 'proposal.md');
+  return labelledOnly([fileSection(r, root, 'proposal.md')])[0] as Block;
 }
 
 function designSection(path: string, text: string, fallbackTitle: string): Block {
@@ -123,20 +128,20 @@ export function decisionRenderer(file: MdFile): FileRenderer {
       const listed = shaped && last?.kind === 'list' ? listDecisions(file, last.items) : null;
       if (node.children.length === 0 && !listed) return null;
       const children: Block[] = [];
+      const code: CodeSpan[] = [];
       let body: string | null = null;
       if (listed) {
         const lead = blocks.slice(0, -1);
-        body = lead.length > 0 ? textOf(file, (lead[0] as { start: number }).start, (lead[lead.length - 1] as { end: number }).end) || null : null;
+        body = lead.length > 0 ? textOf(file, (lead[0] as { start: number }).start, (lead[lead.length - 1] as { end: number }).end, 0, code) || null : null;
         children.push(...listed);
       } else {
         const own = genericSection(self, { ...node, children: [] }, titleOf(node));
-        if (own.kind === 'section') {
-          body = own.body === LABELS.emptyHeading || own.body === LABELS.rowsFollow ? null : own.body;
-          children.push(...own.children);
-        }
+        body = own.body === LABELS.emptyHeading || own.body === LABELS.rowsFollow ? null : own.body;
+        code.push(...(own.code ?? []));
+        children.push(...own.children);
       }
       for (const child of node.children) children.push(subheadingDecision(self, child));
-      return [section(titleOf(node), body, children)];
+      return [section(titleOf(node), body, children, undefined, code)];
     },
   };
   return r;
@@ -172,9 +177,8 @@ function operationSection(file: MdFile, node: MdNode, op: SpecDelta, r: FileRend
     else children.push(...renderNode(r, child));
   }
   const own = genericSection(r, { ...node, children: [] }, titleOf(node));
-  const body = own.kind === 'section' && own.body !== LABELS.emptyHeading && own.body !== LABELS.rowsFollow ? own.body : null;
-  const rows = own.kind === 'section' ? own.children : [];
-  return section(titleOf(node), body, [...rows, ...children]);
+  const body = own.body !== LABELS.emptyHeading && own.body !== LABELS.rowsFollow ? own.body : null;
+  return section(titleOf(node), body, [...own.children, ...children], undefined, own.code);
 }
 
 const REQUIREMENT_REF = /^`?(?:#{1,6}\s*)?Requirement:\s*(.+?)`?\s*$/;

@@ -35,7 +35,7 @@ describe('design assembler: fallback and labels', () => {
     assert.deepEqual(assembly.sources, [`${CHANGE}/proposal.md`, `${CHANGE}/specs/reports/spec.md`]);
   });
 
-  it('states a fenced code block in a proposal with the fixed label, in the intro and in the rows', async () => {
+  it('states a fenced code block in a proposal by its label (file and lines), in the intro and in the rows, never cited', async () => {
     const why = 'Reports cannot leave the app today, so users copy tables by hand:\n\n```sql\nSELECT * FROM report;\n```\n\nAn export ends the copying.';
     const changes = '- Add a CSV export of the report\n\n  ```ts\n  export function toCsv(rows: Row[]): string {}\n  ```\n- Add an export button';
     const { patchset, read } = await branch([], (repo) =>
@@ -47,26 +47,44 @@ describe('design assembler: fallback and labels', () => {
     assert.equal(assembly.state.status, 'finished');
     assert.equal(
       assembly.state.document.intro_markdown,
-      `Reports cannot leave the app today, so users copy tables by hand:\n\n${LABELS.codeBlock}\n\nAn export ends the copying.`,
+      `Reports cannot leave the app today, so users copy tables by hand:\n\n[code block: ${CHANGE}/proposal.md line 7]\n\nAn export ends the copying.`,
     );
     const rows = ofKind(assembly.state, 'prose').map((p) => p.markdown);
-    assert.ok(rows.includes(`Add a CSV export of the report\n\n${LABELS.codeBlock}`), rows.join('\n---\n'));
+    assert.ok(rows.includes(`Add a CSV export of the report\n\n[code block: ${CHANGE}/proposal.md line 16]`), rows.join('\n---\n'));
     assert.ok(rows.includes('Add an export button'));
+    assert.equal(ofKind(assembly.state, 'code_ref').length, 0, 'a proposal’s fence is illustration: labelled, not cited');
     assert.ok(!JSON.stringify([...assembly.state.elements.values()]).includes('SELECT'));
   });
 
-  it('falls back with the board rule when prose would carry code bytes (an inline command)', async () => {
+  it('settles with an inline command kept as written: inline code is the specification’s own text', async () => {
     const { patchset, read } = await branch([], (repo) =>
       repo
         .write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.', '- Run `npm run export -- --csv` to export'))
         .write(`${CHANGE}/specs/reports/spec.md`, spec('The system SHALL export a report as CSV.\n')),
     );
     const assembly = await assembleDesignBoard(patchset, read);
-    assert.equal(assembly.kind, 'fallback');
-    if (assembly.kind !== 'fallback') return;
-    assert.equal(assembly.rule, 'no-code-bytes');
-    assert.match(assembly.reason, /add prose refused: no-code-bytes on markdown/);
-    assert.deepEqual(assembly.sources, [`${CHANGE}/proposal.md`, `${CHANGE}/specs/reports/spec.md`]);
+    assert.equal(assembly.kind, 'board', assembly.kind === 'fallback' ? `${assembly.rule}: ${assembly.reason}` : '');
+    if (assembly.kind !== 'board') return;
+    assert.ok(ofKind(assembly.state, 'prose').some((p) => p.markdown === 'Run `npm run export -- --csv` to export'));
+  });
+
+  it('falls back with the board rule when prose would carry a code block as bytes', async () => {
+    const { patchset } = await branch([], (repo) => repo.write('openspec/changes/x/specs/a/spec.md', spec('The system SHALL work.\n')));
+    const path = 'openspec/changes/x/specs/a/spec.md';
+    const doc: SpecDocument = {
+      format: 'openspec',
+      title: 'x',
+      intro: 'An intro.',
+      sources: [path],
+      capabilities: 1,
+      ledger: null,
+      files: [{ kind: 'section', title: 'a', body: 'Example:\n\n```sh\nnpm run export\n```', sourcePaths: [path], children: [] }],
+    };
+    const outcome = writeBoard(doc, patchset.id, { author: 'assembler', citations: buildCitationIndex(patchset) });
+    assert.equal(outcome.ok, false);
+    if (outcome.ok) return;
+    assert.equal(outcome.rule, 'no-code-bytes');
+    assert.match(outcome.reason, /add section refused: no-code-bytes on body_markdown/);
   });
 
   it('falls back as unreadable when a touched file cannot be read at the head', async () => {

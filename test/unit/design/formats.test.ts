@@ -341,15 +341,20 @@ describe('design assembler: formats', () => {
       assert.equal(state.document.intro_markdown, 'Limit each API key to a steady request rate with short bursts allowed.');
     });
 
-    it('makes each Task heading a group of its step check boxes, plan marks untouched, code labelled', () => {
+    it('makes each Task heading a group of its step check boxes, plan marks untouched, code cited', () => {
       const group = section(state, 'Task 1: Token bucket');
       assert.equal(group.body_markdown, '**Files:**');
-      const rows = childrenOf(state, group.id).map((el) => (el.kind === 'task' ? `[${el.done ? 'x' : ' '}] ${el.text}` : el.kind === 'prose' ? el.markdown : el.kind));
+      const rows = childrenOf(state, group.id).map((el) =>
+        el.kind === 'task' ? `[${el.done ? 'x' : ' '}] ${el.text}`
+        : el.kind === 'prose' ? el.markdown
+        : el.kind === 'code_ref' ? `${el.path}:${el.start_line}-${el.end_line} (${el.label})`
+        : el.kind,
+      );
       assert.deepEqual(rows, [
         'Create: `src/limiter/bucket.ts`',
         'Test: `test/limiter/bucket.test.ts`',
         '[x] **Step 1: Write the failing test**',
-        LABELS.codeBlock,
+        `docs/superpowers/plans/2025-06-10-rate-limiter.md:20-22 (${LABELS.specCodeBlock})`,
         '[x] **Step 2: Implement the bucket**',
         '[x] **Step 3: Commit**',
       ]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { blocksOf, outline, parseMarkdown, textOf, titleOf, withoutCodeBlocks } from '../../../host/design/markdown';
-import { LABELS } from '../../../host/design/model';
+import { LABELS, type CodeSpan } from '../../../host/design/model';
 import { splitClauses, splitEars } from '../../../host/design/obligations';
 
 /** The assembler's Markdown reading and clause splitting, on strings. */
@@ -14,7 +14,9 @@ describe('design assembler: markdown reading', () => {
     assert.deepEqual(title!.children.map(titleOf), ['One', 'Two']);
     assert.deepEqual(title!.children[0]!.children.map(titleOf), ['One.a']);
     assert.equal(textOf(file, title!.contentStart, title!.contentEnd), 'lead');
-    assert.equal(textOf(file, title!.children[0]!.contentStart, title!.children[0]!.contentEnd), LABELS.codeBlock);
+    const code: CodeSpan[] = [];
+    assert.equal(textOf(file, title!.children[0]!.contentStart, title!.children[0]!.contentEnd, 0, code), '[code block: a.md line 7]');
+    assert.deepEqual(code, [{ path: 'a.md', start: 7, end: 7 }]);
   });
 
   it('skips front matter and keeps CRLF files line-for-line', () => {
@@ -45,6 +47,13 @@ describe('design assembler: markdown reading', () => {
   it('replaces indented code blocks the board would refuse with the label', () => {
     assert.equal(withoutCodeBlocks('Run this:\n\n    make all\n\nThen stop.'), `Run this:\n\n${LABELS.codeBlock}\n\nThen stop.`);
     assert.equal(withoutCodeBlocks('- item\n\n    continued item text'), '- item\n\n    continued item text');
+  });
+
+  it('labels an indented code block of a file with the file and its own lines', () => {
+    const file = parseMarkdown('b.md', '# T\n\nRun this:\n\n    make all\n    make test\n\nThen stop, keeping `make -j4` as written.\n');
+    const code: CodeSpan[] = [];
+    assert.equal(textOf(file, 1, file.lines.length, 0, code), 'Run this:\n\n[code block: b.md lines 5–6]\n\nThen stop, keeping `make -j4` as written.');
+    assert.deepEqual(code, [{ path: 'b.md', start: 5, end: 6 }]);
   });
 
   it('splits WHEN/THEN clause bullets, with AND on either side of THEN', () => {
