@@ -39,7 +39,8 @@ Options:
   --max-file-bytes N   capture files larger than N bytes truncated (default 1048576)
   --store DIR          the data directory (default $RENNET_DATA_DIR or the platform's data directory)
   --harness NAME       who drafts the lens boards (review): auto (default: the Claude Code and
-                       Codex CLIs installed here, with your own login), claude-code, codex,
+                       Codex CLIs installed here, with your own login; with none, a
+                       tool-calling model of Ollama or LM Studio on this machine), claude-code, codex,
                        openai, anthropic (an HTTP API: --base-url, --model, key from
                        OPENAI_API_KEY / ANTHROPIC_API_KEY, optional on loopback), none, or
                        scripted:FILE (play a recorded script of tool calls per seat).
@@ -143,7 +144,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'review' && !values.json) {
     try {
       const harnessFlags = { baseUrl: values['base-url'], model: values.model };
-      harnesses = await loadHarnessAssignment(parseHarnessChoice(values.harness, harnessFlags), harnessFlags);
+      // auto says what it found (CLIs, local model servers and their models) and what drafts, on stderr.
+      const report = (lines: string[]) => process.stderr.write(`${lines.join('\n')}\n`);
+      harnesses = await loadHarnessAssignment(parseHarnessChoice(values.harness, harnessFlags), harnessFlags, { report });
       if (jsonFile !== null) checkOutputPath(jsonFile, '--json');
       if (values.html !== undefined) checkOutputPath(values.html, '--html');
     } catch (error) {

@@ -2,6 +2,7 @@ import { CancellationTokenSource, createConnection, ProposedFeatures } from 'vsc
 import { LENSES } from '../protocol/board';
 import {
   HarnessDiscover,
+  HarnessDiscoverLocal,
   HostHello,
   HostLog,
   LmChat,
@@ -23,7 +24,7 @@ import {
   type HostInfo,
 } from '../protocol/rpc';
 import { err, ok, rennetError, type Result } from '../protocol/result';
-import { discoverCliHarnesses } from './harness/discover';
+import { discoverCliHarnesses, discoverLocalModels } from './harness/discover';
 import { singleLensAssignment, VscodeLmHarness, type LmAsk } from './harness/vscodeLm';
 import { runReview } from './review/command';
 import { assignmentFromConfig, type HarnessConfigPorts } from './review/harnessConfig';
@@ -89,6 +90,14 @@ connection.onRequest(HarnessDiscover, async () => {
     return ok(found.map((h) => ({ kind: h.kind, available: h.available, path: h.available ? h.bin : null, version: h.version, reason: h.reason })));
   } catch (error) {
     return err(rennetError('invalid-request', `CLI discovery failed: ${(error as Error).message}`));
+  }
+});
+
+connection.onRequest(HarnessDiscoverLocal, async () => {
+  try {
+    return ok(await discoverLocalModels());
+  } catch (error) {
+    return err(rennetError('invalid-request', `local model discovery failed: ${(error as Error).message}`));
   }
 });
 
@@ -165,6 +174,7 @@ function hostLog(level: 'info' | 'warn' | 'error', text: string): void {
 function harnessPorts(signal: AbortSignal): HarnessConfigPorts {
   return {
     discover: () => discoverCliHarnesses(),
+    discoverLocal: () => discoverLocalModels(),
     // An extension that cannot answer (or a client with no handler) lists no models.
     listLmModels: (selector) => connection.sendRequest(LmModels, selector),
     lmAsk: askExtension,

@@ -193,6 +193,34 @@ export interface CliHarnessInfo {
 /** extension → host: discover the CLI harnesses (Claude Code, Codex) on this machine. */
 export const HarnessDiscover = new RequestType<Record<string, never>, Result<CliHarnessInfo[]>, void>('rennet/harness/discover');
 
+/** One model a local model server lists (host/harness/discover.ts LocalModel). `name` is the server's text, untrusted. */
+export interface LocalModelInfo {
+  name: string;
+  /** true: the server says it calls tools (usable); false: it says it does not; null: it does not say. */
+  tools: boolean | null;
+  /** Where the server forwards it (an Ollama cloud model): never used. null: it runs here. */
+  remote: string | null;
+  loaded: boolean | null;
+}
+
+/** One local OpenAI-compatible model server (Ollama, LM Studio) as discovery saw it. */
+export interface LocalServerInfo {
+  /** `ollama`, `lm-studio`. */
+  kind: string;
+  label: string;
+  /** Its fixed loopback origin, e.g. `http://127.0.0.1:11434`. */
+  baseUrl: string;
+  status: 'running' | 'not-running' | 'no-answer' | 'error';
+  /** Why it is not running or not usable, or a note on a running one; null when nothing needs saying. */
+  detail: string | null;
+  models: LocalModelInfo[];
+  /** Models not listed (past the bound, or unreadable names). */
+  omitted: number;
+}
+
+/** extension → host: probe the local model servers (Ollama on 127.0.0.1:11434, LM Studio on 127.0.0.1:1234) and list their models. */
+export const HarnessDiscoverLocal = new RequestType<Record<string, never>, Result<LocalServerInfo[]>, void>('rennet/harness/discoverLocal');
+
 export interface DraftLensParams {
   sessionId: string;
   lens: Lens;

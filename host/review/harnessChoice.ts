@@ -2,20 +2,34 @@ import { readFileSync } from 'node:fs';
 import { AnthropicHarness } from '../harness/anthropic';
 import { ClaudeCodeHarness } from '../harness/claudeCode';
 import { CodexHarness } from '../harness/codex';
-import { discoverCliHarnesses, type DiscoveredCli } from '../harness/discover';
+import {
+  discoverCliHarnesses,
+  discoverLocalModels,
+  firstLocalModel,
+  localHarnessFor,
+  localModelUsable,
+  localServerSummary,
+  localStatusWords,
+  type DiscoveredCli,
+  type DiscoveredLocalServer,
+} from '../harness/discover';
 import { OpenAiCompatibleHarness } from '../harness/openai';
 import { isLoopback as isLoopbackUrl } from '../harness/toolLoop';
 import { parseHarnessScript, scriptedAssignment } from '../harness/scripted';
 import type { Harness } from '../pipeline/ports';
 import type { HarnessAssignment } from '../pipeline/types';
+import { escapeControls } from '../../protocol/text';
 
 /**
  * `rennet review --harness NAME`: which harness drafts the lanes.
  *
  * - `auto` (default): the agent CLIs installed on this machine (Claude Code, Codex), which carry
- *   the user's own login and settings. HTTP endpoints are used only when named explicitly
+ *   the user's own login and settings; with none, the first tool-capable model of a local model
+ *   server (Ollama on 127.0.0.1:11434, then LM Studio on 127.0.0.1:1234) through the
+ *   OpenAI-compatible harness. Other HTTP endpoints are used only when named explicitly
  *   (`--harness openai|anthropic`): nothing is sent anywhere the user did not configure. With two
- *   CLIs, Flagged gets one review seat from each.
+ *   CLIs, Flagged gets one review seat from each. What discovery found is reported as lines
+ *   (`discoveryLines`), which `rennet review` prints on stderr.
  * - `claude-code`, `codex`: that CLI (found on PATH, or RENNET_CLAUDE_BIN / RENNET_CODEX_BIN).
  * - `openai`, `anthropic`: an HTTP API at `--base-url` with `--model`; the key comes from
  *   OPENAI_API_KEY / ANTHROPIC_API_KEY (optional for a loopback base URL).
@@ -113,15 +127,22 @@ export function cliHarness(cli: DiscoveredCli, model?: string): Harness {
   return cli.kind === 'claude-code' ? new ClaudeCodeHarness(options) : new CodexHarness(options);
 }
 
+/** How loadHarnessAssignment discovers (tests pass their own) and whom it tells what `auto` found. */
+export interface HarnessDiscovery {
+  /** The agent CLIs (default: discoverCliHarnesses()). */
+  discover?: () => Promise<DiscoveredCli[]>;
+  /** The local model servers (default: discoverLocalModels(), the two fixed loopback addresses). */
+  discoverLocal?: () => Promise<DiscoveredLocalServer[]>;
+  /** Given discoveryLines() once `auto` has chosen (rennet review prints them on stderr). */
+  report?: (lines: string[]) => void;
+}
+
 /**
- * The pipeline's assignment for a choice. Reads a script or discovers CLIs now, before anything
- * is captured, so a bad choice changes nothing.
+ * The pipeline's assignment for a choice. Reads a script or discovers CLIs (and, for `auto`, the
+ * local model servers) now, before anything is captured, so a bad choice changes nothing.
  */
-export async function loadHarnessAssignment(
-  choice: HarnessChoice,
-  flags: HarnessFlags = {},
-  discover: () => Promise<DiscoveredCli[]> = () => discoverCliHarnesses(),
-): Promise<HarnessAssignment> {
+export async function loadHarnessAssignment(choice: HarnessChoice, flags: HarnessFlags = {}, discovery: HarnessDiscovery = {}): Promise<HarnessAssignment> {
+  const discover = discovery.discover ?? (() => discoverCliHarnesses());
   switch (choice.kind) {
     case 'none':
       return noneAssignment('--harness none was chosen; pick claude-code, codex, openai, anthropic or scripted:FILE to draft');
@@ -136,18 +157,30 @@ export async function loadHarnessAssignment(
       return everywhere(cliHarness(found, flags.model));
     }
     case 'auto': {
-      const clis = await discover();
+      // Both at once: the local probe is bounded (LOCAL_PROBE_TIMEOUT_MS) and shorter than a CLI's --version.
+      const [clis, servers] = await Promise.all([discover(), (discovery.discoverLocal ?? (() => discoverLocalModels()))()]);
       const available = clis.filter((cli) => cli.available);
-      if (available.length === 0) {
-        const why = clis.map((cli) => cli.reason).filter(Boolean).join('; ');
-        return noneAssignment(
-          `auto discovery found no model harness (${why}); install Claude Code or Codex, or pass --harness openai|anthropic --base-url URL --model NAME, or scripted:FILE`,
+      const local = available.length === 0 ? firstLocalModel(servers) : null;
+      let assignment: HarnessAssignment;
+      let chosen: string;
+      if (available.length > 0) {
+        // Two different providers review independently when both are installed.
+        const reviewers = available.map((cli) => cliHarness(cli));
+        assignment = everywhere(reviewers[0] as Harness, reviewers);
+        chosen = available.map((cli) => cli.kind).join(' + ');
+      } else if (local) {
+        const harness = localHarnessFor(local.server, local.model);
+        assignment = everywhere(harness);
+        chosen = `${escapeControls(local.model.name)} on ${local.server.label} (openai-compatible, ${local.server.baseUrl}/v1)`;
+      } else {
+        const why = [...clis.map((cli) => cli.reason).filter(Boolean), ...servers.map(localServerSummary)].join('; ');
+        assignment = noneAssignment(
+          `auto discovery found no model harness (${why}); install Claude Code or Codex, run Ollama or LM Studio here with a tool-capable model, or pass --harness openai|anthropic --base-url URL --model NAME, or scripted:FILE`,
         );
+        chosen = 'none';
       }
-      const [first] = available.map((cli) => cliHarness(cli));
-      // Two different providers review independently when both are installed.
-      const reviewers = available.map((cli) => cliHarness(cli));
-      return everywhere(first as Harness, reviewers);
+      discovery.report?.(discoveryLines(clis, servers, chosen));
+      return assignment;
     }
     case 'scripted': {
       let text: string;
@@ -166,4 +199,45 @@ export async function loadHarnessAssignment(
       return { ...assignment, missingHint: `the script ${choice.file} has no seat for it` };
     }
   }
+}
+
+/**
+ * What `auto` discovery found, one line per CLI and per local model server, then what drafts:
+ *
+ *   Harness discovery (auto):
+ *     claude-code  not available: claude not found on PATH
+ *     Ollama       http://127.0.0.1:11434 running; tool calling: qwen3:8b; no tool support (not usable): gemma2:2b
+ *     LM Studio    http://127.0.0.1:1234 not running (connection refused)
+ *     → drafting with qwen3:8b on Ollama (openai-compatible, http://127.0.0.1:11434/v1)
+ *
+ * Model names come from the servers: control characters are written as escapes.
+ */
+export function discoveryLines(clis: readonly DiscoveredCli[], servers: readonly DiscoveredLocalServer[], chosen: string): string[] {
+  const width = Math.max(...[...clis.map((c) => c.kind), ...servers.map((s) => s.label)].map((n) => n.length)) + 2;
+  const lines = ['Harness discovery (auto):'];
+  for (const cli of clis) {
+    const state = cli.available ? `available (${[cli.version, cli.bin].filter(Boolean).join(' at ')})` : `not available: ${cli.reason ?? 'not found'}`;
+    lines.push(`  ${cli.kind.padEnd(width)}${state}`);
+  }
+  for (const server of servers) lines.push(`  ${server.label.padEnd(width)}${server.baseUrl} ${localServerWords(server)}`);
+  lines.push(`  → drafting with ${chosen === 'none' ? 'nothing (no model harness found)' : chosen}`);
+  return lines;
+}
+
+/** A server's state and its models by what they can do (names escaped). */
+function localServerWords(server: DiscoveredLocalServer): string {
+  if (server.status !== 'running') return localStatusWords(server);
+  const names = (models: typeof server.models) => models.map((m) => escapeControls(m.name)).join(', ');
+  const groups: string[] = [];
+  const usable = server.models.filter(localModelUsable);
+  const remote = server.models.filter((m) => m.remote !== null);
+  const none = server.models.filter((m) => m.remote === null && m.tools === false);
+  const unknown = server.models.filter((m) => m.remote === null && m.tools === null);
+  if (usable.length > 0) groups.push(`tool calling: ${names(usable)}`);
+  if (unknown.length > 0) groups.push(`tool support unknown (not used): ${names(unknown)}`);
+  if (none.length > 0) groups.push(`no tool support (not usable): ${names(none)}`);
+  if (remote.length > 0) groups.push(`run elsewhere (${escapeControls([...new Set(remote.map((m) => m.remote))].join(', '))}; not used): ${names(remote)}`);
+  if (server.models.length === 0) groups.push('no models');
+  if (server.omitted > 0) groups.push(`${server.omitted} more not listed`);
+  return `running${server.detail ? ` (${escapeControls(server.detail)})` : ''}; ${groups.join('; ')}`;
 }

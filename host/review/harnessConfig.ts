@@ -2,7 +2,7 @@ import { CORE_LENSES, LENSES, type Lens } from '../../protocol/board';
 import type { HarnessConfig, HarnessName } from '../../protocol/review';
 import type { LmModelInfo, LmModelsParams } from '../../protocol/rpc';
 import { AnthropicHarness } from '../harness/anthropic';
-import type { DiscoveredCli } from '../harness/discover';
+import { firstLocalModel, localHarnessFor, localServerSummary, type DiscoveredCli, type DiscoveredLocalServer } from '../harness/discover';
 import { OpenAiCompatibleHarness } from '../harness/openai';
 import { VscodeLmHarness, type LmAsk } from '../harness/vscodeLm';
 import type { Harness } from '../pipeline/ports';
@@ -24,8 +24,10 @@ import { cliHarness, DEFAULT_BASE_URLS, isLoopback } from './harnessChoice';
  * - `vscode-lm`: the first VS Code chat model matching `vscodeLm.vendor` / `family`, listed through
  *   the extension (`rennet/lm/models`) and pinned; its tool loop runs in the host.
  * - `auto`: the installed CLIs (with two, Flagged gets one review seat from each); else the VS Code
- *   chat models the extension reports (with two vendors, one review seat each); else none, with a
- *   hint naming what to install or set. HTTP APIs are used only when named.
+ *   chat models the extension reports (with two vendors, one review seat each); else the first
+ *   tool-capable model of a local model server (Ollama on 127.0.0.1:11434, then LM Studio on
+ *   127.0.0.1:1234) through the OpenAI-compatible harness; else none, with a hint naming what to
+ *   install, run or set. Other HTTP APIs are used only when named.
  *
  * A configuration that cannot be honoured as written (an unknown lens, no model for an HTTP API,
  * a non-loopback URL without a key, a named CLI that is not installed, no VS Code model for
@@ -45,6 +47,8 @@ export class HarnessConfigRefusal extends Error {
 export interface HarnessConfigPorts {
   /** The CLI harnesses on this machine (host/harness/discover.ts). */
   discover(): Promise<DiscoveredCli[]>;
+  /** The local model servers (discoverLocalModels: Ollama and LM Studio on their loopback ports); asked only when auto needs them. */
+  discoverLocal(): Promise<DiscoveredLocalServer[]>;
   /** The VS Code chat models for a selector, through the extension; throws when it cannot ask. */
   listLmModels(selector: LmModelsParams): Promise<LmModelInfo[]>;
   /** One model response through the extension (`rennet/lm/chat`). */
@@ -71,10 +75,21 @@ export function lensHarnessNames(config: HarnessConfig): Record<Lens, HarnessNam
   return Object.fromEntries(LENSES.map((lens) => [lens, config.lenses[lens] ?? config.default])) as Record<Lens, HarnessName>;
 }
 
+/** Each discovery runs at most once per resolution, however many names need it. */
+interface Discovery {
+  clis(): Promise<DiscoveredCli[]>;
+  local(): Promise<DiscoveredLocalServer[]>;
+}
+
+function discoveryOnce(ports: HarnessConfigPorts): Discovery {
+  let clis: Promise<DiscoveredCli[]> | null = null;
+  let local: Promise<DiscoveredLocalServer[]> | null = null;
+  return { clis: () => (clis ??= ports.discover()), local: () => (local ??= ports.discoverLocal()) };
+}
+
 export async function assignmentFromConfig(config: HarnessConfig, ports: HarnessConfigPorts): Promise<HarnessAssignment> {
   const names = lensHarnessNames(config);
-  let discovered: Promise<DiscoveredCli[]> | null = null;
-  const discover = () => (discovered ??= ports.discover());
+  const discover = discoveryOnce(ports);
   const resolved = new Map<HarnessName, Resolved>();
   // Resolved in a fixed order, one name at a time, so a refusal names the first problem.
   for (const lens of LENSES) {
@@ -115,8 +130,7 @@ export interface LensHarness {
  */
 export async function lensHarnessFromConfig(config: HarnessConfig, lens: Lens, ports: HarnessConfigPorts): Promise<LensHarness> {
   const name = lensHarnessNames(config)[lens];
-  let discovered: Promise<DiscoveredCli[]> | null = null;
-  const resolved = await resolveName(name, config, ports, () => (discovered ??= ports.discover()));
+  const resolved = await resolveName(name, config, ports, discoveryOnce(ports));
   return { harness: resolved.main, hint: resolved.main ? null : resolved.hint };
 }
 
@@ -129,7 +143,7 @@ export function describeAssignment(assignment: HarnessAssignment): string {
   return parts.join(', ');
 }
 
-async function resolveName(name: HarnessName, config: HarnessConfig, ports: HarnessConfigPorts, discover: () => Promise<DiscoveredCli[]>): Promise<Resolved> {
+async function resolveName(name: HarnessName, config: HarnessConfig, ports: HarnessConfigPorts, discover: Discovery): Promise<Resolved> {
   switch (name) {
     case 'none':
       return { main: null, reviewers: [], hint: `the settings choose no harness (none) for it; pick one in rennet.harness.default or rennet.harness.lenses` };
@@ -138,7 +152,7 @@ async function resolveName(name: HarnessName, config: HarnessConfig, ports: Harn
       return single(httpHarness(name, config));
     case 'claude-code':
     case 'codex': {
-      const found = (await discover()).find((cli) => cli.kind === name);
+      const found = (await discover.clis()).find((cli) => cli.kind === name);
       if (!found?.available) {
         throw new HarnessConfigRefusal('not-found', `the ${name} harness is not available here: ${found?.reason ?? 'not found'}; install it, or choose another harness in rennet.harness.default / rennet.harness.lenses`);
       }
@@ -166,8 +180,8 @@ function single(harness: Harness): Resolved {
   return { main: harness, reviewers: [harness], hint: null };
 }
 
-async function auto(config: HarnessConfig, ports: HarnessConfigPorts, discover: () => Promise<DiscoveredCli[]>): Promise<Resolved> {
-  const clis = await discover();
+async function auto(config: HarnessConfig, ports: HarnessConfigPorts, discover: Discovery): Promise<Resolved> {
+  const clis = await discover.clis();
   const available = clis.filter((cli) => cli.available);
   if (available.length > 0) {
     // Two different providers review independently when both are installed.
@@ -187,11 +201,17 @@ async function auto(config: HarnessConfig, ports: HarnessConfigPorts, discover: 
     const main = lmHarness(first, ports);
     return { main, reviewers: other ? [main, lmHarness(other, ports)] : [main], hint: null };
   }
+  // Last: a local model is usually smaller than what the CLIs or the editor's providers offer.
+  const servers = await discover.local();
+  const local = firstLocalModel(servers);
+  if (local) return single(localHarnessFor(local.server, local.model));
   const why = [...clis.map((cli) => cli.reason).filter((r): r is string => Boolean(r)), lmWhy].join('; ');
   return {
     main: null,
     reviewers: [],
-    hint: `auto discovery found no model harness (${why}); install Claude Code or Codex, sign in to a VS Code chat model provider, or choose openai / anthropic in rennet.harness.default`,
+    hint:
+      `auto discovery found no model harness (${why}) and no local model server with a tool-capable model (${servers.map(localServerSummary).join('; ')}); ` +
+      'install Claude Code or Codex, sign in to a VS Code chat model provider, run Ollama or LM Studio here with a tool-capable model, or choose openai / anthropic in rennet.harness.default',
   };
 }
 

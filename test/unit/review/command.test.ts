@@ -5,6 +5,7 @@ import { normalizeJsonFlag } from '../../../host/review/args';
 import { checkOutputPath, progressLine, ReviewRefusal, runReview, type ReviewRunDeps } from '../../../host/review/command';
 import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice } from '../../../host/review/harnessChoice';
 import { scriptedAssignment, type HarnessScript } from '../../../host/harness/scripted';
+import type { DiscoveredLocalServer } from '../../../host/harness/discover';
 import { writeContextDir, writeNoiseOffer, type ContextDirInput } from '../../../host/pipeline/contextDir';
 import { newGenerationId, runLensPipeline } from '../../../host/pipeline/run';
 import type { GenerationOutcome, HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '../../../host/pipeline/types';
@@ -15,6 +16,10 @@ import { TestRepo, tempDir } from '../../fixtures/gitRepo';
 import { captureBranch, compileTurn, decisionsTurn, designTurn, lines, noiseTurn, regionsOf, reviewTurn, sequenceTurn, testPrompts, tickingClock, type Region } from '../pipeline/fixtures';
 import { reviewFixture, settledOutcome, type ReviewFixture } from './fixtures';
 
+const LOCAL_DOWN: DiscoveredLocalServer[] = [
+  { kind: 'ollama', label: 'Ollama', baseUrl: 'http://127.0.0.1:11434', status: 'not-running', detail: 'connection refused', models: [], omitted: 0 },
+  { kind: 'lm-studio', label: 'LM Studio', baseUrl: 'http://127.0.0.1:1234', status: 'not-running', detail: 'connection refused', models: [], omitted: 0 },
+];
 const NO_HARNESS: HarnessAssignment = { design: null, sequence: null, decisions: null, noise: null, flagged: { reviewers: [], compiler: null } };
 
 describe('rennet review: the run after the capture (fake pipeline)', function () {
@@ -174,22 +179,26 @@ describe('rennet review: --harness', () => {
   });
 
   it('auto uses the installed CLIs (one reviewer each) and, with none, says how to configure one', async () => {
+    // No local model server either (the real loopback ports are never asked here).
+    const down = async () => LOCAL_DOWN;
     const missing = async () => [
       { kind: 'claude-code' as const, bin: 'claude', version: null, available: false, reason: 'claude not found on PATH' },
       { kind: 'codex' as const, bin: 'codex', version: null, available: false, reason: 'codex not found on PATH' },
     ];
-    const auto = await loadHarnessAssignment({ kind: 'auto' }, {}, missing);
+    const auto = await loadHarnessAssignment({ kind: 'auto' }, {}, { discover: missing, discoverLocal: down });
     assert.deepEqual({ ...auto, missingHint: undefined }, { ...NO_HARNESS, missingHint: undefined });
     assert.match(auto.missingHint ?? '', /claude not found on PATH; codex not found on PATH/);
+    assert.match(auto.missingHint ?? '', /Ollama \(http:\/\/127\.0\.0\.1:11434\) not running \(connection refused\); LM Studio \(http:\/\/127\.0\.0\.1:1234\) not running/);
+    assert.match(auto.missingHint ?? '', /run Ollama or LM Studio here with a tool-capable model/);
     assert.match(auto.missingHint ?? '', /--harness openai\|anthropic/);
     const both = async () => [
       { kind: 'claude-code' as const, bin: '/opt/claude', version: '2.1.197', available: true, reason: null },
       { kind: 'codex' as const, bin: '/opt/codex', version: '0.171.0', available: true, reason: null },
     ];
-    const dual = await loadHarnessAssignment({ kind: 'auto' }, {}, both);
+    const dual = await loadHarnessAssignment({ kind: 'auto' }, {}, { discover: both, discoverLocal: down });
     assert.equal(dual.sequence?.kind, 'claude-code');
     assert.deepEqual(dual.flagged.reviewers.map((h) => h.kind), ['claude-code', 'codex'], 'two providers review independently');
-    await assert.rejects(loadHarnessAssignment({ kind: 'codex' }, {}, missing), (e: unknown) => e instanceof HarnessLoadError && /codex not found on PATH/.test((e as Error).message));
+    await assert.rejects(loadHarnessAssignment({ kind: 'codex' }, {}, { discover: missing }), (e: unknown) => e instanceof HarnessLoadError && /codex not found on PATH/.test((e as Error).message));
     const none = await loadHarnessAssignment({ kind: 'none' });
     assert.equal(none.sequence, null);
     assert.match(none.missingHint ?? '', /--harness none was chosen/);
