@@ -85,6 +85,17 @@ export class AnthropicHarness implements Harness {
   }
 }
 
+/** An ephemeral cache breakpoint (Anthropic prompt caching); three per request at most here, of the four allowed. */
+const CACHE = { type: 'ephemeral' } as const;
+
+/** The conversation with a cache breakpoint on its first user block (the seat prompt), never mutating it. */
+function withCachedPrompt(messages: readonly Message[]): Message[] {
+  const [first, ...rest] = messages;
+  if (!first || first.role !== 'user' || first.content.length === 0) return [...messages];
+  const [block, ...blocks] = first.content;
+  return [{ ...first, content: [{ ...block, cache_control: CACHE } as Block, ...blocks] }, ...rest];
+}
+
 function addUserText(messages: Message[], text: string): void {
   const last = messages[messages.length - 1];
   const block = { type: 'text', text: text.length > 0 ? text : '(no message)' };
@@ -107,9 +118,11 @@ class AnthropicThread implements ModelThread {
     const body = {
       model: this.options.model,
       max_tokens: this.options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-      system: ANTHROPIC_SYSTEM_PROMPT,
-      messages: this.messages,
-      tools: this.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+      // Prompt caching: the tools, the system prompt and the seat's prompt (the first user block)
+      // are the same on every request of a turn and across reviews, so each ends a cached prefix.
+      system: [{ type: 'text', text: ANTHROPIC_SYSTEM_PROMPT, cache_control: CACHE }],
+      messages: withCachedPrompt(this.messages),
+      tools: this.tools.map((t, i) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, ...(i === this.tools.length - 1 ? { cache_control: CACHE } : {}) })),
       stream: true,
     };
     const secrets = this.options.apiKey ? [this.options.apiKey] : [];

@@ -55,15 +55,19 @@ export function entryFor(seat: SeatSpec): SeatPromptEntry {
   return entry;
 }
 
-/** A seat's first-turn prompt, exactly as createPromptReader().seatPrompt builds it. */
+/**
+ * A seat's first-turn prompt, exactly as createPromptReader().seatPrompt builds it. Nothing in it
+ * depends on the session (the seat reads its context files by name with read_context), so one
+ * seat's prompt is byte-identical across reviews and a provider's prompt cache serves it whole.
+ * `context` is still validated: a context directory that is not repo-relative is refused.
+ */
 export function assembleSeatPrompt(entry: SeatPromptEntry, context: SeatPromptContext): string {
-  const dir = contextDirOf(context);
+  contextDirOf(context);
   const header = [
     `# Rennet: ${LENS_TITLES[entry.lens]} (${ROLE_LABELS[entry.role]})`,
     '',
-    `The context directory for this review is \`${dir}/\`: read its files by name with \`read_context\`, \`README.md\` first. ` +
-      'It states the reviewed range and what every other file there holds. ' +
-      'A file named below without a directory, such as `pr.md`, is the file of that name in the context directory; some are present only for some changes, and the README lists the ones that are.',
+    "This review's context folder is read by name with `read_context`, `README.md` first: it states the reviewed range and what every other file there holds. " +
+      'A file named below without a folder, such as `pr.md`, is one of them; some are present only for some changes, and the README lists the ones that are.',
   ].join('\n');
   return joinParts([header, PROMPT_FILES[entry.file], ...entry.partials.map((p) => PROMPT_FILES[PARTIAL_FILES[p]])]);
 }

@@ -63,10 +63,13 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
       assert.equal(r.body?.['stream'], true);
       assert.equal(r.body?.['model'], 'claude-scripted');
       assert.equal(r.body?.['max_tokens'], 1024);
-      assert.equal(r.body?.['system'], ANTHROPIC_SYSTEM_PROMPT);
+      assert.deepEqual(r.body?.['system'], [{ type: 'text', text: ANTHROPIC_SYSTEM_PROMPT, cache_control: { type: 'ephemeral' } }]);
       assert.equal(r.body?.['tool_choice'], undefined);
       const offered = r.body?.['tools'] as Array<{ name: string; description: string; input_schema: Record<string, unknown> }>;
       assert.deepEqual(offered.map((t) => t.name), kit.tools.tools.map((t) => t.name));
+      // The stable prefix ends in cache breakpoints: the last tool, the system prompt, the seat prompt.
+      assert.deepEqual((offered.at(-1) as { cache_control?: unknown }).cache_control, { type: 'ephemeral' });
+      assert.equal(offered.filter((t) => (t as { cache_control?: unknown }).cache_control !== undefined).length, 1);
       for (const t of offered) {
         assert.equal(t.input_schema['type'], 'object', t.name);
         assert.ok(t.description.length > 0);
@@ -74,7 +77,7 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
       assert.deepEqual(r.unresolved, []);
     }
     // The turn's prompt is the first user message; each later request carries the results so far.
-    assert.deepEqual(messagesOf(posts[0]!.body), [{ role: 'user', content: [{ type: 'text', text: request.prompt }] }]);
+    assert.deepEqual(messagesOf(posts[0]!.body), [{ role: 'user', content: [{ type: 'text', text: request.prompt, cache_control: { type: 'ephemeral' } }] }]);
     const last = posts[5]!.body;
     assert.equal(toolResultsOf(last).length, 5);
     assert.deepEqual(messagesOf(last).map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);

@@ -305,7 +305,7 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     script.seats['decisions:drafter'] = { turns: [[{ tool: 'finish' }], decisionsTurn([app2])] };
     const { assignment, outcome } = await run(script, { seams: { prompts: createPromptReader() } });
     const [t1, t2] = assignment.harnesses[0]!.turnsOf('decisions:drafter');
-    assert.ok(t1!.prompt.includes(`.rennet/context/${outcome.sessionId}`));
+    assert.ok(!t1!.prompt.includes(outcome.sessionId) && t1!.prompt.includes('`read_context`'), 'the seat prompt is the same for every session: context files are read by name');
     assert.ok(t2!.prompt.includes(t1!.calls[0]!.text.split('\n')[1]!), 'the verdict’s pointer is carried');
     assert.ok(!t2!.prompt.includes(t1!.prompt.split('\n')[0]!), 'the seat prompt is not');
     assert.ok(t2!.prompt.length < t1!.prompt.length / 4);

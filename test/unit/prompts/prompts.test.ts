@@ -117,12 +117,13 @@ describe('seat prompts: the prompt-budget tripwire', function () {
 describe('seat prompts: assembly', () => {
   const contextDir = `.rennet/context/${FIXTURE_SESSION_ID}`;
 
-  it('opens with a fixed header naming the context directory and how to read its README', () => {
+  it('opens with a fixed header saying how to read the context folder, the same for every session', () => {
     for (const entry of SEAT_PROMPTS) {
       const text = assembleSeatPrompt(entry, { contextDir });
       const header = text.slice(0, text.indexOf(PROMPT_FILES[entry.file].trimEnd()));
       assert.match(header, /^# Rennet: /);
-      assert.ok(header.includes(`\`${contextDir}/\``), `${entry.file}: header does not name the context directory`);
+      assert.ok(!text.includes(contextDir) && !text.includes('s-'), `${entry.file}: the prompt carries the session's context directory (it must be the same for every review)`);
+      assert.equal(assembleSeatPrompt(entry, { contextDir: '.rennet/context/another-session' }), text, `${entry.file}: the prompt differs between sessions`);
       assert.ok(header.includes('`README.md` first') && header.includes('`read_context`'), `${entry.file}: header does not say to read the README with read_context`);
       assert.ok(promptBytes(header) < 600, `${entry.file}: the header is ${promptBytes(header)} bytes`);
     }

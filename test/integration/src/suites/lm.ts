@@ -16,7 +16,18 @@ import { FEATURE_BRANCH, rennetApi, SEQUENCE_SCRIPT, unwrap } from './support';
  * does not have (the host answers with an error result and goes on).
  */
 const SEQUENCE_SCRIPT_WITH_A_STRAY_CALL: ScriptedRound[] = SEQUENCE_SCRIPT.map((round, i) =>
-  i === 0 ? { text: 'Reading the change.', calls: [...(round.calls ?? []), { name: 'delete_repository', input: {} }] } : round,
+  i === 0
+    ? {
+        text: 'Reading the change.',
+        calls: [
+          ...(round.calls ?? []),
+          { name: 'delete_repository', input: {} },
+          // A vscode.lm seat reads the change through the host's read tools, like every seat.
+          { name: 'read_diff', input: { path: 'src/app.js' } },
+          { name: 'read_file', input: { path: 'src/app.js', side: 'head', start_line: 5, end_line: 5 } },
+        ],
+      }
+    : round,
 );
 
 function field(el: Record<string, unknown>, name: string): unknown {
@@ -90,7 +101,12 @@ export function registerLmSuites(ctx: SuiteContext): void {
       assert.match(observed[0]?.firstUserText ?? '', /\S/, 'the first request carried no prompt');
       assert.deepEqual(observed[3]?.roles, ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
       const results = observed[3]?.results ?? {};
-      assert.equal(Object.keys(results).length, 8, JSON.stringify(results));
+      assert.equal(Object.keys(results).length, 10, JSON.stringify(results));
+      for (const name of ['list_changes', 'read_diff', 'read_file', 'search_code', 'read_context']) {
+        assert.ok(observed[0]?.tools.includes(name), `the read tool ${name} was not offered: ${observed[0]?.tools.join(', ')}`);
+      }
+      assert.match(results['r0-4'] ?? '', /^\+ +5 \| app line 5 \(changed\)$/m, `read_diff answered: ${results['r0-4']}`);
+      assert.match(results['r0-5'] ?? '', /^5\| app line 5 \(changed\)$/m, `read_file answered: ${results['r0-5']}`);
       assert.match(results['r0-1-c1'] ?? '', /\be\d+\b/, 'cite answered no id');
       assert.match(results['r0-3'] ?? '', /^Error: There is no tool named "delete_repository"/);
       assert.match(results['r2-1'] ?? '', /settled/i, `finish answered: ${results['r2-1']}`);
