@@ -36,6 +36,11 @@ export interface SeatPromptEntry {
   readonly partials: readonly PromptPartial[];
   /** Ceiling on the assembled prompt's UTF-8 bytes (header included). */
   readonly budgetBytes: number;
+  /**
+   * Ceiling on the UTF-8 bytes of the tool schemas the seat is offered (the read tools and its own,
+   * as a provider receives them: name, description, input schema). They ride with every request.
+   */
+  readonly toolsBudgetBytes: number;
 }
 
 /** Prompts that are not a lens seat's first turn: read by other jobs. */
@@ -53,13 +58,13 @@ const ALL: readonly PromptPartial[] = ['investigation', 'reader-voice', 'tool-gu
 
 /** One entry per seat a generation can run. The Flagged lens has review seats and one compiler. */
 export const SEAT_PROMPTS: readonly SeatPromptEntry[] = [
-  { lens: 'design', role: 'drafter', file: 'design.md', partials: ALL, budgetBytes: 15_261 /* measured 13,873 */ },
-  { lens: 'sequence', role: 'drafter', file: 'sequence.md', partials: ALL, budgetBytes: 11_708 /* measured 10,643 */ },
-  { lens: 'decisions', role: 'drafter', file: 'decisions.md', partials: ALL, budgetBytes: 11_489 /* measured 10,444 */ },
+  { lens: 'design', role: 'drafter', file: 'design.md', partials: ALL, budgetBytes: 15_261 /* measured 13,873 */, toolsBudgetBytes: 22_033 /* measured 20,030 */ },
+  { lens: 'sequence', role: 'drafter', file: 'sequence.md', partials: ALL, budgetBytes: 11_708 /* measured 10,643 */, toolsBudgetBytes: 13_538 /* measured 12,307 */ },
+  { lens: 'decisions', role: 'drafter', file: 'decisions.md', partials: ALL, budgetBytes: 11_489 /* measured 10,444 */, toolsBudgetBytes: 14_960 /* measured 13,600 */ },
   // A review seat writes a findings file, not a board: no board-tool guidance.
-  { lens: 'flagged', role: 'reviewer', file: 'flagged-review.md', partials: ['investigation', 'reader-voice'], budgetBytes: 10_173 /* measured 9,248 */ },
-  { lens: 'flagged', role: 'compiler', file: 'flagged-compile.md', partials: ALL, budgetBytes: 12_871 /* measured 11,700 */ },
-  { lens: 'noise', role: 'drafter', file: 'noise.md', partials: ALL, budgetBytes: 11_774 /* measured 10,703 */ },
+  { lens: 'flagged', role: 'reviewer', file: 'flagged-review.md', partials: ['investigation', 'reader-voice'], budgetBytes: 10_173 /* measured 9,248 */, toolsBudgetBytes: 3_853 /* measured 3,503 */ },
+  { lens: 'flagged', role: 'compiler', file: 'flagged-compile.md', partials: ALL, budgetBytes: 12_871 /* measured 11,700 */, toolsBudgetBytes: 16_162 /* measured 14,693 */ },
+  { lens: 'noise', role: 'drafter', file: 'noise.md', partials: ALL, budgetBytes: 11_774 /* measured 10,703 */, toolsBudgetBytes: 14_237 /* measured 12,943 */ },
 ];
 
 export const DOCUMENT_PROMPTS: readonly DocumentPromptEntry[] = [

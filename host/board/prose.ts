@@ -4,6 +4,7 @@
  * review machinery. Every vocabulary the readings use is a named, exported list.
  */
 import { SOURCE_EXTENSIONS } from '../../protocol/board';
+import type { Patchset } from '../../protocol/patchset';
 
 // ─── Vocabularies ────────────────────────────────────────────────────────────────────────────
 
@@ -348,6 +349,33 @@ export function findProcessVocabulary(text: string, regions?: readonly CodeRegio
     hits.push({ word: m[0], index });
   }
   return hits.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * The words the change itself uses: every identifier part (camelCase, snake_case and kebab-case
+ * split) of every captured line and path, lower-cased. A process word that is one of them — an
+ * `agent` loop, a `draft` state, a `Board` component — is the change's vocabulary, not the review
+ * machinery's, and the process-vocabulary rule lets it through.
+ */
+export function changeVocabulary(patchset: Pick<Patchset, 'files'>): ReadonlySet<string> {
+  const words = new Set<string>();
+  const add = (text: string) => {
+    for (const token of text.matchAll(/[\p{L}][\p{L}\p{N}]*/gu)) {
+      for (const part of token[0].split(/(?<=\p{Ll})(?=\p{Lu})/u)) words.add(part.toLowerCase());
+    }
+  };
+  for (const file of patchset.files) {
+    add(file.path);
+    if (file.oldPath) add(file.oldPath);
+    for (const hunk of file.hunks) for (const line of hunk.lines) add(line.text);
+  }
+  return words;
+}
+
+/** Whether every word of a process-vocabulary hit is a word of the change (a plural counts as its singular). */
+export function isChangeVocabulary(hit: string, vocabulary: ReadonlySet<string>): boolean {
+  const parts = hit.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return parts.length > 0 && parts.every((w) => vocabulary.has(w) || (w.endsWith('s') && vocabulary.has(w.slice(0, -1))) || (w.endsWith('es') && vocabulary.has(w.slice(0, -2))));
 }
 
 // ─── Helpers ─────────────────────────────────────────────────────────────────────────────────

@@ -30,7 +30,7 @@ import {
   type Refusal,
   type RuleId,
 } from '../../protocol/board';
-import { clip, codeRegions, findCodeBytes, findProcessVocabulary, findProseCitations, type PathKnowledge } from './prose';
+import { clip, codeRegions, findCodeBytes, findProcessVocabulary, findProseCitations, isChangeVocabulary, type PathKnowledge } from './prose';
 import { boundedList, formatCount } from './render';
 import type { BoardState, CitationIndexLike, VerbCall, WriterContext } from './state';
 
@@ -830,12 +830,13 @@ function admissibleForReason(reason: string): string {
 const processVocabulary: BoundaryRule = {
   id: 'process-vocabulary',
   tier: 'boundary',
-  summary: 'Authored prose names the change, never the review machinery (lenses, boards, agents, seats, drafts); the transcribed register is exempt.',
+  summary: "Authored prose names the change, never the review machinery (lenses, boards, agents, seats, drafts); the transcribed register is exempt, and a word the change's own code uses is the change's vocabulary.",
   onElements(c) {
     if (isTranscribed(c.next)) return [];
     const out: Refusal[] = [];
     for (const { field: name, text } of writtenProse(c)) {
-      const hits = findProcessVocabulary(text);
+      const changeWords = c.ctx.changeWords;
+      const hits = findProcessVocabulary(text).filter((h) => !changeWords || !isChangeVocabulary(h.word, changeWords));
       if (hits.length === 0) continue;
       const words = [...new Set(hits.map((h) => `"${clip(h.word, 30)}"`))];
       out.push(refusal('process-vocabulary', name, `${words.slice(0, 3).join(', ')}${words.length > 3 ? ` and ${words.length - 3} more` : ''} name${hits.length === 1 ? 's' : ''} the review process rather than the change`, 'describe what the code does and why it matters, without naming lenses, boards, agents, seats or drafts'));

@@ -80,6 +80,11 @@ export interface WriterContext {
    * written by the pipeline (a standalone seat server, imports), where nothing is known to check.
    */
   reviewedBy?: readonly FindingOrigin[];
+  /**
+   * The words the captured change uses (prose.ts changeVocabulary): a process word among them is
+   * the change's own domain word and passes the process-vocabulary rule. Absent: none pass.
+   */
+  changeWords?: ReadonlySet<string>;
 }
 
 /**

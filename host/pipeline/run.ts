@@ -5,6 +5,7 @@ import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type FindingOrigin, typ
 import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
 import { buildCitationIndex, type CitationIndex } from '../board/citations';
 import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
+import { changeVocabulary } from '../board/prose';
 import { citedHunkIds, deriveNoiseMembers, isSpecOnlyChange, proseCitationResolver, type CoreLaneOutcomes, type ResolveProseCitations } from '../board/noise';
 import { loadBoard, persistOpenedBoard, persistVerb } from '../board/persist';
 import { BoardSeat, type SeatFrame } from '../board/seat';
@@ -115,6 +116,8 @@ class GenerationRun {
   private readonly specOnly: boolean;
   /** Where every seat's read tools read: the capture and the context directory. */
   private readonly changeSource: ChangeSource;
+  /** The words the change uses (their process words pass the vocabulary rule). */
+  private readonly changeWords: ReadonlySet<string>;
   private fatal: { error: unknown } | null = null;
   private cancelled = false;
   private origin = 0;
@@ -141,6 +144,7 @@ class GenerationRun {
     const rel = relative(input.workspaceDir, this.contextAbs);
     this.promptContextDir = isAbsolute(input.contextDir) && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : input.contextDir;
     this.specOnly = isSpecOnlyChange(input.patchset);
+    this.changeWords = changeVocabulary(input.patchset);
     this.changeSource = seams.changeSource?.(input) ?? gitChangeSource({ repoDir: input.workspaceDir, patchset: input.patchset, contextDir: this.contextAbs });
     this.lanes = Object.fromEntries(LENSES.map((lens) => [lens, this.newLane(lens)])) as Record<Lens, Lane>;
   }
@@ -559,7 +563,7 @@ class GenerationRun {
   private async runBoardSeat(lane: Lane, spec: SeatSpec, harness: Harness, budget: number, reviewedBy?: readonly FindingOrigin[]): Promise<LadderResult> {
     const seat = new BoardSeat({
       state: lane.board,
-      context: { author: harness.model ?? harness.kind, citations: this.citations, ...(reviewedBy ? { reviewedBy } : {}) },
+      context: { author: harness.model ?? harness.kind, citations: this.citations, changeWords: this.changeWords, ...(reviewedBy ? { reviewedBy } : {}) },
       onFrame: (frame) => this.onSeatFrame(lane, frame),
     });
     lane.seat = seat;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { changeVocabulary } from '../../../host/board/prose';
 import { BOUNDARY_TIER, FINISH_TIER, RULE_REGISTRY, HOST_OWNED_FIELD_NAMES } from '../../../host/board/rules';
 import { renderResult } from '../../../host/board/render';
 import { applyVerb } from '../../../host/board/writer';
@@ -412,6 +413,18 @@ describe('board rules: the boundary tier over a real capture', function () {
       refused(apply(flagged, add('prose', { markdown: 'This board lists what the agent found.', parent_id: 'e1' })).result, 'process-vocabulary', 'markdown');
       refused(apply(flagged, add('section', { title: 'Draft notes' })).result, 'process-vocabulary', 'title');
       refused(apply(flagged, { verb: 'set_document', input: { title: 'Parser', intro_markdown: 'See the Sequence tab for details.' } }).result, 'process-vocabulary', '/document/intro_markdown');
+    });
+    it('lets through a process word the change itself uses, and only that word', () => {
+      // The change's code has an agent loop and a Draft state: its words, not the review's.
+      const words = changeVocabulary({ files: [{ path: 'src/agentLoop.ts', oldPath: null, hunks: [{ lines: [{ text: 'export class AgentLoop { state: DraftState = "draft"; }' }] }] }] } as never);
+      const own: WriterContext = { ...ctx, changeWords: words };
+      accepted(apply(flagged, add('prose', { markdown: 'The agent loop now keeps its drafts until the retry succeeds.', parent_id: 'e1' }), own).result);
+      accepted(apply(flagged, add('section', { title: 'Draft state' }), own).result);
+      // A word the change does not use still names the machinery.
+      refused(apply(flagged, add('prose', { markdown: 'This board lists what the agent found.', parent_id: 'e1' }), own).result, 'process-vocabulary', 'markdown');
+      refused(apply(flagged, add('prose', { markdown: 'See the Sequence tab for the agent loop.', parent_id: 'e1' }), own).result, 'process-vocabulary', 'markdown');
+      // Without the change's words (a standalone seat server), nothing passes.
+      refused(apply(flagged, add('prose', { markdown: 'The agent loop now keeps its drafts.', parent_id: 'e1' })).result, 'process-vocabulary', 'markdown');
     });
     it('is dropped in the transcribed register', () => {
       accepted(apply(boardFor('design', fx.patchset, 'transcribed'), add('section', { title: 'Lens boards', body_markdown: 'Each agent drafts a board.' })).result);
