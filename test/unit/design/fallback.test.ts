@@ -3,7 +3,7 @@ import { buildCitationIndex } from '../../../host/board/citations';
 import { assembleDesignBoard } from '../../../host/design/assemble';
 import { LABELS, type SpecDocument } from '../../../host/design/model';
 import { writeBoard } from '../../../host/design/render';
-import { ofKind, specBranch, type SpecBranch } from './specRepo';
+import { ofKind, specBranches } from './specRepo';
 
 /** When the host cannot settle a specification: the rule that refused it, and the sources it located. */
 
@@ -14,13 +14,7 @@ const proposal = (why: string, changes = '- Add a CSV export of the report') => 
 const spec = (body: string) => `## ADDED Requirements\n\n### Requirement: CSV Export\n${body}\n#### Scenario: Export\n- **WHEN** the user exports a report\n- **THEN** a CSV file is downloaded\n`;
 
 describe('design assembler: fallback and labels', () => {
-  const branches: SpecBranch[] = [];
-  after(() => branches.forEach((b) => b.repo.cleanup()));
-  const branch = async (...args: Parameters<typeof specBranch>) => {
-    const made = await specBranch(...args);
-    branches.push(made);
-    return made;
-  };
+  const branch = specBranches();
 
   it('falls back, naming the rule, when a requirement has no normative text', async () => {
     const { patchset, read } = await branch([], (repo) =>

@@ -4,7 +4,7 @@ import { detectSpec, selectGrill, selectKiro, selectOpenSpec, touchedPaths } fro
 import { LABELS } from '../../../host/design/model';
 import { ledgerBinds } from '../../../host/design/readers/superpowers';
 import type { Patchset } from '../../../protocol/patchset';
-import { ofKind, specBranch, stats, type SpecBranch } from './specRepo';
+import { ofKind, specBranches, stats } from './specRepo';
 
 /** Which specification a branch carries: the fixed format order, one spec per board, none when absent. */
 
@@ -58,13 +58,7 @@ describe('design assembler: selection', () => {
   });
 
   describe('real branches', () => {
-    const branches: SpecBranch[] = [];
-    after(() => branches.forEach((b) => b.repo.cleanup()));
-    const branch = async (...args: Parameters<typeof specBranch>) => {
-      const made = await specBranch(...args);
-      branches.push(made);
-      return made;
-    };
+    const branch = specBranches();
 
     it('renders OpenSpec only when a branch touches OpenSpec and Kiro', async () => {
       const { patchset, read } = await branch(['kiro', 'openspec']);

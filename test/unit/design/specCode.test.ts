@@ -12,7 +12,7 @@ import { defaultDesignAssembler } from '../../../host/pipeline/design';
 import type { DesignAssembly as PipelineAssembly } from '../../../host/pipeline/types';
 import type { ElementOf } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
-import { SPEC_FIXTURES, childrenOf, elements, ofKind, outlineOf, specBranch, stats, type SpecBranch } from './specRepo';
+import { SPEC_FIXTURES, childrenOf, elements, ofKind, outlineOf, specBranches, stats, type SpecBranch } from './specRepo';
 
 /**
  * Specifications as real repositories write them: commands, JSON and placeholders in inline code
@@ -96,13 +96,7 @@ function assertCitesChangedLines(state: BoardState, patchset: Patchset): void {
 const spanOf = (ref: ElementOf<'code_ref'>): CodeSpan => ({ path: ref.path, start: ref.start_line, end: ref.end_line });
 
 describe('design assembler: inline code and code blocks in real-shaped specifications', () => {
-  const branches: SpecBranch[] = [];
-  after(() => branches.forEach((b) => b.repo.cleanup()));
-  const branch = async (...args: Parameters<typeof specBranch>) => {
-    const made = await specBranch(...args);
-    branches.push(made);
-    return made;
-  };
+  const branch = specBranches();
 
   describe('OpenSpec change', () => {
     const root = 'openspec/changes/add-csv-export';

@@ -85,3 +85,17 @@ export function outlineOf(state: BoardState): string {
   walk(null, 0);
   return lines.join('\n');
 }
+
+/**
+ * specBranch for a describe block: every branch made is cleaned up after the block
+ * (`const branch = specBranches();` at describe level, then `await branch([...])`).
+ */
+export function specBranches(): (...args: Parameters<typeof specBranch>) => Promise<SpecBranch> {
+  const made: SpecBranch[] = [];
+  after(() => made.forEach((b) => b.repo.cleanup()));
+  return async (...args) => {
+    const b = await specBranch(...args);
+    made.push(b);
+    return b;
+  };
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { capturePatchset } from '../../../host/capture/capture';
 import { openRepo } from '../../../host/capture/repo';
-import type { NoiseOfferRegion, RelatedContextItem } from '../../../host/pipeline/contextDir';
+import { writeContextDir, type ContextDirResult, type NoiseOfferRegion, type RelatedContextItem } from '../../../host/pipeline/contextDir';
 import type { Patchset } from '../../../protocol/patchset';
 import { TestRepo } from '../../fixtures/gitRepo';
 
@@ -86,4 +86,17 @@ export function noiseOfferOf(patchset: Patchset): NoiseOfferRegion[] {
     }
   }
   return out;
+}
+
+/** The fixture's whole context directory for a capture: the PR, the related items and the Noise offer. */
+export function writeFixtureContext(repo: TestRepo, patchset: Patchset): Promise<ContextDirResult> {
+  return writeContextDir({
+    workspace: repo.dir,
+    sessionId: FIXTURE_SESSION_ID,
+    patchset,
+    pr: FIXTURE_PR,
+    designSources: null,
+    relatedContext: FIXTURE_RELATED,
+    noiseOffer: noiseOfferOf(patchset),
+  });
 }

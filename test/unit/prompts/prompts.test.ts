@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { buildBoardTools } from '../../../host/board/tools';
-import { writeContextDir } from '../../../host/pipeline/contextDir';
 import type { SeatSpec } from '../../../host/pipeline/ports';
 import {
   FOLLOW_UP_VERDICT_MAX_BYTES,
@@ -16,7 +15,7 @@ import { READ_TOOL_NAMES } from '../../../protocol/read';
 import { PROMPT_FILES } from '../../../prompts/generated';
 import { DOCUMENT_PROMPTS, PARTIAL_FILES, PARTIALS, SEAT_PROMPTS, documentPromptEntry, type SeatPromptEntry } from '../../../prompts/manifest';
 import type { TestRepo } from '../../fixtures/gitRepo';
-import { FIXTURE_PR, FIXTURE_RELATED, FIXTURE_SESSION_ID, capture, largeChangeRepo, noiseOfferOf, smallChangeRepo } from './fixtures';
+import { FIXTURE_PR, FIXTURE_RELATED, FIXTURE_SESSION_ID, capture, largeChangeRepo, smallChangeRepo, writeFixtureContext } from './fixtures';
 
 const seatOf = (entry: SeatPromptEntry, suffix = ''): SeatSpec => ({
   seatId: `${entry.lens}:${entry.role}${suffix}`,
@@ -33,15 +32,7 @@ interface Rendered {
 
 async function renderAll(repo: TestRepo): Promise<Rendered> {
   const patchset = await capture(repo);
-  const ctx = await writeContextDir({
-    workspace: repo.dir,
-    sessionId: FIXTURE_SESSION_ID,
-    patchset,
-    pr: FIXTURE_PR,
-    designSources: null,
-    relatedContext: FIXTURE_RELATED,
-    noiseOffer: noiseOfferOf(patchset),
-  });
+  const ctx = await writeFixtureContext(repo, patchset);
   const reader = createPromptReader();
   const seat = new Map<string, string>();
   for (const entry of SEAT_PROMPTS) seat.set(`${entry.lens}:${entry.role}`, reader.seatPrompt(seatOf(entry), { contextDir: ctx.relative }));

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { explainPrompt, explainSurface } from '../../../host/asks/explainTools';
 import { buildCitationIndex } from '../../../host/board/citations';
 import { buildBoardTools } from '../../../host/board/tools';
-import { writeContextDir } from '../../../host/pipeline/contextDir';
 import type { SeatSpec } from '../../../host/pipeline/ports';
 import { createPromptReader, reviewerVoiceText, roundReportPrompt } from '../../../host/pipeline/prompts';
 import { reviewSurface } from '../../../host/pipeline/reviewers';
@@ -15,7 +14,7 @@ import type { Patchset } from '../../../protocol/patchset';
 import { READ_TOOL_NAMES } from '../../../protocol/read';
 import { SEAT_PROMPTS } from '../../../prompts/manifest';
 import type { TestRepo } from '../../fixtures/gitRepo';
-import { FIXTURE_PR, FIXTURE_RELATED, FIXTURE_SESSION_ID, capture, noiseOfferOf, smallChangeRepo } from './fixtures';
+import { capture, smallChangeRepo, writeFixtureContext } from './fixtures';
 
 /**
  * Every seat's expanded prompt names only tools that seat is served. The served surfaces come from
@@ -60,15 +59,7 @@ describe('seat prompts: only tools the seat is served, and no git', function () 
   before(async () => {
     repo = smallChangeRepo();
     const patchset: Patchset = await capture(repo);
-    const ctx = await writeContextDir({
-      workspace: repo.dir,
-      sessionId: FIXTURE_SESSION_ID,
-      patchset,
-      pr: FIXTURE_PR,
-      designSources: null,
-      relatedContext: FIXTURE_RELATED,
-      noiseOffer: noiseOfferOf(patchset),
-    });
+    const ctx = await writeFixtureContext(repo, patchset);
     const read = readSurface(gitChangeSource({ repoDir: repo.dir, patchset, contextDir: ctx.relative })).tools;
     assert.deepEqual(
       read.map((t) => t.name),
