@@ -22,12 +22,28 @@ export async function readCapturedBlob(repoRoot: string, patchset: Patchset, pat
   const oid = side === 'base' ? file.oldOid : file.newOid;
   if (!oid) return err(rennetError('not-found', `${path} has no ${side} side in ${patchset.id} (${file.status})`, { path }));
   if (file.submodule) return err(rennetError('not-found', `${path} is a submodule; its content is another repository`, { path }));
-  const result = await runGit(['cat-file', 'blob', oid], { cwd: repoRoot, maxStdoutBytes: BLOB_READ_MAX_BYTES + 1 });
-  if (result.code !== 0 && !result.cut) {
-    return err(rennetError('git-failed', `could not read ${side} blob ${oid} of ${path}: ${result.stderr.trim()}`));
-  }
+  const read = await readBlobBounded(repoRoot, oid);
+  if (!read.ok) return err(rennetError('git-failed', `could not read ${side} blob ${oid} of ${path}: ${read.stderr}`));
+  return ok({ path, side, oid, ...read.value });
+}
+
+/** A blob's content as Rennet reads it: at most BLOB_READ_MAX_BYTES, binary when a NUL shows in its first 8000 bytes. */
+export interface BoundedBlob {
+  text: string | null;
+  binary: boolean;
+  bytes: number;
+  truncated: boolean;
+}
+
+/**
+ * `git cat-file blob <object>` (an object id, or `<commit>:<path>`), bounded and sniffed for
+ * binary content: the one way Rennet reads a blob's bytes. `stderr` is git's own words on failure.
+ */
+export async function readBlobBounded(repoRoot: string, object: string): Promise<{ ok: true; value: BoundedBlob } | { ok: false; stderr: string; code: number }> {
+  const result = await runGit(['cat-file', 'blob', object], { cwd: repoRoot, maxStdoutBytes: BLOB_READ_MAX_BYTES + 1 });
+  if (result.code !== 0 && !result.cut) return { ok: false, stderr: result.stderr.trim(), code: result.code };
   const truncated = result.stdout.length > BLOB_READ_MAX_BYTES;
   const bytes = truncated ? result.stdout.subarray(0, BLOB_READ_MAX_BYTES) : result.stdout;
   const binary = bytes.subarray(0, 8000).includes(0);
-  return ok({ path, side, oid, text: binary ? null : bytes.toString('utf8'), binary, bytes: bytes.length, truncated });
+  return { ok: true, value: { text: binary ? null : bytes.toString('utf8'), binary, bytes: bytes.length, truncated } };
 }

@@ -1,9 +1,9 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { BLOB_READ_MAX_BYTES } from '../../protocol/limits';
 import type { Patchset, Side } from '../../protocol/patchset';
 import { READ_CONTEXT_MAX_BYTES, SEARCH_MAX_MATCHES, SEARCH_MAX_MATCHES_PER_FILE } from '../../protocol/read';
 import { escapeControls } from '../../protocol/text';
+import { readBlobBounded } from '../capture/blob';
 import { checkRepoRelativePath } from '../capture/paths';
 import { runGit } from '../git/run';
 import type { ChangeSource, ContextFile, SearchMatch, SearchResult, TreeFile } from './tools';
@@ -54,12 +54,11 @@ export function gitChangeSource(options: GitSourceOptions): ChangeSource {
       if (kind === 'commit') return { kind: 'submodule' };
       if (kind === 'tree') return { kind: 'error', message: 'it is a folder; read_file reads files (list its files with search_code and a path)' };
       if (kind !== 'blob') return { kind: 'error', message: `it is a ${kind}, not a file` };
-      const blob = await runGit(['cat-file', 'blob', spec], { cwd: repoDir, maxStdoutBytes: BLOB_READ_MAX_BYTES + 1 });
-      if (blob.code !== 0 && !blob.cut) return { kind: 'error', message: blob.stderr.trim().slice(0, 300) || `git cat-file exited ${blob.code}` };
-      const truncated = blob.stdout.length > BLOB_READ_MAX_BYTES;
-      const bytes = truncated ? blob.stdout.subarray(0, BLOB_READ_MAX_BYTES) : blob.stdout;
-      if (bytes.subarray(0, 8000).includes(0)) return { kind: 'binary', bytes: bytes.length } satisfies TreeFile;
-      return { kind: 'text', text: bytes.toString('utf8'), bytes: bytes.length, truncated };
+      const blob = await readBlobBounded(repoDir, spec);
+      if (!blob.ok) return { kind: 'error', message: blob.stderr.slice(0, 300) || `git cat-file exited ${blob.code}` };
+      const { text, bytes, truncated } = blob.value;
+      if (text === null) return { kind: 'binary', bytes } satisfies TreeFile;
+      return { kind: 'text', text, bytes, truncated };
     },
 
     async search(pattern, side, rawPath): Promise<SearchResult> {
