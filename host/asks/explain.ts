@@ -196,7 +196,7 @@ export async function explainSpan(deps: ExplainDeps, raw: unknown, signal?: Abor
         prompt: explainPrompt(anchor.lens),
         followUp: false,
         cwd: session.repoRoot,
-        tools: { tools: served.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), call: (name, input) => served.call(name, input) },
+        tools: served.port(),
         mcp: { url: server.url, headers: { ...server.headers } },
         signal: abort.signal,
         onEvent: () => undefined,

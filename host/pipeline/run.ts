@@ -507,7 +507,7 @@ class GenerationRun {
         spec,
         harness,
         budget,
-        tools: { tools: served.tools, call: (name, input) => served.call(name, input) },
+        tools: served.port(),
         mcp: { url: server.url, headers: { ...server.headers } },
         settled: () => (surface.submitted ? 'settled' : null),
         verdict: () => null,
@@ -582,16 +582,12 @@ class GenerationRun {
         readSurface(this.changeSource),
       );
       server = await startSeatServer({ seat: served });
-      const tools: ToolPort = {
-        tools: served.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-        call: (name, input) => served.call(name, input),
-      };
       return await this.ladder({
         lane,
         spec,
         harness,
         budget,
-        tools,
+        tools: served.port(),
         mcp: { url: server.url, headers: { ...server.headers } },
         settled: () => (seat.state.status === 'finished' ? 'settled' : seat.state.status === 'absent' ? 'absent' : null),
         verdict: () => verdictOf(seat.state.lastFinish),

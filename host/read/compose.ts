@@ -20,11 +20,13 @@ export interface ReadTotals {
   readMs: number;
 }
 
-export interface ComposedSurface<T extends { name: string }> {
+export interface ComposedSurface<T extends { name: string; description: string; inputSchema: Record<string, unknown> }> {
   readonly tools: readonly T[];
   call(name: string, input: unknown): Promise<{ text: string; isError: boolean }>;
   /** Calls and refusals of both parts; `readBytes` is what the read tools sent. */
   stats(): ReadTotals;
+  /** The surface as a harness takes it in-process (a pipeline ToolPort): each tool's name, description and schema, and the call. */
+  port(): { tools: Array<{ name: string; description: string; inputSchema: T['inputSchema'] }>; call(name: string, input: Record<string, unknown>): Promise<{ text: string; isError: boolean }> };
 }
 
 export function withReadTools<T extends { name: string; description: string; inputSchema: Record<string, unknown> }>(
@@ -35,11 +37,11 @@ export function withReadTools<T extends { name: string; description: string; inp
   const clash = own.tools.find((t) => readNames.has(t.name));
   if (clash) throw new Error(`the seat's own tool ${clash.name} has a read tool's name`);
   const tools = [...(read.tools as unknown as readonly T[]), ...own.tools];
+  const call = async (name: string, input: unknown) => (readNames.has(name) ? read.call(name, input) : own.call(name, input));
   return {
     tools,
-    async call(name, input) {
-      return readNames.has(name) ? read.call(name, input) : own.call(name, input);
-    },
+    call,
+    port: () => ({ tools: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), call }),
     stats() {
       const r = read.stats();
       const o = own.stats?.() ?? { calls: 0, refusals: 0 };

@@ -77,7 +77,7 @@ function turnOf(rig: Rig, events: HarnessEvent[]): TurnRequest {
     prompt: PROMPT,
     followUp: false,
     cwd: rig.repo.dir,
-    tools: { tools: rig.served.tools, call: (name, input) => rig.served.call(name, input) },
+    tools: rig.served.port(),
     mcp: { url: rig.server.url, headers: { ...rig.server.headers } },
     signal: new AbortController().signal,
     onEvent: (e) => events.push(e),
