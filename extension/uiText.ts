@@ -24,7 +24,7 @@
 import MarkdownIt from 'markdown-it';
 import type { Token } from 'markdown-it';
 import type { QuickPickItem } from 'vscode';
-import { inertLinkNote, inertLinkReason } from '../protocol/links';
+import { inertLinkNote, inertLinkReason, inertLinkSuffix } from '../protocol/links';
 import { escapeControls } from '../protocol/text';
 
 declare const uiTextBrand: unique symbol;
@@ -164,20 +164,15 @@ const parser = (() => {
   return it;
 })();
 
-interface Block {
-  /** Prefix of every line after the first (list continuation, quote). */
-  indent: string;
-}
-
 function renderSafeMarkdown(markdown: string): string {
   const tokens = parser.parse(markdown, {});
   const out: string[] = [];
-  renderBlocks(tokens, 0, tokens.length, out, { indent: '' });
+  renderBlocks(tokens, 0, tokens.length, out);
   return out.join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /** Renders block tokens [from, to) as Markdown blocks pushed to `out`. */
-function renderBlocks(tokens: readonly Token[], from: number, to: number, out: string[], ctx: Block): void {
+function renderBlocks(tokens: readonly Token[], from: number, to: number, out: string[]): void {
   let i = from;
   while (i < to) {
     const token = tokens[i] as Token;
@@ -207,7 +202,7 @@ function renderBlocks(tokens: readonly Token[], from: number, to: number, out: s
       case 'blockquote_open': {
         const close = closeOf(tokens, i);
         const inner: string[] = [];
-        renderBlocks(tokens, i + 1, close, inner, ctx);
+        renderBlocks(tokens, i + 1, close, inner);
         out.push(
           inner
             .join('\n\n')
@@ -254,7 +249,7 @@ function renderList(tokens: readonly Token[], open: number, close: number, order
     }
     const itemClose = closeOf(tokens, i);
     const inner: string[] = [];
-    renderBlocks(tokens, i + 1, itemClose, inner, { indent: '' });
+    renderBlocks(tokens, i + 1, itemClose, inner);
     const marker = ordered ? `${n++}. ` : '- ';
     const pad = ' '.repeat(marker.length);
     const body = inner.join('\n\n').split('\n');
@@ -321,7 +316,7 @@ function renderInline(tokens: readonly Token[]): string {
       case 'link_close': {
         const link = links.pop();
         if (!link) break;
-        out += link.live ? `](<${encodeHref(link.href)}>)` : ` (${escapeMarkdownText(link.href)}${inertNote(link.href)})`;
+        out += link.live ? `](<${encodeHref(link.href)}>)` : escapeMarkdownText(inertLinkSuffix(link.href, inertNote(link.href)));
         break;
       }
       case 'image': {
@@ -344,9 +339,10 @@ function isLiveHref(href: string): boolean {
   return /^https?:\/\//i.test(compact) && inertLinkReason(compact) === null;
 }
 
+/** Why a link is shown as text: the shared private-network note, or that it is no web link at all (command:, javascript:, relative). */
 function inertNote(href: string): string {
   const reason = inertLinkReason(href);
-  return reason ? ` — ${escapeMarkdownText(inertLinkNote(reason))}` : ` — ${escapeMarkdownText('not opened: not a web link')}`;
+  return reason ? inertLinkNote(reason) : 'not opened: not a web link';
 }
 
 /** An http(s)/mailto target inside `<…>`: nothing in it can end the destination early. */

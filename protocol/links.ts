@@ -54,6 +54,14 @@ export function inertLinkNote(reason: InertLinkReason): string {
   return reason === 'private-network' ? 'not opened: it points at this machine or a private network' : 'not opened: not a valid URL';
 }
 
+/**
+ * What a renderer shows after an inert link's label: its URL and why it was not opened, or only
+ * the note when the label already is the URL (an autolink). One wording for every surface.
+ */
+export function inertLinkSuffix(url: string, note: string, labelIsUrl = false): string {
+  return labelIsUrl ? ` (${note})` : ` (${url} — ${note})`;
+}
+
 function parseIpv4(host: string): [number, number, number, number] | null {
   const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
   if (!match) return null;

@@ -1,6 +1,6 @@
 import MarkdownIt from 'markdown-it';
 import type { Token } from 'markdown-it';
-import { inertLinkNote, inertLinkReason } from '../../protocol/links';
+import { inertLinkNote, inertLinkReason, inertLinkSuffix } from '../../protocol/links';
 
 /**
  * Model-written Markdown to HTML for the static review page (pure).
@@ -56,7 +56,7 @@ function build(): MarkdownIt {
       const label = tokens.slice(idx + 1, close);
       const labelIsUrl = label.every((t) => t.type === 'text') && label.map((t) => t.content).join('') === url;
       const note = inertLinkNote(reason);
-      (tokens[close] as Token).meta = { ...(tokens[close]?.meta ?? {}), rennetInert: labelIsUrl ? ` (${note})` : ` (${url} — ${note})` };
+      (tokens[close] as Token).meta = { ...(tokens[close]?.meta ?? {}), rennetInert: inertLinkSuffix(url, note, labelIsUrl) };
       return '<span class="md-link-inert">';
     }
     token?.attrSet('rel', 'noopener noreferrer');

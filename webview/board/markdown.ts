@@ -28,7 +28,7 @@ import MarkdownIt from 'markdown-it';
 import type { Token } from 'markdown-it';
 import { h, type ComponentChild, type VNode } from 'preact';
 import { SOURCE_EXTENSIONS } from '../../protocol/board';
-import { inertLinkNote, inertLinkReason } from '../../protocol/links';
+import { inertLinkNote, inertLinkReason, inertLinkSuffix } from '../../protocol/links';
 
 const SAFE_LINK = /^(?:https?:|mailto:)/i;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -239,7 +239,7 @@ function renderTokens(tokens: readonly Token[], state: RenderState, out: Compone
  */
 function inertSuffix(label: readonly ComponentChild[], inert: NonNullable<Frame['inert']>): string {
   const labelIsUrl = label.every((child) => typeof child === 'string') && label.join('') === inert.url;
-  return labelIsUrl ? ` (${inert.note})` : ` (${inert.url} — ${inert.note})`;
+  return inertLinkSuffix(inert.url, inert.note, labelIsUrl);
 }
 
 /** Block Markdown (paragraphs, lists, code, tables, quotes) as vnodes. */
