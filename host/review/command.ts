@@ -129,13 +129,21 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
   return { generationId, input, seams };
 }
 
+/** Harnesses that run a process in the seat's directory and read files there with their own tools. */
+const DIRECTORY_HARNESSES: ReadonlySet<string> = new Set(['claude-code', 'codex']);
+
 /**
  * Where the seats run: the reviewed head as a snapshot under the data directory when there is a
- * store (its directory) and a headWorkspace dep; else the checkout itself, and a snapshot that
- * could not be made says why in the log (the read tools still read the capture either way).
+ * store (its directory), a headWorkspace dep, and a seat whose harness reads its directory (a
+ * CLI); else the checkout itself — HTTP and vscode.lm seats read only through the read tools, so
+ * no snapshot is written for them. A snapshot that could not be made says why in the log (the
+ * read tools still read the capture either way).
  */
 async function seatDirectory(options: LensRunOptions, deps: LensRunDeps, observers: LensRunObservers): Promise<string | null> {
   if (!deps.headWorkspace || !options.store) return null;
+  const h = options.harnesses;
+  const harnesses = [h.design, h.sequence, h.decisions, h.noise, ...h.flagged.reviewers, h.flagged.compiler];
+  if (!harnesses.some((harness) => harness !== null && DIRECTORY_HARNESSES.has(harness.kind))) return null;
   const made = await deps.headWorkspace(options.store.dir, options.workspace, options.patchset);
   if (made.ok) return made.value;
   observers.log?.(`[seat] the seats run in ${options.workspace}: ${made.error.message}`);

@@ -3,6 +3,7 @@ import { existsSync, lstatSync, readFileSync, readdirSync, rmSync, symlinkSync, 
 import { join } from 'node:path';
 import type { Patchset } from '../../../protocol/patchset';
 import { HEAD_WORKSPACES_KEPT, headWorkspace } from '../../../host/read/headWorkspace';
+import type { Harness } from '../../../host/pipeline/ports';
 import { prepareLensRun } from '../../../host/review/command';
 import { writeContextDir, writeNoiseOffer } from '../../../host/pipeline/contextDir';
 import { newGenerationId } from '../../../host/pipeline/run';
@@ -93,13 +94,17 @@ describe('host/read/headWorkspace: the seats run in a snapshot of the reviewed h
     assert.ok(!existsSync(`${made[0]}.head`), 'its record went with it');
   });
 
-  it('prepareLensRun gives the seats the snapshot as their directory; the context folder stays in the checkout', async () => {
+  it('prepareLensRun gives CLI seats the snapshot as their directory, HTTP-only runs none; the context folder stays in the checkout', async () => {
     const store = await Store.open(join(data, 'store'), { wasmPath: WASM_PATH });
     try {
-      const prepared = await prepareLensRun(
-        { patchset, sessionId: 's-head', workspace: repo.dir, harnesses: { design: null, sequence: null, decisions: null, noise: null, flagged: { reviewers: [], compiler: null } }, store },
-        { writeContextDir, writeNoiseOffer, prompts: testPrompts, clock: tickingClock(), newGenerationId, headWorkspace },
-      );
+      // A CLI seat (never run here) reads its directory; an HTTP seat does not.
+      const harness = (kind: string): Harness => ({ kind, origin: 'other', model: null, runTurn: async () => ({ outcome: 'failed', message: 'not run', usage: null }) });
+      const assignment = (seat: Harness) => ({ design: null, sequence: seat, decisions: null, noise: null, flagged: { reviewers: [], compiler: null } });
+      const deps = { writeContextDir, writeNoiseOffer, prompts: testPrompts, clock: tickingClock(), newGenerationId, headWorkspace };
+      const httpOnly = await prepareLensRun({ patchset, sessionId: 's-head', workspace: repo.dir, harnesses: assignment(harness('openai-compatible')), store }, deps);
+      assert.equal(httpOnly.input.seatDir, undefined, 'no snapshot is written for seats that never read their directory');
+      assert.ok(!existsSync(join(store.dir, 'heads', patchset.id)));
+      const prepared = await prepareLensRun({ patchset, sessionId: 's-head', workspace: repo.dir, harnesses: assignment(harness('claude-code')), store }, deps);
       assert.equal(prepared.input.seatDir, join(store.dir, 'heads', patchset.id));
       assert.equal(readFileSync(join(prepared.input.seatDir as string, 'src/app.ts'), 'utf8'), 'export const version = 2;\n');
       assert.equal(prepared.input.workspaceDir, repo.dir);
