@@ -251,6 +251,17 @@ export async function runReading({ paths, vsix, runner, browser }) {
     }
     const unresolved = models.requests.filter((r) => r.unresolved.length > 0);
     expect(unresolved.length === 0, `scripted ids did not resolve: ${JSON.stringify(unresolved)}`);
+    // Every lens seat read the change before it wrote: its third request resends read_diff's answer,
+    // which carries the head lines git shows for the file it cites (the checkout is not consulted).
+    const readOf = { 'design:drafter': plan.design, 'sequence:drafter': plan.sequence, 'decisions:drafter': plan.decisions, 'flagged:reviewer': plan.flagged, 'flagged:compiler': plan.flagged, 'noise:drafter': plan.sequence };
+    for (const [seat, ranges] of Object.entries(readOf)) {
+      const file = ranges[0].path;
+      const added = hunks.get(file).hunks.flatMap((h) => h.lines).filter((l) => l.kind === 'add').map((l) => `${String(l.new).padStart(5)} | ${l.text}`);
+      const answered = models.requests.filter((r) => r.seat === `${seat}@2`).map((r) => (r.toolResults ?? []).at(-1) ?? '');
+      expect(answered.length > 0, `${seat} made no request after its read_diff call`);
+      const read = answered.find((t) => added.some((line) => t.includes(line)));
+      expect(read, `${seat}: the read_diff result resent to the model does not carry ${file}'s added lines as git shows them: ${JSON.stringify(answered[0]?.slice(0, 300))}`);
+    }
     // The seats' context folder lives in the repository (git-excluded) and is hidden from the
     // Explorer by the extension's configurationDefaults (files.exclude **/.rennet).
     expect(fs.existsSync(path.join(repo, '.rennet')), 'the run wrote no .rennet context folder, so the Explorer check below would prove nothing');
@@ -455,22 +466,32 @@ export async function runReading({ paths, vsix, runner, browser }) {
       cursor = await activeEditor();
     }
     expect(collapsed.test(cursor.status ?? ''), `clicking line ${line} should leave the cursor there with nothing selected; the status bar says ${JSON.stringify(cursor.status)}`);
-    const glyph = await glyphAt();
-    expect(glyph, `line ${line} has no comment glyph (.comment-range-glyph): no commenting range there? (${await editor.locator('.comment-range-glyph').count()} glyphs in the editor)`);
-    await page.mouse.move(glyph.x - 20, glyph.y);
-    await page.mouse.move(glyph.x, glyph.y);
-    let hovered = null;
-    for (let i = 0; i < 20; i++) {
-      hovered = await glyphAt();
-      if (/line-hover/.test(hovered?.cls ?? '')) break;
-      await rig.sleep(150);
-    }
-    await screenshot('comment-plus');
-    await page.mouse.click(glyph.x, glyph.y);
+    // Hover, then click the glyph. VS Code opens the widget only when the element under the pointer at
+    // both mouse down and mouse up is the glyph; a gutter re-render between them (decorations being
+    // re-applied as the generation lands) swallows the click, as it would a person's, who clicks again.
     const widget = page.locator('.review-widget').filter({ visible: true }).last();
-    await widget.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
-      throw new Error(`clicking line ${line}'s comment glyph (${hovered?.cls}) opened no comment widget`);
-    });
+    const attempts = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const glyph = await glyphAt();
+      expect(glyph, `line ${line} has no comment glyph (.comment-range-glyph): no commenting range there? (${await editor.locator('.comment-range-glyph').count()} glyphs in the editor)`);
+      await page.mouse.move(glyph.x - 20, glyph.y);
+      await page.mouse.move(glyph.x, glyph.y);
+      let hovered = null;
+      for (let i = 0; i < 20; i++) {
+        hovered = await glyphAt();
+        if (/line-hover/.test(hovered?.cls ?? '')) break;
+        await rig.sleep(150);
+      }
+      if (attempt === 1) await screenshot('comment-plus');
+      const under = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.className ?? null, [hovered?.x ?? glyph.x, hovered?.y ?? glyph.y]);
+      await page.mouse.click(hovered?.x ?? glyph.x, hovered?.y ?? glyph.y);
+      const opened = await widget.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+      if (opened) break;
+      attempts.push(`attempt ${attempt}: glyph class ${JSON.stringify(hovered?.cls)}, element under the pointer ${JSON.stringify(under)}`);
+      rig.log(`reading: clicking line ${line}'s comment glyph opened no widget (${attempts.at(-1)}); clicking again`);
+    }
+    if (attempts.length > 0) await screenshot('comment-click-retried');
+    expect(attempts.length < 3, `clicking line ${line}'s comment glyph opened no comment widget, three times:\n    ${attempts.join('\n    ')}`);
     await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
     await page.keyboard.type(COMMENT_TEXT);
     // Monaco draws typed text on a later frame: read until it is all there (or time runs out).

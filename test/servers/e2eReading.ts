@@ -18,7 +18,7 @@
 import { compileTurn, decisionsTurn, designTurn, noiseTurn, reviewTurn, sequenceTurn, type FindingSpec, type Region } from '../unit/pipeline/fixtures';
 import type { Step } from './common';
 import { runLensScriptProcess } from './e2eProcess';
-import { positionalScript, requestTexts, stepsOfCalls } from './lensScripts';
+import { type ScriptedCall, positionalScript, requestTexts, stepsOfCalls } from './lensScripts';
 
 interface PlannedRange {
   path: string;
@@ -48,14 +48,23 @@ function regions(ranges: readonly PlannedRange[]): Region[] {
   return ranges.map((r) => ({ path: r.path, side: r.side, start: r.start, end: r.end, hunkId: '' }));
 }
 
+/**
+ * What every lens seat does first, as a real model would: list the changes, then read the diff of
+ * the file it will cite (the scenario checks the second result carries that file's head lines).
+ */
+function readsFirst(path: string): ScriptedCall[] {
+  return [{ tool: 'list_changes' }, { tool: 'read_diff', input: { path } }];
+}
+
 export function readingSeats(plan: ReadingPlan): Record<string, Step[]> {
+  const first = (ranges: readonly PlannedRange[]) => readsFirst((ranges[0] ?? plan.sequence[0] ?? plan.flagged[0])?.path ?? '');
   return {
-    'design:drafter': stepsOfCalls(designTurn(regions(plan.design))),
-    'sequence:drafter': stepsOfCalls(sequenceTurn(regions(plan.sequence))),
-    'decisions:drafter': stepsOfCalls(decisionsTurn(regions(plan.decisions))),
-    'flagged:reviewer': stepsOfCalls(reviewTurn(plan.review)),
-    'flagged:compiler': stepsOfCalls(compileTurn(regions(plan.flagged), plan.findings)),
-    'noise:drafter': stepsOfCalls(noiseTurn(plan.noiseMembers)),
+    'design:drafter': stepsOfCalls([...first(plan.design), ...designTurn(regions(plan.design))]),
+    'sequence:drafter': stepsOfCalls([...first(plan.sequence), ...sequenceTurn(regions(plan.sequence))]),
+    'decisions:drafter': stepsOfCalls([...first(plan.decisions), ...decisionsTurn(regions(plan.decisions))]),
+    'flagged:reviewer': stepsOfCalls([...first(plan.flagged), ...reviewTurn(plan.review)]),
+    'flagged:compiler': stepsOfCalls([...first(plan.flagged), ...compileTurn(regions(plan.flagged), plan.findings)]),
+    'noise:drafter': stepsOfCalls([...first(plan.sequence), ...noiseTurn(plan.noiseMembers)]),
     ...Object.fromEntries(LENSES.map((lens) => [`${lens}:explainer`, explainSteps(plan.explain)])),
   };
 }
@@ -77,5 +86,6 @@ function explainSteps({ excerpt, answer }: ReadingPlan['explain']): Step[] {
 runLensScriptProcess<ReadingPlan>(
   'e2eReading',
   (plan) => positionalScript(readingSeats(plan)),
-  (r) => (r.seat?.includes(':explainer@') ? requestTexts(r.body) : {}),
+  // Other seats: the last tool result they resent (the scenario reads what read_diff answered).
+  (r) => (r.seat?.includes(':explainer@') ? requestTexts(r.body) : { toolResults: requestTexts(r.body).toolResults.slice(-1) }),
 );
