@@ -13,7 +13,7 @@ import type { PromptFileName } from './generated';
  */
 
 /** Bump when a prompt's meaning changes, so recorded seat runs can say which prompts they ran. */
-export const PROMPTS_VERSION = 4;
+export const PROMPTS_VERSION = 5;
 
 /** Seat roles, as host/pipeline/ports.ts's SeatRole names them. */
 export type PromptSeatRole = 'drafter' | 'reviewer' | 'compiler';

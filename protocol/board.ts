@@ -156,9 +156,27 @@ export type Severity = z.infer<typeof Severity>;
 export const FindingCategory = z.enum(['correctness', 'security', 'performance', 'reliability', 'maintainability', 'testing', 'compatibility', 'accessibility']);
 export type FindingCategory = z.infer<typeof FindingCategory>;
 
-/** Input-only on add_finding: which model raised it, and whether both reviews did. */
+/** The kind of model a review harness is: the stem of its review's name. */
 export const FindingOrigin = z.enum(['claude', 'codex', 'other']);
 export type FindingOrigin = z.infer<typeof FindingOrigin>;
+/**
+ * Input-only on add_finding: the review that raised a finding, named as its findings file is
+ * (`findings/<name>.md`): the model kind, with `-2`, `-3`… when two reviews share a kind. Two
+ * reviews of one kind (two Claude seats) are distinct reviews and can concur.
+ */
+export const ReviewName = z.string().regex(/^(claude|codex|other)(-[2-9]|-[1-9][0-9])?$/, 'a review name: claude, codex or other, with -2, -3… when two reviews share one');
+export type ReviewName = z.infer<typeof ReviewName>;
+/** The model kind a review name stands for (`codex-2` → `codex`). */
+export function reviewKind(name: string): FindingOrigin {
+  const stem = name.replace(/-\d+$/, '');
+  return stem === 'claude' || stem === 'codex' ? stem : 'other';
+}
+/**
+ * The Flagged compiler scores each finding 0–100 (how much fixing it matters, times how sure the
+ * code makes it). One scored under this floor is left out, or folded into the finding it belongs
+ * with as a part: low-value findings never reach the board as a pile of their own.
+ */
+export const FINDING_SCORE_FLOOR = 40;
 export const FindingAgreement = z.enum(['concur', 'diverge', 'solo']);
 export type FindingAgreement = z.infer<typeof FindingAgreement>;
 /** Host-owned, expanded from agreement. A concurrence and a conflict fold to the same tally pair. */
@@ -280,8 +298,9 @@ export const KIND_INPUTS = {
 /** Input-only fields: they ride a call and are expanded by the host, never persisted. */
 export const INPUT_ONLY_FIELDS = {
   finding: z.object({
-    origin: FindingOrigin.optional().describe('Which model raised the finding.'),
-    agreement: FindingAgreement.optional().describe('concur: both reviews raised it alike; diverge: both raised it and disagree; solo: one review raised it.'),
+    origin: ReviewName.optional().describe('The review that raised it: its findings file name without .md.'),
+    agreement: FindingAgreement.optional().describe('concur: two reviews raised it alike; diverge: two raised it and disagree; solo: one review raised it.'),
+    score: z.number().int().min(0).max(100).optional().describe(`Compiler: worth 0-100 (impact times certainty); under ${FINDING_SCORE_FLOOR} is left out or folded into a related finding.`),
   }),
 } as const;
 
@@ -478,6 +497,7 @@ export const BOUNDARY_RULES = [
   'decision-grounded',
   'finding-anchored',
   'origin-compiled',
+  'finding-scored',
   'process-vocabulary',
   'input-shape',
   'host-owned-field',

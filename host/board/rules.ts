@@ -6,6 +6,7 @@ import {
   DOCUMENT_AUTHORED_FIELDS,
   ElementBase,
   FINISH_RULES,
+  FINDING_SCORE_FLOOR,
   FindingOrigin,
   type Accord,
   type FindingAgreement,
@@ -22,6 +23,7 @@ import {
   RESULT_MAX_HELD_IDS,
   TOP_LEVEL_KINDS,
   lensAuthoredKinds,
+  reviewKind,
   seatAbsence,
   type BoardElement,
   type ElementKind,
@@ -355,7 +357,7 @@ const inputShape: BoundaryRule = {
   id: 'input-shape',
   tier: 'boundary',
   summary: 'The input parses against the kind’s flat input schema (KIND_INPUTS + INPUT_ONLY_FIELDS); unknown fields are refused by name.',
-  onCall({ call, parsed }) {
+  onCall({ call, parsed, ctx }) {
     const out: Refusal[] = [];
     if (!parsed.ok) {
       for (const issue of parsed.issues) {
@@ -381,11 +383,13 @@ const inputShape: BoundaryRule = {
     if (call.verb === 'update' && Object.keys(parsed.data).every((f) => f === 'id')) {
       out.push(refusal('input-shape', '(input)', `update_${call.kind} names no field to change`, `id plus at least one of: ${fieldList(call, ['id'])}`));
     }
-    if ((call.verb === 'add' || call.verb === 'update') && call.kind === 'finding') {
+    // Where the compiled reviews are known, origin-compiled pairs them; elsewhere a concurrence
+    // pairs the two model kinds, so a review of neither kind has no pair.
+    if ((call.verb === 'add' || call.verb === 'update') && call.kind === 'finding' && !ctx.reviewedBy) {
       const origin = parsed.data.origin as string | undefined;
       const agreement = parsed.data.agreement as string | undefined;
       const paired = FindingOrigin.options.filter((o) => o !== 'other');
-      if (agreement && agreement !== 'solo' && origin && !paired.includes(origin as (typeof paired)[number])) {
+      if (agreement && agreement !== 'solo' && origin && !paired.includes(reviewKind(origin) as (typeof paired)[number])) {
         out.push(refusal('input-shape', 'agreement', `agreement ${agreement} needs a second model, and origin ${origin} has no pair`, `origin ${paired.join(' or ')}, or agreement solo`));
       }
     }
@@ -637,29 +641,30 @@ const findingAnchored: BoundaryRule = {
 /** The agreement a finding was written with, read back from the accord it expanded into. */
 export const AGREEMENT_OF_ACCORD: Readonly<Record<Accord, FindingAgreement>> = { split: 'solo', concur: 'concur', conflict: 'diverge' };
 
-/** What ran, in words: "only the claude review was compiled", "the claude and codex reviews were compiled". */
-export function compiledReviewsText(reviewedBy: readonly FindingOrigin[]): string {
-  const origins = [...new Set(reviewedBy)];
-  if (origins.length === 0) return 'no review was compiled';
-  if (origins.length === 1) return `only the ${origins[0]} review was compiled`;
-  return `the ${origins.slice(0, -1).join(', ')} and ${origins.at(-1)} reviews were compiled`;
+/** What ran, in words: "only the claude review was compiled", "the claude and claude-2 reviews were compiled". */
+export function compiledReviewsText(reviewedBy: readonly string[]): string {
+  const names = [...new Set(reviewedBy)];
+  if (names.length === 0) return 'no review was compiled';
+  if (names.length === 1) return `only the ${names[0]} review was compiled`;
+  return `the ${names.slice(0, -1).join(', ')} and ${names.at(-1)} reviews were compiled`;
 }
 
 /**
  * A compiler's agreement marks become the tallies a reader trusts ("claude 1/1, codex 1/1"), so
  * they must be facts about the reviews this generation compiled, not the compiler's say-so. Only
- * checked where the seat's reviews are known (the pipeline's Flagged compiler).
+ * checked where the seat's reviews are known (the pipeline's Flagged compiler). Reviews pair by
+ * name, not by model kind: two Claude reviews are two reviews.
  */
 const originCompiled: BoundaryRule = {
   id: 'origin-compiled',
   tier: 'boundary',
-  summary: 'Where the reviews a seat compiles are known (the Flagged compiler), a finding’s origin is one of them, and concur/diverge only when reviews of both paired origins were compiled.',
+  summary: 'Where the reviews a seat compiles are known (the Flagged compiler), a finding’s origin names one of them, and concur/diverge only when a second review was compiled.',
   onElements({ touched, ctx }) {
     const reviewedBy = ctx.reviewedBy;
     if (!reviewedBy) return [];
     const compiled = new Set<string>(reviewedBy);
     const ran = compiledReviewsText(reviewedBy);
-    const origins = [...compiled];
+    const names = [...compiled];
     const out: Refusal[] = [];
     for (const t of touched) {
       if (t.element.kind !== 'finding') continue;
@@ -667,22 +672,62 @@ const originCompiled: BoundaryRule = {
       const origin = t.element.author;
       if (!compiled.has(origin)) {
         const said = t.named.has('origin') ? `origin ${clip(origin, 40)} names a review that was not compiled` : `the finding names no origin, so it would be attributed to ${clip(origin, 40)}, which is not a compiled review`;
-        out.push(refusal('origin-compiled', 'origin', `${said}; ${ran}`, origins.length > 0 ? `origin ${origins.join(' or ')}: the review that raised it` : 'no finding: there is no review to attribute it to'));
+        out.push(refusal('origin-compiled', 'origin', `${said}; ${ran}`, names.length > 0 ? `origin ${names.join(' or ')}: the review that raised it` : 'no finding: there is no review to attribute it to'));
       }
       const accord = field<Accord>(t.element, 'accord') ?? 'split';
       if (accord === 'split') continue;
       const pair = field<Array<{ model: string }>>(t.element, 'concurrence')?.[1]?.model ?? 'other';
-      if (compiled.has(origin) && compiled.has(pair)) continue;
+      if (compiled.has(origin) && compiled.has(pair) && pair !== origin) continue;
       out.push(
         refusal(
           'origin-compiled',
           'agreement',
-          `agreement ${AGREEMENT_OF_ACCORD[accord]} says the ${clip(origin, 40)} and ${pair} reviews both raised it, and ${ran}; a finding can only be solo`,
+          `agreement ${AGREEMENT_OF_ACCORD[accord]} says a second review raised it too, and ${ran}; a finding can only be solo`,
           'agreement solo',
         ),
       );
     }
     return out;
+  },
+};
+
+/** Section titles that name a severity or a leftover pile, not an area of the change. */
+const PILE_TITLE = /^(nits?|nitpicks?|minor|minor (issues|findings|nits|points)|polish|style|style (issues|nits)|misc\.?|miscellaneous|other|other (issues|findings)|low[- ]priority( issues| findings)?|optional|suggestions)$/i;
+
+/**
+ * The Flagged compiler scores every finding it writes, and one under FINDING_SCORE_FLOOR does not
+ * reach the board: it is left out, or folded into the finding it belongs with as a part. Nor do
+ * low-value findings gather under a section of their own: sections name areas of the change.
+ */
+const findingScored: BoundaryRule = {
+  id: 'finding-scored',
+  tier: 'boundary',
+  summary: `Where the seat compiles reviews (the Flagged compiler), each added finding carries a score, none under ${FINDING_SCORE_FLOOR}, and no section is a pile of nits.`,
+  onCall({ call, parsed, ctx }) {
+    if (!ctx.reviewedBy || !parsed.ok) return [];
+    if ((call.verb === 'add' || call.verb === 'update') && call.kind === 'finding') {
+      const score = parsed.data.score as number | undefined;
+      if (score === undefined && call.verb === 'add') {
+        return [refusal('finding-scored', 'score', 'the finding carries no score', `score 0-100: how much fixing it matters times how sure the code makes it; under ${FINDING_SCORE_FLOOR}, leave it out`)];
+      }
+      if (score !== undefined && score < FINDING_SCORE_FLOOR) {
+        return [
+          refusal(
+            'finding-scored',
+            'score',
+            `score ${score} is under the floor of ${FINDING_SCORE_FLOOR}: a finding worth this little does not go on the board`,
+            'leave it out, or add it as a part (part_titles, part_bodies) of the finding it belongs with',
+          ),
+        ];
+      }
+    }
+    if ((call.verb === 'add' || call.verb === 'update') && call.kind === 'section') {
+      const title = parsed.data.title as string | undefined;
+      if (title !== undefined && PILE_TITLE.test(title.trim())) {
+        return [refusal('finding-scored', 'title', `section "${clip(title.trim(), 40)}" gathers findings by how little they matter`, 'a section named for the area of the change its findings concern; a low-value finding is left out or folded into another')];
+      }
+    }
+    return [];
   },
 };
 
@@ -857,6 +902,7 @@ export const BOUNDARY_TIER: readonly BoundaryRule[] = [
   decisionGrounded,
   findingAnchored,
   originCompiled,
+  findingScored,
   noCodeBytes,
   citationWellFormed,
   citationResolves,

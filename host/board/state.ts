@@ -4,12 +4,12 @@ import type {
   BoardElement,
   BoardStatus,
   ElementKind,
-  FindingOrigin,
   FinishPointer,
   Lens,
   ProseRegister,
   ReferenceRepair,
   Refusal,
+  ReviewName,
 } from '../../protocol/board';
 import { MEASURE_BY_LENS } from '../../protocol/board';
 
@@ -73,13 +73,14 @@ export interface WriterContext {
   author: string;
   citations: CitationIndexLike;
   /**
-   * The origins of the reviews a Flagged compiler seat compiles (one entry per review that
-   * handed in findings, in seat order; the same origin twice when two reviews shared one). The
-   * pipeline sets it for the compiler only: a finding's origin and agreement must then be facts
-   * about these reviews (rule origin-compiled). Absent for every other seat, and for boards not
-   * written by the pipeline (a standalone seat server, imports), where nothing is known to check.
+   * The names of the reviews a Flagged compiler seat compiles (`claude`, `codex`, `claude-2`: one
+   * per review that handed in findings, as its findings file is named). The pipeline sets it for
+   * the compiler only: a finding's origin and agreement must then be facts about these reviews
+   * (rule origin-compiled), and each finding is scored (rule finding-scored). Absent for every
+   * other seat, and for boards not written by the pipeline (a standalone seat server, imports),
+   * where nothing is known to check.
    */
-  reviewedBy?: readonly FindingOrigin[];
+  reviewedBy?: readonly ReviewName[];
   /**
    * The words the captured change uses (prose.ts changeVocabulary): a process word among them is
    * the change's own domain word and passes the process-vocabulary rule. Absent: none pass.

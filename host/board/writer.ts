@@ -1,5 +1,6 @@
 import {
   FindingOrigin,
+  reviewKind,
   HOST_DERIVED_MEMBER_KINDS,
   LENS_TYPED_KINDS,
   PARENT_KINDS,
@@ -148,11 +149,19 @@ function settleAbsent(state: BoardState): Applied {
 
 const PAIRED_MODELS = FindingOrigin.options.filter((o) => o !== 'other');
 
-/** origin/agreement → the finding's author, concurrence tallies and accord stamp. */
-export function expandFindingAgreement(origin: string, agreement: string): { author: string; concurrence: Array<{ model: string; agree: number; total: number }>; accord: Accord } {
+/**
+ * origin/agreement → the finding's author, concurrence tallies and accord stamp. The second review
+ * of a concurrence is the other compiled review when the reviews are known (two Claude seats pair
+ * with each other), else the other paired model kind.
+ */
+export function expandFindingAgreement(
+  origin: string,
+  agreement: string,
+  reviews?: readonly string[],
+): { author: string; concurrence: Array<{ model: string; agree: number; total: number }>; accord: Accord } {
   const self = { model: origin, agree: 1, total: 1 };
   if (agreement === 'solo') return { author: origin, concurrence: [self], accord: 'split' };
-  const other = PAIRED_MODELS.find((m) => m !== origin) ?? 'other';
+  const other = (reviews ? reviews.find((r) => r !== origin) : PAIRED_MODELS.find((m) => m !== reviewKind(origin))) ?? 'other';
   return { author: origin, concurrence: [self, { model: other, agree: 1, total: 1 }], accord: agreement === 'concur' ? 'concur' : 'conflict' };
 }
 
@@ -165,13 +174,13 @@ const loose = (el: BoardElement): Loose => el as unknown as Loose;
 const typed = (el: Loose): BoardElement => el as unknown as BoardElement;
 
 function buildElement(kind: ElementKind, data: Record<string, unknown>, id: string, seq: number, ctx: WriterContext): BoardElement {
-  const { parent_id, origin, agreement, ...fields } = data;
+  const { parent_id, origin, agreement, score: _score, ...fields } = data;
   const base: Loose = { id, kind, parent: (parent_id as string | undefined) ?? null, author: ctx.author, seq, ...fields };
   switch (kind) {
     case 'section':
       return typed({ ...base, delta: null });
     case 'finding': {
-      const expanded = expandFindingAgreement((origin as string | undefined) ?? ctx.author, (agreement as string | undefined) ?? 'solo');
+      const expanded = expandFindingAgreement((origin as string | undefined) ?? ctx.author, (agreement as string | undefined) ?? 'solo', ctx.reviewedBy);
       return typed({ ...base, ...expanded, status: 'open' });
     }
     case 'code_ref':
@@ -183,12 +192,12 @@ function buildElement(kind: ElementKind, data: Record<string, unknown>, id: stri
 
 function updatedElement(currentElement: BoardElement, changes: Record<string, unknown>, ctx: WriterContext): BoardElement {
   const current = loose(currentElement);
-  const { parent_id, origin, agreement, ...fields } = changes;
+  const { parent_id, origin, agreement, score: _score, ...fields } = changes;
   let next: Loose = { ...current, ...fields };
   if (parent_id !== undefined) next = { ...next, parent: parent_id as string };
   if (current.kind === 'finding' && (origin !== undefined || agreement !== undefined)) {
     const accord = current.accord as Accord;
-    const expanded = expandFindingAgreement((origin as string | undefined) ?? current.author, (agreement as string | undefined) ?? AGREEMENT_OF_ACCORD[accord]);
+    const expanded = expandFindingAgreement((origin as string | undefined) ?? current.author, (agreement as string | undefined) ?? AGREEMENT_OF_ACCORD[accord], ctx.reviewedBy);
     next = { ...next, ...expanded };
   }
   if (next.kind === 'code_ref' && ['path', 'side', 'start_line', 'end_line'].some((f) => f in fields)) return withResolution(next, ctx);

@@ -114,6 +114,7 @@ export function benchScript(patchset: Patchset): { script: HarnessScript; noiseM
         parent_id: '$s',
         origin: f % 2 === 0 ? 'claude' : 'codex',
         agreement: f % 3 === 0 ? 'concur' : f % 3 === 1 ? 'diverge' : 'solo',
+        score: 60 + f,
       },
     })),
     { tool: 'finish' },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type FindingOrigin, type Lens } from '../../protocol/board';
+import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type Lens, type ReviewName } from '../../protocol/board';
 import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
 import { buildCitationIndex, type CitationIndex } from '../board/citations';
 import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
@@ -491,8 +491,9 @@ class GenerationRun {
       return;
     }
     if (failed.length > 0) this.log(`[seat] flagged: compiling without ${failed.map((f) => f.name).join(', ')} (that review failed)`);
-    // The compiler may attribute and pair findings only among the reviews that handed some in.
-    const reviewedBy = seats.filter((_, i) => (reviews[i] as LadderResult).kind === 'settled').map((s) => s.harness.origin);
+    // The compiler may attribute and pair findings only among the reviews that handed some in,
+    // named as their files are (two reviews by one kind of model are two reviews).
+    const reviewedBy = seats.filter((_, i) => (reviews[i] as LadderResult).kind === 'settled').map((s) => s.name);
     const result = await this.runBoardSeat(lane, { seatId: seatIdOf('flagged', 'compiler'), lens: 'flagged', role: 'compiler' }, compiler, budget, reviewedBy);
     this.settleSeat(lane, result);
   }
@@ -559,8 +560,8 @@ class GenerationRun {
 
   // ─── Seats ───────────────────────────────────────────────────────────────────────────────
 
-  /** `reviewedBy`: for the Flagged compiler, the origins of the reviews it compiles (WriterContext.reviewedBy). */
-  private async runBoardSeat(lane: Lane, spec: SeatSpec, harness: Harness, budget: number, reviewedBy?: readonly FindingOrigin[]): Promise<LadderResult> {
+  /** `reviewedBy`: for the Flagged compiler, the names of the reviews it compiles (WriterContext.reviewedBy). */
+  private async runBoardSeat(lane: Lane, spec: SeatSpec, harness: Harness, budget: number, reviewedBy?: readonly ReviewName[]): Promise<LadderResult> {
     const seat = new BoardSeat({
       state: lane.board,
       context: { author: harness.model ?? harness.kind, citations: this.citations, changeWords: this.changeWords, ...(reviewedBy ? { reviewedBy } : {}) },

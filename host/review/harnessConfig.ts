@@ -196,8 +196,10 @@ async function auto(config: HarnessConfig, ports: HarnessConfigPorts, discover: 
   }
   const first = models[0];
   if (first) {
-    // One review seat per vendor (at most two): different providers review independently.
-    const other = models.find((m) => m.vendor !== first.vendor);
+    // A second review seat, at most one: a model of another vendor reviews most independently;
+    // failing that, another family of the same vendor (Copilot serves several). Two reviews of
+    // one provider are still two reviews: the compiler pairs them by name.
+    const other = models.find((m) => m.vendor !== first.vendor) ?? models.find((m) => m.family !== first.family);
     const main = lmHarness(first, ports);
     return { main, reviewers: other ? [main, lmHarness(other, ports)] : [main], hint: null };
   }

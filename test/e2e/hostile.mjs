@@ -258,6 +258,7 @@ function seatScripts({ beacon, plan }) {
           parent_id: '$s',
           origin: 'claude',
           agreement: 'solo',
+          score: 70,
         },
       })),
       {
@@ -272,6 +273,7 @@ function seatScripts({ beacon, plan }) {
           parent_id: '$s',
           origin: 'claude',
           agreement: 'solo',
+          score: 70,
         },
       },
       ...proseEach(flagged),

@@ -4,7 +4,7 @@ import { BOUNDARY_TIER, FINISH_TIER, RULE_REGISTRY, HOST_OWNED_FIELD_NAMES } fro
 import { renderResult } from '../../../host/board/render';
 import { applyVerb } from '../../../host/board/writer';
 import type { BoardState, VerbCall, WriterContext } from '../../../host/board/state';
-import { BOUNDARY_RULES, FINISH_RULES, KIND_INPUTS, PROSE_FIELDS, RuleId, type ElementKind } from '../../../protocol/board';
+import { BOUNDARY_RULES, FINDING_SCORE_FLOOR, FINISH_RULES, KIND_INPUTS, PROSE_FIELDS, RuleId, type ElementKind } from '../../../protocol/board';
 import {
   accepted,
   assertSchema,
@@ -270,7 +270,7 @@ describe('board rules: the boundary tier over a real capture', function () {
   describe('origin-compiled', () => {
     const compiling = (reviewedBy: WriterContext['reviewedBy'], author = 'claude-sonnet-4-5'): WriterContext => ({ ...ctx, author, reviewedBy });
     const marked = (origin: string | undefined, agreement: string | undefined) =>
-      add('finding', { ...finding(['e2']), parent_id: 'e1', ...(origin ? { origin } : {}), ...(agreement ? { agreement } : {}) });
+      add('finding', { ...finding(['e2']), parent_id: 'e1', score: 70, ...(origin ? { origin } : {}), ...(agreement ? { agreement } : {}) });
 
     it('admits any pairing where the compiled reviews are not known (seats outside the pipeline)', () => {
       accepted(apply(flagged, marked('claude', 'concur')).result);
@@ -297,15 +297,29 @@ describe('board rules: the boundary tier over a real capture', function () {
       for (const agreement of ['concur', 'diverge']) {
         const r = refused(apply(flagged, marked('claude', agreement), one).result, 'origin-compiled', 'agreement');
         assert.equal(r.refusals.length, 1, JSON.stringify(r.refusals));
-        assert.equal(r.refusals[0]!.message, `agreement ${agreement} says the claude and codex reviews both raised it, and only the claude review was compiled; a finding can only be solo`);
+        assert.equal(r.refusals[0]!.message, `agreement ${agreement} says a second review raised it too, and only the claude review was compiled; a finding can only be solo`);
         assert.equal(r.refusals[0]!.admissible, 'agreement solo');
         assert.match(renderResult(r), /only the claude review was compiled; a finding can only be solo/);
       }
-      // Two reviews of one origin are still one model: nothing to pair.
+      // One review named twice is still one review: nothing to pair.
       const r = refused(apply(flagged, marked('codex', 'concur'), compiling(['codex', 'codex'])).result, 'origin-compiled', 'agreement');
       assert.match(r.refusals[0]!.message, /only the codex review was compiled/);
-      // A pair needs claude and codex: claude with an `other` review is not one.
-      refused(apply(flagged, marked('claude', 'concur'), compiling(['claude', 'other'])).result, 'origin-compiled', 'agreement');
+    });
+
+    it('pairs reviews by name: two reviews by one kind of model (claude, claude-2) concur, and so do claude and an other review', () => {
+      const twoClaudes = compiling(['claude', 'claude-2']);
+      for (const [origin, pair] of [['claude', 'claude-2'], ['claude-2', 'claude']] as const) {
+        const { state, result } = apply(flagged, marked(origin, 'concur'), twoClaudes);
+        const el = state.elements.get(accepted(result).id as string) as unknown as { author: string; accord: string; concurrence: Array<{ model: string; agree: number; total: number }> };
+        assert.equal(el.author, origin);
+        assert.equal(el.accord, 'concur');
+        assert.deepEqual(el.concurrence, [{ model: origin, agree: 1, total: 1 }, { model: pair, agree: 1, total: 1 }]);
+      }
+      const mixed = apply(flagged, marked('other', 'diverge'), compiling(['claude', 'other']));
+      const el = mixed.state.elements.get(accepted(mixed.result).id as string) as unknown as { concurrence: Array<{ model: string }> };
+      assert.deepEqual(el.concurrence.map((c) => c.model), ['other', 'claude']);
+      // A name that is not a review name is refused by its shape.
+      refused(apply(flagged, marked('claude-sonnet', 'solo'), twoClaudes).result, 'input-shape', 'origin');
     });
 
     it('refuses an origin no compiled review has, and a finding with no origin, which would carry the compiler’s name', () => {
@@ -318,6 +332,7 @@ describe('board rules: the boundary tier over a real capture', function () {
       const unnamed = refused(apply(flagged, marked(undefined, undefined), one).result, 'origin-compiled', 'origin');
       assert.match(unnamed.refusals[0]!.message, /names no origin, so it would be attributed to claude-sonnet-4-5/);
       const other = refused(apply(flagged, marked('claude', 'solo'), compiling(['codex', 'other'])).result, 'origin-compiled', 'origin');
+      refused(apply(flagged, marked('claude-2', 'solo'), compiling(['claude'])).result, 'origin-compiled', 'origin');
       assert.match(other.refusals[0]!.message, /the codex and other reviews were compiled$/);
       assert.equal(other.refusals[0]!.admissible, 'origin codex or other: the review that raised it');
       refused(apply(flagged, marked('claude', 'solo'), compiling([])).result, 'origin-compiled', 'origin');
@@ -330,6 +345,35 @@ describe('board rules: the boundary tier over a real capture', function () {
       refused(apply(written.state, { verb: 'update', kind: 'finding', input: { id, agreement: 'concur' } }, one).result, 'origin-compiled', 'agreement');
       refused(apply(written.state, { verb: 'update', kind: 'finding', input: { id, origin: 'codex' } }, one).result, 'origin-compiled', 'origin');
       accepted(apply(written.state, { verb: 'update', kind: 'finding', input: { id, title: 'The loop stops early' } }, one).result);
+    });
+  });
+
+  describe('finding-scored', () => {
+    const compilerCtx = (): WriterContext => ({ ...ctx, author: 'claude-sonnet-4-5', reviewedBy: ['claude', 'codex'] });
+    const scored = (score: number | undefined) => add('finding', { ...finding(['e2']), parent_id: 'e1', origin: 'claude', agreement: 'solo', ...(score === undefined ? {} : { score }) });
+
+    it('asks the compiler for a score on every finding and refuses one under the floor, naming the way out', () => {
+      const none = refused(apply(flagged, scored(undefined), compilerCtx()).result, 'finding-scored', 'score');
+      assert.match(none.refusals[0]!.admissible, new RegExp(`score 0-100: .*under ${FINDING_SCORE_FLOOR}, leave it out`));
+      const low = refused(apply(flagged, scored(FINDING_SCORE_FLOOR - 1), compilerCtx()).result, 'finding-scored', 'score');
+      assert.equal(low.refusals[0]!.message, `score ${FINDING_SCORE_FLOOR - 1} is under the floor of ${FINDING_SCORE_FLOOR}: a finding worth this little does not go on the board`);
+      assert.match(low.refusals[0]!.admissible, /leave it out, or add it as a part/);
+      const { state, result } = apply(flagged, scored(FINDING_SCORE_FLOOR), compilerCtx());
+      const el = state.elements.get(accepted(result).id as string) as unknown as Record<string, unknown>;
+      assert.ok(!('score' in el), 'the score rides the call and is not stored');
+      refused(apply(flagged, scored(101), compilerCtx()).result, 'input-shape', 'score');
+    });
+
+    it('refuses a section that gathers findings by how little they matter, in the compiler only', () => {
+      for (const title of ['Nits', 'Minor issues', 'Polish', 'Miscellaneous', 'low-priority findings']) {
+        refused(apply(flagged, add('section', { title, body_markdown: 'Small things.' }), compilerCtx()).result, 'finding-scored', 'title');
+      }
+      accepted(apply(flagged, add('section', { title: 'Minor version compatibility', body_markdown: 'Older clients.' }), compilerCtx()).result);
+      accepted(apply(flagged, add('section', { title: 'Nits', body_markdown: 'Small things.' })).result);
+    });
+
+    it('leaves seats outside the compiler alone: no score is asked for', () => {
+      accepted(apply(flagged, add('finding', { ...finding(['e2']), parent_id: 'e1' })).result);
     });
   });
 

@@ -162,9 +162,11 @@ export function decisionsTurn(regions: readonly Region[]): Call[] {
 
 export interface FindingSpec {
   /** The review that raised it: the compiler may name only an origin whose review it compiles. */
-  origin: 'claude' | 'codex' | 'other';
+  origin: string;
   agreement: 'concur' | 'diverge' | 'solo';
   title: string;
+  /** The compiler's score (finding-scored); 70 when not given. */
+  score?: number;
 }
 
 /** A Flagged compile turn: one finding per spec, each anchored on the first region. */
@@ -185,6 +187,7 @@ export function compileTurn(regions: readonly Region[], findings: readonly Findi
         parent_id: '$s',
         origin: f.origin,
         agreement: f.agreement,
+        score: f.score ?? 70,
       },
     })),
     { tool: 'finish' },

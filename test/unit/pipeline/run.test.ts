@@ -27,6 +27,7 @@ import {
   regionsOf,
   sequenceTurn,
   sessionFor,
+  reviewTurn,
   specOnlyChange,
   testPrompts,
   tickingClock,
@@ -459,7 +460,7 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     const compilerCalls = (ran: Ran) => ran.assignment.harnesses.flatMap((h) => h.turnsOf('flagged:compiler'));
     const script = fullScript();
     delete script.seats['flagged:reviewer:codex'];
-    const solo = { severity: 'minor', category: 'correctness', title: 'Callers match the old text', body_markdown: 'A caller matching the old text stops matching.', remedy_markdown: 'Update the caller to the new text.', anchor: ['$c0'], parent_id: '$s', origin: 'claude', agreement: 'solo' };
+    const solo = { severity: 'minor', category: 'correctness', title: 'Callers match the old text', body_markdown: 'A caller matching the old text stops matching.', remedy_markdown: 'Update the caller to the new text.', anchor: ['$c0'], parent_id: '$s', origin: 'claude', agreement: 'solo', score: 70 };
     script.seats['flagged:compiler'] = {
       turns: [compileTurn([util], [{ origin: 'claude', agreement: 'concur', title: 'Callers match the old text' }]), [{ tool: 'add_finding', input: solo }, { tool: 'finish' }]],
     };
@@ -470,7 +471,7 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.ok(first && second, 'the compiler took a follow-up turn');
     const claimed = first.calls.find((c) => c.tool === 'add_finding');
     assert.ok(claimed?.isError, `the concur claim reached the model as a tool error: ${JSON.stringify(claimed)}`);
-    assert.match(claimed.text, /refused \(origin-compiled\) at agreement: agreement concur says the claude and codex reviews both raised it, and only the claude review was compiled; a finding can only be solo/);
+    assert.match(claimed.text, /refused \(origin-compiled\) at agreement: agreement concur says a second review raised it too, and only the claude review was compiled; a finding can only be solo/);
     assert.equal(second.followUp, true);
     assert.deepEqual(second.calls.map((c) => [c.tool, c.isError]), [['add_finding', false], ['finish', false]]);
     const findings = elementsOf(flagged.board, 'finding') as unknown as Array<Record<string, unknown>>;
@@ -486,6 +487,28 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.ok(compilerCalls(both).flatMap((t) => t.calls).every((c) => !c.isError), JSON.stringify(compilerCalls(both)));
     const concurred = elementsOf(lane(both.outcome, 'flagged').board, 'finding') as unknown as Array<Record<string, unknown>>;
     assert.deepEqual(concurred.map((f) => [f.author, f.accord, f.concurrence]), [['claude', 'concur', [{ model: 'claude', agree: 1, total: 1 }, { model: 'codex', agree: 1, total: 1 }]]]);
+  });
+
+  it('Flagged with two reviews by one kind of model: their files are claude.md and claude-2.md, and the compiler pairs them by name (concur stands; a low-scored finding is refused and left out)', async () => {
+    const script = fullScript();
+    delete script.seats['flagged:reviewer:codex'];
+    script.seats['flagged:reviewer:claude-2'] = { turns: [reviewTurn('# Findings\n\n- src/util.ts:5: the renamed line breaks callers that match on it.\n')] };
+    const low = { severity: 'nit', category: 'maintainability', title: 'The message could be shorter', body_markdown: 'It is long.', remedy_markdown: 'Shorten it.', anchor: ['$c0'], parent_id: '$s', origin: 'claude-2', agreement: 'solo', score: 12 };
+    const turn = compileTurn([util], [{ origin: 'claude-2', agreement: 'concur', title: 'Callers match the old text' }]);
+    script.seats['flagged:compiler'] = { turns: [[...turn.slice(0, -1), { tool: 'add_finding', input: low }, ...turn.slice(-1)]] };
+    const parsed = scriptedAssignment(script);
+    const claude = parsed.flagged.reviewers[0]!;
+    const second: Harness = { kind: claude.kind, origin: 'claude', model: claude.model, runTurn: (request) => claude.runTurn(request) };
+    const assignment: HarnessAssignment = { ...parsed, flagged: { reviewers: [claude, second], compiler: parsed.flagged.compiler } };
+    const { outcome, sessionId } = await run(script, { assignment });
+    assert.deepEqual(readdirSync(join(repo.dir, '.rennet/context', sessionId, 'findings')).sort(), ['claude-2.md', 'claude.md']);
+    const flagged = lane(outcome, 'flagged');
+    assert.equal(flagged.state, 'settled', JSON.stringify(flagged.failure));
+    const findings = elementsOf(flagged.board, 'finding') as unknown as Array<Record<string, unknown>>;
+    assert.deepEqual(findings.map((f) => [f.author, f.accord, f.concurrence]), [['claude-2', 'concur', [{ model: 'claude-2', agree: 1, total: 1 }, { model: 'claude', agree: 1, total: 1 }]]]);
+    const calls = parsed.harnesses.flatMap((h) => h.turnsOf('flagged:compiler')).flatMap((t) => t.calls);
+    const refusedLow = calls.find((c) => c.tool === 'add_finding' && c.isError);
+    assert.match(refusedLow?.text ?? '', /refused \(finding-scored\) at score: score 12 is under the floor of 40/);
   });
 
   it('Flagged with one review seat failed compiles the survivor; with every review failed the lane fails retryable', async () => {

@@ -9,7 +9,7 @@ import { createPromptReader, reviewerVoiceText, roundReportPrompt } from '../../
 import { reviewSurface } from '../../../host/pipeline/reviewers';
 import { gitChangeSource } from '../../../host/read/gitSource';
 import { readSurface } from '../../../host/read/tools';
-import { LENSES } from '../../../protocol/board';
+import { FINDING_SCORE_FLOOR, LENSES } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
 import { READ_TOOL_NAMES } from '../../../protocol/read';
 import { SEAT_PROMPTS } from '../../../prompts/manifest';
@@ -121,6 +121,14 @@ describe('seat prompts: only tools the seat is served, and no git', function () 
     for (const { key, text } of readers.filter((r) => !r.key.endsWith(':explain'))) {
       for (const name of READ_TOOL_NAMES) assert.ok(text.includes(`\`${name}\``), `${key} does not teach \`${name}\``);
     }
+  });
+
+  it('gives the Flagged compiler the score floor the host enforces (finding-scored), and no other number for it', () => {
+    const compiler = readers.find((r) => r.key === 'flagged:compiler');
+    assert.ok(compiler, 'no flagged:compiler prompt');
+    const floors = [...compiler.text.matchAll(/finding under (\d+)/g)].map((m) => Number(m[1]));
+    assert.deepEqual(floors, [FINDING_SCORE_FLOOR]);
+    assert.ok(compiler.text.includes('`score`'), 'the compiler prompt does not name the score field');
   });
 
   it('tells no seat to run git (no git diff, git show or git log in any expanded prompt)', () => {

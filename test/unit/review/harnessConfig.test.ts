@@ -23,11 +23,13 @@ describe('the VS Code harness configuration → the pipeline’s assignment', ()
     assert.deepEqual(p.listed, [], 'VS Code models are not asked for when a CLI is installed');
   });
 
-  it('auto without CLIs: the VS Code chat models (one review seat per vendor), else none with a hint', async () => {
+  it('auto without CLIs: the VS Code chat models (a second review seat from another vendor, else another family of the same vendor), else none with a hint', async () => {
     const lm = await assignmentFromConfig(config({ default: 'auto', vscodeLm: { vendor: 'copilot' } }), ports(MISSING, [model('copilot', 'a'), model('copilot', 'b')]));
     assert.equal(lm.design?.kind, 'vscode-lm');
     assert.equal(lm.design?.model, 'copilot/a', 'the first model is pinned');
-    assert.equal(lm.flagged.reviewers.length, 1, 'one vendor: one review seat');
+    assert.deepEqual(lm.flagged.reviewers.map((h) => h.model), ['copilot/a', 'copilot/b'], 'one vendor, two families: two review seats');
+    const same = await assignmentFromConfig(config({ default: 'auto' }), ports(MISSING, [model('copilot', 'a'), model('copilot', 'a')]));
+    assert.equal(same.flagged.reviewers.length, 1, 'one family: one review seat');
     const two = await assignmentFromConfig(config({ default: 'auto' }), ports(MISSING, [model('copilot', 'a'), model('other', 'x')]));
     assert.deepEqual(two.flagged.reviewers.map((h) => h.model), ['copilot/a', 'other/x']);
 
