@@ -122,8 +122,10 @@ export function cliHarnessFor(found: DiscoveredCli, options: { model?: string; e
  *   calls tools; no `capabilities`: an Ollama too old to say). A model with `remote_host` /
  *   `remote_model` (or a `…cloud` tag) is an Ollama cloud model: Ollama forwards it to its cloud,
  *   so it is listed and never used, and never asked for details.
- * - LM Studio: `GET /api/v0/models` → `{ data: [{ id, type, state, capabilities?: ["tool_use"] }] }`
- *   (its native API); when that is not served, `GET /v1/models` → `{ data: [{ id }] }` and tool
+ * - LM Studio: `GET /api/v1/models` (0.4+) → `{ models: [{ type: "llm"|"embedding", key,
+ *   loaded_instances: [...], capabilities?: { trained_for_tool_use } }] }`; before 0.4,
+ *   `GET /api/v0/models` → `{ data: [{ id, type, state, capabilities?: ["tool_use"] }] }`
+ *   (its native API); when neither is served, `GET /v1/models` → `{ data: [{ id }] }` and tool
  *   support is unknown. A list where no model carries `capabilities` says nothing about tools
  *   (unknown); once any does, a model without "tool_use" has none. `type: "embeddings"` never chats.
  */
@@ -272,6 +274,25 @@ async function probeOllama(server: Probe, timeoutMs: number): Promise<Discovered
 }
 
 async function probeLmStudio(server: Probe, timeoutMs: number): Promise<DiscoveredLocalServer> {
+  // LM Studio 0.4+: the v1 REST API. Each model says whether it was trained for tool use.
+  const v1 = await askJson(server.baseUrl, 'GET', '/api/v1/models', undefined, timeoutMs);
+  if (!v1.ok && (v1.failure === 'refused' || v1.failure === 'timeout' || v1.failure === 'network')) return notListed(server, v1);
+  const v1Models = v1.ok ? objectField(v1.json, 'models') : undefined;
+  if (Array.isArray(v1Models)) {
+    const { entries, omitted } = boundedEntries(v1Models, (item) => stringField(item, 'key'));
+    const models = entries.map(({ item, name }): LocalModel => {
+      const trained = objectField(objectField(item, 'capabilities'), 'trained_for_tool_use');
+      const instances = objectField(item, 'loaded_instances');
+      const tools = stringField(item, 'type') === 'embedding' ? false : typeof trained === 'boolean' ? trained : null;
+      return { name, tools, remote: null, loaded: Array.isArray(instances) ? instances.length > 0 : null };
+    });
+    const unknown = models.filter((m) => m.tools === null).length;
+    const detail = unknown > 0 ? `GET /api/v1/models did not say whether ${unknown} model${unknown === 1 ? '' : 's'} call tools` : null;
+    return { ...server, status: 'running', detail, models, omitted };
+  }
+  if (!v1.ok && v1.failure === 'http' && /\b401\b/.test(v1.words)) {
+    return { ...server, status: 'error', detail: `${v1.words}: this LM Studio requires an API token; Rennet reads its models only without one`, models: [], omitted: 0 };
+  }
   const native = await askJson(server.baseUrl, 'GET', '/api/v0/models', undefined, timeoutMs);
   if (!native.ok && (native.failure === 'refused' || native.failure === 'timeout' || native.failure === 'network')) return notListed(server, native);
   const nativeData = native.ok ? objectField(native.json, 'data') : undefined;

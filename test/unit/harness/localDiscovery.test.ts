@@ -67,7 +67,7 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
     assert.equal(firstLocalModel(found), null);
     assert.equal(localServerSummary(found[0]!), `Ollama (${ollama}) not running (connection refused)`);
     onlyAsked([ollama, lmStudio]);
-    assert.deepEqual(fetches.urls, [`${ollama}/api/tags`, `${lmStudio}/api/v0/models`], 'a refused list is not followed by anything');
+    assert.deepEqual(fetches.urls, [`${ollama}/api/tags`, `${lmStudio}/api/v1/models`], 'a refused list is not followed by anything');
   });
 
   it('Ollama with a tool-capable and a non-tool model: /api/tags, then /api/show {model} for each local model; a cloud model is listed, never asked about, never used', async () => {
@@ -125,7 +125,7 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
       ],
     );
     assert.equal(server.detail, 'GET /api/v0/models answered HTTP 404 Not Found, so tool support is unknown (models from GET /v1/models)');
-    assert.deepEqual(lm.requests.map((r) => `${r.method} ${r.path}`), ['GET /api/v0/models', 'GET /v1/models']);
+    assert.deepEqual(lm.requests.map((r) => `${r.method} ${r.path}`), ['GET /api/v1/models', 'GET /api/v0/models', 'GET /v1/models']);
     assert.equal(firstLocalModel(found), null, 'a model of unknown tool support is not used');
     assert.match(discoveryLines([], found, 'none').join('\n'), /tool support unknown \(not used\): llama-3\.2-3b-instruct, text-embedding-nomic-embed-text-v1\.5/);
   });
@@ -154,7 +154,43 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
     );
     assert.equal(found[1]!.detail, null);
     assert.equal(firstLocalModel(found)?.model.name, 'llama-3.2-3b-instruct', 'a loaded tool-capable model first');
-    assert.deepEqual(lm.requests.map((r) => r.path), ['/api/v0/models'], 'the native list is enough');
+    assert.deepEqual(lm.requests.map((r) => r.path), ['/api/v1/models', '/api/v0/models'], 'the native list is enough');
+  });
+
+  it('LM Studio 0.4+: /api/v1/models alone; trained_for_tool_use decides, loaded instances first, an embedding model never chats', async () => {
+    const lm = await serve(
+      lmStudioAnswers(
+        [
+          { id: 'google/gemma-3-4b', type: 'vlm', state: 'loaded' },
+          { id: 'qwen/qwen3-8b', capabilities: ['tool_use'] },
+          { id: 'openai/gpt-oss-20b', state: 'loaded', capabilities: ['tool_use'] },
+          { id: 'text-embedding-nomic-embed-text-v1.5', type: 'embeddings' },
+        ],
+        { native: true, v1: true },
+      ),
+    );
+    const found = await discoverLocalModels({ baseUrls: { ollama: await closedOrigin(), 'lm-studio': lm.origin } });
+    assert.deepEqual(
+      found[1]!.models.map((m) => [m.name, m.tools, m.loaded]),
+      [
+        ['google/gemma-3-4b', false, true],
+        ['qwen/qwen3-8b', true, false],
+        ['openai/gpt-oss-20b', true, true],
+        ['text-embedding-nomic-embed-text-v1.5', false, false],
+      ],
+    );
+    assert.equal(found[1]!.detail, null);
+    assert.equal(firstLocalModel(found)?.model.name, 'openai/gpt-oss-20b');
+    assert.deepEqual(lm.requests.map((r) => r.path), ['/api/v1/models'], 'the v1 list is enough');
+  });
+
+  it('an LM Studio that requires an API token is named as such, not as a server that is down', async () => {
+    const lm = await serve(lmStudioAnswers([{ id: 'qwen/qwen3-8b', capabilities: ['tool_use'] }], { native: true, v1: true, token: 'secret' }));
+    const found = await discoverLocalModels({ baseUrls: { ollama: await closedOrigin(), 'lm-studio': lm.origin } });
+    assert.equal(found[1]!.status, 'error');
+    assert.match(found[1]!.detail ?? '', /^GET \/api\/v1\/models answered HTTP 401.*requires an API token/);
+    assert.equal(firstLocalModel(found), null);
+    assert.deepEqual(lm.requests.map((r) => r.path), ['/api/v1/models']);
   });
 
   it('an LM Studio list where no model carries capabilities says nothing about tools: unknown', async () => {
@@ -174,9 +210,9 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
     assert.ok(took < 2 * LOCAL_PROBE_TIMEOUT_MS + 400, `took ${took} ms`);
     assert.ok(took >= LOCAL_PROBE_TIMEOUT_MS - 50, `took ${took} ms: the hang was waited for`);
     assert.equal(found[1]!.status, 'no-answer');
-    assert.equal(found[1]!.detail, `GET /api/v0/models did not answer within ${LOCAL_PROBE_TIMEOUT_MS} ms`);
-    assert.equal(localServerSummary(found[1]!), `LM Studio (${hanging.origin}) not answering: GET /api/v0/models did not answer within ${LOCAL_PROBE_TIMEOUT_MS} ms`);
-    assert.deepEqual(hanging.requests.map((r) => r.path), ['/api/v0/models'], 'a server that does not answer is not asked again');
+    assert.equal(found[1]!.detail, `GET /api/v1/models did not answer within ${LOCAL_PROBE_TIMEOUT_MS} ms`);
+    assert.equal(localServerSummary(found[1]!), `LM Studio (${hanging.origin}) not answering: GET /api/v1/models did not answer within ${LOCAL_PROBE_TIMEOUT_MS} ms`);
+    assert.deepEqual(hanging.requests.map((r) => r.path), ['/api/v1/models'], 'a server that does not answer is not asked again');
     assert.equal(found[0]!.status, 'running');
     assert.deepEqual(found[0]!.models, [{ name: 'qwen3:8b', tools: null, remote: null, loaded: null }]);
     assert.match(found[0]!.detail ?? '', new RegExp(`1 model could not be asked about tool support: POST /api/show did not answer within ${LOCAL_PROBE_TIMEOUT_MS} ms`));

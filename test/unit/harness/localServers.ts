@@ -18,6 +18,8 @@ export interface RecordedLocalRequest {
   path: string;
   /** The parsed JSON body, or null. */
   body: unknown;
+  /** The request's headers (lower-case names), for the servers that check a token. */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /** An answer: a status and a JSON value or raw text, or `hang` (the request is never answered). */
@@ -44,7 +46,7 @@ export async function startFakeServer(answer: (request: RecordedLocalRequest) =>
       } catch {
         body = null;
       }
-      const request = { method: req.method ?? '', path: req.url ?? '', body };
+      const request = { method: req.method ?? '', path: req.url ?? '', body, headers: req.headers };
       requests.push(request);
       const a = answer(request);
       if (a === 'hang') return;
@@ -141,9 +143,40 @@ export interface FakeLmStudioModel {
   capabilities?: string[];
 }
 
-/** `native: null`: `/api/v0/models` is not served (404), as on an LM Studio without its native API. */
-export function lmStudioAnswers(models: FakeLmStudioModel[], options: { native: boolean }): (r: RecordedLocalRequest) => LocalAnswer {
+/**
+ * LM Studio's answers. `native: false`: `/api/v0/models` is not served (404), as on an LM Studio
+ * without its native API. `v1: true`: LM Studio 0.4+, which also serves `/api/v1/models` (its
+ * `models[].capabilities.trained_for_tool_use` set from `capabilities` holding "tool_use"; an
+ * embedding model carries no capabilities). `token`: every endpoint wants this bearer token (401).
+ */
+export function lmStudioAnswers(models: FakeLmStudioModel[], options: { native: boolean; v1?: boolean; token?: string }): (r: RecordedLocalRequest) => LocalAnswer {
   return (r) => {
+    if (options.token !== undefined && r.headers?.authorization !== `Bearer ${options.token}`) {
+      return { status: 401, json: { error: { message: 'Invalid or missing API token', type: 'invalid_request_error' } } };
+    }
+    if (options.v1 && r.method === 'GET' && r.path === '/api/v1/models') {
+      return {
+        json: {
+          models: models.map((m) => {
+            const embedding = m.type === 'embeddings';
+            return {
+              type: embedding ? 'embedding' : 'llm',
+              publisher: 'lmstudio-community',
+              key: m.id,
+              display_name: m.id,
+              ...(embedding ? {} : { architecture: 'llama' }),
+              quantization: { name: 'Q4_K_M', bits_per_weight: 4 },
+              size_bytes: 4_920_000_000,
+              params_string: '7B',
+              loaded_instances: m.state === 'loaded' ? [{ id: m.id, config: { context_length: 8192 } }] : [],
+              max_context_length: 131072,
+              format: 'gguf',
+              ...(embedding ? {} : { capabilities: { vision: m.type === 'vlm', trained_for_tool_use: (m.capabilities ?? []).includes('tool_use') } }),
+            };
+          }),
+        },
+      };
+    }
     if (r.method === 'GET' && r.path === '/api/v0/models') {
       if (!options.native) return { status: 404, json: { error: 'Unexpected endpoint or method. (GET /api/v0/models)' } };
       return {
