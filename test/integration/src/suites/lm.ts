@@ -3,6 +3,7 @@
 // real provider would be (host → rennet/lm/chat → extension → lm.selectChatModels →
 // model.sendRequest → provider), and the board settles through the host's real board writer.
 import * as assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
 import * as vscode from 'vscode';
 import type { RennetApi } from '../../../../extension/api';
 import type { HarnessReport } from '../../../../extension/commands/showHarnesses';
@@ -139,6 +140,36 @@ export function registerLmSuites(ctx: SuiteContext): void {
       for (const h of report.cli.harnesses) assert.ok(h.available || (h.reason ?? '').length > 0, `${h.kind} is unavailable without a reason`);
       assert.deepEqual(report.http.map((h) => h.provider), ['openai', 'anthropic']);
       assert.equal(report.configured.default, 'auto');
+    });
+
+    it('“Rennet: Show Harnesses” probes the local model servers on their fixed loopback ports: an Ollama answering there is listed with its tool-capable model, an absent LM Studio as not running', async () => {
+      // A server on Ollama's own port, speaking its API: the host's real probe (not a test seam) reaches it.
+      const ollama: Server = createServer((req, res) => {
+        res.setHeader('content-type', 'application/json');
+        if (req.method === 'GET' && req.url === '/api/tags') return res.end(JSON.stringify({ models: [{ name: 'qwen3:8b', model: 'qwen3:8b' }, { name: 'llama3:8b', model: 'llama3:8b' }] }));
+        if (req.method === 'POST' && req.url === '/api/show') {
+          let raw = '';
+          req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+          req.on('end', () => res.end(JSON.stringify({ capabilities: (JSON.parse(raw) as { model: string }).model === 'qwen3:8b' ? ['completion', 'tools'] : ['completion'] })));
+          return;
+        }
+        res.statusCode = 404;
+        res.end('404 page not found');
+      });
+      await new Promise<void>((resolve, reject) => {
+        ollama.once('error', (error) => reject(new Error(`port 11434 is taken on this machine (${(error as Error).message}): the test needs Ollama's port free`)));
+        ollama.listen(11434, '127.0.0.1', resolve);
+      });
+      try {
+        const report = (await vscode.commands.executeCommand('rennet.showHarnesses')) as HarnessReport;
+        assert.equal(report.local.unavailable, null, `local discovery: ${report.local.unavailable}`);
+        const [o, lm] = report.local.servers;
+        assert.deepEqual([o?.kind, o?.baseUrl, o?.status], ['ollama', 'http://127.0.0.1:11434', 'running'], JSON.stringify(o));
+        assert.deepEqual(o?.models.map((m) => [m.name, m.tools]), [['qwen3:8b', true], ['llama3:8b', false]]);
+        assert.deepEqual([lm?.kind, lm?.status], ['lm-studio', 'not-running'], JSON.stringify(lm));
+      } finally {
+        await new Promise<void>((resolve) => ollama.close(() => resolve()));
+      }
     });
   });
 }
