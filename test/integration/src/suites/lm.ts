@@ -146,15 +146,16 @@ export function registerLmSuites(ctx: SuiteContext): void {
       // A server on Ollama's own port, speaking its API: the host's real probe (not a test seam) reaches it.
       const ollama: Server = createServer((req, res) => {
         res.setHeader('content-type', 'application/json');
-        if (req.method === 'GET' && req.url === '/api/tags') return res.end(JSON.stringify({ models: [{ name: 'qwen3:8b', model: 'qwen3:8b' }, { name: 'llama3:8b', model: 'llama3:8b' }] }));
-        if (req.method === 'POST' && req.url === '/api/show') {
+        if (req.method === 'GET' && req.url === '/api/tags') {
+          res.end(JSON.stringify({ models: [{ name: 'qwen3:8b', model: 'qwen3:8b' }, { name: 'llama3:8b', model: 'llama3:8b' }] }));
+        } else if (req.method === 'POST' && req.url === '/api/show') {
           let raw = '';
           req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
           req.on('end', () => res.end(JSON.stringify({ capabilities: (JSON.parse(raw) as { model: string }).model === 'qwen3:8b' ? ['completion', 'tools'] : ['completion'] })));
-          return;
+        } else {
+          res.statusCode = 404;
+          res.end('404 page not found');
         }
-        res.statusCode = 404;
-        res.end('404 page not found');
       });
       await new Promise<void>((resolve, reject) => {
         ollama.once('error', (error) => reject(new Error(`port 11434 is taken on this machine (${(error as Error).message}): the test needs Ollama's port free`)));
