@@ -7,3 +7,4 @@ export * from './board';
 export * from './review';
 export * from './asks';
 export * from './read';
+export * from './exits';
