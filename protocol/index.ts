@@ -8,3 +8,4 @@ export * from './review';
 export * from './asks';
 export * from './read';
 export * from './exits';
+export * from './forge';

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { ForgeProvider } from './exits';
+
+/**
+ * Forges: which host is which provider, where its API lives, and how a pull or merge request is
+ * named. github.com and gitlab.com are known; every other host (GitHub Enterprise, self-managed
+ * GitLab, the tests' loopback fake) is registered by the user. An unregistered host is refused:
+ * a request for it is never sent to github.com or gitlab.com.
+ */
+
+/** The setting and the environment variable that register forges (a JSON list of ForgeEntry). */
+export const FORGES_SETTING = 'rennet.forges';
+export const FORGES_ENV = 'RENNET_FORGES';
+
+/** A registered forge. `apiUrl` defaults to `<scheme>://<host>/api/v3` (GitHub) or `/api/v4` (GitLab). */
+export const ForgeEntry = z.strictObject({
+  host: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, 'a host name, with a port when the remote names one (git.example.com, 127.0.0.1:8080)'),
+  provider: ForgeProvider,
+  apiUrl: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'an http(s) URL')
+    .optional(),
+});
+export type ForgeEntry = z.infer<typeof ForgeEntry>;
+export const ForgeEntries = z.array(ForgeEntry).max(64);
+
+/** The forges every install knows. */
+export const KNOWN_FORGES: readonly ForgeEntry[] = [
+  { host: 'github.com', provider: 'github', apiUrl: 'https://api.github.com' },
+  { host: 'gitlab.com', provider: 'gitlab', apiUrl: 'https://gitlab.com/api/v4' },
+];
+
+/** A repository on a forge, as a remote URL names it. */
+export const ForgeRepo = z.object({
+  provider: ForgeProvider,
+  /** As the remote names it, lower-cased, with a port when one is named (`github.com`, `127.0.0.1:8080`). */
+  host: z.string().min(1),
+  /** GitHub: the owner; GitLab: the namespace, which may hold subgroups (`group/sub`). */
+  owner: z.string().min(1),
+  repo: z.string().min(1),
+  /** The REST API root: `https://api.github.com`, `https://ghe.example/api/v3`, `https://gitlab.com/api/v4`. */
+  apiUrl: z.string().url(),
+  /** The repository's web page (`https://github.com/o/r`), for links and for matching pasted URLs. */
+  webUrl: z.string().url(),
+});
+export type ForgeRepo = z.infer<typeof ForgeRepo>;
+
+/** The identity of a pull or merge request: one session per identity. */
+export const PullRequestRef = z.object({
+  provider: ForgeProvider,
+  host: z.string().min(1),
+  owner: z.string().min(1),
+  repo: z.string().min(1),
+  number: z.number().int().positive(),
+});
+export type PullRequestRef = z.infer<typeof PullRequestRef>;
+
+/** `github:github.com/o/r#12`, `gitlab:gitlab.com/g/sub/r!7`: the session key part of a request. */
+export function pullRequestKey(ref: PullRequestRef): string {
+  return `${ref.provider}:${ref.host.toLowerCase()}/${ref.owner}/${ref.repo}${ref.provider === 'gitlab' ? '!' : '#'}${ref.number}`;
+}
+
+/** How the provider names one: "Pull Request #12", "Merge Request !7". */
+export function pullRequestLabel(ref: Pick<PullRequestRef, 'provider' | 'number'>): string {
+  return ref.provider === 'gitlab' ? `Merge Request !${ref.number}` : `Pull Request #${ref.number}`;
+}
+
+/**
+ * Where a fetched request's head and base tip are kept: hidden refs, never branches, never checked
+ * out. Named by a digest of the request's key, since owners and hosts may hold characters a ref
+ * name cannot (`:` in `host:port`, a leading `.` in `.github`).
+ */
+export function pullRequestRefs(ref: PullRequestRef): { head: string; base: string } {
+  const dir = `refs/rennet/pr/${ref.provider}-${keyDigest(pullRequestKey(ref))}`;
+  return { head: `${dir}/head`, base: `${dir}/base` };
+}
+
+/** 16 hex: two 32-bit FNV-1a passes with different offsets (an id, not a security boundary). */
+function keyDigest(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193 + 2) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
+/** The ref the forge serves a request's head under. */
+export function forgeHeadRefName(provider: ForgeProvider, number: number): string {
+  return provider === 'gitlab' ? `refs/merge-requests/${number}/head` : `refs/pull/${number}/head`;
+}
