@@ -20,7 +20,8 @@ import {
   type LineAnchor,
 } from '../protocol/asks';
 import { accordWord, type Accord, type ElementOf, type Severity } from '../protocol/board';
-import { filesOnSides, hasSide, type FileChange, type FilesOnSides, type Patchset, type Side, type TargetKind } from '../protocol/patchset';
+import { filesOnSides, hasSide, type FileChange, type FilesOnSides, type Patchset, type Side } from '../protocol/patchset';
+import type { Target } from '../protocol/session';
 import type { GenerationSnapshot } from '../protocol/review';
 import type { TextDocumentRef } from './documentRefs';
 
@@ -143,8 +144,8 @@ export function linesOfRange(range: { start: { line: number }; end: { line: numb
  * ('post-review'). A working-tree review is the reviewer's own uncommitted work: there is no one
  * to post to, and what they conclude is work still to do on it ('changes').
  */
-export function laneForTarget(kind: TargetKind): AskLane {
-  return kind === 'branch' ? 'post-review' : 'changes';
+export function laneForTarget(kind: Target['kind']): AskLane {
+  return kind === 'working-tree' ? 'changes' : 'post-review';
 }
 
 export interface LineStageRequest {
@@ -152,7 +153,7 @@ export interface LineStageRequest {
   activePatchsetId: string | null;
   lines: LineSpan;
   text: string;
-  targetKind: TargetKind;
+  targetKind: Target['kind'];
 }
 
 function sideWord(side: Side): string {
@@ -383,7 +384,7 @@ export function askMarkdown(text: string): Md {
 }
 
 /** The stage command of Request Change on a finding: its claim and remedy as the ask's text. */
-export function planFindingRequest(finding: FindingPlacement, targetKind: TargetKind): Extract<AskCommand, { type: 'stage' }> {
+export function planFindingRequest(finding: FindingPlacement, targetKind: Target['kind']): Extract<AskCommand, { type: 'stage' }> {
   const anchor: FindingAnchor = {
     kind: 'finding',
     generationId: finding.generationId,

@@ -1,7 +1,8 @@
 import { summarizePatchset, type CaptureOptions, type Patchset } from '../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../protocol/result';
 import type { BlobContent, OpenReviewParams, OpenReviewResult, ReadBlobParams } from '../protocol/rpc';
-import { Target, targetKey, type BranchList, type Session, type SessionSnapshot } from '../protocol/session';
+import { PULL_REQUEST_EVENT_KIND, PullRequestRecord } from '../protocol/forge';
+import { Target, targetKey, type BranchList, type CaptureTarget, type PullRequestTarget, type Session, type SessionSnapshot } from '../protocol/session';
 import { readCapturedBlob } from './capture/blob';
 import { capturePatchset } from './capture/capture';
 import { listBranches, openRepo } from './capture/repo';
@@ -15,11 +16,24 @@ export interface ReviewStore {
   getSession(id: string): Session | undefined;
   listSessions(): Session[];
   attachPatchset(sessionId: string, patchsetId: string, now: string): Session;
+  appendEvent(sessionId: string, kind: string, payload: unknown, now: string): { seq: number };
+  readEvents(sessionId: string, afterSeq?: number): Array<{ seq: number; kind: string; payload: unknown }>;
+}
+
+/**
+ * A pull or merge request made ready to capture: read on its forge, its head and base fetched
+ * into hidden refs. host/forge/pullRequests.ts implements it; the CLI and the VS Code host give it
+ * their credentials and forge registry.
+ */
+export interface PullRequestSource {
+  prepare(repoRoot: string, target: PullRequestTarget): Promise<Result<{ capture: Extract<CaptureTarget, { kind: 'branch' }>; record: PullRequestRecord }>>;
 }
 
 export interface ReviewServiceDeps {
   store: ReviewStore;
   now?: () => Date;
+  /** Absent: pull-request targets are refused with what is missing. */
+  pullRequests?: PullRequestSource;
 }
 
 /**
@@ -29,10 +43,12 @@ export interface ReviewServiceDeps {
 export class ReviewService {
   private readonly store: ReviewStore;
   private readonly now: () => Date;
+  private readonly pullRequests: PullRequestSource | null;
 
   constructor(deps: ReviewServiceDeps) {
     this.store = deps.store;
     this.now = deps.now ?? (() => new Date());
+    this.pullRequests = deps.pullRequests ?? null;
   }
 
   async listBranches(repoDir: string): Promise<Result<BranchList>> {
@@ -47,6 +63,7 @@ export class ReviewService {
     if (!parsed.success) return err(rennetError('invalid-request', `invalid target: ${parsed.error.issues[0]?.message ?? 'unknown'}`));
     const repo = await openRepo(repoDir);
     if (!repo.ok) return repo;
+    if (parsed.data.kind === 'pull-request') return err(rennetError('invalid-request', 'a pull request is captured by opening its review (it is fetched from its forge first)'));
     const patchset = await capturePatchset(repo.value, parsed.data, options);
     if (!patchset.ok) return patchset;
     const { created } = this.store.putPatchset(patchset.value);
@@ -63,15 +80,27 @@ export class ReviewService {
     const repo = await openRepo(params.repo);
     if (!repo.ok) return repo;
     const overrides = params.maxFileBytes !== undefined ? { maxFileBytes: params.maxFileBytes } : undefined;
-    const patchset = await capturePatchset(repo.value, parsed.data, overrides);
+    let captureTarget: CaptureTarget;
+    let record: PullRequestRecord | null = null;
+    if (parsed.data.kind === 'pull-request') {
+      if (!this.pullRequests) return err(rennetError('invalid-request', 'this host has no forge access configured, so a pull request cannot be fetched'));
+      const prepared = await this.pullRequests.prepare(repo.value.root, parsed.data);
+      if (!prepared.ok) return prepared;
+      captureTarget = prepared.value.capture;
+      record = prepared.value.record;
+    } else {
+      captureTarget = parsed.data;
+    }
+    const patchset = await capturePatchset(repo.value, captureTarget, overrides);
     if (!patchset.ok) return patchset;
     const { created: captured } = this.store.putPatchset(patchset.value);
     const stamp = this.now().toISOString();
     const { session, created } = this.store.getOrCreateSession({ repoRoot: repo.value.root, target: parsed.data, now: stamp });
     const attached =
       session.activePatchsetId === patchset.value.id ? session : this.store.attachPatchset(session.id, patchset.value.id, stamp);
+    if (record) this.store.appendEvent(session.id, PULL_REQUEST_EVENT_KIND, record, stamp);
     return ok({
-      snapshot: { session: attached, patchset: summarizePatchset(patchset.value) },
+      snapshot: { session: attached, patchset: summarizePatchset(patchset.value), ...(record ? { pullRequest: record } : {}) },
       reattached: !created,
       captured,
     });
@@ -80,12 +109,23 @@ export class ReviewService {
   getSnapshot(sessionId: string): Result<SessionSnapshot> {
     const session = this.store.getSession(sessionId);
     if (!session) return err(rennetError('not-found', `no session ${sessionId} in the store`, { sessionId }));
-    if (!session.activePatchsetId) return ok({ session, patchset: null });
+    const pullRequest = this.pullRequestRecord(sessionId);
+    const extra = pullRequest ? { pullRequest } : {};
+    if (!session.activePatchsetId) return ok({ session, patchset: null, ...extra });
     const patchset = this.store.getPatchset(session.activePatchsetId);
     if (!patchset) {
       return err(rennetError('store-failed', `session ${sessionId} names patchset ${session.activePatchsetId}, which the store no longer holds`));
     }
-    return ok({ session, patchset: summarizePatchset(patchset) });
+    return ok({ session, patchset: summarizePatchset(patchset), ...extra });
+  }
+
+  /** The request as last read from its forge (the newest `forge.pullRequest` event); null for other targets. */
+  pullRequestRecord(sessionId: string): PullRequestRecord | null {
+    const events = this.store.readEvents(sessionId).filter((e) => e.kind === PULL_REQUEST_EVENT_KIND);
+    const last = events.at(-1);
+    if (!last) return null;
+    const parsed = PullRequestRecord.safeParse(last.payload);
+    return parsed.success ? parsed.data : null;
   }
 
   listSessions(): Session[] {

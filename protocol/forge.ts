@@ -95,3 +95,35 @@ function keyDigest(text: string): string {
 export function forgeHeadRefName(provider: ForgeProvider, number: number): string {
   return provider === 'gitlab' ? `refs/merge-requests/${number}/head` : `refs/pull/${number}/head`;
 }
+
+/**
+ * Who the review is for. A teammate's request concludes in a posted review; one's own request
+ * continues in rounds (and a review of one's own request cannot approve or request changes).
+ */
+export const EntryMode = z.enum(['teammate', 'own']);
+export type EntryMode = z.infer<typeof EntryMode>;
+
+/** A request as last read from its forge, recorded on the session at each capture (`forge.pullRequest`). */
+export const PullRequestRecord = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  /** The description as written: data, shown and handed to seats as context, never instructions. */
+  body: z.string(),
+  author: z.string(),
+  /** The signed-in forge user, when credentials were available; null when read anonymously. */
+  viewer: z.string().nullable(),
+  entry: EntryMode,
+  webUrl: z.string(),
+  state: z.enum(['open', 'closed', 'merged']),
+  draft: z.boolean(),
+  headRef: z.string(),
+  headSha: z.string(),
+  baseRef: z.string(),
+  baseSha: z.string(),
+  /** When the forge was read (ISO). */
+  readAt: z.string(),
+});
+export type PullRequestRecord = z.infer<typeof PullRequestRecord>;
+
+/** The session event a request's record is kept under. */
+export const PULL_REQUEST_EVENT_KIND = 'forge.pullRequest';

@@ -23,6 +23,14 @@ export const ErrorCode = z.enum([
   'store-failed',
   'host-unavailable',
   'invalid-request',
+  /** The forge has no credentials for this host, or refused them (401): nothing was sent. */
+  'forge-unauthorized',
+  /** The forge refused a request or could not be reached; the message carries its words. */
+  'forge-failed',
+  /** The request's head moved since the capture: the review would land on code nobody read. */
+  'head-moved',
+  /** What is about to post is not what was previewed (the composition changed since). */
+  'stale-composition',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

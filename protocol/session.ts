@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ForgeProvider } from './exits';
+import { PullRequestRecord, pullRequestKey } from './forge';
 import { PatchsetSummary, TargetKind } from './patchset';
 
 /** What the reviewer asked to review. */
@@ -15,12 +17,36 @@ export const Target = z.discriminatedUnion('kind', [
     /** The current branch is the head; uncommitted and untracked files are included. */
     base: z.string().min(1),
   }),
+  /**
+   * A pull or merge request, named by its forge identity. Its head and base are fetched into
+   * hidden refs (protocol/forge.ts pullRequestRefs) and captured against their merge-base; the
+   * user's HEAD, index and branches are never touched.
+   */
+  z.object({
+    kind: z.literal('pull-request'),
+    provider: ForgeProvider,
+    host: z.string().min(1),
+    owner: z.string().min(1),
+    repo: z.string().min(1),
+    number: z.number().int().positive(),
+  }),
 ]);
 export type Target = z.infer<typeof Target>;
+/** What git captures directly: a pull request is captured as a branch between its fetched refs. */
+export type CaptureTarget = Extract<Target, { kind: 'branch' | 'working-tree' }>;
+/** A pull or merge request target. */
+export type PullRequestTarget = Extract<Target, { kind: 'pull-request' }>;
 
 /** Stable identity of a target within one repository: one session per (repository, key). */
 export function targetKey(target: Target): string {
-  return target.kind === 'branch' ? `branch:${target.head}...${target.base}` : `working-tree:${target.base}`;
+  switch (target.kind) {
+    case 'branch':
+      return `branch:${target.head}...${target.base}`;
+    case 'working-tree':
+      return `working-tree:${target.base}`;
+    case 'pull-request':
+      return `pr:${pullRequestKey(target)}`;
+  }
 }
 
 export const Session = z.object({
@@ -40,6 +66,8 @@ export type Session = z.infer<typeof Session>;
 export const SessionSnapshot = z.object({
   session: Session,
   patchset: PatchsetSummary.nullable(),
+  /** A pull-request session: the request as last read from its forge. Absent on other targets. */
+  pullRequest: PullRequestRecord.optional(),
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshot>;
 

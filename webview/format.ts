@@ -2,7 +2,7 @@
  * Pure formatting for the board panel: every word and number the panel shows about a capture is
  * decided here, so it is unit-tested without a DOM. No imports beyond protocol types.
  */
-import type { FileStatus, FileSummary, PatchsetSummary, PatchsetTotals, Target, TargetKind, Truncation } from '../protocol';
+import { pullRequestLabel, type FileStatus, type FileSummary, type PatchsetSummary, type PatchsetTotals, type Target, type TargetKind, type Truncation } from '../protocol';
 
 /** Hex characters shown for a commit id; the full id is always one hover (title) away. */
 export const SHORT_ID_LENGTH = 12;
@@ -22,12 +22,13 @@ export function formatKiB(bytes: number): string {
   return `${text} KiB`;
 }
 
-export function targetKindLabel(kind: TargetKind): string {
-  return kind === 'branch' ? 'branch' : 'working tree';
+export function targetKindLabel(kind: Target['kind']): string {
+  return kind === 'branch' ? 'branch' : kind === 'pull-request' ? 'pull request' : 'working tree';
 }
 
-/** "feature vs main" / "working tree vs main". */
+/** "feature vs main" / "working tree vs main" / "Pull Request #12 · octo/hello". */
 export function targetLabel(target: Target): string {
+  if (target.kind === 'pull-request') return `${pullRequestLabel(target)} · ${target.owner}/${target.repo}`;
   return target.kind === 'branch' ? `${target.head} vs ${target.base}` : `working tree vs ${target.base}`;
 }
 

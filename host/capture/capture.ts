@@ -8,7 +8,7 @@ import {
 } from '../../protocol/limits';
 import type { CaptureOptions, FileChange, Patchset, PatchsetTotals } from '../../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
-import type { Target } from '../../protocol/session';
+import type { CaptureTarget } from '../../protocol/session';
 import { GitError, gitText, runGit } from '../git/run';
 import { canonicalJson, contentId } from './ids';
 import { DiffParseError, DiffStreamParser } from './parseDiff';
@@ -59,7 +59,7 @@ interface ResolvedTarget {
 /** Captures a target into an immutable, content-addressed patchset. Writes nothing on failure. */
 export async function capturePatchset(
   repo: RepoHandle,
-  target: Target,
+  target: CaptureTarget,
   overrides?: Partial<CaptureOptions>,
 ): Promise<Result<Patchset>> {
   const options = captureOptions(overrides);

@@ -8,7 +8,7 @@ import { openRepo, type RepoHandle } from '../../../host/capture/repo';
 import { buildCitationIndex } from '../../../host/board/citations';
 import { typeChanged, type FileChange, type Patchset } from '../../../protocol/patchset';
 import { Patchset as PatchsetSchema } from '../../../protocol/patchset';
-import type { Target } from '../../../protocol/session';
+import type { CaptureTarget as Target } from '../../../protocol/session';
 import { TestRepo, tempDir } from '../../fixtures/gitRepo';
 
 async function handle(dir: string): Promise<RepoHandle> {

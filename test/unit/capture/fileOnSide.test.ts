@@ -19,7 +19,7 @@ import { commentingSpans, resolveDocument, spanIsOn } from '../../../extension/c
 import { findChangedFile } from '../../../extension/openChangesPlan';
 import { fileOnSide, pathOnSide, hasSide, Patchset as PatchsetSchema, type FileChange, type Patchset, type Side } from '../../../protocol/patchset';
 import type { CitationMark } from '../../../protocol/review';
-import type { Target } from '../../../protocol/session';
+import type { CaptureTarget as Target } from '../../../protocol/session';
 import { TestRepo } from '../../fixtures/gitRepo';
 
 const lines = (prefix: string, n: number, edit: Record<number, string> = {}) =>
