@@ -14,7 +14,13 @@ import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarne
 import { reviewDeps } from './review/seams';
 import type { HarnessAssignment } from './pipeline/types';
 import { resolveStoreDir } from './storeDir';
-import { ReviewService } from './service';
+import { ReviewService, type PullRequestSource } from './service';
+import { cliAsk, cliForges, cliPostReview, cliPublisher, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
+import { pullRequestContext } from './forge/context';
+import { pullRequestSource } from './forge/pullRequests';
+import type { ForgeService } from './forge/service';
+import type { AskIntent } from '../protocol/asks';
+import type { Side } from '../protocol/patchset';
 import { Store } from './store';
 import { HOST_VERSION } from './version';
 
@@ -26,6 +32,11 @@ const USAGE = `Usage:
   rennet review  --repo DIR [--base REF] [--head REF | --working-tree]
                  [--harness NAME [--base-url URL] [--model NAME]] [--json FILE] [--html FILE]
   rennet review  --repo DIR [--base REF] [--head REF | --working-tree] --json
+  rennet review  --repo DIR --pr N|URL [--harness NAME ...] [--json FILE] [--html FILE]
+  rennet ask     --repo DIR --pr N --intent comment|request-change|question
+                 [--path P --line L [--end-line E] [--side head|base]] --text T [--json]
+  rennet post-review --repo DIR --pr N [--verdict approve|comment|request-changes]
+                 [--dry-run] [--expect-composition ID] [--json]
   rennet capture --repo DIR --base REF (--head REF | --working-tree) [--json]
   rennet tools   --lens LENS [--json]
   rennet seat-server --repo DIR --base REF (--head REF | --working-tree) --lens LENS [--author NAME]
@@ -54,6 +65,19 @@ Options:
                        tools: the tool list exactly as a seat server serves it)
   --lens LENS          design, sequence, decisions, flagged or noise
   --author NAME        who the seat is, stamped on what it writes (seat-server; default "seat")
+  --pr N|URL           a pull or merge request of the repository's forge (the push remote of the
+                       current branch): its number (12, #12, !7) or URL. Forges: github.com,
+                       gitlab.com and those in RENNET_FORGES; tokens from GITHUB_TOKEN / GH_TOKEN /
+                       GITLAB_TOKEN, else the gh / glab CLIs (docs/forges.md)
+  --intent I           ask: comment, request-change or question
+  --path P, --line L, --end-line E, --side S
+                       ask: the changed lines it is about (inside one hunk); none: a general ask
+  --text T             ask: what the reviewer says
+  --verdict V          post-review: approve, comment or request-changes (kept as the review's
+                       verdict override, as the preview's control does)
+  --dry-run            post-review: print the exact review that would post; send nothing
+  --expect-composition ID
+                       post-review: refuse unless the review composes to this id (a dry run's)
 
 review captures the range (as capture does, into a session), prints the capture, then runs
 the five lenses (Design, Sequence, Decisions, Flagged, Noise) with a progress line per lane
@@ -84,6 +108,16 @@ const OPTIONS = {
   html: { type: 'string' },
   lens: { type: 'string' },
   author: { type: 'string' },
+  pr: { type: 'string' },
+  intent: { type: 'string' },
+  path: { type: 'string' },
+  line: { type: 'string' },
+  'end-line': { type: 'string' },
+  side: { type: 'string' },
+  text: { type: 'string' },
+  verdict: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  'expect-composition': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const;
@@ -108,7 +142,17 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!['review', 'capture', 'tools', 'seat-server'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  const forgeCommand = command === 'ask' || command === 'post-review';
+  if (forgeCommand) return forgeCli(command, values);
+  for (const flag of ['intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict', 'expect-composition'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
+  }
+  if (values['dry-run']) throw new UsageError(`--dry-run is not an option of ${command}`);
+  if (values.pr !== undefined && command !== 'review') throw new UsageError(`--pr is not an option of ${command}`);
+  if (values.pr !== undefined && (values.head !== undefined || values['working-tree'] || values.base !== undefined)) {
+    throw new UsageError('--pr names the request; its head and base come from the forge (no --head, --base or --working-tree)');
+  }
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
   const lensCommand = command === 'tools' || command === 'seat-server';
   if (!lensCommand && values.lens !== undefined) throw new UsageError(`--lens is not an option of ${command}`);
@@ -159,7 +203,8 @@ async function main(argv: string[]): Promise<number> {
   const storeArgs = values.store ? ['--store', values.store] : [];
   const store = await Store.open(resolveStoreDir(storeArgs, process.env));
   try {
-    const service = new ReviewService({ store });
+    const forges = cliForges(process.env);
+    const service = new ReviewService({ store, pullRequests: cliPullRequests(forges) });
     if (command === 'capture' || command === 'seat-server') {
       if (!values.base) throw new UsageError(`${command} needs --base REF`);
       if (!values.head && !values['working-tree']) throw new UsageError(`${command} needs --head REF or --working-tree`);
@@ -177,17 +222,23 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
 
+    let target: Target;
+    if (values.pr !== undefined) {
+      const resolved = await forges.resolve(values.repo, values.pr);
+      if (!resolved.ok) return refuse(resolved.error);
+      target = resolved.value;
+    } else {
     const branches = await service.listBranches(values.repo);
     if (!branches.ok) return refuse(branches.error);
     const base = values.base ?? branches.value.defaultBase;
     if (!base) return refuse({ code: 'unknown-ref', message: 'no default base found (no origin/HEAD, main or master); pass --base REF' });
-    let target: Target;
     if (values['working-tree']) {
       target = { kind: 'working-tree', base };
     } else {
       const head = values.head ?? branches.value.current;
       if (!head) return refuse({ code: 'detached-head', message: 'HEAD is detached; pass --head REF to say what to review' });
       target = { kind: 'branch', head, base };
+    }
     }
     const opened = await service.openReview({ repo: values.repo, target, ...(maxFileBytes === undefined ? {} : { maxFileBytes }) });
     if (!opened.ok) return refuse(opened.error);
@@ -206,15 +257,115 @@ async function main(argv: string[]): Promise<number> {
     const patchset = service.getPatchset(snapshot.patchset.id);
     if (!patchset.ok) return refuse(patchset.error);
     process.stdout.write('\n');
+    const prTarget = snapshot.session.target.kind === 'pull-request' ? snapshot.session.target : null;
+    const record = prTarget ? (snapshot.pullRequest ?? null) : null;
     try {
       await runReview(
-        { patchset: patchset.value, sessionId: snapshot.session.id, workspace: snapshot.session.repoRoot, harnesses, jsonFile, htmlFile: values.html ?? null, store },
+        {
+          patchset: patchset.value,
+          sessionId: snapshot.session.id,
+          workspace: snapshot.session.repoRoot,
+          harnesses,
+          jsonFile,
+          htmlFile: values.html ?? null,
+          store,
+          ...(prTarget ? { reportTarget: reportTargetOf(prTarget, patchset.value) } : {}),
+          ...(prTarget && record ? { pullRequest: pullRequestContext(record, prTarget.provider) } : {}),
+        },
         reviewDeps(snapshot.session.repoRoot, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
       );
     } catch (error) {
       if (error instanceof ReviewRefusal) return refuse({ code: 'invalid-request', message: error.message });
       throw error;
     }
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+function cliPullRequests(forges: ForgeService): PullRequestSource {
+  return {
+    prepare: (repoRoot, target) => {
+      const access = forges.access();
+      return access.ok ? pullRequestSource(access.value).prepare(repoRoot, target) : Promise.resolve(access);
+    },
+  };
+}
+
+/** Exit code of a forge command's refusal: 3 (nothing was posted or staged). */
+const FORGE_REFUSED = 3;
+
+type ParsedValues = Record<string, string | boolean | undefined>;
+
+/** `ask` and `post-review`: the request's review must exist here (`review --pr` made it). */
+async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): Promise<number> {
+  const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const repo = str('repo');
+  const pr = str('pr');
+  if (!repo) throw new UsageError('--repo DIR is required');
+  if (!pr) throw new UsageError(`${command} needs --pr N|URL`);
+  for (const flag of ['base', 'head', 'harness', 'html', 'base-url', 'model', 'lens', 'author', 'max-file-bytes'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
+  }
+  if (values['working-tree']) throw new UsageError(`--working-tree is not an option of ${command}`);
+  const askFlags = ['intent', 'path', 'line', 'end-line', 'side', 'text'] as const;
+  const postFlags = ['verdict', 'expect-composition'] as const;
+  for (const flag of command === 'ask' ? postFlags : askFlags) if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
+  if (command === 'ask' && values['dry-run']) throw new UsageError('--dry-run is not an option of ask');
+  const json = values.json === true;
+  const int = (name: string): number | undefined => {
+    const raw = str(name);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer`);
+    return n;
+  };
+  let askInput: CliAskInput | null = null;
+  if (command === 'ask') {
+    const intent = str('intent');
+    if (!intent || !['comment', 'request-change', 'question'].includes(intent)) throw new UsageError('ask needs --intent comment|request-change|question');
+    const text = str('text');
+    if (!text || text.trim() === '') throw new UsageError('ask needs --text T');
+    const side = str('side');
+    if (side !== undefined && side !== 'head' && side !== 'base') throw new UsageError('--side is head or base');
+    const path = str('path');
+    const line = int('line');
+    const endLine = int('end-line');
+    askInput = { intent: intent as AskIntent, text, ...(path !== undefined ? { path } : {}), ...(line !== undefined ? { line } : {}), ...(endLine !== undefined ? { endLine } : {}), ...(side ? { side: side as Side } : {}) };
+  }
+  const verdict = str('verdict');
+  if (verdict !== undefined && !['approve', 'comment', 'request-changes'].includes(verdict)) throw new UsageError('--verdict is approve, comment or request-changes');
+
+  const storeArgs = typeof values.store === 'string' ? ['--store', values.store] : [];
+  const store = await Store.open(resolveStoreDir(storeArgs, process.env));
+  try {
+    const forges = cliForges(process.env);
+    const service = new ReviewService({ store, pullRequests: cliPullRequests(forges) });
+    const found = await pullRequestSession(service, forges, repo, pr);
+    if (!found.ok) return refuseWith(found.error, FORGE_REFUSED);
+    const { session } = found.value;
+    const patchset = session.activePatchsetId ? store.getPatchset(session.activePatchsetId) : undefined;
+    if (!patchset) return refuseWith({ code: 'invalid-request', message: 'the review has no capture' }, FORGE_REFUSED);
+    const now = new Date().toISOString();
+    if (command === 'ask') {
+      const staged = cliAsk(store, session, patchset, askInput as CliAskInput, now);
+      if (!staged.ok) return refuseWith(staged.error, FORGE_REFUSED);
+      writeOut(json ? JSON.stringify(staged.value) : `staged ${staged.value.ask} on session ${staged.value.session}`);
+      return 0;
+    }
+    const publisher = cliPublisher(store, service, forges);
+    const expect = str('expect-composition');
+    const result = await cliPostReview(store, publisher, session, { ...(verdict ? { verdict: verdict as VerdictFlag } : {}), dryRun: values['dry-run'] === true, ...(expect ? { expectComposition: expect } : {}) }, now);
+    if (!result.ok) return refuseWith(result.error, FORGE_REFUSED);
+    if (result.value.kind === 'dry-run') {
+      const d = result.value.descriptor;
+      writeOut(json ? JSON.stringify(d, null, 2) : `${d.event} · ${d.comments.length} comment${d.comments.length === 1 ? '' : 's'} · ${d.folded.length} folded into the body · composition ${d.compositionId}\n\n${d.body}`);
+      return 0;
+    }
+    const r = result.value.receipt;
+    const out = { compositionId: r.compositionId, url: r.url, reviewId: r.reviewId, event: r.event, comments: r.comments, reused: r.reused };
+    writeOut(json ? JSON.stringify(out, null, 2) : `${r.reused ? 'already posted' : 'posted'}: ${r.url} (${r.event}, ${r.comments} comment${r.comments === 1 ? '' : 's'})`);
     return 0;
   } finally {
     store.close();
@@ -265,8 +416,12 @@ function writeOut(text: string): void {
 }
 
 function refuse(error: RennetError): number {
+  return refuseWith(error, 1);
+}
+
+function refuseWith(error: RennetError, code: number): number {
   process.stderr.write(`rennet: ${error.message}\n`);
-  return 1;
+  return code;
 }
 
 main(process.argv.slice(2)).then(

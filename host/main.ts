@@ -1,6 +1,7 @@
 import { CancellationTokenSource, createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { LENSES } from '../protocol/board';
 import {
+  AuthToken,
   HarnessDiscover,
   HarnessDiscoverLocal,
   HostHello,
@@ -31,7 +32,10 @@ import { assignmentFromConfig, type HarnessConfigPorts } from './review/harnessC
 import { LensRunner } from './review/runner';
 import { reviewDeps } from './review/seams';
 import { resolveStoreDir } from './storeDir';
-import { ReviewService } from './service';
+import { ReviewService, type PullRequestSource } from './service';
+import { forgeAdapter } from './forge/adapters';
+import { pullRequestSource } from './forge/pullRequests';
+import { ForgeRegistryHolder, ForgeService } from './forge/service';
 import { Store } from './store';
 import { HOST_VERSION } from './version';
 
@@ -41,8 +45,32 @@ import { HOST_VERSION } from './version';
  */
 const connection = createConnection(ProposedFeatures.all);
 const storeDir = resolveStoreDir(process.argv, process.env);
+// Forges: RENNET_FORGES joined with the rennet.forges setting the extension sends; credentials
+// from the editor (asked per use, never kept), the environment, then the gh / glab CLIs.
+const forgeRegistry = new ForgeRegistryHolder(process.env);
+const forges = new ForgeService(
+  forgeRegistry,
+  {
+    env: process.env,
+    cli: process.env.RENNET_FORGE_CLI_TOKENS !== '0',
+    editor: async (provider, host) => {
+      try {
+        return await connection.sendRequest(AuthToken, { provider, host });
+      } catch {
+        return null; // an extension that cannot answer holds no token
+      }
+    },
+  },
+  forgeAdapter,
+);
+const pullRequests: PullRequestSource = {
+  prepare: (repoRoot, target) => {
+    const access = forges.access();
+    return access.ok ? pullRequestSource(access.value).prepare(repoRoot, target) : Promise.resolve(access);
+  },
+};
 const ready = Store.open(storeDir).then((store) => {
-  const service = new ReviewService({ store });
+  const service = new ReviewService({ store, pullRequests });
   return { store, service, runner: lensRunner(store, service) };
 });
 
@@ -253,6 +281,54 @@ connection.onRequest(AsksExplain, async (params, token) => {
   } finally {
     cancelled.dispose();
   }
+});
+
+// ─── Forges and exits: pull-request targets, the review preview, Post review ──────────────────
+import { ExitsPosted, ExitsPostReview, ExitsPreviewReview, ForgesConfigure, PullRequestFreshnessGet, PullRequestList, PullRequestResolve } from '../protocol/rpc';
+import { Publisher } from './exits/publish';
+import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
+
+connection.onNotification(ForgesConfigure, (params) => forgeRegistry.configure(params?.entries));
+
+let publisher: Publisher | undefined;
+async function publishing(): Promise<Publisher> {
+  const [{ store, service }, log] = await Promise.all([ready, asks()]);
+  publisher ??= new Publisher({
+    store,
+    projection: (sessionId) => log.projection(sessionId),
+    generation: (sessionId) => {
+      const id = currentGenerationId(store, sessionId);
+      return id ? readGenerationSnapshot(store, id) : null;
+    },
+    pullRequest: (sessionId) => service.pullRequestRecord(sessionId),
+    access: () => forges.access(),
+  });
+  return publisher;
+}
+
+connection.onRequest(PullRequestList, async (params) => forges.listOpen(params.repo));
+connection.onRequest(PullRequestResolve, async (params) => forges.resolve(params.repo, params.input));
+connection.onRequest(PullRequestFreshnessGet, async (params) => {
+  const { service } = await ready;
+  const snapshot = service.getSnapshot(params.sessionId);
+  if (!snapshot.ok) return snapshot;
+  if (!snapshot.value.patchset) return err(rennetError('invalid-request', 'the session has no capture yet'));
+  return forges.freshness(snapshot.value.session, snapshot.value.patchset.head);
+});
+connection.onRequest(ExitsPreviewReview, async (params) => {
+  try {
+    return (await publishing()).preview(params.sessionId);
+  } catch (error) {
+    return err(rennetError('store-failed', `the review could not be composed: ${(error as Error).message}`));
+  }
+});
+connection.onRequest(ExitsPostReview, async (params) => {
+  const result = await (await publishing()).post(params.sessionId, params.compositionId);
+  if (result.ok) {
+    hostLog('info', `review ${result.value.reused ? 'found already posted' : 'posted'}: ${result.value.url} (${result.value.event}, ${result.value.comments} comments)`);
+    connection.sendNotification(ExitsPosted, result.value);
+  }
+  return result;
 });
 
 connection.listen();

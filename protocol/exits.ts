@@ -313,3 +313,46 @@ export const ComposeReviewResult = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(false), error: ComposeRefusal }),
 ]);
 export type ComposeReviewResult = z.infer<typeof ComposeReviewResult>;
+
+// ─── Publication (the receipt a posted review leaves) ────────────────────────────────────────
+
+/** The session event a publication's receipt is kept under (written before the post answers). */
+export const PUBLISH_RECEIPT_EVENT_KIND = 'publish.receipt';
+
+/** A review on the forge, as the host recorded it: by session and marker. */
+export const PublishReceipt = z.object({
+  sessionId: z.string().min(1),
+  markerId: ReviewMarkerId,
+  compositionId: z.string().regex(/^[0-9a-f]{64}$/),
+  provider: ForgeProvider,
+  number: z.number().int().positive(),
+  /** The review's page on the forge. */
+  url: z.string(),
+  reviewId: z.number().int(),
+  event: ReviewEvent,
+  /** Line comments posted with it. */
+  comments: z.number().int().nonnegative(),
+  /** True when the post found the review already on the forge (a retry after a lost answer) instead of creating one. */
+  reused: z.boolean(),
+  /** The head the review is pinned to. */
+  headSha: CommitSha,
+  postedAt: z.string(),
+});
+export type PublishReceipt = z.infer<typeof PublishReceipt>;
+
+/** What the Hand off view and the preview show for a pull-request session. */
+export const ReviewPreview = z.object({
+  sessionId: z.string(),
+  target: ReviewTarget,
+  /** "Pull Request #12", "Merge Request !7". */
+  label: z.string(),
+  webUrl: z.string(),
+  entry: z.enum(['teammate', 'own']),
+  /** The exact review that would post, or why none can be composed. */
+  composed: ComposeReviewResult,
+  /** The review already posted for this composition's marker, if any (then Post is not offered again). */
+  receipt: PublishReceipt.nullable(),
+  /** Every receipt of the session, newest first (earlier posts of earlier compositions). */
+  history: z.array(PublishReceipt),
+});
+export type ReviewPreview = z.infer<typeof ReviewPreview>;

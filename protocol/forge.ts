@@ -122,8 +122,34 @@ export const PullRequestRecord = z.object({
   baseSha: z.string(),
   /** When the forge was read (ISO). */
   readAt: z.string(),
+  /** The issues its description links (`#12`, `closes #12`, issue URLs of this repository), as read then: data. */
+  issues: z.array(z.object({ number: z.number().int().positive(), title: z.string(), body: z.string(), webUrl: z.string() })).default([]),
 });
 export type PullRequestRecord = z.infer<typeof PullRequestRecord>;
+
+/** Most linked issues read for one request. */
+export const LINKED_ISSUES_MAX = 10;
+
+/**
+ * The issue numbers a request's description links, in order of first mention: `#12`, `closes
+ * #12`, `GH-12`, and issue URLs of the same repository (`…/owner/repo/issues/12`,
+ * `…/group/repo/-/issues/12`). A reference to another repository (`other/repo#3`) is not this
+ * repository's issue. At most LINKED_ISSUES_MAX.
+ */
+export function linkedIssueNumbers(body: string, repo: { owner: string; repo: string }): number[] {
+  const found: number[] = [];
+  const add = (n: number) => {
+    if (n > 0 && !found.includes(n) && found.length < LINKED_ISSUES_MAX) found.push(n);
+  };
+  const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const url = new RegExp(`/${escaped(repo.owner)}/${escaped(repo.repo)}/(?:-/)?issues/(\\d+)`, 'gi');
+  const pattern = /(^|[^\w/.#-])(?:#|GH-)(\d+)\b|(https?:\/\/\S+)/gi;
+  for (const m of body.matchAll(pattern)) {
+    if (m[2]) add(Number(m[2]));
+    else if (m[3]) for (const u of m[3].matchAll(url)) add(Number(u[1]));
+  }
+  return found;
+}
 
 /** The session event a request's record is kept under. */
 export const PULL_REQUEST_EVENT_KIND = 'forge.pullRequest';

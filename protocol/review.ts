@@ -67,7 +67,21 @@ export const ReportBoard = z.object({
 export type ReportBoard = z.infer<typeof ReportBoard>;
 
 /** What `rennet review --json FILE` writes. */
+/** A review of a pull or merge request: which one, at which commits. */
+export const ReportTarget = z.object({
+  kind: z.literal('pr'),
+  provider: z.enum(['github', 'gitlab']),
+  owner: z.string(),
+  repo: z.string(),
+  number: z.number().int().positive(),
+  headSha: z.string(),
+  baseSha: z.string(),
+});
+export type ReportTarget = z.infer<typeof ReportTarget>;
+
 export const ReviewReport = z.object({
+  /** Present when the review is of a pull or merge request (`rennet review --pr`). */
+  target: ReportTarget.optional(),
   /** The capture's id. */
   patchset: z.string(),
   generation: z.string(),

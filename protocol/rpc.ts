@@ -342,3 +342,84 @@ export interface AsksExplainResult {
  * host/asks/explain.ts.
  */
 export const AsksExplain = new RequestType<AsksExplainParams, Result<AsksExplainResult>, void>('rennet/asks/explain');
+
+// ─── Forges and exits (host/forge/, host/exits/) ─────────────────────────────────────────────
+
+export interface ForgesConfigParams {
+  /** The `rennet.forges` setting, as written (validated by the host; a bad value is reported, never half-used). */
+  entries: unknown;
+}
+/** extension → host: the registered forges from settings; sent after start and on every change. The host joins them with RENNET_FORGES. */
+export const ForgesConfigure = new NotificationType<ForgesConfigParams>('rennet/forges/configure');
+
+export interface AuthTokenParams {
+  provider: import('./exits').ForgeProvider;
+  host: string;
+}
+/**
+ * host → extension: a forge token the editor holds — GitHub: VS Code's GitHub (or GitHub
+ * Enterprise) authentication session, without prompting; GitLab: the token "Rennet: Set GitLab
+ * Token" stored in SecretStorage. null when it holds none. The token is used for the one forge
+ * call and never logged or stored by the host.
+ */
+export const AuthToken = new RequestType<AuthTokenParams, string | null, void>('rennet/auth/token');
+
+export interface PullRequestListParams {
+  repo: string;
+}
+export interface PullRequestSummary {
+  number: number;
+  title: string;
+  author: string;
+  headRef: string;
+  baseRef: string;
+  draft: boolean;
+  webUrl: string;
+  /** The target to open its review with. */
+  target: Extract<Target, { kind: 'pull-request' }>;
+}
+export interface PullRequestListResult {
+  /** The forge repository of the workspace's push remote. */
+  repo: { provider: import('./exits').ForgeProvider; host: string; owner: string; repo: string; webUrl: string };
+  viewer: string | null;
+  open: PullRequestSummary[];
+}
+/** extension → host: the open requests of the workspace's forge repository (for "Rennet: Review Pull Request"). */
+export const PullRequestList = new RequestType<PullRequestListParams, Result<PullRequestListResult>, void>('rennet/pr/list');
+
+export interface PullRequestResolveParams {
+  repo: string;
+  /** What the reviewer pasted: `12`, `#12`, `!7`, or the request's URL. */
+  input: string;
+}
+/** extension → host: a pasted number or URL as a pull-request target of the workspace's forge (refused when it names another repository). */
+export const PullRequestResolve = new RequestType<PullRequestResolveParams, Result<Extract<Target, { kind: 'pull-request' }>>, void>('rennet/pr/resolve');
+
+export interface PullRequestFreshness {
+  /** The head the session captured. */
+  capturedHeadSha: string;
+  /** The request's head on the forge now. */
+  liveHeadSha: string;
+  moved: boolean;
+  state: 'open' | 'closed' | 'merged';
+}
+/** extension → host: re-read the request's live head (every exit does first); `moved` marks the session stale. */
+export const PullRequestFreshnessGet = new RequestType<SessionIdParams, Result<PullRequestFreshness>, void>('rennet/pr/freshness');
+
+/** extension → host: the exact review that would post now (descriptor, folds, verdict) and any receipt for it. */
+export const ExitsPreviewReview = new RequestType<SessionIdParams, Result<import('./exits').ReviewPreview>, void>('rennet/exits/previewReview');
+
+export interface ExitsPostReviewParams {
+  sessionId: string;
+  /** The compositionId of the preview the reviewer clicked Post on; a different composition now is refused (stale-composition). */
+  compositionId: string;
+}
+/**
+ * extension → host: post the previewed review, exactly once: a receipt or a review carrying its
+ * marker is answered instead of posting again; a moved head is refused before any mutation.
+ * The receipt is durable when this answers.
+ */
+export const ExitsPostReview = new RequestType<ExitsPostReviewParams, Result<import('./exits').PublishReceipt>, void>('rennet/exits/postReview');
+
+/** host → extension: a session's review was posted (or found posted): the Hand off view and preview show it. */
+export const ExitsPosted = new NotificationType<import('./exits').PublishReceipt>('rennet/exits/posted');

@@ -1,5 +1,5 @@
 import { err, ok, rennetError, type Result } from '../../protocol/result';
-import { type ForgeEntry, type ForgeRepo, type PullRequestRecord } from '../../protocol/forge';
+import { linkedIssueNumbers, type ForgeEntry, type ForgeRepo, type PullRequestRecord } from '../../protocol/forge';
 import type { PullRequestTarget } from '../../protocol/session';
 import type { PullRequestSource } from '../service';
 import { missingTokenRepair, resolveToken, type TokenSources } from './auth';
@@ -71,6 +71,9 @@ export function pullRequestSource(access: ForgeAccess, now: () => Date = () => n
       }
       const fetched = await fetchPullRequest(repoRoot, target, info.baseRef, access.registry, repo.value.webUrl);
       if (!fetched.ok) return fetched;
+      // Linked issues are context, not a condition: a forge that will not show one still reviews.
+      const linked = linkedIssueNumbers(info.body, repo.value).filter((n) => n !== info.number);
+      const issues = linked.length > 0 ? await adapter.value.linkedIssues(linked).catch(() => []) : [];
       const record: PullRequestRecord = {
         number: info.number,
         title: info.title,
@@ -87,6 +90,7 @@ export function pullRequestSource(access: ForgeAccess, now: () => Date = () => n
         baseRef: info.baseRef,
         baseSha: fetched.value.baseTip,
         readAt: now().toISOString(),
+        issues: issues.map((i) => ({ number: i.number, title: i.title, body: i.body, webUrl: i.webUrl })),
       };
       return ok({ capture: { kind: 'branch', head: fetched.value.headRef, base: fetched.value.baseRef }, record });
     },

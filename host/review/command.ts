@@ -3,11 +3,11 @@ import { dirname, resolve } from 'node:path';
 import { LENSES, LENS_TITLES, type Lens } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import type { Result } from '../../protocol/result';
-import type { LaneFailure, ReviewReport } from '../../protocol/review';
+import type { LaneFailure, ReportTarget, ReviewReport } from '../../protocol/review';
 import type { BoardState } from '../board/state';
 import type { Store } from '../store';
 import { FORMAT_NAMES, type DesignAssembly } from '../design/model';
-import type { ContextDirInput, ContextDirResult, writeNoiseOffer } from '../pipeline/contextDir';
+import type { ContextDirInput, ContextDirResult, RelatedContextItem, writeNoiseOffer } from '../pipeline/contextDir';
 import type { Clock, PromptReader } from '../pipeline/ports';
 import type { GenerationOutcome, HarnessAssignment, LaneChange, LensPipelineInput, LensPipelineSeams } from '../pipeline/types';
 import { renderReviewHtml } from './html';
@@ -28,6 +28,8 @@ export class ReviewRefusal extends Error {}
 export interface ReviewRunOptions extends LensRunOptions {
   jsonFile: string | null;
   htmlFile: string | null;
+  /** The report's `target` (a pull-request review). */
+  reportTarget?: ReportTarget;
 }
 
 export interface ReviewRunDeps {
@@ -66,6 +68,8 @@ export interface LensRunOptions {
   harnesses: HarnessAssignment;
   /** Durable persistence for the generation; null runs in memory only. */
   store: Store | null;
+  /** A pull-request review: its title and description (pr.md) and linked issues (related-context.md), read from the forge as data. */
+  pullRequest?: { title: string; body: string; related: RelatedContextItem[] } | null;
 }
 
 export type LensRunDeps = Pick<ReviewRunDeps, 'writeContextDir' | 'writeNoiseOffer' | 'prompts' | 'clock' | 'assembleDesign' | 'newGenerationId' | 'headWorkspace'>;
@@ -92,7 +96,13 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
 
   let context: ContextDirResult;
   try {
-    context = await deps.writeContextDir({ workspace: options.workspace, sessionId: options.sessionId, patchset: options.patchset, designSources });
+    context = await deps.writeContextDir({
+      workspace: options.workspace,
+      sessionId: options.sessionId,
+      patchset: options.patchset,
+      designSources,
+      ...(options.pullRequest ? { pr: { title: options.pullRequest.title, body: options.pullRequest.body }, relatedContext: options.pullRequest.related } : {}),
+    });
   } catch (error) {
     const message = (error as Error).message;
     const bare = /must be run in a work tree|is not a git work tree/.test(message);
@@ -165,7 +175,8 @@ export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps):
   });
   deps.stderr(`Generation ${generationId}: running the lenses\n`);
   const outcome = await deps.runPipeline(input, seams);
-  const report = toReviewReport(outcome, options.patchset, outcome.generationId || generationId);
+  const built = toReviewReport(outcome, options.patchset, outcome.generationId || generationId);
+  const report = options.reportTarget ? { target: options.reportTarget, ...built } : built;
 
   if (jsonPath) writeOutput(jsonPath, `${JSON.stringify(report, null, 2)}\n`, '--json');
   if (htmlPath) writeOutput(htmlPath, renderReviewHtml(report, options.patchset), '--html');

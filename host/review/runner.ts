@@ -8,6 +8,7 @@ import type { Store } from '../store';
 import { prepareLensRun, ReviewRefusal, type ReviewRunDeps } from './command';
 import { currentGenerationId, readGenerationSnapshot } from './generationSnapshot';
 import { describeAssignment, HarnessConfigRefusal } from './harnessConfig';
+import { pullRequestContext } from '../forge/context';
 
 /**
  * The VS Code host's lens runs (`rennet/review/runLenses`, `rennet/generation/get`): the same
@@ -164,7 +165,10 @@ export class LensRunner {
     };
     let prepared: Awaited<ReturnType<typeof prepareLensRun>>;
     try {
-      prepared = await prepareLensRun({ patchset: patchset.value, sessionId, workspace, harnesses, store }, runDeps, {
+      const target = snapshot.value.session.target;
+      const record = target.kind === 'pull-request' ? (snapshot.value.pullRequest ?? null) : null;
+      const pullRequest = record && target.kind === 'pull-request' ? pullRequestContext(record, target.provider) : null;
+      prepared = await prepareLensRun({ patchset: patchset.value, sessionId, workspace, harnesses, store, pullRequest }, runDeps, {
         onFrame: poke,
         onLane: (change) => {
           states.set(change.lens, change.state);

@@ -1,0 +1,274 @@
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import { Octokit } from '@octokit/rest';
+import { readReviewMarker, type ComposedReview, type ReviewEvent } from '../../protocol/exits';
+import type { ForgeRepo } from '../../protocol/forge';
+import {
+  ForgeError,
+  checkDescriptor,
+  kindOfStatus,
+  withoutToken,
+  type ForgeAdapter,
+  type ForgeAdapterOptions,
+  type LinkedIssue,
+  type PatchsetFiles,
+  type PostedReview,
+  type PullRequestInfo,
+} from './types';
+
+/**
+ * The GitHub adapter: @octokit/rest (REST v3, `paginate` built in) with @octokit/plugin-retry and
+ * @octokit/plugin-throttling, against `repo.apiUrl` (api.github.com, GitHub Enterprise's
+ * `/api/v3`, the tests' fake forge).
+ *
+ * Retries. plugin-retry re-sends a request that failed with a 5xx or got no answer; that is right
+ * for a read and wrong for a mutation, whose answer may have been lost after it landed (a second
+ * createReview would post the review twice). A policy plugin registered before it sets
+ * `request.retries = 0` on every request that is not GET/HEAD — plugin-retry reads that per
+ * request (`options.request.retries ?? state.retries`) — so mutations are sent once and a lost
+ * answer is 'unreachable'. plugin-throttling handles rate limits (403 "secondary rate limit", or
+ * `x-ratelimit-remaining: 0`, and 429) by waiting out Retry-After / the reset time a bounded number
+ * of times (`rateLimitRetries`, `maxRetryAfterSeconds`); a rate-limited request was not processed,
+ * so mutations wait and retry too. plugin-retry leaves 4xx alone (doNotRetry below).
+ */
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+const QUIET = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * A Bottleneck group that does not space its jobs (the public `key(id).schedule(options, fn,
+ * ...args)` plugin-throttling calls), for `spaceWrites: false`.
+ */
+const UNSPACED = {
+  key: () => ({
+    schedule: (_options: unknown, fn: (...args: unknown[]) => unknown, ...args: unknown[]) => Promise.resolve().then(() => fn(...args)),
+  }),
+};
+
+/** The statuses plugin-retry never re-sends: refusals, and rate limits (plugin-throttling's). */
+const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451];
+
+interface GithubPull {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  draft?: boolean;
+  merged?: boolean;
+  merged_at?: string | null;
+  user: { login: string } | null;
+  html_url: string;
+  head: { ref: string; sha: string; label?: string; repo: { full_name: string } | null };
+  base: { ref: string; sha: string };
+}
+
+const EVENT_OF_STATE: Record<string, ReviewEvent> = { APPROVED: 'APPROVE', CHANGES_REQUESTED: 'REQUEST_CHANGES', COMMENTED: 'COMMENT', DISMISSED: 'COMMENT' };
+
+export function githubAdapter(repo: ForgeRepo, token: string, options: ForgeAdapterOptions = {}): ForgeAdapter {
+  const pageSize = Math.min(100, Math.max(1, options.pageSize ?? 100));
+  const rateLimitRetries = options.rateLimitRetries ?? 2;
+  const maxRetryAfter = options.maxRetryAfterSeconds ?? 60;
+  const timeoutMs = options.requestTimeoutMs ?? 60_000;
+  const owner = repo.owner;
+  const name = repo.repo;
+  const fullName = `${owner}/${name}`.toLowerCase();
+
+  /** Runs before plugin-retry's and plugin-throttling's hooks, on every attempt. */
+  const policy = (octokit: { hook: InstanceType<typeof Octokit>['hook'] }) => {
+    octokit.hook.before('request', (o) => {
+      // A fresh object: `o.request` may be the instance's defaults, shared by every request.
+      const request: Record<string, unknown> = { ...(o.request ?? {}), signal: AbortSignal.timeout(timeoutMs) };
+      if (!SAFE_METHODS.has(String(o.method).toUpperCase())) request['retries'] = 0;
+      o.request = request as typeof o.request;
+    });
+  };
+  const Kit = Octokit.plugin(policy, retry, throttling);
+  const wantRetry = (retryAfter: number, retryCount: number) => retryCount < rateLimitRetries && retryAfter <= maxRetryAfter;
+  const octokit = new Kit({
+    auth: token,
+    baseUrl: repo.apiUrl.replace(/\/+$/, ''),
+    userAgent: 'rennet',
+    log: QUIET,
+    retry: { retries: options.readRetries ?? 3, retryAfterBaseValue: options.readRetryBaseMs ?? 1000, doNotRetry: DO_NOT_RETRY },
+    throttle: {
+      // plugin-throttling spaces writes (1 s) and content-creating requests (3 s), as GitHub asks
+      // to avoid secondary rate limits; tests turn that off.
+      ...(options.spaceWrites === false ? { write: UNSPACED as never, notifications: UNSPACED as never } : {}),
+      retryAfterBaseValue: options.retryAfterUnitMs ?? 1000,
+      fallbackSecondaryRateRetryAfter: 60,
+      onRateLimit: (retryAfter: number, _o: unknown, _k: unknown, retryCount: number) => wantRetry(retryAfter, retryCount),
+      onSecondaryRateLimit: (retryAfter: number, _o: unknown, _k: unknown, retryCount: number) => wantRetry(retryAfter, retryCount),
+    },
+  });
+
+  /** Every failure as a ForgeError, in the forge's words, never with the token. */
+  const fail = (error: unknown): ForgeError => {
+    if (error instanceof ForgeError) return error;
+    const e = error as { status?: number; message?: string; name?: string; request?: { method?: string }; response?: { status: number; headers?: Record<string, string | undefined>; data?: unknown } };
+    const clean = (text: string) => withoutToken(text, token);
+    if (!e.response) {
+      const method = String(e.request?.method ?? 'GET').toUpperCase();
+      const why = e.name === 'TimeoutError' || e.name === 'AbortError' || /due to timeout/.test(e.message ?? '') ? `no answer within ${timeoutMs} ms` : (e.message ?? String(error));
+      return new ForgeError('unreachable', clean(`GitHub at ${repo.host} did not answer${SAFE_METHODS.has(method) ? '' : ` (${method} not re-sent: it may have landed)`}: ${why}`));
+    }
+    const status = e.response.status;
+    const data = e.response.data;
+    const words = clean(githubWords(data) || `HTTP ${status}`);
+    const headers = e.response.headers ?? {};
+    const rateLimited = status === 429 || (status === 403 && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(words)));
+    if (rateLimited) return new ForgeError('rate-limited', `GitHub rate limit: ${words}`, status);
+    return new ForgeError(kindOfStatus(status), words, status);
+  };
+  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw fail(error);
+    }
+  };
+
+  const infoOf = (p: GithubPull): PullRequestInfo => {
+    const headRepo = p.head.repo?.full_name ?? null;
+    return {
+      number: p.number,
+      title: p.title,
+      body: p.body ?? '',
+      state: p.merged === true || (p.merged_at ?? null) !== null ? 'merged' : p.state === 'open' ? 'open' : 'closed',
+      draft: p.draft ?? false,
+      author: p.user?.login ?? 'ghost',
+      webUrl: p.html_url,
+      headRef: p.head.ref,
+      headSha: p.head.sha,
+      baseRef: p.base.ref,
+      baseSha: p.base.sha,
+      diffRefs: null,
+      // A deleted fork leaves no repository: name it by the head's label (`owner:branch`).
+      headRepo: headRepo === null ? (p.head.label ?? 'unknown') : headRepo.toLowerCase() === fullName ? null : headRepo,
+    };
+  };
+
+  let me: Promise<string> | null = null;
+  const currentUser = (): Promise<string> => {
+    me ??= call(async () => (await octokit.rest.users.getAuthenticated()).data.login);
+    me.catch(() => {
+      me = null;
+    });
+    return me;
+  };
+
+  return {
+    provider: 'github',
+    repo,
+    currentUser,
+
+    listOpen: (limit) =>
+      call(async () => {
+        if (limit <= 0) return [];
+        const per = Math.min(pageSize, limit);
+        let seen = 0;
+        const pulls = await octokit.paginate(octokit.rest.pulls.list, { owner, repo: name, state: 'open', sort: 'created', direction: 'desc', per_page: per }, (response, done) => {
+          seen += response.data.length;
+          if (seen >= limit) done();
+          return response.data;
+        });
+        return (pulls as unknown as GithubPull[]).slice(0, limit).map(infoOf);
+      }),
+
+    get: (number) => call(async () => infoOf((await octokit.rest.pulls.get({ owner, repo: name, pull_number: number })).data as unknown as GithubPull)),
+
+    linkedIssues: (numbers) =>
+      call(async () => {
+        const out: LinkedIssue[] = [];
+        for (const number of [...new Set(numbers)]) {
+          try {
+            const issue = (await octokit.rest.issues.get({ owner, repo: name, issue_number: number })).data;
+            // GitHub serves pull requests as issues too; a linked pull request is not an issue.
+            if (issue.pull_request) continue;
+            out.push({ number: issue.number, title: issue.title, body: issue.body ?? '', webUrl: issue.html_url });
+          } catch (error) {
+            const f = fail(error);
+            if (f.kind === 'not-found') continue;
+            throw f;
+          }
+        }
+        return out;
+      }),
+
+    findPosted: (number, markerId) =>
+      call(async () => {
+        const login = (await currentUser()).toLowerCase();
+        let found: { id: number; html_url: string; state: string } | null = null;
+        await octokit.paginate(octokit.rest.pulls.listReviews, { owner, repo: name, pull_number: number, per_page: pageSize }, (response, done) => {
+          for (const r of response.data) {
+            if (r.state === 'PENDING' || (r.user?.login ?? '').toLowerCase() !== login) continue;
+            if (readReviewMarker(r.body ?? '') === markerId) {
+              found = { id: r.id, html_url: r.html_url, state: r.state };
+              done();
+              break;
+            }
+          }
+          return [];
+        });
+        const review = found as { id: number; html_url: string; state: string } | null;
+        if (review === null) return null;
+        const comments = await octokit.paginate(octokit.rest.pulls.listCommentsForReview, { owner, repo: name, pull_number: number, review_id: review.id, per_page: pageSize });
+        return { reviewId: review.id, url: review.html_url, event: EVENT_OF_STATE[review.state] ?? 'COMMENT', comments: comments.length } satisfies PostedReview;
+      }),
+
+    post: (number: number, composed: ComposedReview, headSha: string, _files?: PatchsetFiles) =>
+      call(async () => {
+        checkDescriptor(repo, number, composed, headSha);
+        const d = composed.descriptor;
+        const { data } = await octokit.rest.pulls.createReview({
+          owner,
+          repo: name,
+          pull_number: number,
+          commit_id: headSha,
+          event: d.event,
+          body: d.body,
+          comments: d.comments.map((c) =>
+            c.startLine === undefined
+              ? { path: c.path, line: c.line, side: c.side, body: c.body }
+              : { path: c.path, line: c.line, side: c.side, start_line: c.startLine, start_side: c.startSide ?? c.side, body: c.body },
+          ),
+          request: { retries: 0 },
+        });
+        return { reviewId: data.id, url: data.html_url, event: d.event, comments: d.comments.length };
+      }),
+
+    findOpenFor: (headBranch, baseBranch) =>
+      call(async () => {
+        const { data } = await octokit.rest.pulls.list({ owner, repo: name, state: 'open', head: `${owner}:${headBranch}`, base: baseBranch, per_page: pageSize });
+        const pull = (data as unknown as GithubPull[]).find((p) => p.head.ref === headBranch && p.base.ref === baseBranch);
+        return pull === undefined ? null : infoOf(pull);
+      }),
+
+    create: (input) =>
+      call(async () => {
+        const { data } = await octokit.rest.pulls.create({ owner, repo: name, head: input.headBranch, base: input.baseBranch, title: input.title, body: input.body, request: { retries: 0 } });
+        return infoOf(data as unknown as GithubPull);
+      }),
+  };
+}
+
+/** GitHub's own words for a refusal: its `errors` (strings, or objects with a message), else its `message`. */
+function githubWords(data: unknown): string {
+  if (typeof data === 'string') return data.trim();
+  if (data === null || typeof data !== 'object') return '';
+  const o = data as { message?: unknown; errors?: unknown };
+  const errors = Array.isArray(o.errors)
+    ? o.errors
+        .map((x: unknown) => {
+          if (typeof x === 'string') return x;
+          if (x !== null && typeof x === 'object') {
+            const e = x as { message?: unknown; resource?: unknown; field?: unknown; code?: unknown };
+            if (typeof e.message === 'string' && e.message !== '') return e.message;
+            return [e.resource, e.field, e.code].filter((v) => typeof v === 'string' && v !== '').join(' ');
+          }
+          return '';
+        })
+        .filter((x) => x !== '')
+    : [];
+  if (errors.length > 0) return errors.join('; ');
+  return typeof o.message === 'string' ? o.message.trim() : '';
+}
