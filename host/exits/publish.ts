@@ -108,8 +108,9 @@ export class Publisher {
       );
     }
     const review = composed.value;
+    // Posted already (this answer creates nothing): the stored receipt, marked reused.
     const held = this.receipts(sessionId).find((r) => r.markerId === review.markerId);
-    if (held) return ok(held);
+    if (held) return ok({ ...held, reused: true });
 
     const access = this.deps.access();
     if (!access.ok) return access;

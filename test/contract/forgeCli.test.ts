@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { readReviewMarker, ReviewDescriptor } from '../../protocol/exits';
+import { ReviewReport } from '../../protocol/review';
+import { isolatedCliEnv, tempDir, type TestRepo } from '../fixtures/gitRepo';
+import { startFakeForge, type FakeForge } from '../servers/fakeForge';
+import { reviewRepo } from '../unit/review/fixtures';
+
+/**
+ * The CLI contract of the forge commands (built dist/cli.js, a separate process) against the
+ * loopback fake forge: `review --pr` (its report names the request), `ask`, `post-review --dry-run`
+ * (the descriptor) and `post-review` (what posts equals the dry run, once), and refusals that exit 3
+ * having posted nothing. Processes run asynchronously: the forge serves from this process.
+ */
+
+const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+const execFileP = promisify(execFile);
+const SCRIPT = readFileSync(join(__dirname, '..', 'fixtures', 'demo', 'script.json'), 'utf8');
+
+describe('rennet review --pr, ask, post-review (built dist/cli.js) against the fake forge', function () {
+  this.timeout(180_000);
+  let forge: FakeForge;
+  let src: TestRepo;
+  let dir: string;
+  let work: string;
+  let env: NodeJS.ProcessEnv;
+
+  async function rennet(args: string[], extra: NodeJS.ProcessEnv = {}) {
+    try {
+      const { stdout, stderr } = await execFileP(process.execPath, [CLI, ...args], { env: { ...env, ...extra }, encoding: 'utf8' });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  }
+
+  before(async () => {
+    src = reviewRepo();
+    forge = await startFakeForge();
+    forge.addUser({ login: 'alice', token: 'alice-token' });
+    forge.addUser({ login: 'bob', token: 'bob-token' });
+    await forge.createRepo({ provider: 'github', owner: 'acme', name: 'uploads', from: src.dir });
+    await forge.openPullRequest({ provider: 'github', owner: 'acme', name: 'uploads', author: 'alice', head: 'feature', base: 'main', title: 'Retry uploads', body: 'Uploads retry with back-off.' });
+    dir = tempDir('rennet-forge-cli-');
+    work = join(dir, 'work');
+    await execFileP('git', ['clone', '--quiet', `${forge.url}/acme/uploads.git`, work], { env: isolatedCliEnv({}) });
+    env = isolatedCliEnv({
+      RENNET_DATA_DIR: join(dir, 'data'),
+      RENNET_FORGES: JSON.stringify([{ host: new URL(forge.url).host, provider: 'github' }]),
+      GITHUB_TOKEN: 'bob-token',
+      RENNET_FORGE_CLI_TOKENS: '0',
+    });
+  });
+  after(async () => {
+    await forge.close();
+    src.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('review --pr writes a report naming the request; ask stages; the dry run is what posts, once; refusals exit 3 and post nothing', async () => {
+    const script = join(dir, 'script.json');
+    writeFileSync(script, SCRIPT);
+    const report = join(dir, 'report.json');
+    const reviewed = await rennet(['review', '--repo', work, '--pr', '1', '--harness', `scripted:${script}`, '--json', report]);
+    assert.equal(reviewed.code, 0, reviewed.stderr);
+    const parsed = ReviewReport.parse(JSON.parse(readFileSync(report, 'utf8')));
+    assert.deepEqual(parsed.target, { kind: 'pr', provider: 'github', owner: 'acme', repo: 'uploads', number: 1, headSha: src.head('feature'), baseSha: src.head('main') });
+    assert.ok(parsed.boards.every((b) => b.state === 'settled'), JSON.stringify(parsed.boards.map((b) => [b.lens, b.state, b.failure])));
+
+    const ask = await rennet(['ask', '--repo', work, '--pr', '#1', '--intent', 'request-change', '--path', 'src/retry.ts', '--line', '6', '--end-line', '8', '--text', 'Skip the wait after the last attempt.', '--json']);
+    assert.equal(ask.code, 0, ask.stderr);
+    const staged = JSON.parse(ask.stdout) as { ask: string; session: string };
+    assert.match(staged.ask, /^ask-[0-9a-f]+$/);
+    assert.match(staged.session, /^s-[0-9a-f]+$/);
+    const general = await rennet(['ask', '--repo', work, '--pr', '1', '--intent', 'comment', '--text', 'The README reflow is unrelated; split it out?', '--json']);
+    assert.equal(general.code, 0, general.stderr);
+    const outside = await rennet(['ask', '--repo', work, '--pr', '1', '--intent', 'comment', '--path', 'src/upload.ts', '--line', '400', '--text', 'x']);
+    assert.equal(outside.code, 3);
+    assert.match(outside.stderr, /not inside one changed hunk/);
+
+    const dry = await rennet(['post-review', '--repo', work, '--pr', '1', '--dry-run', '--json']);
+    assert.equal(dry.code, 0, dry.stderr);
+    const descriptor = ReviewDescriptor.parse(JSON.parse(dry.stdout));
+    assert.equal(descriptor.event, 'REQUEST_CHANGES');
+    assert.deepEqual(descriptor.target, { owner: 'acme', repo: 'uploads', number: 1, headSha: src.head('feature') });
+    assert.deepEqual(descriptor.comments.map((c) => [c.path, c.side, c.startLine, c.line]), [['src/retry.ts', 'RIGHT', 6, 8]]);
+    assert.equal(descriptor.folded.length, 1);
+    assert.equal(forge.reviews({ provider: 'github', owner: 'acme', name: 'uploads', number: 1 }).length, 0, 'a dry run sends nothing');
+
+    const wrong = await rennet(['post-review', '--repo', work, '--pr', '1', '--expect-composition', '0'.repeat(64), '--json']);
+    assert.equal(wrong.code, 3);
+    assert.match(wrong.stderr, /not the expected/);
+
+    const post = await rennet(['post-review', '--repo', work, '--pr', '1', '--expect-composition', descriptor.compositionId, '--json']);
+    assert.equal(post.code, 0, post.stderr);
+    const receipt = JSON.parse(post.stdout) as { compositionId: string; url: string; reviewId: number; event: string; comments: number; reused: boolean };
+    assert.deepEqual([receipt.compositionId, receipt.event, receipt.comments, receipt.reused], [descriptor.compositionId, 'REQUEST_CHANGES', 1, false]);
+    const reviews = forge.reviews({ provider: 'github', owner: 'acme', name: 'uploads', number: 1 }) as Array<{ id: number; body: string; comments: Array<Record<string, unknown>> }>;
+    assert.equal(reviews.length, 1);
+    assert.equal(reviews[0]!.body, descriptor.body);
+    assert.equal(reviews[0]!.id, receipt.reviewId);
+    assert.equal(readReviewMarker(reviews[0]!.body), descriptor.compositionId.slice(0, 24));
+    assert.deepEqual(
+      reviews[0]!.comments.map((c) => [c.path, c.side, c.start_line, c.line, c.body]),
+      descriptor.comments.map((c) => [c.path, c.side, c.startLine, c.line, c.body]),
+    );
+
+    const again = await rennet(['post-review', '--repo', work, '--pr', '1', '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal((JSON.parse(again.stdout) as { reviewId: number; reused: boolean }).reused, true);
+    assert.equal(forge.reviews({ provider: 'github', owner: 'acme', name: 'uploads', number: 1 }).length, 1, 'the second post found the first');
+
+    // A new ask, then the head moves on the forge: refused before anything is sent.
+    assert.equal((await rennet(['ask', '--repo', work, '--pr', '1', '--intent', 'question', '--text', 'Why three attempts?'])).code, 0);
+    await forge.movePullRequestHead({ provider: 'github', owner: 'acme', name: 'uploads', number: 1, sha: src.head('main') });
+    const moved = await rennet(['post-review', '--repo', work, '--pr', '1', '--json']);
+    assert.equal(moved.code, 3);
+    assert.match(moved.stderr, /moved to [0-9a-f]{12} since it was captured/);
+    const noToken = await rennet(['post-review', '--repo', work, '--pr', '1', '--json'], { GITHUB_TOKEN: '', GH_TOKEN: '' });
+    assert.equal(noToken.code, 3);
+    assert.match(noToken.stderr, /no GitHub credentials for .*set GITHUB_TOKEN/);
+    assert.equal(forge.reviews({ provider: 'github', owner: 'acme', name: 'uploads', number: 1 }).length, 1);
+  });
+});
