@@ -17,6 +17,9 @@ import { resolveStoreDir } from './storeDir';
 import { ReviewService, type PullRequestSource } from './service';
 import { cliAsk, cliForges, cliPostReview, cliPublisher, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
 import { pullRequestContext } from './forge/context';
+import { openPullRequest, previewPullRequest } from './exits/openPr';
+import { openRepo } from './capture/repo';
+import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 import { pullRequestSource } from './forge/pullRequests';
 import type { ForgeService } from './forge/service';
 import type { AskIntent } from '../protocol/asks';
@@ -36,6 +39,8 @@ const USAGE = `Usage:
   rennet ask     --repo DIR --pr N --intent comment|request-change|question
                  [--path P --line L [--end-line E] [--side head|base]] --text T [--json]
   rennet post-review --repo DIR --pr N [--verdict approve|comment|request-changes]
+                 [--dry-run] [--expect-composition ID] [--json]
+  rennet open-pr --repo DIR [--branch B] [--base B] [--title T] [--body TEXT]
                  [--dry-run] [--expect-composition ID] [--json]
   rennet capture --repo DIR --base REF (--head REF | --working-tree) [--json]
   rennet tools   --lens LENS [--json]
@@ -77,7 +82,11 @@ Options:
                        verdict override, as the preview's control does)
   --dry-run            post-review: print the exact review that would post; send nothing
   --expect-composition ID
-                       post-review: refuse unless the review composes to this id (a dry run's)
+                       post-review / open-pr: refuse unless it composes to this id (a dry run's)
+  --branch B           open-pr: the branch to open a request for (default: the current branch)
+  --title T, --body TEXT
+                       open-pr: the request's title / description (default: drafted from the
+                       branch's commits and, when it was reviewed, its boards)
 
 review captures the range (as capture does, into a session), prints the capture, then runs
 the five lenses (Design, Sequence, Decisions, Flagged, Noise) with a progress line per lane
@@ -118,6 +127,9 @@ const OPTIONS = {
   verdict: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
   'expect-composition': { type: 'string' },
+  branch: { type: 'string' },
+  title: { type: 'string' },
+  body: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const;
@@ -142,10 +154,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review'].includes(command)) throw new UsageError(`unknown command "${command}"`);
-  const forgeCommand = command === 'ask' || command === 'post-review';
-  if (forgeCommand) return forgeCli(command, values);
-  for (const flag of ['intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict', 'expect-composition'] as const) {
+  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review', 'open-pr'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (command === 'ask' || command === 'post-review') return forgeCli(command, values);
+  if (command === 'open-pr') return openPrCli(values);
+  for (const flag of ['intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict', 'expect-composition', 'branch', 'title', 'body'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
   }
   if (values['dry-run']) throw new UsageError(`--dry-run is not an option of ${command}`);
@@ -305,7 +317,7 @@ async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): P
   const pr = str('pr');
   if (!repo) throw new UsageError('--repo DIR is required');
   if (!pr) throw new UsageError(`${command} needs --pr N|URL`);
-  for (const flag of ['base', 'head', 'harness', 'html', 'base-url', 'model', 'lens', 'author', 'max-file-bytes'] as const) {
+  for (const flag of ['base', 'head', 'harness', 'html', 'base-url', 'model', 'lens', 'author', 'max-file-bytes', 'branch', 'title', 'body'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
   }
   if (values['working-tree']) throw new UsageError(`--working-tree is not an option of ${command}`);
@@ -366,6 +378,57 @@ async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): P
     const r = result.value.receipt;
     const out = { compositionId: r.compositionId, url: r.url, reviewId: r.reviewId, event: r.event, comments: r.comments, reused: r.reused };
     writeOut(json ? JSON.stringify(out, null, 2) : `${r.reused ? 'already posted' : 'posted'}: ${r.url} (${r.event}, ${r.comments} comment${r.comments === 1 ? '' : 's'})`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+/** `open-pr`: push the branch and open (or reuse) its request; --dry-run shows exactly what would be submitted. */
+async function openPrCli(values: ParsedValues): Promise<number> {
+  const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const repo = str('repo');
+  if (!repo) throw new UsageError('--repo DIR is required');
+  for (const flag of ['head', 'pr', 'harness', 'html', 'base-url', 'model', 'lens', 'author', 'max-file-bytes', 'intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of open-pr`);
+  }
+  if (values['working-tree']) throw new UsageError('--working-tree is not an option of open-pr');
+  const json = values.json === true;
+  const storeArgs = typeof values.store === 'string' ? ['--store', values.store] : [];
+  const store = await Store.open(resolveStoreDir(storeArgs, process.env));
+  try {
+    const forges = cliForges(process.env);
+    const access = forges.access();
+    if (!access.ok) return refuseWith(access.error, FORGE_REFUSED);
+    const service = new ReviewService({ store });
+    const handle = await openRepo(repo);
+    if (!handle.ok) return refuseWith(handle.error, FORGE_REFUSED);
+    const root = handle.value.root;
+    const input = {
+      repoDir: repo,
+      ...(str('branch') !== undefined ? { branch: str('branch') as string } : {}),
+      ...(str('base') !== undefined ? { base: str('base') as string } : {}),
+      ...(str('title') !== undefined ? { title: str('title') as string } : {}),
+      ...(str('body') !== undefined ? { body: str('body') as string } : {}),
+      // The branch's own review, when it has one: the draft reads its boards.
+      generation: (branch: string, base: string) => {
+        const session = service.findSession(root, { kind: 'branch', head: branch, base });
+        const id = session ? currentGenerationId(store, session.id) : null;
+        return id ? readGenerationSnapshot(store, id) : null;
+      },
+    };
+    if (values['dry-run']) {
+      const preview = await previewPullRequest(input, access.value);
+      if (!preview.ok) return refuseWith(preview.error, FORGE_REFUSED);
+      const p = preview.value;
+      writeOut(json ? JSON.stringify(p, null, 2) : `${p.existing ? `reuses ${p.existing.url}` : 'opens a new request'} · ${p.branch} → ${p.base} on ${p.destination.owner}/${p.destination.repo} (${p.destination.host}, remote ${p.destination.remote}) · composition ${p.compositionId}\n\n${p.title}\n\n${p.body}`);
+      return 0;
+    }
+    const expect = str('expect-composition');
+    const opened = await openPullRequest({ ...input, ...(expect ? { expectComposition: expect } : {}) }, access.value);
+    if (!opened.ok) return refuseWith(opened.error, FORGE_REFUSED);
+    const o = opened.value;
+    writeOut(json ? JSON.stringify(o, null, 2) : `${o.reused ? 'reused' : 'opened'} ${o.url}`);
     return 0;
   } finally {
     store.close();

@@ -43,7 +43,7 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     forge = await startFakeForge();
     forge.addUser({ login: 'alice', token: 'alice-token' });
     forge.addUser({ login: 'bob', token: 'bob-token' });
-    await forge.createRepo({ provider: 'github', owner: 'acme', name: 'uploads', from: src.dir });
+    await forge.createRepo({ provider: 'github', owner: 'acme', name: 'uploads', from: src.dir, defaultBranch: 'main' });
     await forge.openPullRequest({ provider: 'github', owner: 'acme', name: 'uploads', author: 'alice', head: 'feature', base: 'main', title: 'Retry uploads', body: 'Uploads retry with back-off.' });
     dir = tempDir('rennet-forge-cli-');
     work = join(dir, 'work');
@@ -124,5 +124,56 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     assert.equal(noToken.code, 3);
     assert.match(noToken.stderr, /no GitHub credentials for .*set GITHUB_TOKEN/);
     assert.equal(forge.reviews({ provider: 'github', owner: 'acme', name: 'uploads', number: 1 }).length, 1);
+  });
+
+  it('open-pr: the dry run is what opens; the branch is pushed without writing an upstream; a second run reuses the request; a detached HEAD and an unregistered host exit 3', async () => {
+    const clone = join(dir, 'own');
+    const url = new URL(forge.url);
+    await execFileP('git', ['clone', '--quiet', `${url.protocol}//alice:alice-token@${url.host}/acme/uploads.git`, clone], { env: isolatedCliEnv({}) });
+    const git = (...args: string[]) => execFileP('git', args, { cwd: clone, env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' }), encoding: 'utf8' });
+    await git('checkout', '--quiet', '-b', 'feat/faster-retries');
+    writeFileSync(join(clone, 'NOTES.md'), 'Retries back off faster.\n');
+    await git('add', 'NOTES.md');
+    await git('commit', '--quiet', '-m', 'Document the faster back-off');
+    writeFileSync(join(clone, 'NOTES.md'), 'Retries back off faster, capped at 8 s.\n');
+    await git('commit', '--quiet', '-am', 'Cap the back-off');
+    const aliceEnv = { GITHUB_TOKEN: 'alice-token' };
+
+    const dry = await rennet(['open-pr', '--repo', clone, '--dry-run', '--json'], aliceEnv);
+    assert.equal(dry.code, 0, dry.stderr);
+    const preview = JSON.parse(dry.stdout) as { compositionId: string; branch: string; base: string; title: string; body: string; existing: unknown; destination: { owner: string; repo: string; remote: string } };
+    assert.deepEqual([preview.branch, preview.base, preview.destination.owner, preview.destination.repo, preview.destination.remote, preview.existing], ['feat/faster-retries', 'main', 'acme', 'uploads', 'origin', null]);
+    assert.equal(preview.title, 'Faster retries');
+    assert.match(preview.body, /## Commits\n\n- Document the faster back-off \([0-9a-f]{7}\)\n- Cap the back-off/);
+    assert.equal((await forge.pullRequests({ provider: 'github', owner: 'acme', name: 'uploads' })).length, 1, 'a dry run opens nothing');
+
+    const opened = await rennet(['open-pr', '--repo', clone, '--expect-composition', preview.compositionId, '--json'], aliceEnv);
+    assert.equal(opened.code, 0, opened.stderr);
+    const result = JSON.parse(opened.stdout) as { url: string; number: number; reused: boolean; provider: string };
+    assert.deepEqual([result.reused, result.provider], [false, 'github']);
+    const pr = await forge.pullRequest({ provider: 'github', owner: 'acme', name: 'uploads', number: result.number });
+    assert.equal((pr as { title: string }).title, preview.title);
+    assert.equal((pr as { body: string }).body, preview.body);
+    const local = (await git('rev-parse', 'feat/faster-retries')).stdout.trim();
+    assert.equal((pr as { head: { sha: string } }).head.sha, local, 'the branch was pushed');
+    const upstream = await git('config', '--get', 'branch.feat/faster-retries.remote').then(() => 'set', () => 'unset');
+    assert.equal(upstream, 'unset', 'no upstream was written');
+
+    const again = await rennet(['open-pr', '--repo', clone, '--json'], aliceEnv);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout), { ...result, reused: true });
+
+    await git('checkout', '--quiet', '--detach');
+    const detached = await rennet(['open-pr', '--repo', clone, '--json'], aliceEnv);
+    assert.equal(detached.code, 3);
+    assert.match(detached.stderr, /HEAD is detached/);
+    await git('checkout', '--quiet', 'feat/faster-retries');
+    const stale = await rennet(['open-pr', '--repo', clone, '--title', 'Another title', '--expect-composition', preview.compositionId, '--json'], aliceEnv);
+    assert.equal(stale.code, 3);
+    assert.match(stale.stderr, /differ from the one previewed/);
+    await git('remote', 'set-url', 'origin', 'https://forge.example.invalid/acme/uploads.git');
+    const unknown = await rennet(['open-pr', '--repo', clone, '--json'], aliceEnv);
+    assert.equal(unknown.code, 3);
+    assert.match(unknown.stderr, /forge\.example\.invalid is not a registered forge/);
   });
 });

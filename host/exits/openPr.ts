@@ -1,0 +1,164 @@
+import type { ForgeProvider } from '../../protocol/exits';
+import type { ForgeRepo } from '../../protocol/forge';
+import { err, ok, rennetError, type Result } from '../../protocol/result';
+import type { GenerationSnapshot } from '../../protocol/review';
+import { currentBranch, listBranches, openRepo } from '../capture/repo';
+import { runGit } from '../git/run';
+import { adapterFor, forgeFailure, type ForgeAccess } from '../forge/pullRequests';
+import { workspaceForge, type RemoteInfo } from '../forge/remote';
+import { ForgeError } from '../forge/types';
+import { draftPullRequest, pullRequestCompositionId, type PullRequestDraft } from './prDraft';
+
+/**
+ * Open pull request (one's own branch): the destination is resolved from the branch's push URL,
+ * the title and description are drafted (or given), and the submission is bound to all of it by a
+ * composition id. Opening resolves the destination again and refuses any drift before the push,
+ * pushes `refs/heads/<branch>:refs/heads/<branch>` to that remote (no upstream is written), and
+ * reuses an open request for the same head and base, else creates one.
+ */
+
+export interface OpenPrPreview {
+  compositionId: string;
+  provider: ForgeProvider;
+  destination: { host: string; owner: string; repo: string; remote: string; webUrl: string };
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+  sources: string[];
+  /** The open request for this head and base, which opening reuses; null when one would be created. */
+  existing: { number: number; url: string } | null;
+}
+
+export interface OpenPrResult {
+  url: string;
+  number: number;
+  reused: boolean;
+  provider: ForgeProvider;
+}
+
+export interface OpenPrInput {
+  repoDir: string;
+  /** The branch to open a request for; absent: the current branch (a detached HEAD is refused). */
+  branch?: string;
+  base?: string;
+  title?: string;
+  body?: string;
+  /** The boards of the branch's review, when it has one (the draft reads them). */
+  generation?: (branch: string, base: string) => GenerationSnapshot | null;
+}
+
+async function gitOut(cwd: string, args: string[]): Promise<string | null> {
+  const r = await runGit(args, { cwd });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
+}
+
+interface Located {
+  root: string;
+  branch: string;
+  base: string;
+  remote: RemoteInfo;
+  repo: ForgeRepo;
+  draft: PullRequestDraft;
+  compositionId: string;
+}
+
+async function locate(input: OpenPrInput, access: ForgeAccess): Promise<Result<Located>> {
+  const handle = await openRepo(input.repoDir);
+  if (!handle.ok) return handle;
+  const root = handle.value.root;
+  const branch = input.branch ?? (await currentBranch(handle.value));
+  if (!branch) return err(rennetError('detached-head', 'HEAD is detached: there is no branch to open a request from (name one with --branch)'));
+  if ((await gitOut(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`])) === null) {
+    return err(rennetError('unknown-ref', `${branch} is not a local branch`));
+  }
+  const branches = await listBranches(handle.value);
+  if (!branches.ok) return branches;
+  const base = input.base ?? branches.value.defaultBase;
+  if (!base) return err(rennetError('unknown-ref', 'no base branch found (no origin/HEAD, main or master); name one with --base'));
+  if (base === branch) return err(rennetError('invalid-request', `${branch} is the base branch: a request needs a head other than its base`));
+  const located = await workspaceForge(root, branch, access.registry);
+  if (!located.ok) return located;
+  const log = await gitOut(root, ['log', '--reverse', '--format=%H%x00%s', `${base}..refs/heads/${branch}`, '--']);
+  if (log === null) return err(rennetError('unknown-ref', `git could not list the commits of ${branch} over ${base}`));
+  const commits = log
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [sha, subject] = line.split('\0');
+      return { sha: sha ?? '', subject: subject ?? '' };
+    });
+  if (commits.length === 0) return err(rennetError('empty-change', `${branch} has no commits over ${base}: there is nothing to open a request for`));
+  const draft = draftPullRequest({
+    branch,
+    base,
+    commits,
+    generation: input.generation?.(branch, base) ?? null,
+    edit: input.title !== undefined || input.body !== undefined ? { ...(input.title !== undefined ? { title: input.title } : {}), ...(input.body !== undefined ? { body: input.body } : {}) } : null,
+  });
+  const repo = located.value.repo;
+  const compositionId = pullRequestCompositionId({ provider: repo.provider, host: repo.host, owner: repo.owner, repo: repo.repo, branch, base, title: draft.title, body: draft.body });
+  return ok({ root, branch, base, remote: located.value.remote, repo, draft, compositionId });
+}
+
+/** What opening would submit, exactly; nothing is pushed or created. */
+export async function previewPullRequest(input: OpenPrInput, access: ForgeAccess): Promise<Result<OpenPrPreview>> {
+  const located = await locate(input, access);
+  if (!located.ok) return located;
+  const { repo, remote, branch, base, draft, compositionId } = located.value;
+  const adapter = await adapterFor(access, repo);
+  if (!adapter.ok) return adapter;
+  let existing: OpenPrPreview['existing'] = null;
+  try {
+    const open = await adapter.value.findOpenFor(branch, base);
+    existing = open ? { number: open.number, url: open.webUrl } : null;
+  } catch (error) {
+    return forgeFailure(error, `looking for an open request of ${branch} into ${base}`);
+  }
+  return ok({
+    compositionId,
+    provider: repo.provider,
+    destination: { host: repo.host, owner: repo.owner, repo: repo.repo, remote: remote.name, webUrl: repo.webUrl },
+    branch,
+    base,
+    title: draft.title,
+    body: draft.body,
+    sources: draft.sources,
+    existing,
+  });
+}
+
+/** Pushes the branch and opens (or reuses) the request; refuses a destination or text that drifted from `expectComposition`. */
+export async function openPullRequest(input: OpenPrInput & { expectComposition?: string }, access: ForgeAccess): Promise<Result<OpenPrResult>> {
+  // Resolved again here: the push and the forge call use this one resolution.
+  const located = await locate(input, access);
+  if (!located.ok) return located;
+  const { root, repo, remote, branch, base, draft, compositionId } = located.value;
+  if (input.expectComposition && input.expectComposition !== compositionId) {
+    return err(rennetError('stale-composition', 'the request would differ from the one previewed (destination, branches, title or description changed); preview it again; nothing was pushed'));
+  }
+  const adapter = await adapterFor(access, repo);
+  if (!adapter.ok) return adapter;
+  const pushed = await runGit(['push', '--porcelain', '--quiet', '--', remote.name, `refs/heads/${branch}:refs/heads/${branch}`], { cwd: root, env: { GIT_TERMINAL_PROMPT: '0' } });
+  if (pushed.code !== 0) {
+    const words = `${pushed.stdout.toString('utf8')}\n${pushed.stderr}`.trim().split('\n').filter((l) => l && !l.startsWith('To ')).slice(-3).join(' ');
+    return err(rennetError('git-failed', `git could not push ${branch} to ${remote.name}: ${words || `exit ${pushed.code}`}; nothing was opened`));
+  }
+  try {
+    const existing = await adapter.value.findOpenFor(branch, base);
+    if (existing) return ok({ url: existing.webUrl, number: existing.number, reused: true, provider: repo.provider });
+    try {
+      const created = await adapter.value.create({ headBranch: branch, baseBranch: base, title: draft.title, body: draft.body });
+      return ok({ url: created.webUrl, number: created.number, reused: false, provider: repo.provider });
+    } catch (error) {
+      // A request opened meanwhile (or by a lost answer) for the same head and base is reused.
+      if (error instanceof ForgeError && (error.kind === 'refused' || error.kind === 'unreachable')) {
+        const raced = await adapter.value.findOpenFor(branch, base).catch(() => null);
+        if (raced) return ok({ url: raced.webUrl, number: raced.number, reused: true, provider: repo.provider });
+      }
+      throw error;
+    }
+  } catch (error) {
+    return forgeFailure(error, `opening a request of ${branch} into ${base} on ${repo.host}`);
+  }
+}
