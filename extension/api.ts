@@ -1,4 +1,4 @@
-import type { AskProjection, GenerationSnapshot, HarnessConfig, HostStatus, Lens, Result, Target } from '../protocol';
+import type { AskProjection, GenerationSnapshot, HarnessConfig, HostStatus, Lens, PreviewSnapshot, Result, Target } from '../protocol';
 import type { DraftLensResult, HostInfo } from '../protocol/rpc';
 
 /**
@@ -64,6 +64,26 @@ export interface RennetApi {
    * the refusal the reviewer would see.
    */
   stageLineComment(uri: string, startLine: number, endLine: number, text: string): Promise<Result<{ sessionId: string; askId: string }>>;
+  /**
+   * What the Hand off view shows now for the active review: its description, message, badge (the
+   * staged ask count) and rows (label, description, context value; a lane's children under it).
+   */
+  handOff(): HandOffSnapshot;
+  /** The last snapshot the session's review preview accepted (null: no preview open, or not ready yet). */
+  reviewPreview(sessionId: string): PreviewSnapshot | null;
+}
+
+export interface HandOffRowView {
+  label: string;
+  description: string | undefined;
+  contextValue: string;
+}
+
+export interface HandOffSnapshot {
+  description: string | undefined;
+  message: string | undefined;
+  badge: number | undefined;
+  rows: Array<HandOffRowView & { children: HandOffRowView[] }>;
 }
 
 /** One Rennet comment thread as drawn: a staged ask or a Flagged finding. Lines are 1-based, inclusive. */

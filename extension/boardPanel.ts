@@ -299,6 +299,14 @@ export class BoardPanel implements vscode.Disposable {
     this.selected = generationId;
   }
 
+  /**
+   * Open a captured span (an ask's line anchor, a finding's code_ref) at its lines, on the capture
+   * it names: the workspace file when it still reads as that capture's head, else the captured blob.
+   */
+  openSpan(span: { patchsetId: string; path: string; side: 'base' | 'head'; startLine: number; endLine: number }): Promise<void> {
+    return this.openFile(span.path, span.side, { startLine: span.startLine, endLine: span.endLine }, span.patchsetId);
+  }
+
   /** Open a cited range of the shown generation's capture (a frozen generation's may be an older one). */
   openCitation(citation: { path: string; side: 'base' | 'head'; startLine: number; endLine: number }): Promise<void> {
     return this.openFile(citation.path, citation.side, { startLine: citation.startLine, endLine: citation.endLine }, this.postedGeneration?.patchsetId);

@@ -14,9 +14,9 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import type { RequestParam, RequestType } from 'vscode-jsonrpc';
-import { AsksChanged, GenerationChanged, HostHello, HostLog, SessionChanged, type AsksChangedParams, type HostInfo } from '../protocol/rpc';
-import type { GenerationSnapshot, HostStatus, SessionSnapshot } from '../protocol';
+import type { NotificationType, RequestParam, RequestType } from 'vscode-jsonrpc';
+import { AsksChanged, ExitsPosted, GenerationChanged, HostHello, HostLog, SessionChanged, type AsksChangedParams, type HostInfo } from '../protocol/rpc';
+import type { GenerationSnapshot, HostStatus, PublishReceipt, SessionSnapshot } from '../protocol';
 import { notify } from './ui';
 import { ui, uiText } from './uiText';
 
@@ -61,6 +61,8 @@ export class HostClient implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** Installs host → extension request handlers on each LanguageClient (restarts included). */
   private readonly installers: Array<(client: LanguageClient) => void> = [];
+  /** Notifications every fresh host gets right after HostHello, before any other request (forges). */
+  private readonly greeters: Array<(send: <P>(type: NotificationType<P>, params: P) => Promise<void>) => Promise<void> | void> = [];
 
   private readonly statusEmitter = new vscode.EventEmitter<HostStatus>();
   /** The host's state changed (starting, running, restarting, failed). */
@@ -77,12 +79,15 @@ export class HostClient implements vscode.Disposable {
   private readonly asksEmitter = new vscode.EventEmitter<AsksChangedParams>();
   /** The host appended to a session's ask log and pushed the whole projection (`rennet/asks/changed`). */
   readonly onAsksChanged = this.asksEmitter.event;
+  private readonly postedEmitter = new vscode.EventEmitter<PublishReceipt>();
+  /** A session's review was posted, or found already posted (`rennet/exits/posted`). */
+  readonly onExitsPosted = this.postedEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.disposables.push(this.statusEmitter, this.recoverEmitter, this.sessionEmitter, this.generationEmitter, this.asksEmitter);
+    this.disposables.push(this.statusEmitter, this.recoverEmitter, this.sessionEmitter, this.generationEmitter, this.asksEmitter, this.postedEmitter);
   }
 
   /** Null until the host was first asked to start. */
@@ -106,6 +111,29 @@ export class HostClient implements vscode.Disposable {
   installHostRequestHandlers(install: (client: LanguageClient) => void): void {
     this.installers.push(install);
     if (this.client) install(this.client);
+  }
+
+  /**
+   * What every fresh host is told right after HostHello — at first start, after a crash restart and
+   * after "Restart Host" — before the status turns running, so no request can overtake it (the
+   * JSON-RPC connection keeps order). `greet` sends with the `send` it is given.
+   */
+  onEveryStart(greet: (send: <P>(type: NotificationType<P>, params: P) => Promise<void>) => Promise<void> | void): void {
+    this.greeters.push(greet);
+  }
+
+  /**
+   * Send a notification to a running host; does nothing while none runs (a host that starts later
+   * is told by its `onEveryStart` greeters). Never starts the host.
+   */
+  async sendNotification<P>(type: NotificationType<P>, params: P): Promise<void> {
+    const client = this.client;
+    if (!client || !this.info) return;
+    try {
+      await client.sendNotification(type, params as RequestParam<P>);
+    } catch (error) {
+      this.log.warn(`Could not send ${type.method} to the Rennet host: ${describe(error)}`);
+    }
   }
 
   /** Start the host if it is not running yet; resolves with its HostHello answer. */
@@ -167,6 +195,7 @@ export class HostClient implements vscode.Disposable {
       const info = await this.send(client, HostHello, {}, REQUEST_TIMEOUT_MS);
       this.info = info;
       this.everRunning = true;
+      await this.greet(client);
       this.log.info(
         `Rennet host ${info.version} running (pid ${info.pid}, store schema ${info.storeSchema}, ${info.sessions} session(s) read back).`,
       );
@@ -234,6 +263,7 @@ export class HostClient implements vscode.Disposable {
     client.onNotification(SessionChanged, (snapshot) => this.sessionEmitter.fire(snapshot));
     client.onNotification(GenerationChanged, (snapshot) => this.generationEmitter.fire(snapshot));
     client.onNotification(AsksChanged, (params) => this.asksEmitter.fire(params));
+    client.onNotification(ExitsPosted, (receipt) => this.postedEmitter.fire(receipt));
     for (const install of this.installers) install(client);
     client.onDidChangeState((event) => {
       if (event.newState === State.Running && this.recovering && client === this.client) {
@@ -278,6 +308,7 @@ export class HostClient implements vscode.Disposable {
     try {
       const info = await this.send(client, HostHello, {}, REQUEST_TIMEOUT_MS);
       this.info = info;
+      await this.greet(client);
       this.log.info(`Rennet host restarted (pid ${info.pid}); ${info.sessions} session(s) read back from the store.`);
       this.setStatus({ state: 'running', message: null });
       this.recovery?.resolve(info);
@@ -299,6 +330,20 @@ export class HostClient implements vscode.Disposable {
     this.starting = undefined;
     this.setStatus({ state: 'failed', message });
     this.offerRestart(message);
+  }
+
+  /** Runs the `onEveryStart` greeters on a host that has just said hello; a failing one is logged, never fatal. */
+  private async greet(client: LanguageClient): Promise<void> {
+    const send = async <P>(type: NotificationType<P>, params: P): Promise<void> => {
+      await client.sendNotification(type, params as RequestParam<P>);
+    };
+    for (const greet of this.greeters) {
+      try {
+        await greet(send);
+      } catch (error) {
+        this.log.warn(`Telling the Rennet host its settings failed: ${describe(error)}`);
+      }
+    }
   }
 
   private async send<P, R>(client: LanguageClient, type: RequestType<P, R, void>, params: P, timeoutMs: number): Promise<R> {

@@ -14,6 +14,11 @@ export interface PanelHtmlInput {
   nonce: string;
   /** Shown until the app mounts (and if scripts never run). */
   title: string;
+  /**
+   * Which root the bundle mounts (`<div id="root" data-view="…">`): the board panel (default) or
+   * the review preview. One bundle, one CSP, one sanitizer for both.
+   */
+  view?: 'board' | 'review-preview';
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
@@ -26,7 +31,7 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
   ].join('; ') + ';';
 }
 
-export function panelHtml({ cspSource, scriptUri, nonce, title }: PanelHtmlInput): string {
+export function panelHtml({ cspSource, scriptUri, nonce, title, view = 'board' }: PanelHtmlInput): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -37,7 +42,7 @@ export function panelHtml({ cspSource, scriptUri, nonce, title }: PanelHtmlInput
 <title>${escapeHtml(title)}</title>
 </head>
 <body>
-<div id="root" data-testid="rennet-root"><p class="rennet-boot">Loading ${escapeHtml(title)}…</p></div>
+<div id="root" data-testid="rennet-root" data-view="${escapeHtml(view)}"><p class="rennet-boot">Loading ${escapeHtml(title)}…</p></div>
 <script nonce="${escapeHtml(nonce)}" src="${escapeHtml(scriptUri)}"></script>
 </body>
 </html>`;

@@ -27,6 +27,14 @@ import { openChanges } from './commands/openChanges';
 import { revealElement } from './commands/revealElement';
 import { toggleCitationMarks } from './commands/toggleCitationMarks';
 import { ReviewComments } from './comments';
+import { captureNewHead } from './commands/captureNewHead';
+import { previewReview } from './commands/previewReview';
+import { reviewPullRequest } from './commands/reviewPullRequest';
+import { setGitLabToken } from './commands/setGitLabToken';
+import { ExitsState } from './exits';
+import { Forges } from './forges';
+import { HandOffView } from './handOff';
+import { PREVIEW_VIEW_TYPE, ReviewPreviews } from './reviewPreview';
 
 /** Ceiling on a lens draft by a model (many round trips); a timeout cancels it in the host. */
 const DRAFT_TIMEOUT_MS = 30 * 60_000;
@@ -45,6 +53,9 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   host = hostClient;
   // The host asks VS Code's language models through the extension (rennet/lm/*).
   host.installHostRequestHandlers((client) => registerLmHandlers(client, log));
+  // rennet.forges reaches every fresh host; the host asks forge tokens of the editor (rennet/auth/token).
+  const forges = new Forges(host, context.secrets, log);
+  const exits = new ExitsState(host);
   const lenses = new LensRuns(host, context.secrets, log);
   const asks = new AskClient(host, log);
   // Whether checkout files still read as their captured heads: one answer for the panel, the marks and the threads.
@@ -53,8 +64,12 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   const captures = new Captures(hostClient, log);
   const panels = new BoardPanels(context, host, log, lenses, asks, heads, captures);
   const review = new ActiveReview(captures, panels, asks);
-  const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review };
-  context.subscriptions.push(asks, heads, panels, lenses, review);
+  const previews = new ReviewPreviews({ context, host, log, asks, exits, forges });
+  const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review, forges, exits, previews };
+  context.subscriptions.push(asks, heads, panels, lenses, review, forges, exits, previews);
+  // The Hand off view (Source Control container): the active review's asks by exit, and the exit.
+  const handOff = new HandOffView({ host, review, asks, exits, panels, log });
+  context.subscriptions.push(handOff);
   // Combined gutter icons (a line several lenses cite) are written beside the store, in their own folder.
   const citationMarks = new CitationMarks(context.extensionUri, vscode.Uri.joinPath(context.globalStorageUri, 'gutter-icons'), heads, review, log);
   context.subscriptions.push(citationMarks);
@@ -72,6 +87,12 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
     'rennet.openChanges': openChanges,
     'rennet.toggleCitationMarks': toggleCitationMarks,
     'rennet.revealElement': revealElement,
+    'rennet.reviewPullRequest': reviewPullRequest,
+    'rennet.setGitLabToken': setGitLabToken,
+    'rennet.previewReview': previewReview,
+    'rennet.captureNewHead': captureNewHead,
+    // Open in Editor, Show on Board, Edit Text, Unstage and the links of the Hand off rows.
+    ...handOff.commands,
     // Stage Ask, the staged asks' and findings' thread actions, Undo Last Ask Action, Toggle Flagged Findings.
     ...comments.commands,
   };
@@ -81,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
 
   context.subscriptions.push(
     vscode.window.registerWebviewPanelSerializer(BOARD_VIEW_TYPE, panels),
+    vscode.window.registerWebviewPanelSerializer(PREVIEW_VIEW_TYPE, previews),
     vscode.workspace.registerTextDocumentContentProvider(BLOB_SCHEME, new BlobDocumentProvider(host)),
   );
 
@@ -125,6 +147,8 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
     },
     undoAsk: (sessionId) => comments.undo(sessionId),
     stageLineComment: (uri, startLine, endLine, text) => comments.stageLines(uri, startLine, endLine, text),
+    handOff: () => handOff.snapshot(),
+    reviewPreview: (sessionId) => previews.get(sessionId)?.shown ?? null,
   };
 }
 

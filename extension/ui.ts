@@ -68,6 +68,8 @@ export interface UiInputOptions {
   title: UiText;
   prompt: UiText;
   placeHolder?: UiText;
+  /** Text the box starts with: an editable field's content, shown as typed (never rendered). */
+  value?: string;
   password?: boolean;
   ignoreFocusOut?: boolean;
   validateInput?: (value: string) => UiText | undefined;
@@ -101,6 +103,19 @@ export function editableBody(text: string): string {
 /** A transient status bar message (the status bar renders `$(icon)`). */
 export function statusMessage(text: UiText, hideAfterMs: number): vscode.Disposable {
   return vscode.window.setStatusBarMessage(text, hideAfterMs);
+}
+
+/**
+ * `window.createTreeView`. Its title, description, message and badge tooltip are set by the caller
+ * and take UI text only (the seam test checks those assignments); its rows come from `treeItem`.
+ */
+export function treeView<T>(viewId: string, options: vscode.TreeViewOptions<T>): vscode.TreeView<T> {
+  return vscode.window.createTreeView(viewId, options);
+}
+
+/** A tree row with a UI-text label (description and tooltip are set on it, UI text or `markdownString` by type). */
+export function treeItem(label: UiText, collapsibleState: vscode.TreeItemCollapsibleState = vscode.TreeItemCollapsibleState.None): vscode.TreeItem {
+  return new vscode.TreeItem(label, collapsibleState);
 }
 
 /** `window.createWebviewPanel` with a UI-text tab title. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { AskCommand, AskProjection, QuoteAnchorInput } from './asks';
+import { AskCommand, AskProjection, QuoteAnchorInput, VerdictOverride } from './asks';
 import { Lens } from './board';
+import { ReviewPreview } from './exits';
+import { ErrorCode } from './result';
 import { GenerationSnapshot } from './review';
 import { SessionSnapshot } from './session';
 
@@ -92,3 +94,79 @@ export const FromWebview = z.discriminatedUnion('type', [
   }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
+
+// ─── The review preview (a second root of the same bundle: `<div id="root" data-view="review-preview">`) ──
+
+/** The view a webview page boots into: the board panel, or the preview of a forge review. */
+export const WebviewView = z.enum(['board', 'review-preview']);
+export type WebviewView = z.infer<typeof WebviewView>;
+
+/** Preview panel state VS Code keeps across reloads (its serializer reopens the same session's preview). */
+export const PreviewState = z.object({ sessionId: z.string() });
+export type PreviewState = z.infer<typeof PreviewState>;
+
+/** The request's live head against the capture (`rennet/pr/freshness`), as the preview shows it. */
+export const PreviewFreshness = z.object({
+  capturedHeadSha: z.string(),
+  liveHeadSha: z.string(),
+  moved: z.boolean(),
+  state: z.enum(['open', 'closed', 'merged']),
+});
+export type PreviewFreshness = z.infer<typeof PreviewFreshness>;
+
+/** Why the last Post did not post (the host's typed refusal), stated where the Post button is. */
+export const PreviewPostRefusal = z.object({
+  code: ErrorCode,
+  message: z.string(),
+  /** The composition the reviewer clicked Post on. */
+  compositionId: z.string(),
+  /** stale-composition: the preview was composed again after the refusal; what is shown now is the new one. */
+  repreviewed: z.boolean(),
+});
+export type PreviewPostRefusal = z.infer<typeof PreviewPostRefusal>;
+
+/** Everything the preview draws, sent whole after `ready` and after every change. */
+export const PreviewSnapshot = z.object({
+  sessionId: z.string(),
+  /** The exact review that would post now; null while it is read, or when it cannot be (`error`). */
+  preview: ReviewPreview.nullable(),
+  /** Why there is no preview (the host's words); null when there is one or it is being read. */
+  error: z.string().nullable(),
+  /** The request's live head; null until it was read (or when it could not be: `freshnessError`). */
+  freshness: PreviewFreshness.nullable(),
+  freshnessError: z.string().nullable(),
+  /** A Post is in flight: the Post button is disabled until it answers. */
+  posting: z.boolean(),
+  /** The last Post's refusal, until the next Post or until the review shown changes again. */
+  refusal: PreviewPostRefusal.nullable(),
+});
+export type PreviewSnapshot = z.infer<typeof PreviewSnapshot>;
+
+/** extension → preview webview */
+export const ToPreview = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('rennet/preview/snapshot'), snapshot: PreviewSnapshot }),
+  z.object({ type: z.literal('rennet/preview/hostStatus'), status: HostStatus }),
+]);
+export type ToPreview = z.infer<typeof ToPreview>;
+
+/** Repairs the preview offers beside a refusal; the extension runs them (sign-in, token, settings). */
+export const PreviewRepair = z.enum(['sign-in-github', 'set-gitlab-token', 'forge-settings']);
+export type PreviewRepair = z.infer<typeof PreviewRepair>;
+
+/** preview webview → extension */
+export const FromPreview = z.discriminatedUnion('type', [
+  /** The preview mounted and listens; the extension answers with a snapshot. */
+  z.object({ type: z.literal('rennet/preview/ready') }),
+  /** Post the review shown, named by its composition id (the host refuses any other composition). */
+  z.object({ type: z.literal('rennet/preview/post'), compositionId: z.string().regex(/^[0-9a-f]{64}$/) }),
+  /** The reviewer's verdict override (null: clear it), a durable ask-log act; the preview is composed again. */
+  z.object({ type: z.literal('rennet/preview/setVerdict'), verdict: VerdictOverride.nullable() }),
+  /** Compose the preview again and re-read the request's head. */
+  z.object({ type: z.literal('rennet/preview/refresh') }),
+  /** Capture the request's new head as the session's next patchset (Rennet: Capture New Head). */
+  z.object({ type: z.literal('rennet/preview/captureNewHead') }),
+  /** Open a link the preview shows (the request, a posted review): only http(s) on the forge's host is opened. */
+  z.object({ type: z.literal('rennet/preview/openLink'), url: z.string().max(4096) }),
+  z.object({ type: z.literal('rennet/preview/repair'), action: PreviewRepair }),
+]);
+export type FromPreview = z.infer<typeof FromPreview>;

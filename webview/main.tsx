@@ -1,11 +1,14 @@
 /**
  * Webview entry (dist/webview.js, an IIFE loaded with the page's CSP nonce).
- * Injects the stylesheet under the same nonce, registers the toolkit, mounts <App>.
+ * Injects the stylesheet under the same nonce, registers the toolkit, and mounts the root the page
+ * names in `<div id="root" data-view="…">`: <App> (the board panel, the default) or <PreviewApp>
+ * (`review-preview`, the preview of a forge review). One bundle, one CSP, one Markdown reader.
  */
 import './zodConfig'; // must stay first: configures zod before any schema module is evaluated
 import { render } from 'preact';
 import { App } from './App';
-import { createVsCodeBridge } from './bridge';
+import { createPreviewBridge, createVsCodeBridge } from './bridge';
+import { PreviewApp } from './preview/PreviewApp';
 import { registerToolkit } from './components';
 import css from './styles.css';
 
@@ -25,8 +28,9 @@ async function boot(): Promise<void> {
   await registerToolkit();
   const root = document.getElementById('root');
   if (!root) throw new Error('Rennet panel: #root is missing');
+  const view = root.getAttribute('data-view');
   root.textContent = '';
-  render(<App bridge={createVsCodeBridge()} />, root);
+  render(view === 'review-preview' ? <PreviewApp bridge={createPreviewBridge()} /> : <App bridge={createVsCodeBridge()} />, root);
 }
 
 void boot().catch((error: unknown) => {

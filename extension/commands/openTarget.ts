@@ -1,10 +1,9 @@
-import * as vscode from 'vscode';
 import type { Target } from '../../protocol';
 import type { Ctx } from '../ctx';
 import { describe } from '../hostClient';
 import { openReview } from '../review';
 import { notify } from '../ui';
-import { uiText } from '../uiText';
+import { ui, uiText } from '../uiText';
 
 /**
  * Capture `target` (or reattach to its session), open or reveal its board panel, and start
@@ -13,9 +12,15 @@ import { uiText } from '../uiText';
  */
 export async function openTarget(ctx: Ctx, repo: string, target: Target, currentBranch?: string | null): Promise<string | undefined> {
   try {
+    if (target.kind === 'pull-request') ctx.forges.clearMissing();
     const result = await openReview(ctx.host, repo, target, currentBranch);
     if (!result.ok) {
-      void notify('error', uiText(result.error.message));
+      if (target.kind === 'pull-request') {
+        // A forge refusal (no credentials, an unregistered host, a moved head) comes with its repair.
+        void ctx.forges.showRefusal(ui`Rennet could not open the review: ${result.error.message}`, result.error);
+      } else {
+        void notify('error', uiText(result.error.message));
+      }
       return undefined;
     }
     const { snapshot, reattached, captured } = result.value;

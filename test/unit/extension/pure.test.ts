@@ -60,6 +60,14 @@ describe('extension (pure parts)', () => {
       const evil = panelHtml({ cspSource: 'x', scriptUri: 'y', nonce: 'n', title: '<img src=x onerror=alert(1)>' });
       assert.doesNotMatch(evil, /<img/);
     });
+
+    it('names the root the bundle mounts: the board by default, the review preview when asked (same CSP, same one script)', () => {
+      assert.match(html, /<div id="root" data-testid="rennet-root" data-view="board">/);
+      const preview = panelHtml({ cspSource: 'https://x', scriptUri: 'https://x/dist/webview.js', nonce: 'n0nce', title: 'Post review', view: 'review-preview' });
+      assert.match(preview, /<div id="root" data-testid="rennet-root" data-view="review-preview">/);
+      assert.ok(preview.includes(`content="${escapeHtml(contentSecurityPolicy('https://x', 'n0nce'))}"`));
+      assert.equal((preview.match(/<script/g) ?? []).length, 1);
+    });
   });
 
   describe('titles', () => {

@@ -221,6 +221,39 @@ describe('extension: every rendered text goes through the escaping seam (uiText.
           '}',
         ].join('\n'),
       ],
+      [
+        file('badTree'),
+        [
+          "import * as vscode from 'vscode';",
+          'export function badTree(path: string, view: vscode.TreeView<unknown>, item: vscode.TreeItem) {',
+          '  view.description = path;',
+          '  view.message = `Review of ${path}`;',
+          '  const badge: vscode.ViewBadge = { value: 1, tooltip: path };',
+          '  item.tooltip = path;',
+          '  item.description = path;',
+          '  const row = new vscode.TreeItem(path);',
+          "  const tree = vscode.window.createTreeView('x', { treeDataProvider: { getTreeItem: (e: vscode.TreeItem) => e, getChildren: () => [] } });",
+          '  return [badge, row, tree];',
+          '}',
+        ].join('\n'),
+      ],
+      [
+        file('goodTree'),
+        [
+          "import * as vscode from 'vscode';",
+          "import { markdownString, treeItem, treeView } from './ui';",
+          "import { md, ui, uiText } from './uiText';",
+          'export function goodTree(path: string, item: vscode.TreeItem) {',
+          "  const view = treeView<vscode.TreeItem>('x', { treeDataProvider: { getTreeItem: (e) => e, getChildren: () => [] } });",
+          '  view.description = uiText(path);',
+          '  view.message = ui`Review of ${path}`;',
+          '  const badge: vscode.ViewBadge = { value: 1, tooltip: ui`${path}` };',
+          '  view.badge = badge;',
+          '  item.tooltip = markdownString(md`**${path}**`);',
+          '  return treeItem(uiText(path));',
+          '}',
+        ].join('\n'),
+      ],
     ]);
     const found = scanUiSeam(overlay).filter((v) => v.file.includes('__seam_fixture_'));
     const summary = found.map((v) => `${v.file.replace(/^extension\/__seam_fixture_/, '')}:${v.line} ${v.rule}`);
@@ -235,6 +268,13 @@ describe('extension: every rendered text goes through the escaping seam (uiText.
         'bad.ts:8 unescaped-text',
         'bad.ts:9 unescaped-text',
         'bad.ts:10 rendering-call',
+        'badTree.ts:3 unescaped-text',
+        'badTree.ts:4 unescaped-text',
+        'badTree.ts:5 unescaped-text',
+        'badTree.ts:6 unescaped-text',
+        'badTree.ts:7 unescaped-text',
+        'badTree.ts:8 rendering-call',
+        'badTree.ts:9 rendering-call',
       ].sort(),
       found.map((v) => `${v.file}:${v.line} ${v.rule}: ${v.text}`).join('\n'),
     );

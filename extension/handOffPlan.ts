@@ -1,0 +1,396 @@
+/**
+ * What the Hand off view shows for the active review, decided without VS Code: the view's
+ * description and badge, its lanes by entry mode, one row per staged ask or bare line comment
+ * (icon, words, context value, what a click does), the exit row and the refusals stated where an
+ * exit would be. Pure (no `vscode` import): handOff.ts maps the rows onto a TreeView, and
+ * test/unit/extension/handOffPlan.test.ts tests them with fixtures.
+ *
+ * Lanes follow who the review is for:
+ * - a teammate's pull/merge request concludes in a posted review: one lane, "Post review" (staged
+ *   `post-review` asks and bare line comments), then "Preview and post review…" and, once posted,
+ *   what was posted;
+ * - one's own request, a branch or the working tree continues in rounds: the lane is "Changes"
+ *   (`changes` and `dispatch-round` asks), and where Dispatch Round would be, the row says it is
+ *   not here yet. Asks staged for another exit than the mode's are listed too (never hidden), each
+ *   lane with what becomes of them.
+ */
+import { findingKey, type Ask, type AskAnchor, type AskIntent, type AskLane, type AskProjection, type CodeSpan, type LineComment } from '../protocol/asks';
+import { LENS_TITLES, type Lens } from '../protocol/board';
+import type { PublishReceipt } from '../protocol/exits';
+import { pullRequestLabel } from '../protocol/forge';
+import type { Result } from '../protocol/result';
+import type { PullRequestFreshness } from '../protocol/rpc';
+import type { SessionSnapshot } from '../protocol/session';
+import { eventWords } from './forgePlan';
+import { targetLabel } from './titles';
+import { md, mdModel, ui, uiJoin, uiText, type Md, type UiText } from './uiText';
+
+/** Commands the rows run (registered by handOff.ts; the row itself is the argument). */
+export const HAND_OFF_COMMANDS = {
+  open: 'rennet.handOff.openInEditor',
+  reveal: 'rennet.handOff.showOnBoard',
+  edit: 'rennet.handOff.editText',
+  unstage: 'rennet.handOff.unstage',
+  openLink: 'rennet.handOff.openLink',
+  refresh: 'rennet.handOff.refresh',
+  preview: 'rennet.previewReview',
+  captureNewHead: 'rennet.captureNewHead',
+} as const;
+
+/** The longest label an ask's first line gets before it is cut with "…". */
+export const ASK_LABEL_MAX_CHARS = 120;
+
+/** Who the review is for: a teammate's request (post a review) or one's own work (rounds). */
+export type HandOffMode = 'teammate' | 'own-request' | 'branch' | 'working-tree';
+
+export interface HandOffInput {
+  /** The active review (the focused or last active board); null when none is open. */
+  session: SessionSnapshot | null;
+  /** Its ask projection; null while it is read. */
+  projection: AskProjection | null;
+  /** Flagged finding titles of the shown generation, by `findingKey`, for finding anchors. */
+  findingTitles?: ReadonlyMap<string, string>;
+  /** The newest receipt known for the session, and whether it is for the composition the host previews now. */
+  receipt?: { receipt: PublishReceipt; current: boolean } | null;
+  /** Why the host cannot compose the review now (body too long, …): stated where the exit is. */
+  composeRefusal?: string | null;
+  /** The request's live head (pull-request sessions): null while unchecked. */
+  freshness?: Result<PullRequestFreshness> | null;
+}
+
+/** What a row stands for, for the commands run on it. */
+export type HandOffSubject =
+  | { kind: 'ask'; sessionId: string; askId: string; text: string; intent: AskIntent; anchor: AskAnchor }
+  | { kind: 'line-comment'; sessionId: string; key: string; text: string; anchor: CodeSpan }
+  | { kind: 'link'; sessionId: string; url: string };
+
+export interface HandOffRow {
+  /** Stable across refreshes (TreeItem.id): VS Code keeps selection and expansion by it. */
+  id: string;
+  label: UiText;
+  description?: UiText;
+  tooltip?: UiText | Md;
+  /** A codicon id. */
+  icon: string;
+  /** package.json's view/item/context menus match it. */
+  contextValue: string;
+  /** What a click runs; its argument is the row itself unless `arguments` says otherwise. */
+  command?: { id: string; title: string; arguments?: unknown[] };
+  subject?: HandOffSubject;
+  children?: HandOffRow[];
+}
+
+export interface HandOffPlan {
+  /** The view's description: the review's target. */
+  description: UiText | undefined;
+  /** The view's message (shown above the rows; the only content when no review is active). */
+  message: UiText | undefined;
+  badge: { value: number; tooltip: UiText } | undefined;
+  mode: HandOffMode | null;
+  rows: HandOffRow[];
+}
+
+/** Who the review is for, from its target and the request as read from the forge. */
+export function handOffMode(session: SessionSnapshot): HandOffMode {
+  const target = session.session.target;
+  if (target.kind === 'branch') return 'branch';
+  if (target.kind === 'working-tree') return 'working-tree';
+  // A request read without credentials (viewer unknown) is a teammate's until the forge says otherwise.
+  return session.pullRequest?.entry === 'own' ? 'own-request' : 'teammate';
+}
+
+const INTENT_ICONS: Record<AskIntent, string> = {
+  'request-change': 'request-changes',
+  comment: 'comment',
+  question: 'question',
+  approval: 'pass',
+};
+
+const INTENT_WORDS: Record<AskIntent, string> = {
+  'request-change': 'Request change',
+  comment: 'Comment',
+  question: 'Question',
+  approval: 'Approval',
+};
+
+export function planHandOff(input: HandOffInput): HandOffPlan {
+  const { session, projection } = input;
+  if (!session) {
+    return {
+      description: undefined,
+      message: ui`No review is active. Open one (Rennet: Review Pull Request, Review Branch or Show Board) and its asks are handed off from here.`,
+      badge: undefined,
+      mode: null,
+      rows: [],
+    };
+  }
+  const mode = handOffMode(session);
+  const description = viewDescription(session, mode);
+  if (!projection) {
+    return { description, message: ui`Reading the staged asks…`, badge: undefined, mode, rows: [] };
+  }
+  const sessionId = session.session.id;
+  const staged = projection.asks.filter((a) => a.state === 'staged');
+  const badge = staged.length > 0 ? { value: staged.length, tooltip: ui`${staged.length} ask${staged.length === 1 ? '' : 's'} staged in this review` } : undefined;
+  const askRow = (ask: Ask) => planAskRow(ask, session, input.findingTitles);
+  const lineRows = Object.entries(projection.lineComments)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, comment]) => planLineCommentRow(key, comment, session));
+  const inLanes = (lanes: readonly AskLane[]) => staged.filter((a) => lanes.includes(a.lane)).map(askRow);
+  const postRows = [...inLanes(['post-review']), ...lineRows];
+  const changeRows = inLanes(['changes', 'dispatch-round']);
+
+  const rows: HandOffRow[] = [...freshnessRows(sessionId, input.freshness ?? null)];
+  if (mode === 'teammate') {
+    rows.push(lane('post-review', 'Post review', postRows, ui`Nothing staged: with no asks the review proposes Approve, grounded in the boards.`));
+    rows.push(...postExitRows(sessionId, input));
+    if (changeRows.length > 0) {
+      rows.push(lane('changes', 'Changes', changeRows, null));
+      rows.push(notice('changes-note', ui`Work orders are for your own branch; on a teammate's request these asks stay staged.`, 'info'));
+    }
+  } else {
+    rows.push(lane('changes', 'Changes', changeRows, ui`No changes staged.`));
+    rows.push(notice('dispatch-refusal', ui`Dispatching a round to a coding agent arrives in a later version; these asks stay staged.`, 'info'));
+    if (postRows.length > 0) {
+      rows.push(lane('post-review', 'Post review', postRows, null));
+      if (mode === 'own-request') {
+        rows.push(...postExitRows(sessionId, input));
+      } else {
+        const what = mode === 'branch' ? 'A branch review' : 'A working-tree review';
+        rows.push(
+          notice(
+            'post-refusal',
+            ui`${what} has no pull or merge request to post to; these asks stay staged. Open the request, then review it with Rennet: Review Pull Request.`,
+            'circle-slash',
+          ),
+        );
+      }
+    }
+  }
+  return { description, message: undefined, badge, mode, rows };
+}
+
+function viewDescription(session: SessionSnapshot, mode: HandOffMode): UiText {
+  const label = targetLabel(session.session.target);
+  if (mode === 'teammate') return uiJoin([label, ui`teammate's`], ' · ');
+  if (mode === 'own-request') return uiJoin([label, ui`yours`], ' · ');
+  return label;
+}
+
+function lane(id: AskLane | 'changes', title: string, children: HandOffRow[], empty: UiText | null): HandOffRow {
+  const count = children.length;
+  return {
+    id: `lane:${id}`,
+    label: uiText(title),
+    description: count === 0 ? ui`nothing staged` : ui`${count} staged`,
+    icon: id === 'post-review' ? 'git-pull-request' : 'tools',
+    contextValue: `handoff-lane-${id}`,
+    children: count > 0 || !empty ? children : [notice(`${id}:empty`, empty, 'circle-outline')],
+  };
+}
+
+function notice(id: string, label: UiText, icon: string, tooltip?: UiText): HandOffRow {
+  return { id: `notice:${id}`, label, tooltip: tooltip ?? label, icon, contextValue: 'handoff-notice' };
+}
+
+/** The exit of a request's review: Preview (or the refusal to compose), then what was posted. */
+function postExitRows(sessionId: string, input: HandOffInput): HandOffRow[] {
+  const rows: HandOffRow[] = [];
+  const preview = { id: HAND_OFF_COMMANDS.preview, title: 'Preview and post review', arguments: [sessionId] };
+  if (input.composeRefusal) {
+    rows.push({
+      id: 'exit:refused',
+      label: ui`Cannot post this review: ${input.composeRefusal}`,
+      tooltip: ui`The host refuses to compose this review: ${input.composeRefusal}`,
+      icon: 'circle-slash',
+      contextValue: 'handoff-exit-refused',
+      command: preview,
+    });
+  } else {
+    rows.push({
+      id: 'exit:preview',
+      label: ui`Preview and post review…`,
+      tooltip: ui`The exact review that would post, with its verdict, comments and folded asks, and one Post button.`,
+      icon: 'preview',
+      contextValue: 'handoff-exit-preview',
+      command: preview,
+    });
+  }
+  const held = input.receipt;
+  if (held) rows.push(receiptRow(sessionId, held.receipt, held.current));
+  return rows;
+}
+
+/** "Posted: Approve · 2 comments": opens the review on its forge. */
+export function receiptRow(sessionId: string, receipt: PublishReceipt, current: boolean): HandOffRow {
+  const forge = receipt.provider === 'gitlab' ? 'GitLab' : 'GitHub';
+  const comments = `${receipt.comments} comment${receipt.comments === 1 ? '' : 's'}`;
+  const notes: string[] = [];
+  if (receipt.reused) notes.push(`already on ${forge}`);
+  if (!current) notes.push('an earlier version of this review');
+  return {
+    id: `receipt:${receipt.markerId}`,
+    label: current ? ui`Posted: ${eventWords(receipt.event)} · ${comments}` : ui`Posted earlier: ${eventWords(receipt.event)} · ${comments}`,
+    description: notes.length > 0 ? uiText(notes.join(' · ')) : undefined,
+    tooltip: ui`Posted to ${forge} at ${receipt.postedAt} on ${receipt.headSha.slice(0, 7)}${receipt.reused ? ' (a retry found it already there, so nothing was posted twice)' : ''}. Opens ${receipt.url}`,
+    icon: current ? 'pass-filled' : 'history',
+    contextValue: 'handoff-receipt',
+    command: { id: HAND_OFF_COMMANDS.openLink, title: 'Open the posted review' },
+    subject: { kind: 'link', sessionId, url: receipt.url },
+  };
+}
+
+/** The request's head as last read: moved (Capture New Head), closed or merged, or unreadable. */
+function freshnessRows(sessionId: string, freshness: Result<PullRequestFreshness> | null): HandOffRow[] {
+  if (!freshness) return [];
+  if (!freshness.ok) {
+    return [
+      {
+        id: 'fresh:error',
+        label: ui`Could not read the request's head: ${freshness.error.message}`,
+        tooltip: ui`${freshness.error.message} — click to try again.`,
+        icon: 'warning',
+        contextValue: 'handoff-freshness-error',
+        command: { id: HAND_OFF_COMMANDS.refresh, title: 'Check again', arguments: [] },
+      },
+    ];
+  }
+  const rows: HandOffRow[] = [];
+  const f = freshness.value;
+  if (f.moved) {
+    rows.push({
+      id: `fresh:moved:${f.liveHeadSha}`,
+      label: ui`Head moved to ${f.liveHeadSha.slice(0, 7)} since capture — Capture New Head`,
+      tooltip: ui`The request's head is ${f.liveHeadSha} on the forge; this review read ${f.capturedHeadSha}. A review is posted only on the head it read: capture the new head as the next patchset, read it, then post.`,
+      icon: 'warning',
+      contextValue: 'handoff-stale',
+      command: { id: HAND_OFF_COMMANDS.captureNewHead, title: 'Capture New Head', arguments: [sessionId] },
+    });
+  }
+  if (f.state !== 'open') {
+    rows.push(notice(`fresh:${f.state}`, ui`This request is ${f.state}: a review is posted only to an open request.`, 'circle-slash'));
+  }
+  return rows;
+}
+
+// ─── Rows of asks and line comments ──────────────────────────────────────────────────────────
+
+/** The first line of an ask's text, without Markdown heading or quote marks, cut to ASK_LABEL_MAX_CHARS. */
+export function firstLine(text: string): string {
+  const line =
+    text
+      .split(/\r\n|\r|\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? '';
+  const bare = line.replace(/^(?:#{1,6}\s+|>\s*|[-*+]\s+)/, '').trim() || line;
+  return bare.length > ASK_LABEL_MAX_CHARS ? `${bare.slice(0, ASK_LABEL_MAX_CHARS - 1)}…` : bare;
+}
+
+function lineRange(start: number, end: number): string {
+  return start === end ? `${start}` : `${start}-${end}`;
+}
+
+/** "src/app.ts:5-8 (new)", with "earlier capture" when it is not on the capture under review. */
+export function spanWords(span: CodeSpan, activePatchsetId: string | null): string {
+  const where = `${span.path}:${lineRange(span.startLine, span.endLine)} (${span.side === 'head' ? 'new' : 'old'})`;
+  return span.patchsetId === activePatchsetId ? where : `${where} · earlier capture`;
+}
+
+/** An ask's anchor in words: `path:lines (side)`, `finding: title`, `board: Lens`, `general`. */
+export function anchorWords(anchor: AskAnchor, activePatchsetId: string | null, findingTitles?: ReadonlyMap<string, string>): string {
+  switch (anchor.kind) {
+    case 'line':
+      return spanWords(anchor, activePatchsetId);
+    case 'finding': {
+      const title = findingTitles?.get(findingKey(anchor));
+      return `finding: ${title ?? anchor.findingId}`;
+    }
+    case 'quote':
+      return `board: ${LENS_TITLES[anchor.lens]}`;
+    case 'none':
+      return 'general';
+  }
+}
+
+/** The captured span an ask opens in the editor (a line anchor, a finding's code_ref). */
+export function openableSpan(anchor: AskAnchor): CodeSpan | null {
+  if (anchor.kind === 'line') return anchor;
+  if (anchor.kind === 'finding') return anchor.codeRef ?? null;
+  return null;
+}
+
+/** The board element an ask shows on (a finding, a quoted element): lens, generation and element. */
+export function boardElement(anchor: AskAnchor): { generationId: string; lens: Lens; elementId: string } | null {
+  if (anchor.kind === 'finding') return { generationId: anchor.generationId, lens: 'flagged', elementId: anchor.findingId };
+  if (anchor.kind === 'quote') return { generationId: anchor.generationId, lens: anchor.lens, elementId: anchor.elementId };
+  return null;
+}
+
+/** `handoff-ask` plus `-open` (it opens in the editor) and `-board` (it shows on the board). */
+export function askContextValue(anchor: AskAnchor): string {
+  return `handoff-ask${openableSpan(anchor) ? '-open' : ''}${boardElement(anchor) ? '-board' : ''}`;
+}
+
+export function planAskRow(ask: Ask, session: SessionSnapshot, findingTitles?: ReadonlyMap<string, string>): HandOffRow {
+  const active = session.session.activePatchsetId;
+  const where = anchorWords(ask.anchor, active, findingTitles);
+  const click = openableSpan(ask.anchor)
+    ? { id: HAND_OFF_COMMANDS.open, title: 'Open in Editor' }
+    : boardElement(ask.anchor)
+      ? { id: HAND_OFF_COMMANDS.reveal, title: 'Show on Board' }
+      : { id: HAND_OFF_COMMANDS.edit, title: 'Edit Text' };
+  return {
+    id: `ask:${ask.id}`,
+    label: uiText(firstLine(ask.text) || '(no text)'),
+    description: uiText(where),
+    tooltip: md`**${INTENT_WORDS[ask.intent]}** · ${where}
+
+${mdModel(ask.text)}`,
+    icon: INTENT_ICONS[ask.intent],
+    contextValue: askContextValue(ask.anchor),
+    command: click,
+    subject: { kind: 'ask', sessionId: session.session.id, askId: ask.id, text: ask.text, intent: ask.intent, anchor: ask.anchor },
+  };
+}
+
+export function planLineCommentRow(key: string, comment: LineComment, session: SessionSnapshot): HandOffRow {
+  const where = spanWords(comment.anchor, session.session.activePatchsetId);
+  return {
+    id: `line:${key}`,
+    label: uiText(firstLine(comment.text) || '(no text)'),
+    description: uiText(where),
+    tooltip: md`**Line comment** · ${where}
+
+${mdModel(comment.text)}`,
+    icon: 'comment-discussion',
+    contextValue: 'handoff-line-comment-open',
+    command: { id: HAND_OFF_COMMANDS.open, title: 'Open in Editor' },
+    subject: { kind: 'line-comment', sessionId: session.session.id, key, text: comment.text, anchor: comment.anchor },
+  };
+}
+
+// ─── Editing an ask's text in a one-line box ─────────────────────────────────────────────────
+
+/** Stands for a line break in the one-line edit box (VS Code's input box holds one line). */
+export const LINE_BREAK_MARK = '⏎';
+
+/** The text as the edit box shows it: line breaks as LINE_BREAK_MARK. */
+export function editableText(text: string): string {
+  return text.replace(/\r\n|\r|\n/g, LINE_BREAK_MARK);
+}
+
+/** What the edit box holds as the ask's text again: LINE_BREAK_MARK back to line breaks. */
+export function editedText(value: string): string {
+  return value.split(LINE_BREAK_MARK).join('\n');
+}
+
+/** The title of a finding by its key, from the shown generation's Flagged board (for `finding: title`). */
+export function findingTitlesOf(findings: ReadonlyArray<{ key: string; title: string }>): Map<string, string> {
+  return new Map(findings.map((f) => [f.key, f.title]));
+}
+
+/** The request's label, for the preview's tab and messages: "Pull Request #12 · acme/widgets". */
+export function requestLabel(session: SessionSnapshot): UiText | null {
+  const target = session.session.target;
+  return target.kind === 'pull-request' ? ui`${pullRequestLabel(target)} · ${target.owner}/${target.repo}` : null;
+}

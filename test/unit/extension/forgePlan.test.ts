@@ -1,0 +1,114 @@
+import * as assert from 'node:assert/strict';
+import type { PullRequestListResult } from '../../../protocol/rpc';
+import {
+  forgeRepair,
+  githubAuthProvider,
+  gitlabTokenKey,
+  isForgeHost,
+  isForgeLink,
+  parseAuthTokenParams,
+  pullRequestPicks,
+  pullRequestPlaceholder,
+} from '../../../extension/forgePlan';
+
+const target = (number: number, provider: 'github' | 'gitlab' = 'github') => ({ kind: 'pull-request' as const, provider, host: provider === 'github' ? 'github.com' : 'gitlab.com', owner: 'acme', repo: 'widgets', number });
+
+function list(over: Partial<PullRequestListResult> = {}): PullRequestListResult {
+  return {
+    repo: { provider: 'github', host: 'github.com', owner: 'acme', repo: 'widgets', webUrl: 'https://github.com/acme/widgets' },
+    viewer: 'sam',
+    open: [
+      { number: 12, title: 'Retry the flaky fetch', author: 'dana', headRef: 'retry', baseRef: 'main', draft: false, webUrl: 'https://github.com/acme/widgets/pull/12', target: target(12) },
+      { number: 15, title: 'WIP: new cache', author: 'sam', headRef: 'cache', baseRef: 'main', draft: true, webUrl: 'https://github.com/acme/widgets/pull/15', target: target(15) },
+    ],
+    ...over,
+  };
+}
+
+describe('extension/forgePlan', () => {
+  it('the Review Pull Request picker: #n title, author · head → base, draft and yours; then the paste row', () => {
+    const picks = pullRequestPicks(list());
+    assert.deepEqual(
+      picks.map((p) => [p.pick, p.label, p.description, p.detail]),
+      [
+        ['request', '#12 Retry the flaky fetch', 'dana · retry → main', undefined],
+        ['request', '#15 WIP: new cache', 'sam · cache → main', 'Draft · Yours: its review continues in rounds, not in an approving review'],
+        ['paste', 'Paste a number or URL…', 'any request of acme/widgets', undefined],
+      ],
+    );
+    assert.deepEqual(picks[0]!.pick === 'request' ? picks[0]!.target : null, target(12));
+    assert.equal(picks[2]!.alwaysShow, true);
+  });
+
+  it('GitLab requests are !n; the placeholder counts and names the repository', () => {
+    const gitlab = list({
+      repo: { provider: 'gitlab', host: 'gitlab.com', owner: 'group/sub', repo: 'widgets', webUrl: 'https://gitlab.com/group/sub/widgets' },
+      open: [{ number: 7, title: 'Fix', author: 'dana', headRef: 'fix', baseRef: 'main', draft: false, webUrl: 'https://gitlab.com/group/sub/widgets/-/merge_requests/7', target: target(7, 'gitlab') }],
+    });
+    assert.equal(pullRequestPicks(gitlab)[0]!.label, '!7 Fix');
+    assert.equal(pullRequestPlaceholder(gitlab), '1 open merge request on group/sub/widgets on gitlab.com: pick one to review, or paste a number or URL');
+    assert.equal(pullRequestPlaceholder(list({ open: [] })), 'No open pull requests on acme/widgets on github.com: paste a number or URL');
+  });
+
+  it('a hostile title renders as text in the picker (no icon, no link)', () => {
+    const hostile = list({ open: [{ ...list().open[0]!, title: '$(zap) [x](command:rennet.restartHost)\u202E', author: '$(alert)' }] });
+    const row = pullRequestPicks(hostile)[0]!;
+    assert.doesNotMatch(row.label, /\$\(|\]\(/);
+    assert.match(row.label, /\\u202E/);
+    assert.doesNotMatch(row.description ?? '', /\$\(/);
+  });
+
+  it('GitLab tokens are kept per host; hosts are what rennet.forges takes', () => {
+    assert.equal(gitlabTokenKey('GitLab.Example.com'), 'rennet.gitlabToken/gitlab.example.com');
+    assert.equal(gitlabTokenKey('127.0.0.1:8080'), 'rennet.gitlabToken/127.0.0.1:8080');
+    assert.ok(isForgeHost('gitlab.com') && isForgeHost('127.0.0.1:8080'));
+    assert.ok(!isForgeHost('https://gitlab.com') && !isForgeHost('gitlab.com/x') && !isForgeHost(''));
+  });
+
+  it('a GitHub sign-in is github for github.com, github-enterprise only for the server its setting names', () => {
+    assert.equal(githubAuthProvider('github.com', undefined), 'github');
+    assert.equal(githubAuthProvider('GitHub.com', 'https://ghe.example.com'), 'github');
+    assert.equal(githubAuthProvider('ghe.example.com', 'https://ghe.example.com/'), 'github-enterprise');
+    assert.equal(githubAuthProvider('ghe.example.com:8443', 'https://ghe.example.com:8443'), 'github-enterprise');
+    assert.equal(githubAuthProvider('evil.example.com', 'https://ghe.example.com'), null, 'a sign-in is never handed to another server');
+    assert.equal(githubAuthProvider('ghe.example.com', undefined), null);
+    assert.equal(githubAuthProvider('ghe.example.com', 'not a url'), null);
+  });
+
+  it('token requests from the host are checked', () => {
+    assert.deepEqual(parseAuthTokenParams({ provider: 'gitlab', host: 'GitLab.com' }), { provider: 'gitlab', host: 'gitlab.com' });
+    assert.equal(parseAuthTokenParams({ provider: 'bitbucket', host: 'x.org' }), null);
+    assert.equal(parseAuthTokenParams({ provider: 'github', host: 'https://github.com' }), null);
+    assert.equal(parseAuthTokenParams(null), null);
+  });
+
+  describe('repairs', () => {
+    it('missing credentials: the forge the host just asked for, else the one the message names', () => {
+      const unauthorized = { code: 'forge-unauthorized' as const, message: 'no GitLab credentials for git.example.com: run "Rennet: Set GitLab Token", …' };
+      assert.deepEqual(forgeRepair(unauthorized, null), { kind: 'set-gitlab-token', host: 'git.example.com', label: 'Set GitLab Token' });
+      assert.deepEqual(forgeRepair(unauthorized, { provider: 'github', host: 'github.com' }), { kind: 'sign-in-github', host: 'github.com', label: 'Sign in to GitHub' });
+      assert.deepEqual(forgeRepair({ code: 'forge-unauthorized', message: 'listing the open requests: Bad credentials' }, null), { kind: 'sign-in-github', host: 'github.com', label: 'Sign in to GitHub' });
+    });
+
+    it('an unregistered forge opens the setting; a moved head offers Capture New Head; others have none', () => {
+      assert.equal(forgeRepair({ code: 'invalid-request', message: 'git.example.com is not a registered forge: github.com and gitlab.com are known; register others in rennet.forges' }, null)?.kind, 'forge-settings');
+      assert.equal(forgeRepair({ code: 'invalid-request', message: 'rennet.forges is not a list of {host, provider}' }, null)?.kind, 'forge-settings');
+      assert.equal(forgeRepair({ code: 'invalid-request', message: 'this repository has no remote, so there is no forge to reach' }, null), null);
+      assert.equal(forgeRepair({ code: 'head-moved', message: 'moved' }, null)?.kind, 'capture-new-head');
+      assert.equal(forgeRepair({ code: 'forge-failed', message: 'timeout' }, null), null);
+    });
+  });
+
+  it('only http(s) pages of the forge’s own host are opened', () => {
+    assert.ok(isForgeLink('https://github.com/acme/widgets/pull/12#pullrequestreview-1', 'github.com'));
+    assert.ok(isForgeLink('http://127.0.0.1:8080/acme/widgets/pull/1', '127.0.0.1:8080'));
+    assert.ok(!isForgeLink('https://evil.example/acme', 'github.com'));
+    assert.ok(!isForgeLink('https://github.com.evil.example/x', 'github.com'));
+    assert.ok(!isForgeLink('https://user:pw@github.com/x', 'github.com'));
+    assert.ok(!isForgeLink('command:rennet.restartHost', 'github.com'));
+    assert.ok(!isForgeLink('javascript:alert(1)', 'github.com'));
+    assert.ok(!isForgeLink('file:///etc/passwd', 'github.com'));
+    assert.ok(!isForgeLink('http://127.0.0.1:9090/x', '127.0.0.1:8080'));
+    assert.ok(!isForgeLink('not a url', 'github.com'));
+  });
+});

@@ -1,0 +1,325 @@
+import * as assert from 'node:assert/strict';
+import { findingKey, flaggedBoardId, type AskProjection } from '../../../protocol/asks';
+import { AskCommand } from '../../../protocol/asks';
+import type { PublishReceipt } from '../../../protocol/exits';
+import type { PullRequestRecord } from '../../../protocol/forge';
+import { err, ok, rennetError } from '../../../protocol/result';
+import { SessionSnapshot, targetKey, type Target } from '../../../protocol/session';
+import {
+  anchorWords,
+  editableText,
+  editedText,
+  firstLine,
+  HAND_OFF_COMMANDS,
+  handOffMode,
+  planHandOff,
+  receiptRow,
+  type HandOffRow,
+} from '../../../extension/handOffPlan';
+import { Md } from '../../../extension/uiText';
+import { Asks } from '../exits/fixtures';
+
+const SID = 'ses-pr';
+const PS = 'ps-2';
+const HEAD = 'a'.repeat(40);
+const LIVE = 'b'.repeat(40);
+const PR_TARGET: Target = { kind: 'pull-request', provider: 'github', host: 'github.com', owner: 'acme', repo: 'widgets', number: 12 };
+
+function record(entry: 'teammate' | 'own'): PullRequestRecord {
+  return {
+    number: 12,
+    title: 'Retry the flaky fetch',
+    body: '',
+    author: 'dana',
+    viewer: entry === 'own' ? 'dana' : 'sam',
+    entry,
+    webUrl: 'https://github.com/acme/widgets/pull/12',
+    state: 'open',
+    draft: false,
+    headRef: 'retry',
+    headSha: HEAD,
+    baseRef: 'main',
+    baseSha: 'c'.repeat(40),
+    readAt: '2026-01-01T00:00:00.000Z',
+    issues: [],
+  };
+}
+
+function session(target: Target, pullRequest?: PullRequestRecord): SessionSnapshot {
+  return SessionSnapshot.parse({
+    session: {
+      id: SID,
+      repoRoot: '/r/widgets',
+      targetKey: targetKey(target),
+      target,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      activePatchsetId: PS,
+      patchsetIds: ['ps-1', PS],
+    },
+    patchset: null,
+    ...(pullRequest ? { pullRequest } : {}),
+  });
+}
+
+const teammate = () => session(PR_TARGET, record('teammate'));
+const own = () => session(PR_TARGET, record('own'));
+const branch = () => session({ kind: 'branch', head: 'feature', base: 'main' });
+const workingTree = () => session({ kind: 'working-tree', base: 'main' });
+
+const line = (path: string, startLine: number, endLine = startLine, side: 'head' | 'base' = 'head', patchsetId = PS) =>
+  ({ kind: 'line', patchsetId, path, side, startLine, endLine }) as const;
+const GEN = 'g-one';
+const BOARD = flaggedBoardId(SID, GEN);
+
+/**
+ * Staged asks through the host's own fold: a line comment, a request on a finding with its code_ref,
+ * a question quoting the Design board, a general note, a retired ask (never shown), an ask on the
+ * earlier capture, a `changes` ask, and a bare line comment.
+ */
+function projection(): { projection: AskProjection; ids: Record<string, string> } {
+  const asks = new Asks();
+  const ids = {
+    line: asks.ask(line('src/fetch.ts', 10, 14), 'Retry three times\nthen give up', 'comment'),
+    finding: asks.ask({ kind: 'finding', generationId: GEN, boardId: BOARD, findingId: 'f-1', codeRef: { patchsetId: PS, path: 'src/fetch.ts', side: 'head', startLine: 3, endLine: 3 } }, '## Unbounded retries\n\nCap them.', 'request-change'),
+    quote: asks.ask({ kind: 'quote', generationId: GEN, lens: 'design', elementId: 'e-7', quote: 'The client owns retries' }, 'Why the client?', 'question'),
+    general: asks.ask({ kind: 'none' }, 'Looks good overall', 'approval'),
+    retired: asks.ask({ kind: 'none' }, 'never mind', 'comment'),
+    earlier: asks.ask(line('src/old.ts', 4, 4, 'base', 'ps-1'), 'Was this intended?', 'question'),
+    change: asks.ask(line('src/fetch.ts', 20), 'Rename the helper', 'request-change', 'changes'),
+  };
+  asks.retire(ids.retired);
+  asks.lineComment({ patchsetId: PS, path: 'src/util.ts', side: 'head', startLine: 2, endLine: 2 }, 'typo here');
+  return { projection: asks.projection(), ids };
+}
+
+const labels = (rows: readonly HandOffRow[]) => rows.map((r) => r.label as string);
+const laneOf = (rows: readonly HandOffRow[], id: string) => rows.find((r) => r.id === id);
+
+describe('extension/handOffPlan', () => {
+  it('with no active review, says how to open one; no badge, no rows', () => {
+    const plan = planHandOff({ session: null, projection: null });
+    assert.equal(plan.rows.length, 0);
+    assert.equal(plan.badge, undefined);
+    assert.match(plan.message ?? '', /Review Pull Request/);
+    assert.equal(plan.mode, null);
+  });
+
+  it('while the asks are read, names the target and says so', () => {
+    const plan = planHandOff({ session: teammate(), projection: null });
+    assert.equal(plan.description, "Pull Request #12 · acme/widgets · teammate's");
+    assert.match(plan.message ?? '', /Reading the staged asks/);
+    assert.deepEqual(plan.rows, []);
+  });
+
+  it('entry mode: a teammate’s request, one’s own, a branch, the working tree', () => {
+    assert.equal(handOffMode(teammate()), 'teammate');
+    assert.equal(handOffMode(own()), 'own-request');
+    assert.equal(handOffMode(session(PR_TARGET)), 'teammate', 'a request read without its record is a teammate’s');
+    assert.equal(handOffMode(branch()), 'branch');
+    assert.equal(handOffMode(workingTree()), 'working-tree');
+  });
+
+  describe('a teammate’s request', () => {
+    const { projection: p, ids } = projection();
+    const plan = planHandOff({ session: teammate(), projection: p, findingTitles: new Map([[findingKey({ generationId: GEN, boardId: BOARD, findingId: 'f-1' }), 'Unbounded retries']]) });
+
+    it('badge = the staged ask count, with a tooltip', () => {
+      assert.deepEqual(plan.badge, { value: 6, tooltip: '6 asks staged in this review' });
+      assert.equal(p.counts.staged, 6);
+    });
+
+    it('one lane, Post review: post-review asks in staging order, then bare line comments; then Preview', () => {
+      assert.deepEqual(labels(plan.rows), ['Post review', 'Preview and post review…', 'Changes', "Work orders are for your own branch; on a teammate's request these asks stay staged."]);
+      const post = laneOf(plan.rows, 'lane:post-review')!;
+      assert.equal(post.description, '6 staged');
+      assert.deepEqual(
+        post.children!.map((r) => [r.id, r.label, r.description, r.icon, r.contextValue]),
+        [
+          [`ask:${ids.line}`, 'Retry three times', 'src/fetch.ts:10-14 (new)', 'comment', 'handoff-ask-open'],
+          [`ask:${ids.finding}`, 'Unbounded retries', 'finding: Unbounded retries', 'request-changes', 'handoff-ask-open-board'],
+          [`ask:${ids.quote}`, 'Why the client?', 'board: Design', 'question', 'handoff-ask-board'],
+          [`ask:${ids.general}`, 'Looks good overall', 'general', 'pass', 'handoff-ask'],
+          [`ask:${ids.earlier}`, 'Was this intended?', 'src/old.ts:4 (old) · earlier capture', 'question', 'handoff-ask-open'],
+          [`line:${PS}|head|src/util.ts:2-2`, 'typo here', 'src/util.ts:2 (new)', 'comment-discussion', 'handoff-line-comment-open'],
+        ],
+      );
+      assert.ok(!post.children!.some((r) => r.label === 'never mind'), 'a retired ask is not staged');
+    });
+
+    it('a click opens line anchors in the editor, shows board anchors on the board; the row is the argument', () => {
+      const rows = laneOf(plan.rows, 'lane:post-review')!.children!;
+      assert.deepEqual(rows.map((r) => r.command?.id), [HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.reveal, HAND_OFF_COMMANDS.edit, HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.open]);
+      assert.ok(rows.every((r) => r.command?.arguments === undefined));
+      const finding = rows[1]!;
+      assert.deepEqual(finding.subject, {
+        kind: 'ask',
+        sessionId: SID,
+        askId: ids.finding,
+        text: '## Unbounded retries\n\nCap them.',
+        intent: 'request-change',
+        anchor: p.asks.find((a) => a.id === ids.finding)!.anchor,
+      });
+      const comment = rows[5]!;
+      assert.equal(comment.subject?.kind, 'line-comment');
+    });
+
+    it('the tooltip is the ask’s Markdown, made safe, after its intent and anchor', () => {
+      const tooltip = laneOf(plan.rows, 'lane:post-review')!.children![0]!.tooltip;
+      assert.ok(tooltip instanceof Md);
+      assert.equal(tooltip.source, '**Comment** · src\\/fetch\\.ts\\:10\\-14 \\(new\\)\n\nRetry three times\nthen give up');
+      assert.deepEqual(tooltip.commands, []);
+    });
+
+    it('Preview runs rennet.previewReview for the session', () => {
+      const row = plan.rows.find((r) => r.id === 'exit:preview')!;
+      assert.deepEqual(row.command, { id: 'rennet.previewReview', title: 'Preview and post review', arguments: [SID] });
+      assert.equal(row.contextValue, 'handoff-exit-preview');
+    });
+
+    it('asks staged for another exit are listed with what becomes of them', () => {
+      const changes = laneOf(plan.rows, 'lane:changes')!;
+      assert.deepEqual(labels(changes.children!), ['Rename the helper']);
+    });
+
+    it('with nothing staged, the lane says what the review would be and Preview is still there', () => {
+      const empty = planHandOff({ session: teammate(), projection: new Asks().projection() });
+      assert.equal(empty.badge, undefined);
+      assert.deepEqual(labels(empty.rows), ['Post review', 'Preview and post review…']);
+      assert.match(labels(laneOf(empty.rows, 'lane:post-review')!.children!)[0] ?? '', /proposes Approve/);
+    });
+  });
+
+  describe('the exit rows of a request', () => {
+    const { projection: p } = projection();
+    const receipt: PublishReceipt = {
+      sessionId: SID,
+      markerId: '0123456789abcdef01234567',
+      compositionId: '0123456789abcdef01234567'.padEnd(64, '0'),
+      provider: 'github',
+      number: 12,
+      url: 'https://github.com/acme/widgets/pull/12#pullrequestreview-9',
+      reviewId: 9,
+      event: 'REQUEST_CHANGES',
+      comments: 2,
+      reused: false,
+      headSha: HEAD,
+      postedAt: '2026-01-02T00:00:00.000Z',
+    };
+
+    it('a receipt for the composition now: "Posted: <verdict> · N comments", opening the review', () => {
+      const plan = planHandOff({ session: teammate(), projection: p, receipt: { receipt, current: true } });
+      const row = plan.rows.find((r) => r.id === `receipt:${receipt.markerId}`)!;
+      assert.equal(row.label, 'Posted: Request changes · 2 comments');
+      assert.equal(row.description, undefined);
+      assert.deepEqual(row.command, { id: HAND_OFF_COMMANDS.openLink, title: 'Open the posted review' });
+      assert.deepEqual(row.subject, { kind: 'link', sessionId: SID, url: receipt.url });
+      assert.equal(row.contextValue, 'handoff-receipt');
+    });
+
+    it('a reused receipt says it was already there; an earlier composition’s says so', () => {
+      assert.equal(receiptRow(SID, { ...receipt, reused: true, comments: 1 }, true).description, 'already on GitHub');
+      assert.equal(receiptRow(SID, { ...receipt, provider: 'gitlab', reused: true }, true).description, 'already on GitLab');
+      const earlier = receiptRow(SID, receipt, false);
+      assert.equal(earlier.label, 'Posted earlier: Request changes · 2 comments');
+      assert.equal(earlier.description, 'an earlier version of this review');
+      assert.equal(earlier.icon, 'history');
+    });
+
+    it('a refusal to compose is stated where the exit is, and still opens the preview that details it', () => {
+      const plan = planHandOff({ session: teammate(), projection: p, composeRefusal: 'the review body is 70000 characters; GitHub takes 65536' });
+      assert.ok(!plan.rows.some((r) => r.id === 'exit:preview'));
+      const row = plan.rows.find((r) => r.id === 'exit:refused')!;
+      assert.equal(row.label, 'Cannot post this review: the review body is 70000 characters; GitHub takes 65536');
+      assert.equal(row.command?.id, 'rennet.previewReview');
+    });
+
+    it('a moved head is the first row, running Capture New Head for the session', () => {
+      const plan = planHandOff({ session: teammate(), projection: p, freshness: ok({ capturedHeadSha: HEAD, liveHeadSha: LIVE, moved: true, state: 'open' }) });
+      const row = plan.rows[0]!;
+      assert.equal(row.label, 'Head moved to bbbbbbb since capture — Capture New Head');
+      assert.deepEqual(row.command, { id: 'rennet.captureNewHead', title: 'Capture New Head', arguments: [SID] });
+      assert.equal(row.contextValue, 'handoff-stale');
+    });
+
+    it('a fresh head adds nothing; a merged request and an unreadable head are said', () => {
+      const fresh = planHandOff({ session: teammate(), projection: p, freshness: ok({ capturedHeadSha: HEAD, liveHeadSha: HEAD, moved: false, state: 'open' }) });
+      assert.equal(fresh.rows[0]!.id, 'lane:post-review');
+      const merged = planHandOff({ session: teammate(), projection: p, freshness: ok({ capturedHeadSha: HEAD, liveHeadSha: HEAD, moved: false, state: 'merged' }) });
+      assert.equal(merged.rows[0]!.label, 'This request is merged: a review is posted only to an open request.');
+      const failed = planHandOff({ session: teammate(), projection: p, freshness: err(rennetError('forge-unauthorized', 'no GitHub credentials for github.com')) });
+      assert.equal(failed.rows[0]!.label, "Could not read the request's head: no GitHub credentials for github.com");
+      assert.equal(failed.rows[0]!.command?.id, HAND_OFF_COMMANDS.refresh);
+    });
+  });
+
+  describe('one’s own request, a branch, the working tree', () => {
+    const { projection: p } = projection();
+    const refusal = 'Dispatching a round to a coding agent arrives in a later version; these asks stay staged.';
+
+    it('own request: lane Changes with the refusal where Dispatch would be; its post-review asks keep their exit', () => {
+      const plan = planHandOff({ session: own(), projection: p });
+      assert.equal(plan.description, 'Pull Request #12 · acme/widgets · yours');
+      assert.deepEqual(labels(plan.rows), ['Changes', refusal, 'Post review', 'Preview and post review…']);
+      assert.deepEqual(labels(laneOf(plan.rows, 'lane:changes')!.children!), ['Rename the helper']);
+      const dispatch = plan.rows[1]!;
+      assert.equal(dispatch.command, undefined, 'a stated refusal, not a dead button');
+      assert.equal(dispatch.contextValue, 'handoff-notice');
+    });
+
+    it('a branch review: Changes, and its post-review asks stated as having no request to post to', () => {
+      const plan = planHandOff({ session: branch(), projection: p });
+      assert.equal(plan.description, 'feature vs main');
+      assert.deepEqual(labels(plan.rows).slice(0, 3), ['Changes', refusal, 'Post review']);
+      assert.match(labels(plan.rows)[3] ?? '', /^A branch review has no pull or merge request to post to; these asks stay staged\./);
+      assert.ok(!plan.rows.some((r) => r.command?.id === 'rennet.previewReview'), 'no Preview without a request');
+    });
+
+    it('the working tree with only changes asks: one lane and the refusal', () => {
+      const asks = new Asks();
+      asks.ask(line('src/a.ts', 1), 'fix the name', 'request-change', 'changes');
+      const plan = planHandOff({ session: workingTree(), projection: asks.projection() });
+      assert.equal(plan.description, 'working tree vs main');
+      assert.deepEqual(labels(plan.rows), ['Changes', refusal]);
+      assert.deepEqual(plan.badge, { value: 1, tooltip: '1 ask staged in this review' });
+    });
+  });
+
+  describe('words', () => {
+    it('an ask’s label is its first non-empty line without Markdown markers, cut with an ellipsis', () => {
+      assert.equal(firstLine('\n\n  ## Heading here\nmore'), 'Heading here');
+      assert.equal(firstLine('> quoted\nx'), 'quoted');
+      assert.equal(firstLine('- item'), 'item');
+      assert.equal(firstLine('x'.repeat(200)).length, 120);
+      assert.ok(firstLine('x'.repeat(200)).endsWith('…'));
+    });
+
+    it('hostile text stays text: link and icon syntax is split, controls are escaped', () => {
+      const asks = new Asks();
+      asks.ask(line('src/$(zap)](command:x).ts', 1), '[click](command:rennet.restartHost) $(alert)\u202Egnp.exe', 'comment');
+      const plan = planHandOff({ session: teammate(), projection: asks.projection() });
+      const row = laneOf(plan.rows, 'lane:post-review')!.children![0]!;
+      assert.doesNotMatch(row.label, /\]\(|\$\(/);
+      assert.match(row.label, /\\u202E/);
+      assert.doesNotMatch(row.description ?? '', /\]\(|\$\(/);
+      const tooltip = row.tooltip as Md;
+      assert.deepEqual(tooltip.commands, [], 'no command link can come of ask text');
+      assert.doesNotMatch(tooltip.source, /\]\(command:/);
+    });
+
+    it('anchors in words', () => {
+      assert.equal(anchorWords(line('a.ts', 5), PS), 'a.ts:5 (new)');
+      assert.equal(anchorWords(line('a.ts', 5, 9, 'base'), PS), 'a.ts:5-9 (old)');
+      assert.equal(anchorWords({ kind: 'finding', generationId: GEN, boardId: BOARD, findingId: 'f-9' }, PS), 'finding: f-9');
+      assert.equal(anchorWords({ kind: 'quote', generationId: GEN, lens: 'noise', elementId: 'e', quote: 'q' }, PS), 'board: Noise');
+      assert.equal(anchorWords({ kind: 'none' }, PS), 'general');
+    });
+
+    it('the one-line edit box round-trips line breaks, and what it sends is an edit the contract takes', () => {
+      const text = 'first\nsecond\r\nthird';
+      assert.equal(editableText(text), 'first⏎second⏎third');
+      assert.equal(editedText(editableText(text)), 'first\nsecond\nthird');
+      assert.ok(AskCommand.safeParse({ type: 'edit', askId: 'ask-0001', text: editedText('a⏎b') }).success);
+    });
+  });
+});
