@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { boundedQuote, type AskCommand, type AskIntent, type QuoteAnchor } from '../protocol/asks';
 import type { Patchset } from '../protocol/patchset';
+import { askLaneFor } from '../protocol/session';
 import { err, ok, rennetError, type Result } from '../protocol/result';
 import type { ActiveReview, ReviewView } from './activeReview';
 import type { CommentThreadView } from './api';
@@ -266,7 +267,7 @@ export class ReviewComments implements vscode.Disposable {
       activePatchsetId: target.activePatchsetId,
       lines: plan.linesOfRange(range),
       text: reply.text,
-      targetKind: target.view.session.session.target.kind,
+      lane: askLaneFor(target.view.session),
     });
     if (!planned.ok) return refuse(planned.reason);
     const staged = await this.stage(target.view.sessionId, planned.value);
@@ -557,7 +558,7 @@ export class ReviewComments implements vscode.Disposable {
       void notify('info', ui`A change request for this finding is already staged.`);
       return;
     }
-    await this.stage(view.sessionId, plan.planFindingRequest(found.finding, view.session.session.target.kind));
+    await this.stage(view.sessionId, plan.planFindingRequest(found.finding, askLaneFor(view.session)));
   }
 
   /** Dismiss or restore a finding. */

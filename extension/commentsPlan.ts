@@ -138,22 +138,13 @@ export function linesOfRange(range: { start: { line: number }; end: { line: numb
 
 // ─── Staging ─────────────────────────────────────────────────────────────────────────────────
 
-/**
- * The exit lane a new ask joins, from the review's target. A branch under review is read as a
- * change someone proposes, so what the reviewer concludes leaves as the posted review
- * ('post-review'). A working-tree review is the reviewer's own uncommitted work: there is no one
- * to post to, and what they conclude is work still to do on it ('changes').
- */
-export function laneForTarget(kind: Target['kind']): AskLane {
-  return kind === 'working-tree' ? 'changes' : 'post-review';
-}
-
 export interface LineStageRequest {
   shown: ShownDocument;
   activePatchsetId: string | null;
   lines: LineSpan;
   text: string;
-  targetKind: Target['kind'];
+  /** The exit lane the ask joins (protocol/session.ts askLaneFor). */
+  lane: AskLane;
 }
 
 function sideWord(side: Side): string {
@@ -184,7 +175,7 @@ export function planLineStage(request: LineStageRequest): Planned<Extract<AskCom
     return { ok: false, reason: `${asked} of ${where} ${outside} outside the change's hunks; asks go on changed lines only (here: ${describeSpans(spans)}). Nothing was staged.` };
   }
   const anchor: LineAnchor = { kind: 'line', patchsetId: shown.patchsetId, path, side: shown.side, startLine: lines.startLine, endLine: lines.endLine };
-  return { ok: true, value: { type: 'stage', anchor, text, intent: 'comment', lane: laneForTarget(request.targetKind) } };
+  return { ok: true, value: { type: 'stage', anchor, text, intent: 'comment', lane: request.lane } };
 }
 
 // ─── Staged asks on a document ───────────────────────────────────────────────────────────────
@@ -384,7 +375,7 @@ export function askMarkdown(text: string): Md {
 }
 
 /** The stage command of Request Change on a finding: its claim and remedy as the ask's text. */
-export function planFindingRequest(finding: FindingPlacement, targetKind: Target['kind']): Extract<AskCommand, { type: 'stage' }> {
+export function planFindingRequest(finding: FindingPlacement, lane: AskLane): Extract<AskCommand, { type: 'stage' }> {
   const anchor: FindingAnchor = {
     kind: 'finding',
     generationId: finding.generationId,
@@ -394,5 +385,5 @@ export function planFindingRequest(finding: FindingPlacement, targetKind: Target
   };
   let text = `${finding.title}\n\n${finding.remedyMarkdown}`;
   if (utf8Length(text) > ASK_TEXT_MAX_BYTES) text = finding.title;
-  return { type: 'stage', anchor, text, intent: 'request-change', lane: laneForTarget(targetKind) };
+  return { type: 'stage', anchor, text, intent: 'request-change', lane };
 }

@@ -3,6 +3,7 @@ import { escapeControls } from '../protocol/text';
 import { useContext, useEffect, useMemo, useReducer, useRef } from 'preact/hooks';
 import {
   AskCommand,
+  askLaneFor,
   QuoteAnchorInput,
   type AskProjection,
   type FileSummary,
@@ -96,10 +97,10 @@ export function App({ bridge }: AppProps) {
   );
 
   const revealing = model.reveal && model.generation?.generationId === model.reveal.generationId ? model.reveal : null;
-  const targetKind = model.snapshot?.session.target.kind ?? null;
+  const lane = model.snapshot ? askLaneFor(model.snapshot) : null;
   const surface = useMemo<AskSurface>(
     () => ({
-      targetKind,
+      lane,
       projection: model.asks,
       explains: model.explains,
       refusalSeq: model.refusals,
@@ -127,7 +128,7 @@ export function App({ bridge }: AppProps) {
       reveal: revealing,
       revealDone: (seq, found) => dispatch({ type: 'reveal-done', seq, found }),
     }),
-    [bridge, targetKind, model.asks, model.explains, model.refusals, revealing],
+    [bridge, lane, model.asks, model.explains, model.refusals, revealing],
   );
 
   const recapture = () => {

@@ -12,7 +12,6 @@ import { AskSurfaceContext, BoardAsksContext, FROZEN_REASON, useBoardAsks, type 
 import {
   AUTHOR_LABELS,
   askText,
-  exitLaneFor,
   findingAnchorFor,
   findingMarksIndex,
   findingRefFor,
@@ -113,14 +112,14 @@ export function FindingActions({ finding, lens, byId }: { finding: ElementOf<'fi
   const ref = findingRefFor(asks.scope, finding.id);
   const blocked = asks.frozen ? FROZEN_REASON : asks.projection === null ? NO_PROJECTION_REASON : ref.ok ? null : ref.reason;
   const requestBlocked =
-    blocked ?? (asks.targetKind === null ? NO_TARGET_REASON : marks.requested ? 'A change request for this finding is already staged.' : marks.dismissed ? 'You dismissed this finding; restore it to request a change.' : null);
+    blocked ?? (asks.lane === null ? NO_TARGET_REASON : marks.requested ? 'A change request for this finding is already staged.' : marks.dismissed ? 'You dismissed this finding; restore it to request a change.' : null);
   const discussAnchor = quoteAnchorFor({ generationId: asks.scope.generationId, lens: 'flagged', elementId: finding.id }, finding.title ?? '');
   const discussBlocked = blocked ?? (discussAnchor.ok ? explainBusy(asks, 'flagged', finding.id) : discussAnchor.reason);
 
   const request = () => {
     const anchor = findingAnchorFor(asks.scope, finding, byId);
-    if (!anchor.ok || asks.targetKind === null) return;
-    asks.command({ type: 'stage', anchor: anchor.value, text: findingRequestText(finding), intent: 'request-change', lane: exitLaneFor(asks.targetKind) });
+    if (!anchor.ok || asks.lane === null) return;
+    asks.command({ type: 'stage', anchor: anchor.value, text: findingRequestText(finding), intent: 'request-change', lane: asks.lane });
   };
   const dispose = (type: 'dismissFinding' | 'restoreFinding') => {
     if (ref.ok) asks.command({ type, ...ref.value });
@@ -327,7 +326,7 @@ function AskComposer({ composer, asks, onDone }: { composer: ComposerState; asks
   }, [asks.projection, pending]);
 
   const checked = askText(text);
-  const lane = asks.targetKind === null ? null : exitLaneFor(asks.targetKind);
+  const lane = asks.lane;
   const blocked = asks.frozen ? FROZEN_REASON : lane === null ? NO_TARGET_REASON : pending !== null ? 'Staging…' : checked.ok ? null : checked.reason;
   const stage = () => {
     if (blocked !== null || lane === null || !checked.ok) return;

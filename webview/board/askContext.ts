@@ -6,13 +6,13 @@
  */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { AskCommand, AskProjection, QuoteAnchor, Target } from '../../protocol';
+import type { AskCommand, AskLane, AskProjection, QuoteAnchor } from '../../protocol';
 import type { RevealRequest } from '../state';
 import type { ExplainRequest, FindingMarks, GenerationScope, ThreadEntry } from './asks';
 
 export interface AskSurface {
-  /** The session's target kind; null until the session snapshot arrived. */
-  targetKind: Target['kind'] | null;
+  /** The exit lane a new ask joins (protocol/session.ts askLaneFor); null until the session snapshot arrived. */
+  lane: AskLane | null;
   /** The session's ask projection; null until the first arrived. */
   projection: AskProjection | null;
   /** Explains this panel asked for, by requestId. */

@@ -39,13 +39,6 @@ export interface GenerationScope {
 
 // ─── Lanes and text ──────────────────────────────────────────────────────────────────────────
 
-/**
- * The exit lane of an ask staged from the board: a branch review leaves through a posted review;
- * a working-tree review has no pull request to post on, so its asks become changes to make.
- */
-export function exitLaneFor(targetKind: Target['kind']): AskLane {
-  return targetKind === 'branch' ? 'post-review' : 'changes';
-}
 
 export { cutToUtf8Bytes };
 

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { askLaneFor, type Target } from '../../../protocol/session';
 import { capturePatchset } from '../../../host/capture/capture';
 import { openRepo } from '../../../host/capture/repo';
 import { mintAskEvent, parseAskCommand } from '../../../host/asks/commands';
@@ -19,7 +20,6 @@ import {
   findingsOn,
   findingThreadLabel,
   flaggedFindings,
-  laneForTarget,
   linesOfRange,
   mergeSpans,
   planFindingRequest,
@@ -193,7 +193,7 @@ describe('comments plan', () => {
       activePatchsetId: ps.id,
       lines: { startLine, endLine },
       text,
-      targetKind: 'branch' as const,
+      lane: 'post-review' as const,
     });
 
     it('a range of changed lines becomes one stage command the host accepts', () => {
@@ -237,10 +237,15 @@ describe('comments plan', () => {
       assert.match(old.ok ? '' : old.reason, /earlier capture/);
     });
 
-    it('the lane follows the target: a branch posts a review, a working tree is work still to do', () => {
-      assert.equal(laneForTarget('branch'), 'post-review');
-      assert.equal(laneForTarget('working-tree'), 'changes');
-      const planned = planLineStage({ ...request({ kind: 'workspace', path: 'src/app.js' }, 5, 5), targetKind: 'working-tree' });
+    it('the lane follows the target and who it is for: a branch or a teammate’s request posts a review; a working tree or one’s own request is work still to do', () => {
+      const session = (target: Target) => ({ session: { target } });
+      const pr: Target = { kind: 'pull-request', provider: 'github', host: 'github.com', owner: 'o', repo: 'r', number: 3 };
+      assert.equal(askLaneFor(session({ kind: 'branch', head: 'f', base: 'main' })), 'post-review');
+      assert.equal(askLaneFor(session({ kind: 'working-tree', base: 'main' })), 'changes');
+      assert.equal(askLaneFor({ ...session(pr), pullRequest: { entry: 'teammate' } }), 'post-review');
+      assert.equal(askLaneFor({ ...session(pr), pullRequest: { entry: 'own' } }), 'changes');
+      assert.equal(askLaneFor(session(pr)), 'post-review', 'a request read without credentials counts as a teammate’s');
+      const planned = planLineStage({ ...request({ kind: 'workspace', path: 'src/app.js' }, 5, 5), lane: askLaneFor(session({ kind: 'working-tree', base: 'main' })) });
       assert.ok(planned.ok);
       assert.equal(planned.value.lane, 'changes');
     });
@@ -366,7 +371,7 @@ describe('comments plan', () => {
     it('dismissal and a staged change request come from the projection and show in label and context value', () => {
       const [f1, f2] = flaggedFindings(generation());
       assert.ok(f1 && f2);
-      const request = planFindingRequest(f1, 'branch');
+      const request = planFindingRequest(f1, 'post-review');
       assert.deepEqual(request.anchor, { kind: 'finding', generationId, boardId: f1.boardId, findingId: 'f1', codeRef: { patchsetId: ps.id, path: 'src/app.js', side: 'head', startLine: 5, endLine: 5 } });
       assert.equal(request.intent, 'request-change');
       assert.equal(request.lane, 'post-review');

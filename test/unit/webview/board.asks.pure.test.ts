@@ -20,7 +20,6 @@ import {
 import {
   askText,
   cutToUtf8Bytes,
-  exitLaneFor,
   findingAnchorFor,
   findingMarksIndex,
   findingRefFor,
@@ -103,11 +102,6 @@ describe('webview/board/openCount: the Flagged open count is derived', () => {
 });
 
 describe('webview/board/asks: lanes, text and finding anchors', () => {
-  it('sends a branch review’s asks to the posted review and a working tree’s to changes', () => {
-    assert.equal(exitLaneFor('branch'), 'post-review');
-    assert.equal(exitLaneFor('working-tree'), 'changes');
-  });
-
   it('cuts text to a byte budget without splitting a character', () => {
     assert.equal(cutToUtf8Bytes('abc', 2), 'ab');
     assert.equal(cutToUtf8Bytes('aé', 2), 'a', 'é is two bytes');
