@@ -10,6 +10,7 @@ import { benchStoreAppend } from '../../host/store/bench';
 import { benchToolCalls, formatToolCallBench } from '../../host/board/bench';
 import { benchPipeline, formatPipelineBench } from '../../host/pipeline/bench';
 import { benchAskFold, formatAskFoldBench } from '../../host/asks/bench';
+import { benchExits } from './exits';
 import { startHost } from '../contract/hostProcess';
 import { chromiumPath } from './page/browser';
 import { benchWebview } from './webview';
@@ -27,7 +28,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const WEBVIEW_RUNS = Number(process.env.BENCH_WEBVIEW_RUNS ?? 7);
 
 /** Section names `--only a,b` accepts, in the order they run. */
-const SECTIONS = ['capture', 'store', 'cold-start', 'tools', 'pipeline', 'asks', 'webview'] as const;
+const SECTIONS = ['capture', 'store', 'cold-start', 'tools', 'pipeline', 'asks', 'exits', 'webview'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** `--only a,b` (or `--only=a,b`): run just those sections; an unknown name is refused. */
@@ -196,6 +197,10 @@ async function main(): Promise<void> {
   if (only.has('asks')) {
     console.log('\n## Ask log: fold of 100,000 events');
     console.log(formatAskFoldBench(benchAskFold(100_000)));
+  }
+  if (only.has('exits')) {
+    console.log('\n## Post review: compose 1,000 asks, post 300 comments to the loopback fake forge');
+    console.log(await benchExits());
   }
   if (only.has('webview')) {
     console.log('\n## Board panel in Chromium: render, seat write and lens switch, first element end to end');
