@@ -284,7 +284,9 @@ connection.onRequest(AsksExplain, async (params, token) => {
 });
 
 // ─── Forges and exits: pull-request targets, the review preview, Post review ──────────────────
-import { ExitsPosted, ExitsPostReview, ExitsPreviewReview, ForgesConfigure, PullRequestFreshnessGet, PullRequestList, PullRequestResolve } from '../protocol/rpc';
+import { ExitsOpenPullRequest, ExitsPosted, ExitsPostReview, ExitsPreviewPullRequest, ExitsPreviewReview, ForgesConfigure, PullRequestFreshnessGet, PullRequestList, PullRequestResolve, type ExitsPullRequestParams } from '../protocol/rpc';
+import { openPullRequest, previewPullRequest, type OpenPrInput } from './exits/openPr';
+import { openRepo } from './capture/repo';
 import { Publisher } from './exits/publish';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 
@@ -328,6 +330,36 @@ connection.onRequest(ExitsPostReview, async (params) => {
     hostLog('info', `review ${result.value.reused ? 'found already posted' : 'posted'}: ${result.value.url} (${result.value.event}, ${result.value.comments} comments)`);
     connection.sendNotification(ExitsPosted, result.value);
   }
+  return result;
+});
+
+/** An own-branch request's input: the branch's own review (if any) feeds the draft. */
+async function openPrInput(params: ExitsPullRequestParams): Promise<OpenPrInput> {
+  const { store, service } = await ready;
+  const repo = await openRepo(params.repo);
+  const root = repo.ok ? repo.value.root : params.repo;
+  return {
+    repoDir: params.repo,
+    ...(params.branch ? { branch: params.branch } : {}),
+    ...(params.base ? { base: params.base } : {}),
+    ...(params.title !== undefined ? { title: params.title } : {}),
+    ...(params.body !== undefined ? { body: params.body } : {}),
+    generation: (branch, base) => {
+      const session = service.findSession(root, { kind: 'branch', head: branch, base });
+      const id = session ? currentGenerationId(store, session.id) : null;
+      return id ? readGenerationSnapshot(store, id) : null;
+    },
+  };
+}
+connection.onRequest(ExitsPreviewPullRequest, async (params) => {
+  const access = forges.access();
+  return access.ok ? previewPullRequest(await openPrInput(params), access.value) : access;
+});
+connection.onRequest(ExitsOpenPullRequest, async (params) => {
+  const access = forges.access();
+  if (!access.ok) return access;
+  const result = await openPullRequest({ ...(await openPrInput(params)), expectComposition: params.compositionId }, access.value);
+  if (result.ok) hostLog('info', `${result.value.reused ? 'reused' : 'opened'} ${result.value.url}`);
   return result;
 });
 

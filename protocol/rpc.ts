@@ -423,3 +423,42 @@ export const ExitsPostReview = new RequestType<ExitsPostReviewParams, Result<imp
 
 /** host → extension: a session's review was posted (or found posted): the Hand off view and preview show it. */
 export const ExitsPosted = new NotificationType<import('./exits').PublishReceipt>('rennet/exits/posted');
+
+export interface ExitsPullRequestParams {
+  repo: string;
+  /** The branch to open a request for; absent: the current branch. */
+  branch?: string;
+  base?: string;
+  /** The reviewer's edits over the drafted title and description. */
+  title?: string;
+  body?: string;
+}
+export interface OpenPullRequestPreview {
+  compositionId: string;
+  provider: import('./exits').ForgeProvider;
+  destination: { host: string; owner: string; repo: string; remote: string; webUrl: string };
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+  /** Where the draft came from: `commits`, `design`, `sequence`, `decisions`, `edited`. */
+  sources: string[];
+  /** The open request for this head and base, which opening reuses; null: one is created. */
+  existing: { number: number; url: string } | null;
+}
+/** extension → host: exactly what "Open Pull Request" would push and submit (destination, branches, title, description); nothing is sent. */
+export const ExitsPreviewPullRequest = new RequestType<ExitsPullRequestParams, Result<OpenPullRequestPreview>, void>('rennet/exits/previewPullRequest');
+
+export interface ExitsOpenPullRequestParams extends ExitsPullRequestParams {
+  /** The previewed composition; a different destination, branch or text now is refused (stale-composition) before the push. */
+  compositionId: string;
+}
+export interface OpenPullRequestResult {
+  url: string;
+  number: number;
+  /** An open request for the same head and base was reused. */
+  reused: boolean;
+  provider: import('./exits').ForgeProvider;
+}
+/** extension → host: push the branch (`refs/heads/<b>:refs/heads/<b>`, no upstream written) and open or reuse its request. */
+export const ExitsOpenPullRequest = new RequestType<ExitsOpenPullRequestParams, Result<OpenPullRequestResult>, void>('rennet/exits/openPullRequest');
