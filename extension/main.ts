@@ -31,6 +31,7 @@ import { captureNewHead } from './commands/captureNewHead';
 import { previewReview } from './commands/previewReview';
 import { reviewPullRequest } from './commands/reviewPullRequest';
 import { setGitLabToken } from './commands/setGitLabToken';
+import { openPullRequestCommand } from './commands/openPullRequest';
 import { ExitsState } from './exits';
 import { Forges } from './forges';
 import { HandOffView } from './handOff';
@@ -89,6 +90,7 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
     'rennet.revealElement': revealElement,
     'rennet.reviewPullRequest': reviewPullRequest,
     'rennet.setGitLabToken': setGitLabToken,
+    'rennet.openPullRequest': openPullRequestCommand,
     'rennet.previewReview': previewReview,
     'rennet.captureNewHead': captureNewHead,
     // Open in Editor, Show on Board, Edit Text, Unstage and the links of the Hand off rows.

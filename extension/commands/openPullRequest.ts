@@ -1,0 +1,80 @@
+import * as vscode from 'vscode';
+import { pullRequestLabel } from '../../protocol/forge';
+import { ExitsOpenPullRequest, ExitsPreviewPullRequest, type OpenPullRequestPreview, type OpenPullRequestResult } from '../../protocol/rpc';
+import type { Ctx } from '../ctx';
+import { refusalMessage } from '../forgePlan';
+import { describe } from '../hostClient';
+import { confirmModal, inputBox, notify, withProgress } from '../ui';
+import { ui, uiText, type UiText } from '../uiText';
+import { pickRepository } from './pickers';
+
+const TITLE = ui`Rennet: Open Pull Request`;
+
+/** The modal's text: exactly what is pushed and submitted (plain text: a modal renders no Markdown). */
+export function openPullRequestDetail(p: OpenPullRequestPreview): UiText {
+  const where = `${p.destination.owner}/${p.destination.repo} on ${p.destination.host} (remote ${p.destination.remote})`;
+  const action = p.existing
+    ? `Pushes ${p.branch} to ${where} and reuses the open request ${p.existing.url} for ${p.branch} → ${p.base}.`
+    : `Pushes ${p.branch} to ${where} and opens a request ${p.branch} → ${p.base} with this title and description:`;
+  return uiText(`${action}\n\n${p.title}\n\n${p.body}`);
+}
+
+/**
+ * "Rennet: Open Pull Request" (own branch): the host drafts the title and description from the
+ * branch's commits and boards and resolves the destination from its push URL; a modal shows
+ * exactly what is pushed and submitted, with "Edit Title…" and "Edit Description…" (the edits ride
+ * the next preview); Open pushes `refs/heads/<b>:refs/heads/<b>` and opens or reuses the request,
+ * refused by the host if anything drifted since the preview.
+ */
+export const openPullRequestCommand = (ctx: Ctx) => async (): Promise<OpenPullRequestResult | undefined> => {
+  const repo = await pickRepository(TITLE);
+  if (!repo) return undefined;
+  const edits: { title?: string; body?: string } = {};
+  try {
+    for (;;) {
+      const preview = await withProgress({ location: vscode.ProgressLocation.Window, title: ui`Rennet: drafting the pull request…` }, () =>
+        ctx.host.request(ExitsPreviewPullRequest, { repo, ...edits }),
+      );
+      if (!preview.ok) {
+        void ctx.forges.showRefusal(refusalMessage('draft the pull request', preview.error), preview.error);
+        return undefined;
+      }
+      const p = preview.value;
+      const open = p.existing ? ui`Push and Reuse ${pullRequestLabel({ provider: p.provider, number: p.existing.number })}` : p.provider === 'gitlab' ? ui`Push and Open Merge Request` : ui`Push and Open Pull Request`;
+      const editTitle = ui`Edit Title…`;
+      const editBody = ui`Edit Description…`;
+      const chosen = await confirmModal('info', ui`${p.branch} → ${p.base}: ${p.title}`, openPullRequestDetail(p), open, editTitle, editBody);
+      if (chosen === undefined) return undefined;
+      if (chosen === editTitle) {
+        const title = await inputBox({ title: TITLE, prompt: ui`The request's title.`, value: p.title, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : ui`A title is not empty.`) });
+        if (title !== undefined) edits.title = title.trim();
+        continue;
+      }
+      if (chosen === editBody) {
+        const body = await inputBox({ title: TITLE, prompt: ui`The request's description (⏎ in the text stands for a line break).`, value: p.body.replace(/\n/g, '⏎'), ignoreFocusOut: true });
+        if (body !== undefined) edits.body = body.replace(/⏎/g, '\n');
+        continue;
+      }
+      const opened = await withProgress({ location: vscode.ProgressLocation.Notification, title: ui`Rennet: pushing ${p.branch} and opening the request…` }, () =>
+        ctx.host.request(ExitsOpenPullRequest, { repo, branch: p.branch, base: p.base, ...edits, compositionId: p.compositionId }, 120_000),
+      );
+      if (!opened.ok) {
+        if (opened.error.code === 'stale-composition') {
+          void notify('warning', ui`Rennet: the request changed since the preview (${opened.error.message}); here is the new one.`);
+          continue;
+        }
+        void ctx.forges.showRefusal(refusalMessage('open the pull request', opened.error), opened.error);
+        return undefined;
+      }
+      const o = opened.value;
+      const view = ui`Open on ${p.provider === 'gitlab' ? 'GitLab' : 'GitHub'}`;
+      void notify('info', ui`Rennet: ${o.reused ? 'reused' : 'opened'} ${pullRequestLabel({ provider: o.provider, number: o.number })}.`, view).then((a) => {
+        if (a === view && /^https?:\/\//.test(o.url)) void vscode.env.openExternal(vscode.Uri.parse(o.url));
+      });
+      return o;
+    }
+  } catch (error) {
+    void notify('error', ui`Rennet could not open the pull request: ${describe(error)}`);
+    return undefined;
+  }
+};
