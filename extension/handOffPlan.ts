@@ -35,6 +35,7 @@ export const HAND_OFF_COMMANDS = {
   refresh: 'rennet.handOff.refresh',
   preview: 'rennet.previewReview',
   captureNewHead: 'rennet.captureNewHead',
+  openPullRequest: 'rennet.openPullRequest',
 } as const;
 
 /** The longest label an ask's first line gets before it is cut with "…". */
@@ -151,6 +152,8 @@ export function planHandOff(input: HandOffInput): HandOffPlan {
   } else {
     rows.push(lane('changes', 'Changes', changeRows, ui`No changes staged.`));
     rows.push(notice('dispatch-refusal', ui`Dispatching a round to a coding agent arrives in a later version; these asks stay staged.`, 'info'));
+    const target = session.session.target;
+    if (target.kind === 'branch') rows.push(openRequestRow(session.session.repoRoot, target.head, target.base, changeRows.length));
     if (postRows.length > 0) {
       rows.push(lane('post-review', 'Post review', postRows, null));
       if (mode === 'own-request') {
@@ -168,6 +171,25 @@ export function planHandOff(input: HandOffInput): HandOffPlan {
     }
   }
   return { description, message: undefined, badge, mode, rows };
+}
+
+/**
+ * One's own branch: once nothing is left to ask, the exit is the pull request itself (pushed and
+ * opened, or reused, by "Open Pull Request"); while asks remain it is a muted destination line.
+ */
+function openRequestRow(repo: string, branch: string, base: string, remaining: number): HandOffRow {
+  if (remaining > 0) {
+    return notice('open-request-later', ui`Pull request: ${branch} → ${base} opens from here once nothing is left to ask.`, 'git-pull-request-draft');
+  }
+  return {
+    id: 'exit:open-request',
+    label: ui`Open pull request…`,
+    description: ui`${branch} → ${base}`,
+    tooltip: ui`Push ${branch} and open (or reuse) its pull or merge request: the title and description are drafted from its commits and boards, shown before anything is sent.`,
+    icon: 'git-pull-request-create',
+    contextValue: 'handoff-exit-open-request',
+    command: { id: HAND_OFF_COMMANDS.openPullRequest, title: 'Open Pull Request', arguments: [{ repo, branch, base }] },
+  };
 }
 
 function viewDescription(session: SessionSnapshot, mode: HandOffMode): UiText {

@@ -26,14 +26,19 @@ export function openPullRequestDetail(p: OpenPullRequestPreview): UiText {
  * the next preview); Open pushes `refs/heads/<b>:refs/heads/<b>` and opens or reuses the request,
  * refused by the host if anything drifted since the preview.
  */
-export const openPullRequestCommand = (ctx: Ctx) => async (): Promise<OpenPullRequestResult | undefined> => {
-  const repo = await pickRepository(TITLE);
+export const openPullRequestCommand = (ctx: Ctx) => async (arg?: unknown): Promise<OpenPullRequestResult | undefined> => {
+  // From the Hand off view: the reviewed branch and base; from the palette: the current branch.
+  const given = arg !== null && typeof arg === 'object' ? (arg as { repo?: unknown; branch?: unknown; base?: unknown }) : {};
+  const named = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : undefined);
+  const repo = named(given.repo) ?? (await pickRepository(TITLE));
   if (!repo) return undefined;
+  const branch = named(given.branch);
+  const base = named(given.base);
   const edits: { title?: string; body?: string } = {};
   try {
     for (;;) {
       const preview = await withProgress({ location: vscode.ProgressLocation.Window, title: ui`Rennet: drafting the pull request…` }, () =>
-        ctx.host.request(ExitsPreviewPullRequest, { repo, ...edits }),
+        ctx.host.request(ExitsPreviewPullRequest, { repo, ...(branch ? { branch } : {}), ...(base ? { base } : {}), ...edits }),
       );
       if (!preview.ok) {
         void ctx.forges.showRefusal(refusalMessage('draft the pull request', preview.error), preview.error);

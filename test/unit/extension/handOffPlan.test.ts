@@ -270,9 +270,19 @@ describe('extension/handOffPlan', () => {
     it('a branch review: Changes, and its post-review asks stated as having no request to post to', () => {
       const plan = planHandOff({ session: branch(), projection: p });
       assert.equal(plan.description, 'feature vs main');
-      assert.deepEqual(labels(plan.rows).slice(0, 3), ['Changes', refusal, 'Post review']);
-      assert.match(labels(plan.rows)[3] ?? '', /^A branch review has no pull or merge request to post to; these asks stay staged\./);
+      assert.deepEqual(labels(plan.rows).slice(0, 4), ['Changes', refusal, 'Pull request: feature → main opens from here once nothing is left to ask.', 'Post review']);
+      assert.match(labels(plan.rows)[4] ?? '', /^A branch review has no pull or merge request to post to; these asks stay staged\./);
       assert.ok(!plan.rows.some((r) => r.command?.id === 'rennet.previewReview'), 'no Preview without a request');
+      assert.ok(!plan.rows.some((r) => r.command?.id === 'rennet.openPullRequest'), 'asks remain: the request is a destination, not yet an action');
+    });
+
+    it('one’s own branch with nothing left to ask: the exit is the pull request itself, for the reviewed branch', () => {
+      const plan = planHandOff({ session: branch(), projection: new Asks().projection() });
+      const row = plan.rows.find((r) => r.id === 'exit:open-request');
+      assert.ok(row, JSON.stringify(labels(plan.rows)));
+      assert.equal(row.label, 'Open pull request…');
+      assert.equal(row.description, 'feature → main');
+      assert.deepEqual(row.command, { id: 'rennet.openPullRequest', title: 'Open Pull Request', arguments: [{ repo: branch().session.repoRoot, branch: 'feature', base: 'main' }] });
     });
 
     it('the working tree with only changes asks: one lane and the refusal', () => {
