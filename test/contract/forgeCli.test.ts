@@ -176,4 +176,46 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     assert.equal(unknown.code, 3);
     assert.match(unknown.stderr, /forge\.example\.invalid is not a registered forge/);
   });
+
+  it('GitLab: review --pr !1, ask and post-review land the review as discussions and one body note carrying the verdict label; open-pr opens a merge request', async () => {
+    await forge.createRepo({ provider: 'gitlab', owner: 'grp', name: 'uploads', from: src.dir, defaultBranch: 'main' });
+    await forge.openPullRequest({ provider: 'gitlab', owner: 'grp', name: 'uploads', author: 'alice', head: 'feature', base: 'main', title: 'Retry uploads', body: 'Uploads retry with back-off.' });
+    const url = new URL(forge.url);
+    const glWork = join(dir, 'gl-work');
+    await execFileP('git', ['clone', '--quiet', `${url.protocol}//bob:bob-token@${url.host}/grp/uploads.git`, glWork], { env: isolatedCliEnv({}) });
+    const gl = { RENNET_FORGES: JSON.stringify([{ host: url.host, provider: 'gitlab' }]), GITLAB_TOKEN: 'bob-token', RENNET_DATA_DIR: join(dir, 'gl-data') };
+    const reviewed = await rennet(['review', '--repo', glWork, '--pr', '!1', '--json'], gl);
+    assert.equal(reviewed.code, 0, reviewed.stderr);
+    const ask = await rennet(['ask', '--repo', glWork, '--pr', '1', '--intent', 'request-change', '--path', 'src/retry.ts', '--line', '6', '--end-line', '8', '--text', 'Skip the wait after the last attempt.', '--json'], gl);
+    assert.equal(ask.code, 0, ask.stderr);
+    const dry = await rennet(['post-review', '--repo', glWork, '--pr', '1', '--dry-run', '--json'], gl);
+    assert.equal(dry.code, 0, dry.stderr);
+    const descriptor = ReviewDescriptor.parse(JSON.parse(dry.stdout));
+    assert.equal(descriptor.provider, 'gitlab');
+    assert.match(descriptor.body, /^\*\*Verdict: changes requested\*\*/);
+    const post = await rennet(['post-review', '--repo', glWork, '--pr', '1', '--expect-composition', descriptor.compositionId, '--json'], gl);
+    assert.equal(post.code, 0, post.stderr);
+    const mr = { provider: 'gitlab' as const, owner: 'grp', name: 'uploads', number: 1 };
+    const notes = forge.notes(mr) as Array<{ body: string; position?: unknown }>;
+    assert.equal(notes.filter((n) => n.body === descriptor.body).length, 1, 'the body note is the dry run’s body, once');
+    const discussions = forge.discussions(mr) as Array<{ notes: Array<{ body: string; position?: { new_line?: number; line_range?: unknown } | null }> }>;
+    const positioned = discussions.flatMap((d) => d.notes).filter((n) => n.position);
+    assert.deepEqual(positioned.map((n) => n.body), descriptor.comments.map((c) => c.body));
+    const again = await rennet(['post-review', '--repo', glWork, '--pr', '1', '--json'], gl);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal((JSON.parse(again.stdout) as { reused: boolean }).reused, true);
+    assert.equal((forge.notes(mr) as Array<{ body: string }>).filter((n) => n.body === descriptor.body).length, 1);
+
+    const git = (...args: string[]) => execFileP('git', args, { cwd: glWork, env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@example.com' }), encoding: 'utf8' });
+    await git('checkout', '--quiet', '-b', 'docs-retry');
+    writeFileSync(join(glWork, 'RETRY.md'), 'How uploads retry.\n');
+    await git('add', 'RETRY.md');
+    await git('commit', '--quiet', '-m', 'Explain how uploads retry');
+    const opened = await rennet(['open-pr', '--repo', glWork, '--json'], gl);
+    assert.equal(opened.code, 0, opened.stderr);
+    const o = JSON.parse(opened.stdout) as { number: number; reused: boolean; provider: string; url: string };
+    assert.deepEqual([o.provider, o.reused], ['gitlab', false]);
+    const created = (await forge.pullRequest({ provider: 'gitlab', owner: 'grp', name: 'uploads', number: o.number })) as { title: string; source_branch: string; target_branch: string };
+    assert.deepEqual([created.title, created.source_branch, created.target_branch], ['Explain how uploads retry', 'docs-retry', 'main']);
+  });
 });
