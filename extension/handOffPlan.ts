@@ -318,14 +318,20 @@ export function spanWords(span: CodeSpan, activePatchsetId: string | null): stri
   return span.patchsetId === activePatchsetId ? where : `${where} · earlier capture`;
 }
 
-/** An ask's anchor in words: `path:lines (side)`, `finding: title`, `board: Lens`, `general`. */
+/**
+ * An ask's anchor in words: `path:lines (side)`, `finding: title`, `board: Lens`, `general`. A
+ * finding whose title is not on the shown boards (an earlier generation's, e.g. after Capture New
+ * Head) is named by the code it cites, `finding on path:lines (side)`; its bare element id says
+ * nothing to the reviewer, so it is the last resort.
+ */
 export function anchorWords(anchor: AskAnchor, activePatchsetId: string | null, findingTitles?: ReadonlyMap<string, string>): string {
   switch (anchor.kind) {
     case 'line':
       return spanWords(anchor, activePatchsetId);
     case 'finding': {
       const title = findingTitles?.get(findingKey(anchor));
-      return `finding: ${title ?? anchor.findingId}`;
+      if (title !== undefined) return `finding: ${title}`;
+      return anchor.codeRef ? `finding on ${spanWords(anchor.codeRef, activePatchsetId)}` : `finding: ${anchor.findingId}`;
     }
     case 'quote':
       return `board: ${LENS_TITLES[anchor.lens]}`;

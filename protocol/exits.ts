@@ -207,6 +207,8 @@ export const LensGrounding = z.object({
   sections: z.number().int().nonnegative(),
   /** Findings on the board (Flagged; 0 elsewhere). */
   findings: z.number().int().nonnegative(),
+  /** Noise groups on the board (Noise; 0 elsewhere): Noise groups skippable hunks, it writes no sections. */
+  groups: z.number().int().nonnegative(),
 });
 export type LensGrounding = z.infer<typeof LensGrounding>;
 

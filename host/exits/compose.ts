@@ -326,6 +326,8 @@ function lensWords(lens: ReviewGrounding['lenses'][number], findings: ReviewGrou
   const title = LENS_TITLES[lens.lens];
   if (lens.state !== 'settled') return `${title} ${lens.state}`;
   if (lens.lens === 'flagged') return `${title} ${plural(lens.findings, 'finding')} (${findings.open} open, ${findings.dismissed} dismissed)`;
+  // Noise's board is its groups of skippable hunks (it writes no sections).
+  if (lens.lens === 'noise') return `${title} ${plural(lens.groups, 'group')}`;
   return `${title} ${plural(lens.sections, 'section')}`;
 }
 

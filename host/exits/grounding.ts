@@ -16,11 +16,12 @@ export function groundingOf(generation: GenerationSnapshot | null, projection: A
     const elements = lane.state === 'settled' ? (lane.board?.elements ?? []) : [];
     const sections = elements.filter((e) => e.kind === 'section' && e.parent === null).length;
     const laneFindings = elements.filter((e) => e.kind === 'finding');
+    const groups = elements.filter((e) => e.kind === 'noise_group').length;
     if (lane.lens === 'flagged') {
       const boardId = flaggedBoardId(generation.sessionId, generation.generationId);
       for (const f of laneFindings) findings.push({ generationId: generation.generationId, boardId, findingId: f.id });
     }
-    lenses.push({ lens: lane.lens, state: lane.state, sections, findings: laneFindings.length });
+    lenses.push({ lens: lane.lens, state: lane.state, sections, findings: laneFindings.length, groups });
   }
   const open = flaggedOpenCount(findings, projection);
   const dismissed = findings.filter((f) => Object.hasOwn(projection.findingDispositions, `${f.generationId}|${f.boardId}|${f.findingId}`)).length;

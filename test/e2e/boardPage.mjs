@@ -156,3 +156,51 @@ export function dumpDiagnostics({ label, cs, models, consoleErrors, codeServerLi
   }
   if (consoleErrors.length) console.log(`--- ${label}: browser console errors (last 20) ---\n${consoleErrors.slice(-20).join('\n')}`);
 }
+
+/**
+ * Opens VS Code's comment widget on `line` of `editor` through the line's comment glyph (the
+ * commenting range's bar between the line numbers and the text): hovers it until VS Code turns it
+ * into a "+" (line-hover), then clicks. VS Code opens the widget only when the element under the
+ * pointer at both mouse down and mouse up is the glyph; a gutter re-render between them
+ * (decorations being re-applied as a generation lands) swallows the click, as it would a person's,
+ * who clicks again: up to three clicks. `onHover` runs after the first hover (a screenshot of the
+ * "+"), `onRetried` once when a click had to be repeated. Answers the visible widget's locator.
+ */
+export async function openCommentWidget(page, editor, line, { label = 'e2e', onHover = null, onRetried = null } = {}) {
+  const tops = await visibleLineTops(editor);
+  rig.expect(line in tops, `line ${line} is not visible in the editor (visible: ${Object.keys(tops).join(',')})`);
+  const glyphAt = async () => {
+    const boxes = await editor.locator('.comment-range-glyph').evaluateAll((els) =>
+      els.map((e) => {
+        const holder = e.style.top ? e : e.parentElement;
+        const r = e.getBoundingClientRect();
+        return { top: parseFloat(holder?.style.top || 'NaN'), x: r.x + r.width / 2, y: r.y + r.height / 2, cls: e.className };
+      }),
+    );
+    return boxes.find((b) => Math.abs(b.top - tops[line]) < 2) ?? null;
+  };
+  const widget = page.locator('.review-widget').filter({ visible: true }).last();
+  const attempts = [];
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const glyph = await glyphAt();
+    rig.expect(glyph, `line ${line} has no comment glyph (.comment-range-glyph): no commenting range there? (${await editor.locator('.comment-range-glyph').count()} glyphs in the editor)`);
+    await page.mouse.move(glyph.x - 20, glyph.y);
+    await page.mouse.move(glyph.x, glyph.y);
+    let hovered = null;
+    for (let i = 0; i < 20; i++) {
+      hovered = await glyphAt();
+      if (/line-hover/.test(hovered?.cls ?? '')) break;
+      await rig.sleep(150);
+    }
+    if (attempt === 1 && onHover) await onHover();
+    const under = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.className ?? null, [hovered?.x ?? glyph.x, hovered?.y ?? glyph.y]);
+    await page.mouse.click(hovered?.x ?? glyph.x, hovered?.y ?? glyph.y);
+    const opened = await widget.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+    if (opened) break;
+    attempts.push(`attempt ${attempt}: glyph class ${JSON.stringify(hovered?.cls)}, element under the pointer ${JSON.stringify(under)}`);
+    rig.log(`${label}: clicking line ${line}'s comment glyph opened no widget (${attempts.at(-1)}); clicking again`);
+  }
+  if (attempts.length > 0 && onRetried) await onRetried();
+  rig.expect(attempts.length < 3, `clicking line ${line}'s comment glyph opened no comment widget, three times:\n    ${attempts.join('\n    ')}`);
+  return widget;
+}

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as rig from './rig.mjs';
-import { LENS_ORDER, board, dumpDiagnostics, editorOf, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
+import { LENS_ORDER, board, dumpDiagnostics, editorOf, openCommentWidget, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
 import { diffHunks, makeFixtureRepo, uncitedHunkCount } from './fixture.mjs';
 import { harnessSettings, startModelServers } from './modelServers.mjs';
 
@@ -434,18 +434,6 @@ export async function runReading({ paths, vsix, runner, browser }) {
     const line = plan.sequence[0].start;
     const tops = await visibleLineTops(editor);
     expect(line in tops, `line ${line} is not visible in the editor`);
-    // Hover the line's comment glyph (the commenting range's bar between the line numbers and the
-    // text): VS Code turns it into a "+" (line-hover) that opens the comment widget.
-    const glyphAt = async () => {
-      const boxes = await editor.locator('.comment-range-glyph').evaluateAll((els) =>
-        els.map((e) => {
-          const holder = e.style.top ? e : e.parentElement;
-          const r = e.getBoundingClientRect();
-          return { top: parseFloat(holder?.style.top || 'NaN'), x: r.x + r.width / 2, y: r.y + r.height / 2, cls: e.className };
-        }),
-      );
-      return boxes.find((b) => Math.abs(b.top - tops[line]) < 2) ?? null;
-    };
     // Put the cursor on the line first: with the cited range still selected, VS Code would open the
     // comment on the whole selection instead of the one line.
     const lineBox = await editor.locator('.view-lines .view-line').evaluateAll(
@@ -466,32 +454,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
       cursor = await activeEditor();
     }
     expect(collapsed.test(cursor.status ?? ''), `clicking line ${line} should leave the cursor there with nothing selected; the status bar says ${JSON.stringify(cursor.status)}`);
-    // Hover, then click the glyph. VS Code opens the widget only when the element under the pointer at
-    // both mouse down and mouse up is the glyph; a gutter re-render between them (decorations being
-    // re-applied as the generation lands) swallows the click, as it would a person's, who clicks again.
-    const widget = page.locator('.review-widget').filter({ visible: true }).last();
-    const attempts = [];
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      const glyph = await glyphAt();
-      expect(glyph, `line ${line} has no comment glyph (.comment-range-glyph): no commenting range there? (${await editor.locator('.comment-range-glyph').count()} glyphs in the editor)`);
-      await page.mouse.move(glyph.x - 20, glyph.y);
-      await page.mouse.move(glyph.x, glyph.y);
-      let hovered = null;
-      for (let i = 0; i < 20; i++) {
-        hovered = await glyphAt();
-        if (/line-hover/.test(hovered?.cls ?? '')) break;
-        await rig.sleep(150);
-      }
-      if (attempt === 1) await screenshot('comment-plus');
-      const under = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.className ?? null, [hovered?.x ?? glyph.x, hovered?.y ?? glyph.y]);
-      await page.mouse.click(hovered?.x ?? glyph.x, hovered?.y ?? glyph.y);
-      const opened = await widget.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
-      if (opened) break;
-      attempts.push(`attempt ${attempt}: glyph class ${JSON.stringify(hovered?.cls)}, element under the pointer ${JSON.stringify(under)}`);
-      rig.log(`reading: clicking line ${line}'s comment glyph opened no widget (${attempts.at(-1)}); clicking again`);
-    }
-    if (attempts.length > 0) await screenshot('comment-click-retried');
-    expect(attempts.length < 3, `clicking line ${line}'s comment glyph opened no comment widget, three times:\n    ${attempts.join('\n    ')}`);
+    const widget = await openCommentWidget(page, editor, line, { label: 'reading', onHover: () => screenshot('comment-plus'), onRetried: () => screenshot('comment-click-retried') });
     await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
     await page.keyboard.type(COMMENT_TEXT);
     // Monaco draws typed text on a later frame: read until it is all there (or time runs out).

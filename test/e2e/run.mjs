@@ -6,24 +6,26 @@
 //   RENNET_SKIP_BUILD=1 npm run test:e2e     reuse dist/ as it is
 //   RENNET_E2E_ONLY=1 npm run test:e2e       skip the integration suites
 //   RENNET_E2E_SCENARIOS=reading npm run test:e2e   only the named scenarios (comma-separated:
-//                                            capture, reading, hostile, integration; default all)
+//                                            capture, reading, hostile, forge, integration; default all)
 //
 // Scenarios: capture (below: the patchset board against git), reading (reading.mjs: the lens
 // boards drafted against scripted model servers, citations, gutter marks, comments), hostile
 // (hostile.mjs: names, contents and model text that try to run commands, scripts or requests),
-// then the integration suites.
+// forge (forge.mjs: Review Pull Request, asks, the Hand off view, the preview and Post against the
+// fake forge), then the integration suites.
 // Screenshots: test/e2e/artifacts/*.png (full page, one per step; FAIL-*.png on failures).
 import fs from 'node:fs';
 import path from 'node:path';
 import * as rig from './rig.mjs';
 import { expectedDiff, git, makeFixtureRepo } from './fixture.mjs';
 import { runIntegration } from '../integration/run.mjs';
+import { runForge } from './forge.mjs';
 import { runHostile } from './hostile.mjs';
 import { runReading } from './reading.mjs';
 
 const { expect } = rig;
 const PANEL_TIMEOUT = 90_000;
-const SCENARIOS = ['capture', 'reading', 'hostile', 'integration'];
+const SCENARIOS = ['capture', 'reading', 'hostile', 'forge', 'integration'];
 const scenarios = new Set(
   process.env.RENNET_E2E_SCENARIOS ? process.env.RENNET_E2E_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean) : SCENARIOS,
 );
@@ -388,6 +390,7 @@ async function main() {
   if (scenarios.has('capture')) await runCapture({ paths, repo, branchExpect, vsix, browser });
   if (scenarios.has('reading')) await runReading({ paths, vsix, runner, browser });
   if (scenarios.has('hostile')) await runHostile({ paths, vsix, runner, browser });
+  if (scenarios.has('forge')) await runForge({ paths, vsix, runner, browser });
 
   if (scenarios.has('integration')) {
     await runIntegration({ paths, rennetVsix: vsix, runner, browser });

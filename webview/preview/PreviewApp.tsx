@@ -9,7 +9,7 @@
 import { useEffect, useMemo, useReducer } from 'preact/hooks';
 import type { AskIntent, ComposedReview, ForgeProvider, HostStatus, PreviewSnapshot, PublishReceipt, ReviewPreview, ToPreview, VerdictOverride } from '../../protocol';
 import { escapeControls, escapeInvisible } from '../../protocol/text';
-import { markdownBlock } from '../board/markdown';
+import { markdownBlock, markdownInline } from '../board/markdown';
 import type { PreviewBridge } from '../bridge';
 import { Button, CountBadge } from '../components';
 import {
@@ -354,7 +354,10 @@ function Folded({ review }: { review: ComposedReview }) {
       <ul class="rn-preview-folded">
         {notes.map((note, index) => (
           <li key={`${note.ref}|${index}`} data-testid="folded-ask" data-reason={note.reason} data-in-body={note.inBody ? 'true' : 'false'}>
-            <span class="rn-preview-comment-where">{escapeControls(note.where)}</span>
+            {/* The anchor as the body's note names it (Markdown: `path` in code): drawn as the forge draws it. */}
+            <span class="rn-preview-comment-where" data-testid="folded-where">
+              {markdownInline(note.where)}
+            </span>
             <span class="rn-muted"> · {INTENT_WORDS[note.intent]}</span>
             <div data-testid="fold-reason">{FOLD_REASON_WORDS[note.reason]}</div>
           </li>

@@ -316,7 +316,7 @@ const worldArb = patchsetArb.chain((patchset) =>
         projection,
         target: { provider: w.provider, host: w.provider === 'github' ? 'github.com' : 'gitlab.com', owner: 'acme', repo: 'widgets', number: 7, headSha: HEAD, baseSha: BASE },
         ownPullRequest: w.ownPullRequest,
-        grounding: { lenses: [{ lens: 'flagged', state: 'settled', sections: 1, findings: 2 }], findings: { open: 2, dismissed: 0 } },
+        grounding: { lenses: [{ lens: 'flagged', state: 'settled', sections: 1, findings: 2, groups: 0 }], findings: { open: 2, dismissed: 0 } },
         ...(w.opener === undefined ? {} : { opener: w.opener }),
       };
     }),

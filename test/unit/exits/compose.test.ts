@@ -297,6 +297,13 @@ describe('exits: composeReview over a captured repository', function () {
         ),
         r.descriptor.body,
       );
+      // A settled Noise board is stated by its groups of skippable hunks, not by sections it never writes.
+      const noise = composed(
+        input(ps, a.projection(), {
+          grounding: { lenses: [{ lens: 'noise', state: 'settled', sections: 0, findings: 0, groups: 1 }], findings: { open: 0, dismissed: 0 } },
+        }),
+      );
+      assert.match(noise.descriptor.body, /\n\nLens boards: Noise 1 group\.\n\n/);
       const given = composed(input(ps, a.projection(), { opener: 'Thanks — two small things.\r\n' }));
       assert.ok(given.descriptor.body.startsWith('Thanks — two small things.\n\n### Notes'));
       const blank = composed(input(ps, a.projection(), { opener: '  \n ' }));

@@ -100,10 +100,10 @@ export function target(patchset: Patchset, over: Partial<ReviewTarget> = {}): Re
 
 export const GROUNDING: ReviewGrounding = {
   lenses: [
-    { lens: 'noise', state: 'failed', sections: 0, findings: 0 },
-    { lens: 'design', state: 'settled', sections: 3, findings: 0 },
-    { lens: 'flagged', state: 'settled', sections: 1, findings: 2 },
-    { lens: 'decisions', state: 'absent', sections: 0, findings: 0 },
+    { lens: 'noise', state: 'failed', sections: 0, findings: 0, groups: 0 },
+    { lens: 'design', state: 'settled', sections: 3, findings: 0, groups: 0 },
+    { lens: 'flagged', state: 'settled', sections: 1, findings: 2, groups: 0 },
+    { lens: 'decisions', state: 'absent', sections: 0, findings: 0, groups: 0 },
   ],
   findings: { open: 1, dismissed: 1 },
 };

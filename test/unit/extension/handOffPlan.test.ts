@@ -321,6 +321,11 @@ describe('extension/handOffPlan', () => {
       assert.equal(anchorWords(line('a.ts', 5), PS), 'a.ts:5 (new)');
       assert.equal(anchorWords(line('a.ts', 5, 9, 'base'), PS), 'a.ts:5-9 (old)');
       assert.equal(anchorWords({ kind: 'finding', generationId: GEN, boardId: BOARD, findingId: 'f-9' }, PS), 'finding: f-9');
+      // A finding not on the shown boards (an earlier generation's) is named by its code, not its element id.
+      const codeRef = { patchsetId: 'ps-old', path: 'a.ts', side: 'head' as const, startLine: 3, endLine: 4 };
+      assert.equal(anchorWords({ kind: 'finding', generationId: GEN, boardId: BOARD, findingId: 'f-9', codeRef }, PS), 'finding on a.ts:3-4 (new) · earlier capture');
+      const titles = new Map([[findingKey({ generationId: GEN, boardId: BOARD, findingId: 'f-9' }), 'Retries never stop']]);
+      assert.equal(anchorWords({ kind: 'finding', generationId: GEN, boardId: BOARD, findingId: 'f-9', codeRef }, PS, titles), 'finding: Retries never stop');
       assert.equal(anchorWords({ kind: 'quote', generationId: GEN, lens: 'noise', elementId: 'e', quote: 'q' }, PS), 'board: Noise');
       assert.equal(anchorWords({ kind: 'none' }, PS), 'general');
     });

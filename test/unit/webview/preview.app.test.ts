@@ -96,6 +96,10 @@ describe('webview/preview: the preview app (happy-dom)', function () {
     const folded = all(dom.root, byTestId('folded-ask'));
     assert.deepEqual(folded.map((f) => f.getAttribute('data-reason')), ['pathless', 'board-prose', 'outside-diff']);
     assert.match(text(one(folded[2]!, byTestId('fold-reason'))), /None of its lines is on the forge’s diff/);
+    // The anchor is the body note's Markdown, drawn as the forge draws it: the path in code, no backticks shown.
+    const where = one(folded[2]!, byTestId('folded-where'));
+    assert.equal(text(one(where, 'code')), 'src/a.ts');
+    assert.doesNotMatch(text(where), /`/);
     assert.equal(one(dom.root, byTestId('preview-freshness')).getAttribute('data-state'), 'fresh');
   });
 
