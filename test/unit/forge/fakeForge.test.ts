@@ -3,7 +3,8 @@ import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { TestRepo, tempDir } from '../../fixtures/gitRepo';
+import { tempDir, type TestRepo } from '../../fixtures/gitRepo';
+import { forgeFixture } from './fixtures';
 import { startFakeForge, type FakeForge } from '../../servers/fakeForge';
 
 /**
@@ -28,36 +29,6 @@ async function gitFails(cwd: string, ...args: string[]): Promise<string> {
     return String((e as { stderr?: string }).stderr ?? e);
   }
   throw new Error(`git ${args.join(' ')} succeeded`);
-}
-
-const lines = (prefix: string, n: number, change: (i: number) => string[] | null = () => null) =>
-  Array.from({ length: n }, (_, k) => change(k + 1) ?? [`${prefix}${k + 1}`])
-    .flat()
-    .join('\n') + '\n';
-
-/**
- * main: mod.txt (m1..m40), gone.txt, old-name.txt (r1..r10).
- * feature: mod.txt line 5 replaced (hunk 1: -2,7 +2,7), line 30 replaced by two lines (hunk 2:
- * -27,7 +27,8); added.txt (3 lines); gone.txt deleted; old-name.txt renamed to new-name.txt with
- * line 10 changed. b1..b5: one commit each over main. same: main itself.
- */
-function fixture(): TestRepo {
-  const repo = new TestRepo();
-  repo.write('mod.txt', lines('m', 40)).write('gone.txt', 'g1\ng2\ng3\n').write('old-name.txt', lines('r', 10));
-  repo.commit('base');
-  repo.branch('feature');
-  repo.write('mod.txt', lines('m', 40, (i) => (i === 5 ? ['M5'] : i === 30 ? ['M30a', 'M30b'] : null)));
-  repo.write('added.txt', 'a1\na2\na3\n');
-  repo.remove('gone.txt');
-  repo.git('mv', 'old-name.txt', 'new-name.txt');
-  repo.write('new-name.txt', lines('r', 10, (i) => (i === 10 ? ['R10'] : null)));
-  repo.commit('feature');
-  for (let i = 1; i <= 5; i++) {
-    repo.checkout('main').branch(`b${i}`);
-    repo.write(`b${i}.txt`, `${i}\n`).commit(`b${i}`);
-  }
-  repo.checkout('main').branch('same').checkout('main');
-  return repo;
 }
 
 interface Res {
@@ -119,7 +90,7 @@ describe('fake forge', function () {
   }
 
   before(async () => {
-    source = fixture();
+    source = forgeFixture({ same: true });
     forge = await startFakeForge();
     forge.addUser({ login: 'alice', token: 'alice-token' });
     forge.addUser({ login: 'bob', token: 'bob-token' });

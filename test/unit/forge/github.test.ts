@@ -7,7 +7,8 @@ import { ForgeError, type ForgeAdapter, type ForgeAdapterOptions } from '../../.
 import { ComposedReview as ComposedReviewSchema, reviewMarker, type ComposedReview } from '../../../protocol/exits';
 import type { ForgeRepo } from '../../../protocol/forge';
 import type { Patchset } from '../../../protocol/patchset';
-import { TestRepo } from '../../fixtures/gitRepo';
+import type { TestRepo } from '../../fixtures/gitRepo';
+import { forgeFixture } from './fixtures';
 import { startFakeForge, type FakeForge } from '../../servers/fakeForge';
 import { Asks, GROUNDING, SESSION, line } from '../exits/fixtures';
 
@@ -17,35 +18,6 @@ import { Asks, GROUNDING, SESSION, line } from '../exits/fixtures';
  * per range, own-PR approval, duplicates), over a real repository captured by the real capture and
  * a review composed by the real composer — so the comments are exactly what production posts.
  */
-
-const lines = (prefix: string, n: number, change: (i: number) => string[] | null = () => null) =>
-  Array.from({ length: n }, (_, k) => change(k + 1) ?? [`${prefix}${k + 1}`])
-    .flat()
-    .join('\n') + '\n';
-
-/**
- * main: mod.txt (m1..m40), gone.txt, old-name.txt (r1..r10). feature: mod.txt line 5 replaced
- * (hunk -2,7 +2,7), line 30 replaced by two lines (hunk -27,7 +27,8); added.txt (3 lines);
- * gone.txt deleted; old-name.txt → new-name.txt with line 10 changed. b1..b5: one commit each.
- */
-function fixture(): TestRepo {
-  const repo = new TestRepo();
-  repo.write('mod.txt', lines('m', 40)).write('gone.txt', 'g1\ng2\ng3\n').write('old-name.txt', lines('r', 10));
-  repo.commit('base');
-  repo.branch('feature');
-  repo.write('mod.txt', lines('m', 40, (i) => (i === 5 ? ['M5'] : i === 30 ? ['M30a', 'M30b'] : null)));
-  repo.write('added.txt', 'a1\na2\na3\n');
-  repo.remove('gone.txt');
-  repo.git('mv', 'old-name.txt', 'new-name.txt');
-  repo.write('new-name.txt', lines('r', 10, (i) => (i === 10 ? ['R10'] : null)));
-  repo.commit('feature');
-  for (let i = 1; i <= 5; i++) {
-    repo.checkout('main').branch(`b${i}`);
-    repo.write(`b${i}.txt`, `${i}\n`).commit(`b${i}`);
-  }
-  repo.checkout('main');
-  return repo;
-}
 
 const TOKENS = { alice: 'ghp_alice-secret-0001', bob: 'ghp_bob-secret-0002', carol: 'ghp_carol-secret-0003' };
 /** Small pages (to cross them), fast read retries, no write spacing; Retry-After is honoured in real seconds. */
@@ -71,7 +43,7 @@ describe('forge: the GitHub adapter against the fake forge', function () {
   let nextRepo = 0;
 
   before(async () => {
-    source = fixture();
+    source = forgeFixture();
     const handle = await openRepo(source.dir);
     assert.ok(handle.ok);
     const captured = await capturePatchset(handle.value, { kind: 'branch', base: 'main', head: 'feature' });
