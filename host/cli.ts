@@ -17,7 +17,7 @@ import { resolveStoreDir } from './storeDir';
 import { ReviewService, type PullRequestSource } from './service';
 import { cliAsk, cliForges, cliPostReview, cliPublisher, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
 import { pullRequestContext } from './forge/context';
-import { openPullRequest, previewPullRequest } from './exits/openPr';
+import { openPullRequest, previewPullRequest, sessionDraftEdits } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 import { pullRequestSource } from './forge/pullRequests';
@@ -416,6 +416,7 @@ async function openPrCli(values: ParsedValues): Promise<number> {
         const id = session ? currentGenerationId(store, session.id) : null;
         return id ? readGenerationSnapshot(store, id) : null;
       },
+      draftEdits: sessionDraftEdits(store, (branch, base) => service.findSession(root, { kind: 'branch', head: branch, base })?.id ?? null),
     };
     if (values['dry-run']) {
       const preview = await previewPullRequest(input, access.value);

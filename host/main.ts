@@ -285,7 +285,7 @@ connection.onRequest(AsksExplain, async (params, token) => {
 
 // ─── Forges and exits: pull-request targets, the review preview, Post review ──────────────────
 import { ExitsOpenPullRequest, ExitsPosted, ExitsPostReview, ExitsPreviewPullRequest, ExitsPreviewReview, ForgesConfigure, PullRequestFreshnessGet, PullRequestList, PullRequestResolve, type ExitsPullRequestParams } from '../protocol/rpc';
-import { openPullRequest, previewPullRequest, type OpenPrInput } from './exits/openPr';
+import { openPullRequest, previewPullRequest, sessionDraftEdits, type OpenPrInput } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { Publisher } from './exits/publish';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
@@ -349,6 +349,7 @@ async function openPrInput(params: ExitsPullRequestParams): Promise<OpenPrInput>
       const id = session ? currentGenerationId(store, session.id) : null;
       return id ? readGenerationSnapshot(store, id) : null;
     },
+    draftEdits: sessionDraftEdits(store, (branch, base) => service.findSession(root, { kind: 'branch', head: branch, base })?.id ?? null),
   };
 }
 connection.onRequest(ExitsPreviewPullRequest, async (params) => {

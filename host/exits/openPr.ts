@@ -46,7 +46,18 @@ export interface OpenPrInput {
   body?: string;
   /** The boards of the branch's review, when it has one (the draft reads them). */
   generation?: (branch: string, base: string) => GenerationSnapshot | null;
+  /**
+   * The reviewer's saved edit of the draft, kept on the branch's review (`pr.draftEdit` events):
+   * read when this call names no title or body, and saved when it names one that differs.
+   */
+  draftEdits?: {
+    read(branch: string, base: string): { title?: string; body?: string } | null;
+    save(branch: string, base: string, edit: { title?: string; body?: string }): void;
+  };
 }
+
+/** The session event a saved edit of an own-branch request's draft is kept under. */
+export const PR_DRAFT_EDIT_EVENT_KIND = 'pr.draftEdit';
 
 async function gitOut(cwd: string, args: string[]): Promise<string | null> {
   const r = await runGit(args, { cwd });
@@ -89,13 +100,12 @@ async function locate(input: OpenPrInput, access: ForgeAccess): Promise<Result<L
       return { sha: sha ?? '', subject: subject ?? '' };
     });
   if (commits.length === 0) return err(rennetError('empty-change', `${branch} has no commits over ${base}: there is nothing to open a request for`));
-  const draft = draftPullRequest({
-    branch,
-    base,
-    commits,
-    generation: input.generation?.(branch, base) ?? null,
-    edit: input.title !== undefined || input.body !== undefined ? { ...(input.title !== undefined ? { title: input.title } : {}), ...(input.body !== undefined ? { body: input.body } : {}) } : null,
-  });
+  const stored = input.draftEdits?.read(branch, base) ?? null;
+  const given = input.title !== undefined || input.body !== undefined ? { ...(input.title !== undefined ? { title: input.title } : {}), ...(input.body !== undefined ? { body: input.body } : {}) } : null;
+  // An edit is saved, so a reload, the next preview and the submission all read the same text.
+  const edit = given ? { ...stored, ...given } : stored;
+  if (given && (given.title !== stored?.title || given.body !== stored?.body)) input.draftEdits?.save(branch, base, edit ?? given);
+  const draft = draftPullRequest({ branch, base, commits, generation: input.generation?.(branch, base) ?? null, edit });
   const repo = located.value.repo;
   const compositionId = pullRequestCompositionId({ provider: repo.provider, host: repo.host, owner: repo.owner, repo: repo.repo, branch, base, title: draft.title, body: draft.body });
   return ok({ root, branch, base, remote: located.value.remote, repo, draft, compositionId });
@@ -161,4 +171,31 @@ export async function openPullRequest(input: OpenPrInput & { expectComposition?:
   } catch (error) {
     return forgeFailure(error, `opening a request of ${branch} into ${base} on ${repo.host}`);
   }
+}
+
+/**
+ * Saved draft edits on the branch's review session (none when the branch was never reviewed: the
+ * edit then lives only in the call that names it).
+ */
+export function sessionDraftEdits(
+  store: { appendEvent(sessionId: string, kind: string, payload: unknown, now: string): unknown; readEvents(sessionId: string): Array<{ kind: string; payload: unknown }> },
+  sessionOf: (branch: string, base: string) => string | null,
+  now: () => string = () => new Date().toISOString(),
+): NonNullable<OpenPrInput['draftEdits']> {
+  return {
+    read(branch, base) {
+      const id = sessionOf(branch, base);
+      if (!id) return null;
+      const last = store
+        .readEvents(id)
+        .filter((e) => e.kind === PR_DRAFT_EDIT_EVENT_KIND)
+        .at(-1)?.payload as { title?: unknown; body?: unknown } | undefined;
+      if (!last) return null;
+      return { ...(typeof last.title === 'string' ? { title: last.title } : {}), ...(typeof last.body === 'string' ? { body: last.body } : {}) };
+    },
+    save(branch, base, edit) {
+      const id = sessionOf(branch, base);
+      if (id) store.appendEvent(id, PR_DRAFT_EDIT_EVENT_KIND, edit, now());
+    },
+  };
 }
