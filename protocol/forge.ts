@@ -123,7 +123,7 @@ export const PullRequestRecord = z.object({
   /** When the forge was read (ISO). */
   readAt: z.string(),
   /** The issues its description links (`#12`, `closes #12`, issue URLs of this repository), as read then: data. */
-  issues: z.array(z.object({ number: z.number().int().positive(), title: z.string(), body: z.string(), webUrl: z.string() })).default([]),
+  issues: z.array(z.object({ number: z.number().int().positive(), title: z.string(), body: z.string(), webUrl: z.string(), state: z.enum(['open', 'closed']).optional() })).default([]),
 });
 export type PullRequestRecord = z.infer<typeof PullRequestRecord>;
 

@@ -15,6 +15,7 @@ export function pullRequestContext(record: PullRequestRecord, provider: ForgePro
       id: `#${issue.number}`,
       tracker: provider,
       title: issue.title,
+      state: issue.state ?? null,
       url: issue.webUrl,
       provenance: `linked from the description of ${provider === 'gitlab' ? `!${record.number}` : `#${record.number}`}`,
       body: issue.body,

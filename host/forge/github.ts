@@ -184,7 +184,7 @@ export function githubAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
             const issue = (await octokit.rest.issues.get({ owner, repo: name, issue_number: number })).data;
             // GitHub serves pull requests as issues too; a linked pull request is not an issue.
             if (issue.pull_request) continue;
-            out.push({ number: issue.number, title: issue.title, body: issue.body ?? '', webUrl: issue.html_url });
+            out.push({ number: issue.number, title: issue.title, body: issue.body ?? '', webUrl: issue.html_url, state: issue.state === 'closed' ? 'closed' : 'open' });
           } catch (error) {
             const f = fail(error);
             if (f.kind === 'not-found') continue;

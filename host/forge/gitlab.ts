@@ -457,8 +457,8 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
         const out: LinkedIssue[] = [];
         for (const number of [...new Set(numbers)]) {
           try {
-            const issue = (await api.Issues.show(number, { projectId: project })) as { iid: number; title: string; description: string | null; web_url: string };
-            out.push({ number: issue.iid, title: issue.title, body: issue.description ?? '', webUrl: issue.web_url });
+            const issue = (await api.Issues.show(number, { projectId: project })) as { iid: number; title: string; description: string | null; web_url: string; state?: string };
+            out.push({ number: issue.iid, title: issue.title, body: issue.description ?? '', webUrl: issue.web_url, state: issue.state === 'closed' ? 'closed' : 'open' });
           } catch (error) {
             if (error instanceof ForgeError && error.kind === 'not-found') continue;
             throw error;

@@ -90,7 +90,7 @@ export function pullRequestSource(access: ForgeAccess, now: () => Date = () => n
         baseRef: info.baseRef,
         baseSha: fetched.value.baseTip,
         readAt: now().toISOString(),
-        issues: issues.map((i) => ({ number: i.number, title: i.title, body: i.body, webUrl: i.webUrl })),
+        issues: issues.map((i) => ({ number: i.number, title: i.title, body: i.body, webUrl: i.webUrl, state: i.state })),
       };
       return ok({ capture: { kind: 'branch', head: fetched.value.headRef, base: fetched.value.baseRef }, record });
     },

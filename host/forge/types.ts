@@ -52,6 +52,7 @@ export interface LinkedIssue {
   title: string;
   body: string;
   webUrl: string;
+  state: 'open' | 'closed';
 }
 
 export type ForgeErrorKind =

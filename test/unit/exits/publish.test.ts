@@ -142,7 +142,7 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
     assert.equal(snapshot.session.target.kind, 'pull-request');
     assert.equal(snapshot.pullRequest?.entry, 'teammate');
     assert.equal(snapshot.pullRequest?.viewer, 'bob');
-    assert.deepEqual(snapshot.pullRequest?.issues.map((i) => i.title), ['old.txt has the wrong name'], 'the linked issue was read as context');
+    assert.deepEqual(snapshot.pullRequest?.issues.map((i) => [i.title, i.state]), [['old.txt has the wrong name', 'open']], 'the linked issue was read as context, with its state');
     assert.equal(await git(s.work, 'rev-parse', 'HEAD'), headBefore, 'HEAD did not move');
     assert.equal(await git(s.work, 'status', '--porcelain'), '', 'the index and work tree are untouched');
     assert.equal(await git(s.work, 'branch', '--list', 'feature'), '', 'no branch was created');

@@ -308,7 +308,7 @@ describe('forge: the GitHub adapter against the fake forge', function () {
 
     const issue = forge.addIssue({ owner: r.owner, name: r.repo, title: 'The bug', body: 'Steps…' });
     assert.deepEqual(await bob.linkedIssues([issue.number, 999, numbers[0]!, issue.number]), [
-      { number: issue.number, title: 'The bug', body: 'Steps…', webUrl: `${forge.url}/acme/${r.repo}/issues/${issue.number}` },
+      { number: issue.number, title: 'The bug', body: 'Steps…', webUrl: `${forge.url}/acme/${r.repo}/issues/${issue.number}`, state: 'open' },
     ]);
   });
 

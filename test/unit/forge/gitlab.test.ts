@@ -441,8 +441,8 @@ describe('forge: the GitLab adapter against the fake forge', function () {
     const issue = forge.addIssue({ owner: r.owner, name: r.repo, title: 'The bug', body: 'Steps…' });
     const got = await bob.linkedIssues([issue.number, 999, issue.number]);
     assert.deepEqual(
-      got.map((i) => [i.number, i.title, i.body]),
-      [[issue.number, 'The bug', 'Steps…']],
+      got.map((i) => [i.number, i.title, i.body, i.state]),
+      [[issue.number, 'The bug', 'Steps…', 'open']],
     );
   });
 
