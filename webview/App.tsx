@@ -322,7 +322,7 @@ function Review({ snapshot, refreshing, onRecapture, boards, asks }: ReviewProps
             {targetLabel(session.target)}
           </h1>
           <span class="rn-chip" data-testid="target-kind" data-kind={session.target.kind}>
-            {targetKindLabel(session.target.kind)}
+            {targetKindLabel(session.target)}
           </span>
           <span class="rn-spacer" />
           <Button

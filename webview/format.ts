@@ -22,8 +22,10 @@ export function formatKiB(bytes: number): string {
   return `${text} KiB`;
 }
 
-export function targetKindLabel(kind: Target['kind']): string {
-  return kind === 'branch' ? 'branch' : kind === 'pull-request' ? 'pull request' : 'working tree';
+/** The header's chip: "branch", "working tree", "pull request" (GitHub) or "merge request" (GitLab). */
+export function targetKindLabel(target: Target): string {
+  if (target.kind === 'pull-request') return target.provider === 'gitlab' ? 'merge request' : 'pull request';
+  return target.kind === 'branch' ? 'branch' : 'working tree';
 }
 
 /** "feature vs main" / "working tree vs main" / "Pull Request #12 · octo/hello". */

@@ -19,14 +19,22 @@
 // (preview, Hand off), a new Post refused before anything is sent, and Capture New Head folds the
 // earlier asks; the `command:` links in the request's title and body and in an ask are links nowhere.
 // Screenshots: test/e2e/artifacts/forge-NN-*.png (full page).
-import { execFile, spawn } from 'node:child_process';
+//
+// Then the GitLab pass (runForgeGitLab), on the same forge process: the same repository as grp/widgets
+// with merge request !1 by alice, a code-server of its own registering the forge as GitLab with no
+// token in its environment; bob's token goes in through "Rennet: Set GitLab Token" (SecretStorage,
+// asked for by the host); Review Pull Request → !1, a gutter comment and a finding's Request change,
+// the Hand off view, the preview (the verdict's label as the body's first line), Post → one body note
+// and one positioned discussion per comment, the posted state after a window reload.
+// Screenshots: test/e2e/artifacts/forge-gitlab-NN-*.png.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as rig from './rig.mjs';
 import { board, dumpDiagnostics, editorOf, openCommentWidget, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
 import { diffHunks, git, initRepo, uncitedHunkCount } from './fixture.mjs';
-import { harnessSettings, startModelServers } from './modelServers.mjs';
+import { harnessSettings, startModelServers, startServerProcess } from './modelServers.mjs';
 
 const { expect } = rig;
 const execFileP = promisify(execFile);
@@ -119,44 +127,8 @@ function forgePlan(hunks) {
  * gitlabApiUrl, call(method, args), stop()}`; `call` is its control API (POST /_fake/<method>).
  */
 async function startForgeProcess() {
-  const tsx = path.join(rig.ROOT, 'node_modules/.bin/tsx');
-  const child = spawn(tsx, [path.join(rig.ROOT, 'test/servers/fakeForge/main.ts')], { cwd: rig.ROOT, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-  const stderr = [];
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => stderr.push(...chunk.split('\n').filter(Boolean)));
-  let exited = null;
-  child.on('exit', (code, sig) => {
-    exited = { code, sig };
-  });
-  const stop = async () => {
-    if (exited) return;
-    child.stdin.end();
-    for (let i = 0; i < 30 && !exited; i++) await rig.sleep(100);
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {}
-  };
-  rig.onCleanup(stop);
-  const urls = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the fake forge printed no URLs within 60 s; stderr: ${stderr.join('\n')}`)), 60_000);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const nl = out.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      try {
-        resolve(JSON.parse(out.slice(0, nl)));
-      } catch (e) {
-        reject(new Error(`the fake forge printed ${JSON.stringify(out.slice(0, 200))}: ${e.message}`));
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the fake forge exited (${code}) before printing its URLs: ${stderr.join('\n')}`));
-    });
-  });
+  const { urls, stderr, stop, pid } = await startServerProcess({ script: 'test/servers/fakeForge/main.ts', what: 'the fake forge' });
+  const child = { pid };
   async function call(method, args = {}) {
     const res = await fetch(`${urls.url}/_fake/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) });
     const answer = await res.json().catch(() => ({ error: `HTTP ${res.status}, not JSON` }));
@@ -168,30 +140,28 @@ async function startForgeProcess() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Reading the workbench.
 
-export async function runForge({ paths, vsix, runner, browser }) {
-  let page = null;
-  let cs = null;
-  let models = null;
-  let forge = null;
-  const consoleErrors = [];
-  const { screenshot, test } = scenarioKit({ label: 'forge', runner, page: () => page });
-  const requestCount = () => models?.requests.length ?? 0;
-  const first = runner.results.length;
-
-  /** Polls `read` until `ok(value)` holds or `timeout` ms pass; answers the last value read. */
-  async function poll(read, ok, timeout = 15_000) {
-    const deadline = Date.now() + timeout;
-    let value = await read();
-    while (!ok(value) && Date.now() < deadline) {
-      await rig.sleep(200);
-      value = await read();
-    }
-    return value;
+/** Polls `read` until `ok(value)` holds or `timeout` ms pass; answers the last value read. */
+async function poll(read, ok, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  let value = await read();
+  while (!ok(value) && Date.now() < deadline) {
+    await rig.sleep(200);
+    value = await read();
   }
+  return value;
+}
 
+/**
+ * The page helpers both passes use, over the pass's current page (`current()`): the visible
+ * webview holding a selector, the preview (its frame and what it shows), the board's staged count,
+ * the Hand off view and the Source Control badge.
+ */
+function forgePageKit(current) {
   /** The inner document of the visible webview that holds `selector` (the board and the preview may both be visible). */
   async function webviewWith(selector, timeout = 30_000) {
+    const page = current();
     const deadline = Date.now() + timeout;
     for (;;) {
       const outers = page.locator('iframe.webview');
@@ -209,6 +179,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
 
   /** The preview's inner document (throws naming the tabs when there is none). */
   async function previewFrame(timeout = 30_000) {
+    const page = current();
     const frame = await webviewWith('[data-testid="review-preview"]', timeout);
     if (frame) return frame;
     const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
@@ -231,6 +202,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
           eventText: txt(q('verdict-event')),
           how: txt(q('verdict-how')),
           bodyRendered: txt(q('body-rendered')),
+          bodyFirst: q('body-rendered')?.firstElementChild ? { tag: q('body-rendered').firstElementChild.tagName.toLowerCase(), text: txt(q('body-rendered').firstElementChild), strong: [...q('body-rendered').firstElementChild.querySelectorAll('strong')].map(txt) } : null,
           bodyRaw: q('body-raw')?.textContent ?? null,
           marker: q('body-marker')?.getAttribute('data-marker-id') ?? null,
           commentCount: txt(q('comment-count')),
@@ -262,6 +234,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
 
   /** What the panel says about asks: the staged count and its words. */
   async function stagedCount() {
+    const page = current();
     return board(page)
       .locator('[data-testid="asks-count"]')
       .getAttribute('data-count', { timeout: 2_000 })
@@ -271,6 +244,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
 
   /** The Hand off view's pane: its header (title, description) and its rows with their depth, label and description. */
   async function readHandOff() {
+    const page = current();
     return page
       .locator('body')
       .evaluate(() => {
@@ -301,6 +275,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
 
   /** The badge on the Source Control activity bar entry (where a view's badge shows). */
   async function scmBadge() {
+    const page = current();
     return page
       .locator('body')
       .evaluate(() => {
@@ -313,6 +288,73 @@ export async function runForge({ paths, vsix, runner, browser }) {
       })
       .catch((e) => ({ found: false, error: e.message }));
   }
+
+  return { webviewWith, previewFrame, readPreview, stagedCount, readHandOff, scmBadge };
+}
+
+/** Hides the bottom panel and clears notifications (room for the board and the editor). */
+async function clearTheView(page) {
+  if (await page.locator('[id="workbench.parts.panel"]').isVisible().catch(() => false)) await rig.runCommand(page, 'View: Hide Panel');
+  await rig.runCommand(page, 'Notifications: Clear All Notifications');
+}
+
+/**
+ * Stages a comment from VS Code's comment widget on `line` of the captured head of `cite.path`: the
+ * Sequence card citing `cite` opens it (the checkout is main, so a `rennet-blob:` editor), the line's
+ * comment glyph opens the widget, `text` is typed and staged with Stage Ask; the thread must say
+ * "Staged ask · comment". Screenshots `comment-plus` and `gutter-staged`.
+ */
+async function stageGutterComment({ page, cite, line, text, screenshot, label }) {
+  await selectLens(page, 'sequence');
+  const card = board(page).locator(`[data-testid="code-card"][data-path="${cite.path}"][data-start="${cite.start}"][data-end="${cite.end}"]`).first();
+  await card.locator('[data-testid="code-card-file"]').click();
+  // The checkout is main, so the head opens as Rennet's captured blob, not the workspace file.
+  const tab = page.locator('.part.editor .tabs-container .tab.active', { hasText: 'app.js' }).first();
+  await tab.waitFor({ timeout: 15_000 });
+  const editor = editorOf(page);
+  const uri = await poll(() => editor.getAttribute('data-uri').catch(() => null), (u) => /^rennet-blob:/.test(u ?? ''), 10_000);
+  expect(/^rennet-blob:\/src\/app\.js\?/.test(uri ?? '') && /side(=|%3D)head/.test(uri), `the code card opened ${JSON.stringify(uri)}, expected the captured head of src/app.js (rennet-blob:, side head)`);
+  // Collapse the card's selection onto the line, then its comment glyph.
+  const tops = await visibleLineTops(editor);
+  expect(line in tops, `line ${line} is not visible (visible ${Object.keys(tops).join(',')})`);
+  const lineBox = await editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
+    const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
+    const r = el?.getBoundingClientRect();
+    return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
+  }, tops[line]);
+  await page.mouse.click(lineBox.x, lineBox.y);
+  await rig.sleep(300);
+  const widget = await openCommentWidget(page, editor, line, { label, onHover: () => screenshot('comment-plus') });
+  await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
+  await page.keyboard.type(text);
+  const typed = await poll(() => widget.locator('.comment-form .monaco-editor .view-lines').first().innerText(), (t) => t.replace(/\s+/g, ' ').includes(text), 3_000);
+  expect(typed.replace(/\s+/g, ' ').includes(text), `the comment box shows ${JSON.stringify(typed)} after typing`);
+  const stage = widget.locator('.form-actions .monaco-button, .form-actions button', { hasText: 'Stage Ask' }).first();
+  await stage.waitFor({ state: 'visible', timeout: 10_000 }).catch(async () => {
+    throw new Error(`the comment form has no "Stage Ask" button; it has ${JSON.stringify(await widget.locator('.monaco-button, button').allInnerTexts().catch(() => []))}`);
+  });
+  await stage.click();
+  const thread = page.locator('.review-widget').filter({ hasText: text }).filter({ hasText: 'Staged ask' }).first();
+  await thread.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
+  await rig.sleep(300);
+  await screenshot('gutter-staged');
+  const shown = (await page.locator('.review-widget').filter({ hasText: text }).first().innerText({ timeout: 2_000 }).catch(() => '(no widget holds the comment)')).replace(/\s+/g, ' ');
+  expect(/Staged ask · comment/.test(shown), `the staged thread should say "Staged ask · comment"; it shows ${JSON.stringify(shown.slice(0, 300))}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function runForge({ paths, vsix, runner, browser }) {
+  let page = null;
+  let cs = null;
+  let models = null;
+  let forge = null;
+  const consoleErrors = [];
+  const { screenshot, test } = scenarioKit({ label: 'forge', runner, page: () => page });
+  const requestCount = () => models?.requests.length ?? 0;
+  const first = runner.results.length;
+
+  const { webviewWith, previewFrame, readPreview, stagedCount, readHandOff, scmBadge } = forgePageKit(() => page);
 
   const work = rig.mkTmp('rennet-forge-');
   const source = makeForgeFixture(path.join(work, 'source'));
@@ -411,6 +453,8 @@ export async function runForge({ paths, vsix, runner, browser }) {
     expect(tab === title, `the board's tab is ${JSON.stringify(tab)}, expected ${JSON.stringify(title)}`);
     const headFull = await board(page).locator('[data-testid="head-id"]').getAttribute('data-full-id');
     expect(headFull === headSha, `the board captured head ${headFull}, the request's head is ${headSha}`);
+    const kind = await board(page).locator('[data-testid="target-kind"]').innerText();
+    expect(kind.trim() === 'pull request', `the board's header chip reads ${JSON.stringify(kind)}, expected "pull request"`);
     const rows = await board(page).locator('[data-testid="file-row"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')).sort());
     expect(JSON.stringify(rows) === JSON.stringify(['notes.md', 'src/app.js', 'src/new feature.js']), `the board lists ${JSON.stringify(rows)}`);
     const unsettled = generation.rail.filter((t) => t.state !== 'settled');
@@ -428,57 +472,16 @@ export async function runForge({ paths, vsix, runner, browser }) {
     expect(/^## main\.\.\.origin\/main$/.test(status.split('\n')[0]) && status.split('\n').filter((l) => !l.startsWith('## ')).every((l) => /\.rennet/.test(l)), `the checkout changed: ${JSON.stringify(status)}`);
   });
 
-  /** Hides the bottom panel and clears notifications (room for the board and the editor). */
-  async function clearTheView() {
-    if (await page.locator('[id="workbench.parts.panel"]').isVisible().catch(() => false)) await rig.runCommand(page, 'View: Hide Panel');
-    await rig.runCommand(page, 'Notifications: Clear All Notifications');
-  }
-
   await test('a comment staged from the editor gutter on the captured head of src/app.js', async () => {
     expect(generation, 'no settled generation (see the previous test)');
-    await selectLens(page, 'sequence');
-    const cite = plan.sequence[0];
-    const card = board(page).locator(`[data-testid="code-card"][data-path="${cite.path}"][data-start="${cite.start}"][data-end="${cite.end}"]`).first();
-    await card.locator('[data-testid="code-card-file"]').click();
-    // The checkout is main, so the head opens as Rennet's captured blob, not the workspace file.
-    const tab = page.locator('.part.editor .tabs-container .tab.active', { hasText: 'app.js' }).first();
-    await tab.waitFor({ timeout: 15_000 });
-    const editor = editorOf(page);
-    const uri = await poll(() => editor.getAttribute('data-uri').catch(() => null), (u) => /^rennet-blob:/.test(u ?? ''), 10_000);
-    expect(/^rennet-blob:\/src\/app\.js\?/.test(uri ?? '') && /side(=|%3D)head/.test(uri), `the code card opened ${JSON.stringify(uri)}, expected the captured head of src/app.js (rennet-blob:, side head)`);
-    // Collapse the card's selection onto the line, then its comment glyph.
-    const tops = await visibleLineTops(editor);
-    expect(gutterLine in tops, `line ${gutterLine} is not visible (visible ${Object.keys(tops).join(',')})`);
-    const lineBox = await editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
-      const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
-      const r = el?.getBoundingClientRect();
-      return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
-    }, tops[gutterLine]);
-    await page.mouse.click(lineBox.x, lineBox.y);
-    await rig.sleep(300);
-    const widget = await openCommentWidget(page, editor, gutterLine, { label: 'forge', onHover: () => screenshot('comment-plus') });
-    await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
-    await page.keyboard.type(GUTTER_TEXT);
-    const typed = await poll(() => widget.locator('.comment-form .monaco-editor .view-lines').first().innerText(), (t) => t.replace(/\s+/g, ' ').includes(GUTTER_TEXT), 3_000);
-    expect(typed.replace(/\s+/g, ' ').includes(GUTTER_TEXT), `the comment box shows ${JSON.stringify(typed)} after typing`);
-    const stage = widget.locator('.form-actions .monaco-button, .form-actions button', { hasText: 'Stage Ask' }).first();
-    await stage.waitFor({ state: 'visible', timeout: 10_000 }).catch(async () => {
-      throw new Error(`the comment form has no "Stage Ask" button; it has ${JSON.stringify(await widget.locator('.monaco-button, button').allInnerTexts().catch(() => []))}`);
-    });
-    await stage.click();
-    const thread = page.locator('.review-widget').filter({ hasText: GUTTER_TEXT }).filter({ hasText: 'Staged ask' }).first();
-    await thread.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
-    await rig.sleep(300);
-    await screenshot('gutter-staged');
-    const text = (await page.locator('.review-widget').filter({ hasText: GUTTER_TEXT }).first().innerText({ timeout: 2_000 }).catch(() => '(no widget holds the comment)')).replace(/\s+/g, ' ');
-    expect(/Staged ask · comment/.test(text), `the staged thread should say "Staged ask · comment"; it shows ${JSON.stringify(text.slice(0, 300))}`);
+    await stageGutterComment({ page, cite: plan.sequence[0], line: gutterLine, text: GUTTER_TEXT, screenshot, label: 'forge' });
     const staged = await poll(stagedCount, (n) => n === 1);
     expect(staged === 1, `the board counts ${staged} staged asks after the gutter comment, expected 1`);
   });
 
   await test('Request change on a Flagged finding and Request changes on Sequence prose stage two more asks', async () => {
     expect(generation, 'no settled generation (see the previous test)');
-    await clearTheView();
+    await clearTheView(page);
     // The board's group back in front.
     await page.locator('.tabs-container .tab', { hasText: 'Rennet · Pull Request #1' }).first().click();
     await selectLens(page, 'flagged');
@@ -874,16 +877,343 @@ export async function runForge({ paths, vsix, runner, browser }) {
     expect(Math.max(terminals.xterms, terminals.wrappers, terminals.tabs) === 0, `a terminal exists: ${JSON.stringify(terminals)}`);
   });
 
-  if (runner.results.slice(first).some((r) => !r.ok)) {
-    dumpDiagnostics({ label: 'forge', cs, models, consoleErrors, codeServerLines: 60, rennetLogLines: 150, extHostErrors: true, modelRequests: false });
-    if (forge?.stderr.length) console.log(`--- forge: fake forge stderr ---\n${forge.stderr.slice(-40).join('\n')}`);
-    if (forge) {
-      const requests = await forge.call('requests', {}).catch(() => []);
-      console.log(`--- forge: fake forge requests (${requests.length}) ---\n${requests.slice(-40).map((r) => `${r.method} ${r.path} → ${r.status}${r.user ? ` (${r.user})` : ''}`).join('\n')}`);
-    }
-  }
+  if (runner.results.slice(first).some((r) => !r.ok)) await printDiagnostics({ label: 'forge', cs, models, consoleErrors, forge, surface: 'github' });
   await page?.close().catch(() => {});
   await cs?.stop();
+  page = null;
+  cs = null;
+
+  // The same requests on GitLab: the same forge process serves grp/widgets; a code-server of its own
+  // registers the forge as GitLab, and the token comes from "Rennet: Set GitLab Token".
+  await runForgeGitLab({ paths, vsix, runner, browser, forge, models, source, plan, work });
   await models?.stop();
   await forge?.stop();
+}
+
+/** What a failed pass prints: code-server's and Rennet's logs, the console errors, the forge's stderr and its requests on `surface` (and git's). */
+async function printDiagnostics({ label, cs, models, consoleErrors, forge, surface }) {
+  dumpDiagnostics({ label, cs, models, consoleErrors, codeServerLines: 60, rennetLogLines: 150, extHostErrors: true, modelRequests: false });
+  if (forge?.stderr.length) console.log(`--- ${label}: fake forge stderr ---\n${forge.stderr.slice(-40).join('\n')}`);
+  if (forge) {
+    const requests = (await forge.call('requests', {}).catch(() => [])).filter((r) => r.surface === surface || r.surface === 'git');
+    console.log(`--- ${label}: fake forge requests (${requests.length}) ---\n${requests.slice(-40).map((r) => `${r.method} ${r.path} → ${r.status}${r.user ? ` (${r.user})` : ''}`).join('\n')}`);
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// The GitLab pass.
+
+const GL_GROUP = 'grp';
+const GL_NAME = 'widgets';
+const MR_TITLE = 'Spell out the changed lines';
+const GL_GUTTER_TEXT = 'Say on GitLab why line five changes.';
+/** GitLab has no review event: the body's first line is the verdict's label (protocol/exits.ts GITLAB_VERDICT_LABELS). */
+const GL_VERDICT_LABEL = '**Verdict: changes requested**';
+
+/**
+ * The VS Code surfaces against GitLab, on the forge process the GitHub pass used: grp/widgets (the
+ * same repository) with merge request !1 by alice, a clone of it on main opened by a code-server of
+ * its own whose environment registers the forge as GitLab (one host:port is one provider in
+ * RENNET_FORGES) and carries no GitLab token. bob's token goes in through "Rennet: Set GitLab Token"
+ * (a password box, VS Code's SecretStorage), and the host gets it by asking the editor
+ * (`rennet/auth/token`). Review Pull Request → !1, a gutter comment and a finding's Request change,
+ * the Hand off view, the preview (the verdict's label first in the body), Post → one body note equal
+ * to the preview's raw body and one positioned discussion per comment, the posted state after a
+ * window reload. Screenshots: test/e2e/artifacts/forge-gitlab-NN-*.png.
+ */
+async function runForgeGitLab({ paths, vsix, runner, browser, forge, models, source, plan, work }) {
+  let page = null;
+  let cs = null;
+  const consoleErrors = [];
+  const { screenshot, test } = scenarioKit({ label: 'forge-gitlab', runner, page: () => page });
+  const { webviewWith, previewFrame, readPreview, stagedCount, readHandOff, scmBadge } = forgePageKit(() => page);
+  const first = runner.results.length;
+  const headSha = git(source, ['rev-parse', 'feature']).trim();
+  const gutterLine = plan.sequence[0].start;
+  const clone = path.join(work, 'widgets gitlab checkout');
+  const mr = { owner: GL_GROUP, name: GL_NAME, number: 1 };
+  const full = `${GL_GROUP}/${GL_NAME}`;
+  let host = null;
+  /** The forge's GitLab API requests (the GitHub pass's and git's are other surfaces). */
+  const gitlabRequests = (filter = {}) => forge.call('requests', { ...filter, surface: 'gitlab' });
+  /** Everything the Rennet output channel wrote in this code-server. */
+  const rennetLog = () => (cs?.logsMatching(/^(\d+-)?Rennet\.log$/i) ?? []).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+
+  await test(`the fake forge serves ${full} with merge request !1 by alice; a code-server registering it as GitLab, with no GitLab token in its environment, opens a clone on main`, async () => {
+    expect(forge && models, 'the fake forge or the model servers did not start (see the forge scenario\'s first test)');
+    host = new URL(forge.url).host;
+    await forge.call('createRepo', { provider: 'gitlab', owner: GL_GROUP, name: GL_NAME, from: source, defaultBranch: 'main' });
+    const opened = await forge.call('openPullRequest', { provider: 'gitlab', owner: GL_GROUP, name: GL_NAME, author: 'alice', head: 'feature', base: 'main', title: MR_TITLE, body: 'Spells the changed lines out.\n' });
+    expect(opened.iid === 1 && opened.headSha === headSha, `the forge opened ${JSON.stringify(opened)}, expected !1 at ${headSha}`);
+    const live = await forge.call('pullRequest', mr);
+    expect(live.author?.username === 'alice' && live.diff_refs?.head_sha === headSha && live.references?.short === '!1', `the forge's merge request reads ${JSON.stringify(live).slice(0, 300)}`);
+
+    await execFileP('git', ['clone', '--quiet', `${forge.url}/${full}.git`, clone], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    const branch = (await execFileP('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: clone, encoding: 'utf8' })).stdout.trim();
+    expect(branch === 'main', `the clone is on ${branch}, expected main`);
+
+    cs = await rig.startCodeServer({
+      paths,
+      name: 'forge-gitlab',
+      vsixes: [vsix],
+      settings: { ...harnessSettings(models), 'javascript.validate.enable': false },
+      // One RENNET_FORGES entry names one provider for a host:port: this code-server's says GitLab.
+      // No token in the environment (GITLAB_TOKEN would win over the stored one), no CLI logins.
+      env: {
+        RENNET_FORGES: JSON.stringify([{ host, provider: 'gitlab', apiUrl: forge.gitlabApiUrl }]),
+        GITLAB_TOKEN: '',
+        GITHUB_TOKEN: '',
+        GH_TOKEN: '',
+        RENNET_FORGE_CLI_TOKENS: '0',
+      },
+    });
+    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    watchConsole(page, consoleErrors);
+    await rig.openWorkbench(page, cs, clone);
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().waitFor({ timeout: 30_000 });
+    await screenshot('workbench');
+    const asked = await gitlabRequests();
+    expect(asked.length === 0, `the GitLab API was called before anything asked it: ${JSON.stringify(asked)}`);
+  });
+
+  await test('"Rennet: Set GitLab Token" takes the forge\'s host:port, then bob\'s token in a password box, into VS Code\'s secret storage', async () => {
+    expect(page, 'the workbench did not open (see the previous test)');
+    await rig.runCommand(page, 'Rennet: Set GitLab Token');
+    const widget = page.locator('.quick-input-widget');
+    const title = widget.locator('.quick-input-title');
+    const input = widget.locator('.quick-input-box input');
+    const titleText = () => title.innerText({ timeout: 1_000 }).catch(() => null);
+    const hostTitle = await poll(titleText, (t) => /\(1\/2\)/.test(t ?? ''), 10_000);
+    expect(hostTitle === 'Rennet: Set GitLab Token (1/2)', `the host box's title is ${JSON.stringify(hostTitle)}`);
+    const offered = await input.inputValue();
+    expect(offered === 'gitlab.com', `the host box offers ${JSON.stringify(offered)}, expected gitlab.com`);
+    await input.fill(host);
+    await input.press('Enter');
+    const second = await poll(titleText, (t) => /\(2\/2\)/.test(t ?? ''), 10_000);
+    expect(second === `Rennet: GitLab token for ${host} (2/2)`, `the token box's title is ${JSON.stringify(second)}, expected it to name ${host}`);
+    const type = await input.getAttribute('type');
+    expect(type === 'password', `the token box's input is type=${JSON.stringify(type)}, expected a password field`);
+    await input.fill('bob-token');
+    await screenshot('token-box');
+    await input.press('Enter');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: `the GitLab token for ${host} is stored` }).first();
+    await toast.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
+      const notes = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+      throw new Error(`no notification says the token is stored (notifications ${JSON.stringify(notes)})`);
+    });
+    await screenshot('token-stored');
+    const logged = await poll(rennetLog, (t) => t.includes(`A GitLab token for ${host} was stored in secret storage.`), 10_000);
+    expect(logged.includes(`A GitLab token for ${host} was stored in secret storage.`), `the Rennet log does not say the token was stored: ${JSON.stringify(logged.split('\n').slice(-10))}`);
+    const asked = await gitlabRequests();
+    expect(asked.length === 0, `storing the token called the GitLab API: ${JSON.stringify(asked)}`);
+  });
+
+  let generation = null;
+  const title = `Rennet · Merge Request !1 · ${full}`;
+  await test(`Review Pull Request lists !1 (asked as bob, the token from secret storage); picking it opens "${title}" and the lenses settle`, async () => {
+    expect(page, 'the workbench did not open (see the previous tests)');
+    await clearTheView(page);
+    await rig.runCommand(page, 'Rennet: Review Pull Request');
+    const labels = await rig.waitForQuickPick(page, 'open merge request');
+    const placeholder = await page.locator('.quick-input-widget .quick-input-box input').getAttribute('placeholder');
+    rig.log(`forge-gitlab: request picker ${JSON.stringify({ placeholder, labels })}`);
+    expect(placeholder === `1 open merge request on ${full} on ${host}: pick one to review, or paste a number or URL`, `the picker's placeholder is ${JSON.stringify(placeholder)}`);
+    expect(labels[0] === `!1 ${MR_TITLE}`, `the picker's first row is ${JSON.stringify(labels[0])}, expected "!1 ${MR_TITLE}" (rows ${JSON.stringify(labels)})`);
+    await page.locator('.quick-input-widget .quick-input-box input').fill('!1');
+    const row = page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: /^!1 / }) }).first();
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    const description = await row.locator('.label-description').first().innerText().catch(() => null);
+    await screenshot('pick-request');
+    expect(description?.trim() === 'alice · feature → main', `the request's row describes it as ${JSON.stringify(description)}, expected "alice · feature → main"`);
+    // The list came from GitLab, asked as bob: the host had no token of its own and asked the editor for the stored one.
+    const listed = await gitlabRequests({ method: 'GET', pathPattern: `^/api/v4/projects/(${GL_GROUP}%2F${GL_NAME}|\\d+)/merge_requests$` });
+    const all = await gitlabRequests();
+    expect(listed.length > 0 && all.every((r) => r.user === 'bob' && r.status < 400), `the forge's GitLab requests were ${JSON.stringify(all.map((r) => [r.method, r.path, r.status, r.user]))}, expected bob's merge request list among them and nothing else`);
+    const answered = `Forge credentials for ${host} (gitlab): answered from VS Code.`;
+    const logged = await poll(rennetLog, (t) => t.includes(answered), 10_000);
+    expect(logged.includes(answered), `the Rennet log does not say the editor answered the host's token request (${JSON.stringify(answered)}): ${JSON.stringify(logged.split('\n').filter((l) => /credentials|token/i.test(l)))}`);
+    await row.click();
+    await page.locator('.tabs-container .tab', { hasText: title }).first().waitFor({ timeout: 90_000 }).catch(async () => {
+      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+      const notes = await page.locator('.notifications-toasts .notification-toast, .notification-list-item-message').allInnerTexts().catch(() => []);
+      throw new Error(`no tab titled "${title}" (tabs ${JSON.stringify(tabs)}; notifications ${JSON.stringify(notes)})`);
+    });
+    await board(page).locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
+    generation = await waitForTerminalGeneration(page, { what: 'after Review Pull Request (GitLab)', requestCount: () => models?.requests.length ?? 0 });
+    await rig.sleep(300);
+    await screenshot('board');
+    const tab = (await page.locator('.tabs-container .tab.active .label-name').first().innerText()).trim();
+    expect(tab === title, `the board's tab is ${JSON.stringify(tab)}, expected ${JSON.stringify(title)}`);
+    const headFull = await board(page).locator('[data-testid="head-id"]').getAttribute('data-full-id');
+    expect(headFull === headSha, `the board captured head ${headFull}, the merge request's head is ${headSha}`);
+    const header = await board(page).locator('[data-testid="patchset-header"]').evaluate((h) => ({ title: h.querySelector('[data-testid="target-title"]')?.textContent?.trim() ?? null, kind: h.querySelector('[data-testid="target-kind"]')?.textContent?.trim() ?? null }));
+    expect(header.title === `Merge Request !1 · ${full}` && header.kind === 'merge request', `the board's header reads ${JSON.stringify(header)}, expected "Merge Request !1 · ${full}" with the chip "merge request"`);
+    const unsettled = generation.rail.filter((t) => t.state !== 'settled');
+    expect(unsettled.length === 0, `every lens should settle on the scripted models; not settled: ${JSON.stringify(unsettled)}`);
+    const fetched = (await execFileP('git', ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/rennet/pr/'], { cwd: clone, encoding: 'utf8' })).stdout;
+    expect(fetched.includes(headSha), `the merge request's head ${headSha} was not fetched into refs/rennet/pr/: ${JSON.stringify(fetched)}`);
+  });
+
+  await test('a comment staged from the editor gutter and Request change on a Flagged finding: two asks staged', async () => {
+    expect(generation, 'no settled generation (see the previous test)');
+    await stageGutterComment({ page, cite: plan.sequence[0], line: gutterLine, text: GL_GUTTER_TEXT, screenshot, label: 'forge-gitlab' });
+    const afterGutter = await poll(stagedCount, (n) => n === 1);
+    expect(afterGutter === 1, `the board counts ${afterGutter} staged asks after the gutter comment, expected 1`);
+    await clearTheView(page);
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · Merge Request !1' }).first().click();
+    await selectLens(page, 'flagged');
+    const finding = board(page).locator('[data-testid="element"][data-kind="finding"]').filter({ hasText: FINDINGS[0].title }).first();
+    await finding.waitFor({ state: 'visible', timeout: 15_000 });
+    await finding.locator('[data-testid="finding-request"]').click();
+    const staged = await poll(stagedCount, (n) => n === 2);
+    const marked = await finding.locator('[data-testid="finding-state"][data-state="requested"]').count();
+    await screenshot('finding-requested');
+    expect(staged === 2 && marked === 1, `after Request change the board counts ${staged} staged asks (expected 2) and the finding carries ${marked} "requested" marks`);
+  });
+
+  let handOff = null;
+  await test('Source Control: the Hand off view counts two staged asks for the merge request and offers the preview', async () => {
+    expect(generation, 'no settled generation (see the previous tests)');
+    await page.locator('#workbench\\.parts\\.statusbar').click({ position: { x: 2, y: 2 }, force: true });
+    await rig.runCommand(page, 'Source Control: Focus on Hand off View');
+    const header = page.locator('.part.sidebar .pane-header', { hasText: /Hand off/i }).first();
+    await header.waitFor({ state: 'visible', timeout: 15_000 });
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    const changes = page.locator('.part.sidebar .pane-header', { hasText: /^\s*Changes/ }).first();
+    if ((await changes.count()) > 0 && (await changes.getAttribute('aria-expanded')) === 'true') await changes.click();
+    handOff = await poll(readHandOff, (h) => h.found && h.rows.some((r) => /^Preview and post review/.test(r.label ?? '')) && h.rows.filter((r) => r.level === 2).length >= 2, 20_000);
+    const badge = await poll(scmBadge, (b) => b.text === '2', 10_000);
+    await page.mouse.move(5, 500);
+    await rig.sleep(300);
+    await screenshot('hand-off');
+    rig.log(`forge-gitlab: hand off ${JSON.stringify(handOff.rows?.map((r) => [r.level, r.label, r.description]))}; badge ${JSON.stringify(badge)}`);
+    expect(handOff.found && /Merge Request !1 · grp\/widgets/.test(handOff.description ?? ''), `the Hand off view's description is ${JSON.stringify(handOff.description)} (found: ${handOff.found}), expected it to name Merge Request !1 · ${full}`);
+    expect(badge.text === '2' && badge.visible, `the Source Control badge is ${JSON.stringify(badge)}, expected 2`);
+    const lane = handOff.rows.find((r) => r.level === 1 && r.label === 'Post review');
+    expect(lane?.description === '2 staged', `the "Post review" lane row is ${JSON.stringify(lane)}, expected "2 staged"`);
+    const asks = handOff.rows.filter((r) => r.level === 2);
+    const want = [
+      { label: GL_GUTTER_TEXT, description: `src/app.js:${gutterLine} (new)`, icon: 'codicon-comment' },
+      { label: FINDINGS[0].title, description: `finding: ${FINDINGS[0].title}`, icon: 'codicon-request-changes' },
+    ];
+    const same = asks.length === want.length && want.every((w, i) => asRead(asks[i].label) === w.label && asks[i].description === w.description && asks[i].icons.includes(w.icon));
+    expect(same, `the Hand off view's asks are ${JSON.stringify(asks.map((r) => ({ label: r.label, description: r.description, icons: r.icons })))}, expected ${JSON.stringify(want)}`);
+  });
+
+  let shownBody = null;
+  let shownComments = null;
+  await test('the preview: Request changes, GitLab\'s verdict label as the body\'s first line, the two line comments, Post to GitLab', async () => {
+    expect(handOff?.found, 'the Hand off view was not read (see the previous test)');
+    await page.locator('.part.sidebar .pane .monaco-list-row', { hasText: 'Preview and post review…' }).first().click();
+    const frame = await previewFrame();
+    let shown = await poll(() => readPreview(frame), (p) => p.postArea === 'post' && p.freshness === 'fresh' && p.comments?.length === 2, 30_000);
+    await rig.sleep(300);
+    await screenshot('preview');
+    rig.log(`forge-gitlab: preview ${JSON.stringify({ ...shown, text: shown.text?.slice(0, 300) })}`);
+    const tab = (await page.locator('.tabs-container .tab.active .label-name').last().innerText().catch(() => '')).trim();
+    expect(tab === `Post review · Merge Request !1 · ${full}` && shown.target === tab, `the preview's tab is ${JSON.stringify(tab)} and its title ${JSON.stringify(shown.target)}, expected "Post review · Merge Request !1 · ${full}"`);
+    expect(shown.freshness === 'fresh' && shown.entry === 'a teammate’s request', `the preview's head state is ${JSON.stringify(shown.freshness)} and its request ${JSON.stringify(shown.entry)}`);
+    expect(shown.event === 'REQUEST_CHANGES' && shown.eventText === 'Request changes' && /a staged change request makes it Request changes/.test(shown.how ?? ''), `the verdict is ${JSON.stringify([shown.event, shown.eventText, shown.how])}`);
+    // GitLab has no review event: the verdict is the body's first line, drawn bold.
+    expect(shown.bodyFirst?.text === 'Verdict: changes requested' && JSON.stringify(shown.bodyFirst.strong) === '["Verdict: changes requested"]', `the rendered body's first block is ${JSON.stringify(shown.bodyFirst)}, expected "Verdict: changes requested" in bold`);
+    expect((shown.bodyRendered ?? '').includes(`Reviewed ${headSha.slice(0, 12)}`), `the rendered body does not state the reviewed head ${headSha.slice(0, 12)}: ${JSON.stringify(shown.bodyRendered)}`);
+    const wantComments = [
+      { path: 'src/app.js', side: 'RIGHT', line: gutterLine, startLine: null, where: `src/app.js · new side · line ${gutterLine}` },
+      { path: 'src/app.js', side: 'RIGHT', line: plan.flagged[0].end, startLine: plan.flagged[0].start, where: `src/app.js · new side · lines ${plan.flagged[0].start}–${plan.flagged[0].end}` },
+    ];
+    const got = shown.comments.map((c) => ({ path: c.path, side: c.side, line: c.line, startLine: c.startLine, where: c.where?.split(' · ').slice(0, 3).join(' · ') }));
+    expect(JSON.stringify(got) === JSON.stringify(wantComments), `the preview's comments are ${JSON.stringify(got)}, expected ${JSON.stringify(wantComments)}`);
+    expect(shown.comments[0].body === GL_GUTTER_TEXT && (shown.comments[1].body ?? '').includes(FINDINGS[0].title), `the comments read ${JSON.stringify(shown.comments.map((c) => c.body))}`);
+    expect(shown.folded.length === 0, `asks folded into the body: ${JSON.stringify(shown.folded)}`);
+    expect(shown.postButton && !shown.postButton.disabled && shown.postButton.text === 'Post to GitLab', `the Post button is ${JSON.stringify(shown.postButton)}, expected "Post to GitLab"`);
+
+    await frame.locator('[data-testid="body-raw-toggle"]').click();
+    shown = await poll(() => readPreview(frame), (p) => p.bodyRaw !== null, 5_000);
+    await screenshot('preview-raw');
+    shownBody = shown.bodyRaw;
+    shownComments = shown.comments.map((c) => ({ path: c.path, side: c.side, line: c.line, startLine: c.startLine, body: c.raw }));
+    expect(shownBody?.split('\n')[0] === GL_VERDICT_LABEL, `the raw body's first line is ${JSON.stringify(shownBody?.split('\n')[0])}, expected ${JSON.stringify(GL_VERDICT_LABEL)}`);
+    expect(shown.marker && shownBody.endsWith(`\n<!-- rennet-review: ${shown.marker} -->`), `the raw body does not end with the marker ${JSON.stringify(shown.marker)}: ${JSON.stringify(shownBody)}`);
+    expect(shownComments.every((c) => typeof c.body === 'string' && c.body.length > 0), `raw comments: ${JSON.stringify(shownComments)}`);
+    const notes = await forge.call('notes', mr);
+    expect(notes.length === 0, `the merge request holds ${notes.length} notes before Post`);
+  });
+
+  let receiptUrl = null;
+  await test('Post: the posted state, and the merge request holds exactly one body note equal to the preview\'s raw body and one positioned discussion per comment', async () => {
+    expect(shownBody, 'the preview was not read (see the previous test)');
+    const frame = await previewFrame();
+    await frame.locator('[data-testid="post-review"]').click();
+    const shown = await poll(() => readPreview(frame), (p) => p.postArea === 'posted' || p.refused !== null, 60_000);
+    await rig.sleep(300);
+    await screenshot('posted');
+    rig.log(`forge-gitlab: after Post ${JSON.stringify({ postArea: shown.postArea, posted: shown.posted, refused: shown.refused })}`);
+    expect(shown.postArea === 'posted' && shown.posted, `after Post the preview shows ${JSON.stringify({ postArea: shown.postArea, refused: shown.refused, error: shown.error })}`);
+    expect(shown.posted.event === 'REQUEST_CHANGES' && shown.posted.comments === 2 && shown.posted.words === 'Posted: Request changes · 2 comments' && shown.postButton === null, `the posted state reads ${JSON.stringify(shown.posted)} (Post button ${JSON.stringify(shown.postButton)})`);
+    const notes = await forge.call('notes', mr);
+    rig.log(`forge-gitlab: notes on the merge request ${JSON.stringify(notes.map((n) => ({ id: n.id, type: n.type, author: n.author?.username, position: n.position ?? null, body: n.body.slice(0, 60) })))}`);
+    const bodies = notes.filter((n) => !n.position);
+    expect(bodies.length === 1, `the merge request holds ${bodies.length} notes without a position, expected exactly one (the review's body): ${JSON.stringify(bodies.map((n) => n.body.slice(0, 80)))}`);
+    const [body] = bodies;
+    expect(body.author?.username === 'bob' && body.body === shownBody, `the body note is bob's? ${body.author?.username}; it differs from the preview's raw body:\n  posted  ${JSON.stringify(body.body)}\n  preview ${JSON.stringify(shownBody)}`);
+    const positioned = notes
+      .filter((n) => n.position)
+      .map((n) => {
+        const p = n.position;
+        const side = p.new_line !== null ? 'RIGHT' : 'LEFT';
+        const pick = (o) => (side === 'RIGHT' ? o.new_line : o.old_line);
+        return { path: p.new_path, side, line: pick(p), startLine: p.line_range ? pick(p.line_range.start) : null, body: n.body, type: n.type, author: n.author?.username, head: p.head_sha };
+      });
+    const wantPositioned = shownComments.map((c) => ({ ...c, type: 'DiffNote', author: 'bob', head: headSha }));
+    expect(JSON.stringify(positioned) === JSON.stringify(wantPositioned), `the positioned notes differ from the preview's comments:\n  posted  ${JSON.stringify(positioned)}\n  preview ${JSON.stringify(wantPositioned)}`);
+    const discussions = await forge.call('discussions', mr);
+    const shapes = discussions.map((d) => d.notes.map((n) => n.type));
+    expect(discussions.length === 3 && discussions.every((d) => d.notes.length === 1), `the merge request holds discussions ${JSON.stringify(shapes)}, expected three of one note each (the body, the two comments)`);
+    const drafts = await forge.call('draftNotes', mr);
+    const approvals = await forge.call('approvals', mr);
+    expect(drafts.length === 0 && approvals.approved_by.length === 0, `after Post ${drafts.length} draft notes are left and the merge request is approved by ${JSON.stringify(approvals.approved_by)}`);
+    const publishes = await gitlabRequests({ method: 'POST', pathPattern: '/draft_notes/bulk_publish$' });
+    expect(publishes.length === 1 && publishes[0].user === 'bob', `the forge saw ${JSON.stringify(publishes)} bulk publishes, expected one of bob's`);
+    receiptUrl = shown.posted.link;
+    expect(receiptUrl === `${forge.url}/${full}/-/merge_requests/1#note_${body.id}`, `the posted link is ${JSON.stringify(receiptUrl)}, expected the body note ${forge.url}/${full}/-/merge_requests/1#note_${body.id}`);
+  });
+
+  await test('after Developer: Reload Window the restored preview shows the posted review (the head read again with the stored token) and the Hand off view its receipt', async () => {
+    expect(receiptUrl, 'nothing was posted (see the previous test)');
+    await page.evaluate(() => {
+      window.__rennetBeforeReload = true;
+    });
+    await rig.runCommand(page, 'Developer: Reload Window');
+    await page.waitForFunction(() => !window.__rennetBeforeReload, null, { timeout: 60_000 });
+    await rig.waitForWorkbench(page);
+    const restored = await webviewWith('[data-testid="review-preview"]', 45_000);
+    const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+    expect(restored, `after the reload no preview was restored (tabs ${JSON.stringify(tabs)})`);
+    const shown = await poll(() => readPreview(restored), (p) => p.postArea === 'posted' && p.freshness === 'fresh', 45_000);
+    await rig.sleep(300);
+    await screenshot('posted-after-reload');
+    rig.log(`forge-gitlab: preview after the reload ${JSON.stringify({ postArea: shown.postArea, freshness: shown.freshness, posted: shown.posted, error: shown.error })}`);
+    expect(shown.postArea === 'posted' && shown.posted?.words === 'Posted: Request changes · 2 comments' && shown.posted.link === receiptUrl && shown.postButton === null, `after the reload the preview shows ${JSON.stringify({ postArea: shown.postArea, posted: shown.posted, postButton: shown.postButton, error: shown.error })}, expected the posted review ${receiptUrl}`);
+    expect(shown.freshness === 'fresh', `after the reload the preview's head state is ${JSON.stringify(shown.freshness)}: the head could not be read again with the stored token?`);
+    await page.locator('#workbench\\.parts\\.statusbar').click({ position: { x: 2, y: 2 }, force: true });
+    await rig.runCommand(page, 'Source Control: Focus on Hand off View');
+    const view = await poll(readHandOff, (h) => h.found && h.rows.some((r) => /^Posted: /.test(r.label ?? '')), 20_000);
+    await page.mouse.move(5, 500);
+    await rig.sleep(300);
+    await screenshot('hand-off-posted');
+    const receiptRow = view.rows?.find((r) => /^Posted: /.test(r.label ?? ''));
+    expect(receiptRow?.label === 'Posted: Request changes · 2 comments', `after the reload the Hand off view's receipt row is ${JSON.stringify(receiptRow)} (rows ${JSON.stringify(view.rows?.map((r) => r.label))})`);
+    const notes = await forge.call('notes', mr);
+    expect(notes.filter((n) => !n.position).length === 1 && notes.length === 3, `after the reload the merge request holds ${notes.length} notes, expected still the three posted`);
+    // Every GitLab call was bob's, and the token is in no log.
+    const all = await gitlabRequests();
+    expect(all.length > 0 && all.every((r) => r.user === 'bob' && r.status < 400), `the forge's GitLab requests: ${JSON.stringify(all.filter((r) => r.user !== 'bob' || r.status >= 400))} were not bob's or failed`);
+    const logs = [cs.logFile, ...cs.logsMatching(/\.log$/)].filter((f) => fs.existsSync(f) && fs.readFileSync(f, 'utf8').includes('bob-token'));
+    expect(logs.length === 0, `bob's token is written in ${JSON.stringify(logs.map((f) => path.relative(cs.dir, f)))}`);
+  });
+
+  if (runner.results.slice(first).some((r) => !r.ok)) await printDiagnostics({ label: 'forge-gitlab', cs, models, consoleErrors, forge, surface: 'gitlab' });
+  await page?.close().catch(() => {});
+  await cs?.stop();
 }

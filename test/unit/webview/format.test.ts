@@ -11,6 +11,7 @@ import {
   stateBadges,
   statusLabel,
   statusTitle,
+  targetKindLabel,
   targetLabel,
   totalsParts,
   truncationText,
@@ -33,6 +34,14 @@ describe('webview/format', () => {
   it('names targets as head vs base, or working tree vs base', () => {
     assert.equal(targetLabel({ kind: 'branch', head: 'feat', base: 'main' }), 'feat vs main');
     assert.equal(targetLabel({ kind: 'working-tree', base: 'main' }), 'working tree vs main');
+  });
+
+  it('names a request by its forge\'s word: pull request on GitHub, merge request on GitLab', () => {
+    const request = { kind: 'pull-request', host: 'forge.example', owner: 'grp', repo: 'widgets', number: 1 } as const;
+    assert.equal(targetKindLabel({ ...request, provider: 'github' }), 'pull request');
+    assert.equal(targetKindLabel({ ...request, provider: 'gitlab' }), 'merge request');
+    assert.equal(targetKindLabel({ kind: 'branch', head: 'feat', base: 'main' }), 'branch');
+    assert.equal(targetKindLabel({ kind: 'working-tree', base: 'main' }), 'working tree');
   });
 
   it('labels every status in words', () => {
