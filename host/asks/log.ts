@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { canonicalJson } from '../capture/ids';
 import {
   ASK_EVENT_KIND_PREFIX,
   AskEvent,
@@ -64,14 +65,8 @@ export function decodeAskEvent(stored: StoredEvent): DecodedAskEvent | null {
   return { ok: true, event: parsed.data, undoes: typeof undoes === 'number' && Number.isInteger(undoes) && undoes > 0 ? undoes : null };
 }
 
-/** A deterministic JSON rendering (sorted keys, undefined dropped), for comparing events. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
+/** Deterministic JSON (sorted keys, undefined dropped): one implementation, the content ids'. */
+export { canonicalJson };
 
 interface Cached {
   /** Last seq of the session log this projection has seen (ask events or not). */
