@@ -3,7 +3,7 @@ import { LENS_TITLES } from '../protocol/board';
 import { err, rennetError, type Result } from '../protocol/result';
 import { HarnessName, type GenerationSnapshot, type HarnessConfig } from '../protocol/review';
 import { GenerationGet, ReviewRunLenses } from '../protocol/rpc';
-import { apiKeySecret, API_KEY_PROVIDERS, type ApiKeyProvider } from './commands/setApiKey';
+import { apiKeySecret, API_KEY_PROVIDERS, type ApiKeyProvider } from './apiKeys';
 import { describe, type HostClient } from './hostClient';
 import { notify } from './ui';
 import { ui, uiText } from './uiText';

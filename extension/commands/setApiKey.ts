@@ -2,24 +2,7 @@ import type { Ctx } from '../ctx';
 import { describe } from '../hostClient';
 import { confirmModal, inputBox, notify, pickOne } from '../ui';
 import { ui, type UiPickItem } from '../uiText';
-
-/** The HTTP harnesses whose keys Rennet keeps in VS Code's secret storage. */
-export const API_KEY_PROVIDERS = ['openai', 'anthropic'] as const;
-export type ApiKeyProvider = (typeof API_KEY_PROVIDERS)[number];
-
-export const PROVIDER_LABELS: Record<ApiKeyProvider, string> = {
-  openai: 'OpenAI-compatible API',
-  anthropic: 'Anthropic API',
-};
-
-/** The secret storage key of a provider's API key. */
-export function apiKeySecret(provider: ApiKeyProvider): string {
-  return `rennet.apiKey.${provider}`;
-}
-
-export function isApiKeyProvider(value: unknown): value is ApiKeyProvider {
-  return typeof value === 'string' && (API_KEY_PROVIDERS as readonly string[]).includes(value);
-}
+import { API_KEY_PROVIDERS, PROVIDER_LABELS, apiKeySecret, isApiKeyProvider, type ApiKeyProvider } from '../apiKeys';
 
 type ProviderItem = UiPickItem & {
   provider: ApiKeyProvider;

@@ -5,7 +5,7 @@ import type { Ctx } from '../ctx';
 import { describe } from '../hostClient';
 import { listChatModels } from '../lm';
 import { ui, type UiText } from '../uiText';
-import { API_KEY_PROVIDERS, apiKeySecret, PROVIDER_LABELS, type ApiKeyProvider } from './setApiKey';
+import { API_KEY_PROVIDERS, apiKeySecret, PROVIDER_LABELS, type ApiKeyProvider } from '../apiKeys';
 
 /** What "Rennet: Show Harnesses" found (also the command's return value, for tests). */
 export interface HarnessReport {

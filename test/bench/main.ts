@@ -8,7 +8,7 @@ import { openRepo } from '../../host/capture/repo';
 import { runGit } from '../../host/git/run';
 import { benchStoreAppend } from '../../host/store/bench';
 import { benchToolCalls, formatToolCallBench } from '../../host/board/bench';
-import { benchPipeline, formatPipelineBench } from '../../host/pipeline/bench';
+import { benchPipeline, formatPipelineBench } from './pipeline';
 import { benchAskFold, formatAskFoldBench } from '../../host/asks/bench';
 import { benchExits } from './exits';
 import { startHost } from '../contract/hostProcess';

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Patchset } from '../../protocol/patchset';
-import { syntheticPatchset } from '../board/bench';
-import { scriptedAssignment, type HarnessScript, type ScriptCall } from '../harness/scripted';
-import { Store } from '../store';
-import type { PromptReader } from './ports';
-import { newGenerationId, runLensPipeline } from './run';
-import type { GenerationOutcome } from './types';
+import { syntheticPatchset } from '../../host/board/bench';
+import { scriptedAssignment, type HarnessScript, type ScriptCall } from '../../host/harness/scripted';
+import { Store } from '../../host/store';
+import type { PromptReader } from '../../host/pipeline/ports';
+import { newGenerationId, runLensPipeline } from '../../host/pipeline/run';
+import type { GenerationOutcome } from '../../host/pipeline/types';
 
 /**
  * The whole lens pipeline over a generated 95-file, 1,252-hunk change with zero-latency scripted
