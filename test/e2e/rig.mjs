@@ -305,17 +305,18 @@ export async function runCommand(page, title, { timeout = 60_000 } = {}) {
     if (opened) {
       await input.fill(`>${title}`);
       const found = await row.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
-      if (found) break;
+      // The list can re-render under the pointer (recently used rows move): a click that does not
+      // land within a few seconds is retried with a fresh palette rather than waited on.
+      if (found && (await row.click({ timeout: 5_000 }).then(() => true, () => false))) break;
     } else {
       // Focus may be inside a webview, which swallows F1: click a neutral spot of the workbench.
       await page.locator('#workbench\\.parts\\.statusbar').click({ position: { x: 2, y: 2 }, force: true }).catch(() => {});
     }
     if (Date.now() > deadline) {
       const rows = await page.locator('.quick-input-widget .monaco-list-row .label-name').allInnerTexts().catch(() => []);
-      throw new Error(`the command palette offers no "${title}" after ${timeout / 1000} s (it shows ${JSON.stringify(rows.slice(0, 8))})`);
+      throw new Error(`the command palette offers no "${title}", or its row could not be clicked, after ${timeout / 1000} s (it shows ${JSON.stringify(rows.slice(0, 8))})`);
     }
   }
-  await row.click();
   // The palette closes (or hands over to the command's own QuickPick, whose input is not a ">" query).
   await page.waitForFunction(
     () => {
