@@ -14,14 +14,12 @@ import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarne
 import { reviewDeps } from './review/seams';
 import type { HarnessAssignment } from './pipeline/types';
 import { resolveStoreDir } from './storeDir';
-import { ReviewService, type PullRequestSource } from './service';
+import { ReviewService } from './service';
 import { cliAsk, cliForges, cliPostReview, cliPublisher, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
 import { pullRequestContext } from './forge/context';
 import { openPullRequest, previewPullRequest, sessionDraftEdits } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
-import { pullRequestSource } from './forge/pullRequests';
-import type { ForgeService } from './forge/service';
 import type { AskIntent } from '../protocol/asks';
 import type { Side } from '../protocol/patchset';
 import { Store } from './store';
@@ -216,7 +214,7 @@ async function main(argv: string[]): Promise<number> {
   const store = await Store.open(resolveStoreDir(storeArgs, process.env));
   try {
     const forges = cliForges(process.env);
-    const service = new ReviewService({ store, pullRequests: cliPullRequests(forges) });
+    const service = new ReviewService({ store, pullRequests: forges.pullRequests() });
     if (command === 'capture' || command === 'seat-server') {
       if (!values.base) throw new UsageError(`${command} needs --base REF`);
       if (!values.head && !values['working-tree']) throw new UsageError(`${command} needs --head REF or --working-tree`);
@@ -296,15 +294,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function cliPullRequests(forges: ForgeService): PullRequestSource {
-  return {
-    prepare: (repoRoot, target) => {
-      const access = forges.access();
-      return access.ok ? pullRequestSource(access.value).prepare(repoRoot, target) : Promise.resolve(access);
-    },
-  };
-}
-
 /** Exit code of a forge command's refusal: 3 (nothing was posted or staged). */
 const FORGE_REFUSED = 3;
 
@@ -353,7 +342,7 @@ async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): P
   const store = await Store.open(resolveStoreDir(storeArgs, process.env));
   try {
     const forges = cliForges(process.env);
-    const service = new ReviewService({ store, pullRequests: cliPullRequests(forges) });
+    const service = new ReviewService({ store, pullRequests: forges.pullRequests() });
     const found = await pullRequestSession(service, forges, repo, pr);
     if (!found.ok) return refuseWith(found.error, FORGE_REFUSED);
     const { session } = found.value;

@@ -5,10 +5,9 @@ import { err, ok, rennetError, type Result } from '../protocol/result';
 import type { ReportTarget } from '../protocol/review';
 import type { PullRequestTarget, Session } from '../protocol/session';
 import { AskLog } from './asks/log';
-import { Publisher } from './exits/publish';
+import { sessionPublisher, type Publisher } from './exits/publish';
 import { forgeAdapter } from './forge/adapters';
 import { ForgeRegistryHolder, ForgeService } from './forge/service';
-import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 import type { ReviewService } from './service';
 import type { Store } from './store';
 
@@ -82,17 +81,7 @@ export function cliAsk(store: Store, session: Session, patchset: Patchset, input
 }
 
 export function cliPublisher(store: Store, service: ReviewService, forges: ForgeService): Publisher {
-  const log = new AskLog(store);
-  return new Publisher({
-    store,
-    projection: (sessionId) => log.projection(sessionId),
-    generation: (sessionId) => {
-      const id = currentGenerationId(store, sessionId);
-      return id ? readGenerationSnapshot(store, id) : null;
-    },
-    pullRequest: (sessionId) => service.pullRequestRecord(sessionId),
-    access: () => forges.access(),
-  });
+  return sessionPublisher(store, service, new AskLog(store), () => forges.access());
 }
 
 export type VerdictFlag = 'approve' | 'comment' | 'request-changes';

@@ -32,9 +32,8 @@ import { assignmentFromConfig, type HarnessConfigPorts } from './review/harnessC
 import { LensRunner } from './review/runner';
 import { reviewDeps } from './review/seams';
 import { resolveStoreDir } from './storeDir';
-import { ReviewService, type PullRequestSource } from './service';
+import { ReviewService } from './service';
 import { forgeAdapter } from './forge/adapters';
-import { pullRequestSource } from './forge/pullRequests';
 import { ForgeRegistryHolder, ForgeService } from './forge/service';
 import { Store } from './store';
 import { HOST_VERSION } from './version';
@@ -63,14 +62,8 @@ const forges = new ForgeService(
   },
   forgeAdapter,
 );
-const pullRequests: PullRequestSource = {
-  prepare: (repoRoot, target) => {
-    const access = forges.access();
-    return access.ok ? pullRequestSource(access.value).prepare(repoRoot, target) : Promise.resolve(access);
-  },
-};
 const ready = Store.open(storeDir).then((store) => {
-  const service = new ReviewService({ store, pullRequests });
+  const service = new ReviewService({ store, pullRequests: forges.pullRequests() });
   return { store, service, runner: lensRunner(store, service) };
 });
 
@@ -287,7 +280,7 @@ connection.onRequest(AsksExplain, async (params, token) => {
 import { ExitsOpenPullRequest, ExitsPosted, ExitsPostReview, ExitsPreviewPullRequest, ExitsPreviewReview, ForgesConfigure, PullRequestFreshnessGet, PullRequestList, PullRequestResolve, type ExitsPullRequestParams } from '../protocol/rpc';
 import { openPullRequest, previewPullRequest, sessionDraftEdits, type OpenPrInput } from './exits/openPr';
 import { openRepo } from './capture/repo';
-import { Publisher } from './exits/publish';
+import { sessionPublisher, type Publisher } from './exits/publish';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 
 connection.onNotification(ForgesConfigure, (params) => forgeRegistry.configure(params?.entries));
@@ -295,16 +288,7 @@ connection.onNotification(ForgesConfigure, (params) => forgeRegistry.configure(p
 let publisher: Publisher | undefined;
 async function publishing(): Promise<Publisher> {
   const [{ store, service }, log] = await Promise.all([ready, asks()]);
-  publisher ??= new Publisher({
-    store,
-    projection: (sessionId) => log.projection(sessionId),
-    generation: (sessionId) => {
-      const id = currentGenerationId(store, sessionId);
-      return id ? readGenerationSnapshot(store, id) : null;
-    },
-    pullRequest: (sessionId) => service.pullRequestRecord(sessionId),
-    access: () => forges.access(),
-  });
+  publisher ??= sessionPublisher(store, service, log, () => forges.access());
   return publisher;
 }
 

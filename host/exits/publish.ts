@@ -9,6 +9,7 @@ import { adapterFor, forgeFailure, forgeRepoFor, type ForgeAccess } from '../for
 import { ForgeError, type ForgeAdapter, type PostedReview } from '../forge/types';
 import { composeReview, type ComposeReviewInput } from './compose';
 import { groundingOf } from './grounding';
+import { currentGenerationId, readGenerationSnapshot } from '../review/generationSnapshot';
 
 /**
  * Post review, end to end: compose from the durable state, and post exactly what was previewed,
@@ -205,4 +206,23 @@ export class Publisher {
     };
     return ok({ session: { ...session, target: t }, patchset, record, input });
   }
+}
+
+/** The publisher of the host's sessions (the VS Code host and the CLI build the same one). */
+export function sessionPublisher(
+  store: PublishStore & Parameters<typeof currentGenerationId>[0],
+  service: { pullRequestRecord(sessionId: string): PullRequestRecord | null },
+  asks: { projection(sessionId: string): Result<AskProjection> },
+  access: () => Result<ForgeAccess>,
+): Publisher {
+  return new Publisher({
+    store,
+    projection: (sessionId) => asks.projection(sessionId),
+    generation: (sessionId) => {
+      const id = currentGenerationId(store, sessionId);
+      return id ? readGenerationSnapshot(store, id) : null;
+    },
+    pullRequest: (sessionId) => service.pullRequestRecord(sessionId),
+    access,
+  });
 }

@@ -4,7 +4,8 @@ import type { PullRequestFreshness, PullRequestListResult } from '../../protocol
 import type { PullRequestTarget, Session } from '../../protocol/session';
 import { currentBranch, openRepo } from '../capture/repo';
 import type { TokenSources } from './auth';
-import { adapterFor, forgeFailure, forgeRepoFor, type ForgeAccess } from './pullRequests';
+import type { PullRequestSource } from '../service';
+import { adapterFor, forgeFailure, forgeRepoFor, pullRequestSource, type ForgeAccess } from './pullRequests';
 import { workspaceForge } from './remote';
 import { forgeRegistry, parseForgeEntries, parsePullRequestInput, sameRepository } from './resolve';
 import type { ForgeAdapter } from './types';
@@ -51,6 +52,16 @@ export class ForgeService {
     private readonly tokens: TokenSources,
     private readonly build: (repo: ForgeRepo, token: string) => ForgeAdapter,
   ) {}
+
+  /** Pull requests made ready to capture with the access configured at the time of each call. */
+  pullRequests(): PullRequestSource {
+    return {
+      prepare: (repoRoot, target) => {
+        const access = this.access();
+        return access.ok ? pullRequestSource(access.value).prepare(repoRoot, target) : Promise.resolve(access);
+      },
+    };
+  }
 
   /** A ForgeAccess over the current registry. */
   access(): Result<ForgeAccess> {
