@@ -302,13 +302,15 @@ export async function runCommand(page, title, { timeout = 60_000 } = {}) {
     await page.keyboard.press('Escape');
     await page.keyboard.press('F1');
     const opened = await input.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
-    if (opened) {
-      await input.fill(`>${title}`);
+    // The palette can close under us (a reload finishing, a host restart's notification taking
+    // focus): a fill that does not land within a few seconds is retried with a fresh palette.
+    const filled = opened && (await input.fill(`>${title}`, { timeout: 5_000 }).then(() => true, () => false));
+    if (filled) {
       const found = await row.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
       // The list can re-render under the pointer (recently used rows move): a click that does not
       // land within a few seconds is retried with a fresh palette rather than waited on.
       if (found && (await row.click({ timeout: 5_000 }).then(() => true, () => false))) break;
-    } else {
+    } else if (!opened) {
       // Focus may be inside a webview, which swallows F1: click a neutral spot of the workbench.
       await page.locator('#workbench\\.parts\\.statusbar').click({ position: { x: 2, y: 2 }, force: true }).catch(() => {});
     }
