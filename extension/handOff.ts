@@ -185,7 +185,8 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       if (preview && !preview.ok) composeRefusal = preview.error.message;
       else if (preview?.ok && !preview.value.composed.ok) composeRefusal = preview.value.composed.error.message;
       const receipts = this.deps.exits.receipts(sessionId);
-      const forNow = compositionId ? receipts.find((r) => r.compositionId === compositionId) : undefined;
+      // The host says where the exit stands (this composition's post, or the last post on this head with nothing staged since).
+      const forNow = (preview?.ok ? preview.value.receipt : null) ?? (compositionId ? receipts.find((r) => r.compositionId === compositionId) : undefined);
       const newest = receipts[0];
       receipt = forNow ? { receipt: forNow, current: true } : newest ? { receipt: newest, current: false } : null;
     }

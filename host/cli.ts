@@ -17,7 +17,8 @@ import { resolveStoreDir } from './storeDir';
 import { ReviewService } from './service';
 import { cliAsk, cliForges, cliPostReview, cliPublisher, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
 import { pullRequestContext } from './forge/context';
-import { openPullRequest, previewPullRequest, sessionDraftEdits } from './exits/openPr';
+import type { Harness } from './pipeline/ports';
+import { branchOpenPrInput, openPullRequest, previewPullRequest } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 import type { AskIntent } from '../protocol/asks';
@@ -39,7 +40,7 @@ const USAGE = `Usage:
   rennet post-review --repo DIR --pr N [--verdict approve|comment|request-changes]
                  [--dry-run] [--expect-composition ID] [--json]
   rennet open-pr --repo DIR [--branch B] [--base B] [--title T] [--body TEXT]
-                 [--dry-run] [--expect-composition ID] [--json]
+                 [--harness NAME ...] [--dry-run] [--expect-composition ID] [--json]
   rennet capture --repo DIR --base REF (--head REF | --working-tree) [--json]
   rennet tools   --lens LENS [--json]
   rennet seat-server --repo DIR --base REF (--head REF | --working-tree) --lens LENS [--author NAME]
@@ -52,7 +53,9 @@ Options:
   --working-tree       review uncommitted and untracked files of the current branch
   --max-file-bytes N   capture files larger than N bytes truncated (default 1048576)
   --store DIR          the data directory (default $RENNET_DATA_DIR or the platform's data directory)
-  --harness NAME       who drafts the lens boards (review): auto (default: the Claude Code and
+  --harness NAME       who drafts the lens boards (review), or polishes the drafted title and
+                       description (open-pr: the Design lens's harness, reading the
+                       branch's review; without it the text is drafted deterministically): auto (default: the Claude Code and
                        Codex CLIs installed here, with your own login; with none, a
                        tool-calling model of Ollama or LM Studio on this machine), claude-code, codex,
                        openai, anthropic (an HTTP API: --base-url, --model, key from
@@ -378,11 +381,26 @@ async function openPrCli(values: ParsedValues): Promise<number> {
   const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const repo = str('repo');
   if (!repo) throw new UsageError('--repo DIR is required');
-  for (const flag of ['head', 'pr', 'harness', 'html', 'base-url', 'model', 'lens', 'author', 'max-file-bytes', 'intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict'] as const) {
+  for (const flag of ['head', 'pr', 'html', 'lens', 'author', 'max-file-bytes', 'intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of open-pr`);
   }
   if (values['working-tree']) throw new UsageError('--working-tree is not an option of open-pr');
   const json = values.json === true;
+  // --harness: the Design lens's harness polishes the drafted title and description (checked before anything is read).
+  let designHarness: Harness | null = null;
+  if (values.harness !== undefined) {
+    try {
+      const harnessFlags = { baseUrl: str('base-url'), model: str('model') };
+      const report = (lines: string[]) => process.stderr.write(`${lines.join('\n')}\n`);
+      designHarness = (await loadHarnessAssignment(parseHarnessChoice(str('harness'), harnessFlags), harnessFlags, { report })).design;
+    } catch (error) {
+      if (error instanceof HarnessChoiceError) throw new UsageError(error.message);
+      if (error instanceof HarnessLoadError) return refuseWith({ code: 'invalid-request', message: error.message }, FORGE_REFUSED);
+      throw error;
+    }
+  } else if (values['base-url'] !== undefined || values.model !== undefined) {
+    throw new UsageError('--base-url and --model go with --harness');
+  }
   const storeArgs = typeof values.store === 'string' ? ['--store', values.store] : [];
   const store = await Store.open(resolveStoreDir(storeArgs, process.env));
   try {
@@ -393,20 +411,12 @@ async function openPrCli(values: ParsedValues): Promise<number> {
     const handle = await openRepo(repo);
     if (!handle.ok) return refuseWith(handle.error, FORGE_REFUSED);
     const root = handle.value.root;
-    const input = {
-      repoDir: repo,
-      ...(str('branch') !== undefined ? { branch: str('branch') as string } : {}),
-      ...(str('base') !== undefined ? { base: str('base') as string } : {}),
-      ...(str('title') !== undefined ? { title: str('title') as string } : {}),
-      ...(str('body') !== undefined ? { body: str('body') as string } : {}),
-      // The branch's own review, when it has one: the draft reads its boards.
-      generation: (branch: string, base: string) => {
-        const session = service.findSession(root, { kind: 'branch', head: branch, base });
-        const id = session ? currentGenerationId(store, session.id) : null;
-        return id ? readGenerationSnapshot(store, id) : null;
-      },
-      draftEdits: sessionDraftEdits(store, (branch, base) => service.findSession(root, { kind: 'branch', head: branch, base })?.id ?? null),
-    };
+    const input = branchOpenPrInput(
+      { store, findSession: (r, t) => service.findSession(r, t) },
+      root,
+      { repoDir: repo, branch: str('branch'), base: str('base'), title: str('title'), body: str('body') },
+      values.harness !== undefined ? { harness: async () => ({ harness: designHarness, hint: designHarness ? null : 'the harness drafts no Design board' }) } : null,
+    );
     if (values['dry-run']) {
       const preview = await previewPullRequest(input, access.value);
       if (!preview.ok) return refuseWith(preview.error, FORGE_REFUSED);

@@ -278,7 +278,7 @@ connection.onRequest(AsksExplain, async (params, token) => {
 
 // ─── Forges and exits: pull-request targets, the review preview, Post review ──────────────────
 import { ExitsOpenPullRequest, ExitsPosted, ExitsPostReview, ExitsPreviewPullRequest, ExitsPreviewReview, ForgesConfigure, PullRequestFreshnessGet, PullRequestList, PullRequestResolve, type ExitsPullRequestParams } from '../protocol/rpc';
-import { openPullRequest, previewPullRequest, sessionDraftEdits, type OpenPrInput } from './exits/openPr';
+import { branchOpenPrInput, openPullRequest, previewPullRequest, type OpenPrInput } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { sessionPublisher, type Publisher } from './exits/publish';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
@@ -317,24 +317,18 @@ connection.onRequest(ExitsPostReview, async (params) => {
   return result;
 });
 
-/** An own-branch request's input: the branch's own review (if any) feeds the draft. */
+/** An own-branch request's input: the branch's own review (if any) feeds the draft; the Design lens's harness polishes it. */
 async function openPrInput(params: ExitsPullRequestParams): Promise<OpenPrInput> {
   const { store, service } = await ready;
   const repo = await openRepo(params.repo);
   const root = repo.ok ? repo.value.root : params.repo;
-  return {
-    repoDir: params.repo,
-    ...(params.branch ? { branch: params.branch } : {}),
-    ...(params.base ? { base: params.base } : {}),
-    ...(params.title !== undefined ? { title: params.title } : {}),
-    ...(params.body !== undefined ? { body: params.body } : {}),
-    generation: (branch, base) => {
-      const session = service.findSession(root, { kind: 'branch', head: branch, base });
-      const id = session ? currentGenerationId(store, session.id) : null;
-      return id ? readGenerationSnapshot(store, id) : null;
-    },
-    draftEdits: sessionDraftEdits(store, (branch, base) => service.findSession(root, { kind: 'branch', head: branch, base })?.id ?? null),
-  };
+  const config = params.harness;
+  return branchOpenPrInput(
+    { store, findSession: (r, t) => service.findSession(r, t) },
+    root,
+    { repoDir: params.repo, branch: params.branch, base: params.base, title: params.title, body: params.body },
+    config ? { harness: (signal) => lensHarnessFromConfig(config, 'design', harnessPorts(signal)), log: hostLog } : null,
+  );
 }
 connection.onRequest(ExitsPreviewPullRequest, async (params) => {
   const access = forges.access();

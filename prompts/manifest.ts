@@ -96,3 +96,10 @@ export function documentPromptEntry(id: DocumentPromptId): DocumentPromptEntry {
   if (!entry) throw new Error(`no prompt manifest entry for ${id}`);
   return entry;
 }
+
+/**
+ * The pull-request opener's prompt (own-branch Open Pull Request, host/exits/prPolish.ts): the
+ * header `# Rennet: Design (pull request)`, then this file. No partials, no context directory in
+ * the prompt: the draft, the commits and the change reach the seat through its tools only.
+ */
+export const PR_OPENER_PROMPT: ExplainPromptEntry = { file: 'pr-opener.md', budgetBytes: 2_223 /* measured 2,021 */ };

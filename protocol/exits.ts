@@ -339,6 +339,11 @@ export const PublishReceipt = z.object({
   /** The head the review is pinned to. */
   headSha: CommitSha,
   postedAt: z.string(),
+  /**
+   * What was posted, as composed (receipts written before it was kept lack it). A post sends
+   * what it carried — its asks retire — so this is the one record of the review's text.
+   */
+  review: ComposedReview.optional(),
 });
 export type PublishReceipt = z.infer<typeof PublishReceipt>;
 
@@ -352,9 +357,29 @@ export const ReviewPreview = z.object({
   entry: z.enum(['teammate', 'own']),
   /** The exact review that would post, or why none can be composed. */
   composed: ComposeReviewResult,
-  /** The review already posted for this composition's marker, if any (then Post is not offered again). */
+  /**
+   * Where the exit stands, if posted: the receipt of this composition's marker, or — when nothing
+   * has been staged or chosen since the last review posted on this head — that review's (its
+   * `review` is what the preview shows then). Post is not offered while it is set.
+   */
   receipt: PublishReceipt.nullable(),
   /** Every receipt of the session, newest first (earlier posts of earlier compositions). */
   history: z.array(PublishReceipt),
 });
 export type ReviewPreview = z.infer<typeof ReviewPreview>;
+
+// ─── Open pull request: the model's polish of the drafted text ───────────────────────────────
+
+/**
+ * What became of the model's pass over an own-branch request's drafted title and description:
+ * - `off`: no model pass (no harness configured, the branch has no review to read, or both parts
+ *   are the reviewer's edit) — the deterministic draft, `reason` says why;
+ * - `polished`: the text is the harness's (`reused`: the stored text of the same evidence, no new turn);
+ * - `failed`: the pass did not hand in both parts; the deterministic draft stands, `message` says why.
+ */
+export const PrPolish = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('off'), reason: z.string() }),
+  z.object({ state: z.literal('polished'), harness: z.string(), model: z.string().nullable(), evidenceId: z.string().regex(/^[0-9a-f]{64}$/), reused: z.boolean() }),
+  z.object({ state: z.literal('failed'), harness: z.string().nullable(), model: z.string().nullable(), message: z.string() }),
+]);
+export type PrPolish = z.infer<typeof PrPolish>;

@@ -432,6 +432,8 @@ export interface ExitsPullRequestParams {
   /** The reviewer's edits over the drafted title and description. */
   title?: string;
   body?: string;
+  /** The reviewer's harness settings: the Design lens's harness polishes the draft (none: the deterministic draft). */
+  harness?: import('./review').HarnessConfig;
 }
 export interface OpenPullRequestPreview {
   compositionId: string;
@@ -441,8 +443,10 @@ export interface OpenPullRequestPreview {
   base: string;
   title: string;
   body: string;
-  /** Where the draft came from: `commits`, `design`, `sequence`, `decisions`, `edited`. */
+  /** Where the draft came from: `commits`, `design`, `sequence`, `decisions`, `model`, `edited`. */
   sources: string[];
+  /** Whether a model polished the drafted text, and how that went. */
+  polish: import('./exits').PrPolish;
   /** The open request for this head and base, which opening reuses; null: one is created. */
   existing: { number: number; url: string } | null;
 }

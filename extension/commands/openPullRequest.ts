@@ -6,6 +6,7 @@ import { refusalMessage } from '../forgePlan';
 import { describe } from '../hostClient';
 import { confirmModal, inputBox, notify, withProgress } from '../ui';
 import { ui, uiText, type UiText } from '../uiText';
+import { readHarnessConfig } from '../lenses';
 import { pickRepository } from './pickers';
 
 const TITLE = ui`Rennet: Open Pull Request`;
@@ -16,8 +17,23 @@ export function openPullRequestDetail(p: OpenPullRequestPreview): UiText {
   const action = p.existing
     ? `Pushes ${p.branch} to ${where} and reuses the open request ${p.existing.url} for ${p.branch} → ${p.base}.`
     : `Pushes ${p.branch} to ${where} and opens a request ${p.branch} → ${p.base} with this title and description:`;
-  return uiText(`${action}\n\n${p.title}\n\n${p.body}`);
+  return uiText(`${action}\n\n${p.title}\n\n${p.body}\n\n${polishWords(p.polish)}`);
 }
+
+/** Who wrote the text, beside it: the model (and whether its stored text was reused), or why the draft stands. */
+export function polishWords(polish: OpenPullRequestPreview['polish']): string {
+  switch (polish.state) {
+    case 'polished':
+      return `Title and description written by ${polish.harness}${polish.model ? ` (${polish.model})` : ''} from the branch's review${polish.reused ? ', as before: nothing it read has changed' : ''}.`;
+    case 'failed':
+      return `The model's pass did not finish (${polish.message}): this is the draft from the commits and the review boards.`;
+    case 'off':
+      return `Drafted without a model: ${polish.reason}.`;
+  }
+}
+
+/** A model pass may take one harness turn; the host gives it this long, and the window a little more. */
+const POLISH_REQUEST_TIMEOUT_MS = 6 * 60_000;
 
 /**
  * "Rennet: Open Pull Request" (own branch): the host drafts the title and description from the
@@ -36,9 +52,11 @@ export const openPullRequestCommand = (ctx: Ctx) => async (arg?: unknown): Promi
   const base = named(given.base);
   const edits: { title?: string; body?: string } = {};
   try {
+    // The Design lens's harness polishes the draft; the same settings ride Open, so it reuses that text.
+    const harness = await readHarnessConfig(ctx.extension.secrets);
     for (;;) {
-      const preview = await withProgress({ location: vscode.ProgressLocation.Window, title: ui`Rennet: drafting the pull request…` }, () =>
-        ctx.host.request(ExitsPreviewPullRequest, { repo, ...(branch ? { branch } : {}), ...(base ? { base } : {}), ...edits }),
+      const preview = await withProgress({ location: vscode.ProgressLocation.Notification, title: ui`Rennet: drafting the pull request's title and description…` }, () =>
+        ctx.host.request(ExitsPreviewPullRequest, { repo, ...(branch ? { branch } : {}), ...(base ? { base } : {}), ...edits, harness }, POLISH_REQUEST_TIMEOUT_MS),
       );
       if (!preview.ok) {
         void ctx.forges.showRefusal(refusalMessage('draft the pull request', preview.error), preview.error);
@@ -61,7 +79,7 @@ export const openPullRequestCommand = (ctx: Ctx) => async (arg?: unknown): Promi
         continue;
       }
       const opened = await withProgress({ location: vscode.ProgressLocation.Notification, title: ui`Rennet: pushing ${p.branch} and opening the request…` }, () =>
-        ctx.host.request(ExitsOpenPullRequest, { repo, branch: p.branch, base: p.base, ...edits, compositionId: p.compositionId }, 120_000),
+        ctx.host.request(ExitsOpenPullRequest, { repo, branch: p.branch, base: p.base, ...edits, harness, compositionId: p.compositionId }, POLISH_REQUEST_TIMEOUT_MS),
       );
       if (!opened.ok) {
         if (opened.error.code === 'stale-composition') {

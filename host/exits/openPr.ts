@@ -1,4 +1,4 @@
-import type { ForgeProvider } from '../../protocol/exits';
+import type { ForgeProvider, PrPolish } from '../../protocol/exits';
 import type { ForgeRepo } from '../../protocol/forge';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { GenerationSnapshot } from '../../protocol/review';
@@ -7,7 +7,11 @@ import { runGit } from '../git/run';
 import { adapterFor, forgeFailure, type ForgeAccess } from '../forge/pullRequests';
 import { workspaceForge, type RemoteInfo } from '../forge/remote';
 import { ForgeError } from '../forge/types';
-import { draftPullRequest, pullRequestCompositionId, type PullRequestDraft } from './prDraft';
+import type { Session, Target } from '../../protocol/session';
+import type { Store } from '../store';
+import { currentGenerationId, readGenerationSnapshot } from '../review/generationSnapshot';
+import { polishDraft, type PolishDeps } from './prPolish';
+import { draftPullRequest, pullRequestCompositionId, type BranchCommit, type PullRequestDraft } from './prDraft';
 
 /**
  * Open pull request (one's own branch): the destination is resolved from the branch's push URL,
@@ -26,6 +30,7 @@ export interface OpenPrPreview {
   title: string;
   body: string;
   sources: string[];
+  polish: PrPolish;
   /** The open request for this head and base, which opening reuses; null when one would be created. */
   existing: { number: number; url: string } | null;
 }
@@ -54,6 +59,8 @@ export interface OpenPrInput {
     read(branch: string, base: string): { title?: string; body?: string } | null;
     save(branch: string, base: string, edit: { title?: string; body?: string }): void;
   };
+  /** A model's pass over the deterministic draft (prPolish.ts); absent: the draft as it is. */
+  polish?: (request: { branch: string; base: string; commits: readonly BranchCommit[]; draft: PullRequestDraft }) => Promise<{ title: string; body: string; polish: PrPolish }>;
 }
 
 /** The session event a saved edit of an own-branch request's draft is kept under. */
@@ -71,6 +78,7 @@ interface Located {
   remote: RemoteInfo;
   repo: ForgeRepo;
   draft: PullRequestDraft;
+  polish: PrPolish;
   compositionId: string;
 }
 
@@ -105,17 +113,37 @@ async function locate(input: OpenPrInput, access: ForgeAccess): Promise<Result<L
   // An edit is saved, so a reload, the next preview and the submission all read the same text.
   const edit = given ? { ...stored, ...given } : stored;
   if (given && (given.title !== stored?.title || given.body !== stored?.body)) input.draftEdits?.save(branch, base, edit ?? given);
-  const draft = draftPullRequest({ branch, base, commits, generation: input.generation?.(branch, base) ?? null, edit });
+  const generation = input.generation?.(branch, base) ?? null;
+  const final = draftPullRequest({ branch, base, commits, generation, edit });
+  // The model reads the deterministic draft (never the edit), so an edit of one part does not
+  // polish the other again; an edited part is the reviewer's, whatever the model wrote.
+  const titleEdited = Boolean(edit?.title?.trim());
+  const bodyEdited = edit?.body !== undefined && edit.body.trim() !== '';
+  let draft = final;
+  let polish: PrPolish = { state: 'off', reason: 'no model pass was asked for: the text is drafted from the commits and the review boards' };
+  if (titleEdited && bodyEdited) polish = { state: 'off', reason: 'the title and description are your edit' };
+  else if (input.polish) {
+    const drafted = edit ? draftPullRequest({ branch, base, commits, generation, edit: null }) : final;
+    const polished = await input.polish({ branch, base, commits, draft: drafted });
+    polish = polished.polish;
+    if (polish.state === 'polished') {
+      draft = {
+        title: titleEdited ? final.title : polished.title,
+        body: bodyEdited ? final.body : polished.body,
+        sources: [...final.sources.filter((s) => s !== 'edited'), 'model', ...(titleEdited || bodyEdited ? ['edited'] : [])],
+      };
+    }
+  }
   const repo = located.value.repo;
   const compositionId = pullRequestCompositionId({ provider: repo.provider, host: repo.host, owner: repo.owner, repo: repo.repo, branch, base, title: draft.title, body: draft.body });
-  return ok({ root, branch, base, remote: located.value.remote, repo, draft, compositionId });
+  return ok({ root, branch, base, remote: located.value.remote, repo, draft, polish, compositionId });
 }
 
 /** What opening would submit, exactly; nothing is pushed or created. */
 export async function previewPullRequest(input: OpenPrInput, access: ForgeAccess): Promise<Result<OpenPrPreview>> {
   const located = await locate(input, access);
   if (!located.ok) return located;
-  const { repo, remote, branch, base, draft, compositionId } = located.value;
+  const { repo, remote, branch, base, draft, polish, compositionId } = located.value;
   const adapter = await adapterFor(access, repo);
   if (!adapter.ok) return adapter;
   let existing: OpenPrPreview['existing'] = null;
@@ -134,6 +162,7 @@ export async function previewPullRequest(input: OpenPrInput, access: ForgeAccess
     title: draft.title,
     body: draft.body,
     sources: draft.sources,
+    polish,
     existing,
   });
 }
@@ -197,5 +226,45 @@ export function sessionDraftEdits(
       const id = sessionOf(branch, base);
       if (id) store.appendEvent(id, PR_DRAFT_EDIT_EVENT_KIND, edit, now());
     },
+  };
+}
+
+/**
+ * The input of an own-branch request as the VS Code host and the CLI build it: the branch's own
+ * review (when it has one) feeds the draft and keeps its saved edits; with `polish`, the Design
+ * lens's harness polishes the draft, reading that review's capture.
+ */
+export function branchOpenPrInput(
+  reviews: { store: Store; findSession(repoRoot: string, target: Target): Session | undefined },
+  root: string,
+  params: { repoDir: string; branch?: string | undefined; base?: string | undefined; title?: string | undefined; body?: string | undefined },
+  polish?: Omit<PolishDeps, 'store'> | null,
+): OpenPrInput {
+  const { store } = reviews;
+  const sessionOf = (branch: string, base: string) => reviews.findSession(root, { kind: 'branch', head: branch, base }) ?? null;
+  return {
+    repoDir: params.repoDir,
+    ...(params.branch !== undefined ? { branch: params.branch } : {}),
+    ...(params.base !== undefined ? { base: params.base } : {}),
+    ...(params.title !== undefined ? { title: params.title } : {}),
+    ...(params.body !== undefined ? { body: params.body } : {}),
+    generation: (branch, base) => {
+      const session = sessionOf(branch, base);
+      const id = session ? currentGenerationId(store, session.id) : null;
+      return id ? readGenerationSnapshot(store, id) : null;
+    },
+    draftEdits: sessionDraftEdits(store, (branch, base) => sessionOf(branch, base)?.id ?? null),
+    ...(polish
+      ? {
+          polish: async ({ branch, base, commits, draft }) => {
+            const session = sessionOf(branch, base);
+            const patchset = session?.activePatchsetId ? store.getPatchset(session.activePatchsetId) : undefined;
+            if (!session || !patchset) {
+              return { title: draft.title, body: draft.body, polish: { state: 'off', reason: `${branch} has no review to read: review the branch first, and its title and description are written from what the review read` } };
+            }
+            return polishDraft({ ...polish, store }, { sessionId: session.id, repoRoot: session.repoRoot, patchset, generationId: currentGenerationId(store, session.id), branch, base, commits, draft });
+          },
+        }
+      : {}),
   };
 }

@@ -1,5 +1,5 @@
 import type { AskProjection } from '../../protocol/asks';
-import { PUBLISH_RECEIPT_EVENT_KIND, PublishReceipt, type ComposedReview, type ComposeReviewResult, type ReviewPreview, type ReviewTarget } from '../../protocol/exits';
+import { isLineCommentRef, PUBLISH_RECEIPT_EVENT_KIND, PublishReceipt, type ComposedReview, type ComposeReviewResult, type ReviewPreview, type ReviewTarget } from '../../protocol/exits';
 import { pullRequestLabel, type PullRequestRecord } from '../../protocol/forge';
 import type { Patchset } from '../../protocol/patchset';
 import type { GenerationSnapshot } from '../../protocol/review';
@@ -42,7 +42,35 @@ export interface PublishDeps {
   pullRequest(sessionId: string): PullRequestRecord | null;
   /** Forge access as configured now (the registry can change while the host runs). */
   access(): Result<ForgeAccess>;
+  /**
+   * Marks what a posted review carried as sent (see `sentItems`): its asks retire with `reason`,
+   * its bare line comments are cleared, a verdict override is cleared. Idempotent: what is no
+   * longer staged is left alone.
+   */
+  markSent(sessionId: string, items: SentItems, reason: string): void;
   now?: () => Date;
+}
+
+/** What one posted review carried out of the ask projection. */
+export interface SentItems {
+  asks: string[];
+  lineComments: string[];
+  verdictOverride: boolean;
+}
+
+/** The asks and bare line comments a composed review carries (comments and body notes alike, superseded ones too). */
+export function sentItems(review: ComposedReview): SentItems {
+  const refs = [...review.placements.map((p) => p.ref), ...review.foldNotes.map((n) => n.ref)];
+  return {
+    asks: refs.filter((r) => !isLineCommentRef(r)),
+    lineComments: refs.filter((r) => isLineCommentRef(r)),
+    verdictOverride: review.verdict.override !== null,
+  };
+}
+
+/** Whether a composition carries nothing the reviewer staged or chose: no ask, no line comment, no verdict override. */
+export function carriesNothingStaged(review: ComposedReview): boolean {
+  return review.placements.length === 0 && review.foldNotes.length === 0 && review.verdict.override === null;
 }
 
 interface Context {
@@ -76,11 +104,30 @@ export class Publisher {
     const context = this.context(sessionId);
     if (!context.ok) return context;
     const { session, record, input } = context.value;
-    const composed = composeReview(input);
-    const wire: ComposeReviewResult = composed.ok ? { ok: true, value: composed.value } : { ok: false, error: composed.error };
+    let composed = composeReview(input);
     const history = this.receipts(sessionId);
-    const receipt = composed.ok ? (history.find((r) => r.markerId === composed.value.markerId) ?? null) : null;
+    const first = composed.ok ? composed.value : null;
+    let receipt = first ? (history.find((r) => r.markerId === first.markerId) ?? null) : null;
+    if (first && receipt && !carriesNothingStaged(first)) {
+      // Posted, but what it carried is still staged (the host stopped between the receipt and
+      // marking them sent): mark them now, so the next review does not carry them again.
+      this.deps.markSent(sessionId, sentItems(first), sentReason(receipt));
+      const again = this.context(sessionId);
+      if (!again.ok) return again;
+      composed = composeReview(again.value.input);
+    }
+    // Nothing staged or chosen since the last review posted on this head: that review is where
+    // the exit stands (an approving review of nothing is not offered in its place).
+    if (composed.ok && !receipt) receipt = this.standing(history, composed.value, context.value.patchset.head);
+    const wire: ComposeReviewResult = composed.ok ? { ok: true, value: composed.value } : { ok: false, error: composed.error };
     return ok({ sessionId, target: input.target, label: pullRequestLabel(session.target), webUrl: record.webUrl, entry: record.entry, composed: wire, receipt, history });
+  }
+
+  /** The newest receipt on `head` when `review` carries nothing staged: the post the exit stands at. */
+  private standing(history: PublishReceipt[], review: ComposedReview, head: string): PublishReceipt | null {
+    if (!carriesNothingStaged(review)) return null;
+    const latest = history[0];
+    return latest && latest.headSha === head ? latest : null;
   }
 
   /** Posts the previewed composition (named by its id); see the order above. */
@@ -98,6 +145,10 @@ export class Publisher {
     const context = this.context(sessionId);
     if (!context.ok) return context;
     const { session, patchset, input } = context.value;
+    // A retry of a composition that posted (a double click, a lost answer at the client): its
+    // receipt, even though what it carried is no longer staged.
+    const posted = this.receipts(sessionId).find((r) => r.compositionId === compositionId);
+    if (posted) return ok({ ...posted, reused: true });
     const composed = composeReview(input);
     if (!composed.ok) return err(rennetError(composed.error.reason === 'stale-composition' ? 'stale-composition' : 'invalid-request', composed.error.message, composed.error.detail));
     if (composed.value.descriptor.compositionId !== compositionId) {
@@ -110,8 +161,16 @@ export class Publisher {
     }
     const review = composed.value;
     // Posted already (this answer creates nothing): the stored receipt, marked reused.
-    const held = this.receipts(sessionId).find((r) => r.markerId === review.markerId);
-    if (held) return ok({ ...held, reused: true });
+    const history = this.receipts(sessionId);
+    const held = history.find((r) => r.markerId === review.markerId);
+    if (held) {
+      this.deps.markSent(sessionId, sentItems(review), sentReason(held));
+      return ok({ ...held, reused: true });
+    }
+    // Nothing staged or chosen since the review posted on this head (a rerun after it landed):
+    // that review is the answer; an approving review of nothing is never posted in its place.
+    const standing = this.standing(history, review, patchset.head);
+    if (standing) return ok({ ...standing, reused: true });
 
     const access = this.deps.access();
     if (!access.ok) return access;
@@ -176,8 +235,11 @@ export class Publisher {
       reused,
       headSha: review.descriptor.target.headSha,
       postedAt: this.now().toISOString(),
+      review,
     };
     this.deps.store.appendEvent(sessionId, PUBLISH_RECEIPT_EVENT_KIND, receipt, receipt.postedAt);
+    // The receipt first: a host stopped between the two marks them on the next preview or post.
+    this.deps.markSent(sessionId, sentItems(review), sentReason(receipt));
     return receipt;
   }
 
@@ -208,15 +270,34 @@ export class Publisher {
   }
 }
 
+/** The retirement reason of a posted ask: where it went. */
+export function sentReason(receipt: PublishReceipt): string {
+  return `posted to ${receipt.provider === 'gitlab' ? 'GitLab' : 'GitHub'} in ${receipt.url}`;
+}
+
+/** Applies `SentItems` through the ask log's own commands (each one validated and logged as the reviewer's would be). */
+export function markSentThrough(asks: { projection(sessionId: string): Result<AskProjection>; command(sessionId: string, input: unknown, now: string): Result<unknown> }, now: () => Date) {
+  return (sessionId: string, items: SentItems, reason: string): void => {
+    const projection = asks.projection(sessionId);
+    if (!projection.ok) return;
+    const at = now().toISOString();
+    const staged = new Set(projection.value.asks.filter((a) => a.state === 'staged').map((a) => a.id));
+    for (const askId of items.asks) if (staged.has(askId)) asks.command(sessionId, { type: 'retire', askId, reason }, at);
+    for (const key of items.lineComments) if (key in projection.value.lineComments) asks.command(sessionId, { type: 'clearLineComment', key }, at);
+    if (items.verdictOverride && projection.value.verdictOverride !== null) asks.command(sessionId, { type: 'setVerdictOverride', verdict: null }, at);
+  };
+}
+
 /** The publisher of the host's sessions (the VS Code host and the CLI build the same one). */
 export function sessionPublisher(
   store: PublishStore & Parameters<typeof currentGenerationId>[0],
   service: { pullRequestRecord(sessionId: string): PullRequestRecord | null },
-  asks: { projection(sessionId: string): Result<AskProjection> },
+  asks: { projection(sessionId: string): Result<AskProjection>; command(sessionId: string, input: unknown, now: string): Result<unknown> },
   access: () => Result<ForgeAccess>,
 ): Publisher {
   return new Publisher({
     store,
+    markSent: markSentThrough(asks, () => new Date()),
     projection: (sessionId) => asks.projection(sessionId),
     generation: (sessionId) => {
       const id = currentGenerationId(store, sessionId);

@@ -7,6 +7,7 @@ import { readReviewMarker, ReviewDescriptor } from '../../protocol/exits';
 import { ReviewReport } from '../../protocol/review';
 import { isolatedCliEnv, tempDir, type TestRepo } from '../fixtures/gitRepo';
 import { startFakeForge, type FakeForge } from '../servers/fakeForge';
+import { openAiToolResults, startOpenAiServer } from '../servers/openai';
 import { reviewRepo } from '../unit/review/fixtures';
 
 /**
@@ -175,6 +176,91 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     const unknown = await rennet(['open-pr', '--repo', clone, '--json'], aliceEnv);
     assert.equal(unknown.code, 3);
     assert.match(unknown.stderr, /forge\.example\.invalid is not a registered forge/);
+  });
+
+  it('open-pr --harness: the Design harness reads the branch\'s review and writes the title and description; the same evidence reuses the stored text (no new turn), so Open submits what the dry run showed; a pass that hands in nothing leaves the draft, said', async () => {
+    const clone = join(dir, 'polish');
+    const url = new URL(forge.url);
+    await execFileP('git', ['clone', '--quiet', `${url.protocol}//alice:alice-token@${url.host}/acme/uploads.git`, clone], { env: isolatedCliEnv({}) });
+    const git = (...args: string[]) => execFileP('git', args, { cwd: clone, env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' }), encoding: 'utf8' });
+    await git('checkout', '--quiet', '-b', 'feat/jitter');
+    const ADDED = 'Retries wait a random jitter of up to 250 ms on top of the back-off.';
+    writeFileSync(join(clone, 'JITTER.md'), `${ADDED}\n`);
+    await git('add', 'JITTER.md');
+    await git('commit', '--quiet', '-m', 'Add jitter to retries');
+    const aliceEnv = { GITHUB_TOKEN: 'alice-token' };
+    // The branch's review: its capture is what the opener reads.
+    const reviewed = await rennet(['review', '--repo', clone, '--base', 'main', '--json'], aliceEnv);
+    assert.equal(reviewed.code, 0, reviewed.stderr);
+
+    const TITLE = 'Add jitter on top of the retry back-off';
+    const DESCRIPTION = `Retries now wait a random jitter of up to 250 ms on top of the back-off, so clients that failed together do not retry together.\n\nThe note is in JITTER.md:1.`;
+    const opener = (body: Record<string, unknown>, raw: string) => (Array.isArray(body.tools) && body.tools.length > 0 && raw.includes('# Rennet: Design (pull request)') ? 'opener' : null);
+    const model = await startOpenAiServer(
+      {
+        seats: {
+          opener: [
+            { toolCalls: [{ name: 'read_draft', input: {} }] },
+            { toolCalls: [{ name: 'list_changes', input: {} }] },
+            { toolCalls: [{ name: 'read_diff', input: { path: 'JITTER.md' } }] },
+            { toolCalls: [{ name: 'set_title', input: { title: TITLE } }] },
+            { toolCalls: [{ name: 'set_description', input: { markdown: DESCRIPTION } }] },
+            { text: 'Done.' },
+          ],
+        },
+      },
+      { seatOf: opener },
+    );
+    try {
+      const harness = ['--harness', 'openai', '--base-url', model.baseUrl, '--model', 'scripted-model'];
+      const dry = await rennet(['open-pr', '--repo', clone, '--dry-run', '--json', ...harness], aliceEnv);
+      assert.equal(dry.code, 0, dry.stderr);
+      const preview = JSON.parse(dry.stdout) as { compositionId: string; title: string; body: string; sources: string[]; polish: { state: string; harness?: string; model?: string; reused?: boolean } };
+      assert.deepEqual([preview.title, preview.body], [TITLE, DESCRIPTION]);
+      assert.deepEqual(preview.polish, { ...preview.polish, state: 'polished', harness: 'openai-compatible', model: 'scripted-model', reused: false });
+      assert.ok(preview.sources.includes('model'), JSON.stringify(preview.sources));
+      // It read before it wrote: the draft, the change list, and the diff with the added line as captured.
+      const turns = model.requests.filter((r) => r.seat === 'opener');
+      const results = turns.flatMap((r) => openAiToolResults(r.body ?? {}));
+      const draftResult = results.find((r) => r.text.includes('"commits"'));
+      assert.ok(draftResult?.text.includes('Add jitter to retries'), 'read_draft answered the commit subjects');
+      assert.ok(results.some((r) => r.text.includes(ADDED) && /\+|added/.test(r.text)), `read_diff answered the added line: ${JSON.stringify(results.map((r) => r.text.slice(0, 120)))}`);
+      // Nothing of the branch is in the prompt: the draft and the change arrive as tool results only.
+      const first = JSON.stringify((turns[0]?.body?.messages as unknown[] | undefined)?.slice(0, 2) ?? []);
+      assert.ok(first.includes('# Rennet: Design (pull request)') && !first.includes('jitter') && !first.includes('Add jitter'), 'the first turn carries only the static prompt');
+
+      const seen = model.requests.length;
+      const again = await rennet(['open-pr', '--repo', clone, '--dry-run', '--json', ...harness], aliceEnv);
+      assert.equal(again.code, 0, again.stderr);
+      const reused = JSON.parse(again.stdout) as typeof preview;
+      assert.equal(reused.compositionId, preview.compositionId, 'the same evidence composes the same request');
+      assert.equal(reused.polish.reused, true);
+      assert.equal(model.requests.length, seen, 'no new model turn for unchanged evidence');
+
+      const opened = await rennet(['open-pr', '--repo', clone, '--expect-composition', preview.compositionId, '--json', ...harness], aliceEnv);
+      assert.equal(opened.code, 0, opened.stderr);
+      const pr = (await forge.pullRequest({ provider: 'github', owner: 'acme', name: 'uploads', number: (JSON.parse(opened.stdout) as { number: number }).number })) as { title: string; body: string };
+      assert.deepEqual([pr.title, pr.body], [TITLE, DESCRIPTION]);
+    } finally {
+      await model.close();
+    }
+
+    // A new commit is new evidence; a pass that never hands in the description leaves the deterministic draft, and says why.
+    writeFileSync(join(clone, 'JITTER.md'), `${ADDED}\nThe jitter is drawn per attempt.\n`);
+    await git('commit', '--quiet', '-am', 'Draw the jitter per attempt');
+    assert.equal((await rennet(['review', '--repo', clone, '--base', 'main', '--json'], aliceEnv)).code, 0);
+    const lazy = await startOpenAiServer({ seats: { opener: [{ toolCalls: [{ name: 'set_title', input: { title: 'Half done' } }] }, { text: 'Done.' }] } }, { seatOf: opener });
+    try {
+      const dry = await rennet(['open-pr', '--repo', clone, '--dry-run', '--json', '--harness', 'openai', '--base-url', lazy.baseUrl, '--model', 'scripted-model'], aliceEnv);
+      assert.equal(dry.code, 0, dry.stderr);
+      const preview = JSON.parse(dry.stdout) as { title: string; body: string; polish: { state: string; message?: string } };
+      assert.equal(preview.polish.state, 'failed');
+      assert.match(preview.polish.message ?? '', /without set_description/);
+      assert.equal(preview.title, 'Jitter', 'the deterministic title (the branch name: two commits)');
+      assert.match(preview.body, /## Commits/);
+    } finally {
+      await lazy.close();
+    }
   });
 
   it('GitLab: review --pr !1, ask and post-review land the review as discussions and one body note carrying the verdict label; open-pr opens a merge request', async () => {

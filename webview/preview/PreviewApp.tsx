@@ -23,6 +23,7 @@ import {
   postArea,
   receiptWords,
   refusalView,
+  shownReview,
   splitMarker,
   targetWords,
   VERDICT_CHOICES,
@@ -83,6 +84,7 @@ export function PreviewApp({ bridge }: { bridge: PreviewBridge }) {
   const preview = snapshot?.preview ?? null;
   const provider = preview?.target.provider ?? null;
   const openLink = (url: string) => bridge.post({ type: 'rennet/preview/openLink', url });
+  const shown = preview ? shownReview(preview) : null;
 
   return (
     <main class="rn-panel rn-preview" data-testid="review-preview" data-session-id={sessionId}>
@@ -99,18 +101,26 @@ export function PreviewApp({ bridge }: { bridge: PreviewBridge }) {
             <p class={snapshot.error ? 'rn-banner rn-banner-error' : 'rn-muted'} data-testid={snapshot.error ? 'preview-error' : 'preview-loading'} role={snapshot.error ? 'alert' : 'status'}>
               {snapshot.error ? `No review can be previewed: ${snapshot.error}` : 'Composing the review…'}
             </p>
-          ) : preview.composed.ok ? (
-            <Composed
-              review={preview.composed.value}
-              provider={preview.target.provider}
-              raw={model.raw}
-              verdictBusy={model.pendingVerdict || snapshot.posting}
-              onToggleRaw={() => dispatch({ type: 'toggle-raw' })}
-              onVerdict={(verdict) => {
-                dispatch({ type: 'verdict-clicked' });
-                bridge.post({ type: 'rennet/preview/setVerdict', verdict });
-              }}
-            />
+          ) : shown ? (
+            <>
+              {shown.posted && (
+                <p class="rn-banner rn-banner-info" data-testid="preview-as-posted" role="note">
+                  This is the review as it was posted. Nothing has been staged or chosen since: stage an ask, or choose a verdict below, to compose a follow-up review.
+                </p>
+              )}
+              <Composed
+                review={shown.review}
+                provider={preview.target.provider}
+                raw={model.raw}
+                verdictSelected={shown.posted ? null : undefined}
+                verdictBusy={model.pendingVerdict || snapshot.posting}
+                onToggleRaw={() => dispatch({ type: 'toggle-raw' })}
+                onVerdict={(verdict) => {
+                  dispatch({ type: 'verdict-clicked' });
+                  bridge.post({ type: 'rennet/preview/setVerdict', verdict });
+                }}
+              />
+            </>
           ) : null}
           <PostArea
             snapshot={snapshot}
@@ -202,16 +212,18 @@ interface ComposedProps {
   review: ComposedReview;
   provider: ForgeProvider;
   raw: boolean;
+  /** The verdict choice to show as selected when it is not the review's own (a posted review's choice was cleared by posting it). */
+  verdictSelected?: VerdictOverride | null | undefined;
   verdictBusy: boolean;
   onToggleRaw(): void;
   onVerdict(verdict: VerdictOverride | null): void;
 }
 
-function Composed({ review, provider, raw, verdictBusy, onToggleRaw, onVerdict }: ComposedProps) {
+function Composed({ review, provider, raw, verdictSelected, verdictBusy, onToggleRaw, onVerdict }: ComposedProps) {
   const { descriptor } = review;
   return (
     <>
-      <Verdict review={review} provider={provider} busy={verdictBusy} onVerdict={onVerdict} />
+      <Verdict review={review} provider={provider} selectedChoice={verdictSelected} busy={verdictBusy} onVerdict={onVerdict} />
       <section class="rn-preview-section" data-testid="preview-body" aria-labelledby="rn-preview-body">
         <div class="rn-title-row">
           <h2 id="rn-preview-body" class="rn-section-title">
@@ -230,8 +242,21 @@ function Composed({ review, provider, raw, verdictBusy, onToggleRaw, onVerdict }
   );
 }
 
-function Verdict({ review, provider, busy, onVerdict }: { review: ComposedReview; provider: ForgeProvider; busy: boolean; onVerdict(verdict: VerdictOverride | null): void }) {
+function Verdict({
+  review,
+  provider,
+  selectedChoice,
+  busy,
+  onVerdict,
+}: {
+  review: ComposedReview;
+  provider: ForgeProvider;
+  selectedChoice: VerdictOverride | null | undefined;
+  busy: boolean;
+  onVerdict(verdict: VerdictOverride | null): void;
+}) {
   const view = verdictView(review.verdict, provider);
+  const chosen = selectedChoice === undefined ? view.override : selectedChoice;
   return (
     <section class="rn-preview-section" data-testid="preview-verdict" aria-labelledby="rn-preview-verdict">
       <h2 id="rn-preview-verdict" class="rn-section-title">
@@ -250,7 +275,7 @@ function Verdict({ review, provider, busy, onVerdict }: { review: ComposedReview
       )}
       <div class="rn-verdict-choices" role="group" aria-label="Choose the verdict" data-testid="verdict-control">
         {VERDICT_CHOICES.map((choice) => {
-          const selected = choice.value === view.override;
+          const selected = choice.value === chosen;
           return (
             <button
               key={choice.label}

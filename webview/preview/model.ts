@@ -7,6 +7,7 @@ import {
   readReviewMarker,
   type VerdictOverride,
   type CommentSide,
+  type ComposedReview,
   type ComposeRefusalReason,
   type FoldReason,
   type ForgeProvider,
@@ -127,6 +128,17 @@ export type PostArea =
   | { kind: 'posted'; receipt: PublishReceipt; words: string; reused: string | null }
   /** One Post button for this composition; disabled only while a post is in flight. */
   | { kind: 'post'; compositionId: string; disabled: boolean; label: string };
+
+/**
+ * The review the preview shows: the composition that would post, or — when the exit stands at a
+ * review posted earlier with nothing staged since — that review as it was posted.
+ */
+export function shownReview(preview: ReviewPreview): { review: ComposedReview; posted: boolean } | null {
+  const receipt = preview.receipt;
+  const composed = preview.composed.ok ? preview.composed.value : null;
+  if (receipt?.review && receipt.compositionId !== composed?.descriptor.compositionId) return { review: receipt.review, posted: true };
+  return composed ? { review: composed, posted: false } : null;
+}
 
 /** "Posted: Approve · 2 comments". */
 export function receiptWords(receipt: PublishReceipt): string {

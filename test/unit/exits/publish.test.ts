@@ -9,7 +9,7 @@ import { readReviewMarker } from '../../../protocol/exits';
 import { pullRequestRefs } from '../../../protocol/forge';
 import type { PullRequestTarget } from '../../../protocol/session';
 import { AskLog } from '../../../host/asks/log';
-import { Publisher } from '../../../host/exits/publish';
+import { markSentThrough, Publisher } from '../../../host/exits/publish';
 import { forgeAdapter } from '../../../host/forge/adapters';
 import { pullRequestSource } from '../../../host/forge/pullRequests';
 import { ForgeRegistryHolder, ForgeService } from '../../../host/forge/service';
@@ -108,6 +108,7 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
       },
       pullRequest: (id) => service.pullRequestRecord(id),
       access: () => forges.access(),
+      markSent: markSentThrough(asks, () => new Date()),
     });
     return { provider, owner, name, number: pull.number, work, forges, store, service, asks, publisher, host };
   }
@@ -190,11 +191,42 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
     assert.ok(reopened.ok && reopened.value.receipt?.reviewId === first.value.reviewId);
     assert.equal(reopened.value.receipt?.comments, 3);
 
-    // A stale preview: something changed since it was shown.
+    // What posted is sent: the four asks retired, naming where they went; nothing is staged.
+    const after = s.asks.projection(sessionId);
+    assert.ok(after.ok);
+    assert.equal(after.value.counts.staged, 0);
+    assert.deepEqual(
+      after.value.asks.map((a) => [a.state, a.retiredReason]),
+      after.value.asks.map(() => ['retired', `posted to GitHub in ${first.value.url}`]),
+    );
+    // With nothing staged since, the exit stands at that review: no approving review of nothing.
+    assert.ok(reopened.value.composed.ok && reopened.value.composed.value.placements.length === 0);
+    const empty = await s.publisher.post(sessionId, reopened.value.composed.value.descriptor.compositionId);
+    assert.ok(empty.ok && empty.value.reviewId === first.value.reviewId && empty.value.reused, JSON.stringify(empty));
+    assert.equal(forge.reviews({ provider: 'github', owner: s.owner, name: s.name, number: s.number }).length, 1, 'a post of nothing new posts nothing');
+    // A retry of the posted composition still answers its receipt.
+    const retry = await s.publisher.post(sessionId, composed.descriptor.compositionId);
+    assert.ok(retry.ok && retry.value.reviewId === first.value.reviewId && retry.value.reused, JSON.stringify(retry));
+
+    // A follow-up: one more ask; a preview shown before a further change is stale.
     stage(s, sessionId, { type: 'stage', anchor: { kind: 'none' }, text: 'One more thing.', intent: 'comment', lane: 'post-review' });
-    const stale = await s.publisher.post(sessionId, composed.descriptor.compositionId);
+    const followUp = s.publisher.preview(sessionId);
+    assert.ok(followUp.ok && followUp.value.composed.ok && followUp.value.receipt === null, JSON.stringify(followUp));
+    stage(s, sessionId, { type: 'stage', anchor: { kind: 'none' }, text: 'And another.', intent: 'question', lane: 'post-review' });
+    const stale = await s.publisher.post(sessionId, followUp.value.composed.value.descriptor.compositionId);
     assert.ok(!stale.ok && stale.error.code === 'stale-composition', JSON.stringify(stale));
     assert.equal(forge.reviews({ provider: 'github', owner: s.owner, name: s.name, number: s.number }).length, 1);
+    // Posting the follow-up carries only what was staged since: no line comment is posted twice.
+    const current = s.publisher.preview(sessionId);
+    assert.ok(current.ok && current.value.composed.ok);
+    assert.equal(current.value.composed.value.descriptor.event, 'COMMENT');
+    const second2 = await s.publisher.post(sessionId, current.value.composed.value.descriptor.compositionId);
+    assert.ok(second2.ok, JSON.stringify(second2));
+    const both = forge.reviews({ provider: 'github', owner: s.owner, name: s.name, number: s.number }) as Array<{ body: string; comments: unknown[] }>;
+    assert.equal(both.length, 2);
+    assert.equal(both[1]!.comments.length, 0);
+    assert.match(both[1]!.body, /One more thing\./);
+    assert.doesNotMatch(both[1]!.body, /Overall the rename reads well/);
   });
 
   it('GitHub: a lost answer after the review landed ends with exactly one review, found by its marker', async () => {
@@ -208,6 +240,32 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
     forge.clearFaults();
     assert.ok(result.ok, JSON.stringify(result));
     assert.equal(result.value.reused, true, 'the review was found on the forge, not posted again');
+    assert.equal(forge.reviews({ provider: 'github', owner: s.owner, name: s.name, number: s.number }).length, 1);
+  });
+
+  it('a host stopped between the receipt and marking its asks sent: the next preview marks them, and the exit stands at the posted review', async () => {
+    const s = await setup('github');
+    const { snapshot } = await open(s);
+    const sessionId = snapshot.session.id;
+    stageTypical(s, sessionId, snapshot.patchset!.id);
+    const stopped = new Publisher({
+      store: s.store,
+      projection: (id) => s.asks.projection(id),
+      generation: () => null,
+      pullRequest: (id) => s.service.pullRequestRecord(id),
+      access: () => s.forges.access(),
+      markSent: () => {},
+    });
+    const preview = stopped.preview(sessionId);
+    assert.ok(preview.ok && preview.value.composed.ok);
+    const posted = await stopped.post(sessionId, preview.value.composed.value.descriptor.compositionId);
+    assert.ok(posted.ok, JSON.stringify(posted));
+    const before = s.asks.projection(sessionId);
+    assert.ok(before.ok && before.value.counts.staged === 4, 'the stopped host marked nothing');
+    const healed = s.publisher.preview(sessionId);
+    assert.ok(healed.ok && healed.value.receipt?.reviewId === posted.value.reviewId, JSON.stringify(healed));
+    const after = s.asks.projection(sessionId);
+    assert.ok(after.ok && after.value.counts.staged === 0 && after.value.asks.every((a) => a.retiredReason === `posted to GitHub in ${posted.value.url}`));
     assert.equal(forge.reviews({ provider: 'github', owner: s.owner, name: s.name, number: s.number }).length, 1);
   });
 

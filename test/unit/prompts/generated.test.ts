@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROMPT_FILES, type PromptFileName } from '../../../prompts/generated';
 import { GENERATED_FILE, listPromptSources, normalizePromptText, renderGenerated } from '../../../prompts/generate';
-import { DOCUMENT_PROMPTS, EXPLAIN_PROMPT, PARTIAL_FILES, PARTIALS, SEAT_PROMPTS } from '../../../prompts/manifest';
+import { DOCUMENT_PROMPTS, EXPLAIN_PROMPT, PARTIAL_FILES, PARTIALS, PR_OPENER_PROMPT, SEAT_PROMPTS } from '../../../prompts/manifest';
 
 const PROMPTS_DIR = join(__dirname, '..', '..', '..', 'prompts');
 
@@ -32,6 +32,7 @@ describe('prompts/generated.ts', () => {
       'partials/investigation.md',
       'partials/reader-voice.md',
       'partials/tool-guidance.md',
+      'pr-opener.md',
       'reviewer-voice.md',
       'round-report.md',
       'sequence.md',
@@ -43,6 +44,7 @@ describe('prompts/generated.ts', () => {
       ...SEAT_PROMPTS.map((e) => e.file),
       ...DOCUMENT_PROMPTS.map((e) => e.file),
       EXPLAIN_PROMPT.file,
+      PR_OPENER_PROMPT.file,
       ...PARTIALS.map((p) => PARTIAL_FILES[p]),
     ]);
     assert.deepEqual([...used].sort(), Object.keys(PROMPT_FILES).sort());

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { explainPrompt, explainSurface } from '../../../host/asks/explainTools';
+import { polishSurface, prOpenerPrompt } from '../../../host/exits/prPolish';
 import { buildCitationIndex } from '../../../host/board/citations';
 import { buildBoardTools } from '../../../host/board/tools';
 import type { SeatSpec } from '../../../host/pipeline/ports';
@@ -82,12 +83,15 @@ describe('seat prompts: only tools the seat is served, and no git', function () 
       paths: buildCitationIndex(patchset),
     }).tools;
     for (const lens of LENSES) readers.push({ key: `${lens}:explain`, text: explainPrompt(lens), tools: [...read, ...explainTools] });
+    const openerTools = polishSurface({ draft: { title: 't', body: 'b' }, commits: [] }).tools;
+    readers.push({ key: 'design:pr-opener', text: prOpenerPrompt(), tools: [...read, ...openerTools] });
 
     allToolNames = new Set([
       ...read.map((t) => t.name),
       ...LENSES.flatMap((lens) => buildBoardTools(lens).map((t) => t.name)),
       ...reviewSurface(join(ctx.dir, 'findings', 'x.md'), 'x.md').tools.map((t) => t.name),
       ...explainTools.map((t) => t.name),
+      ...openerTools.map((t) => t.name),
     ]);
     others = [
       ['round-report', roundReportPrompt({ contextDir: ctx.relative })],
@@ -98,7 +102,7 @@ describe('seat prompts: only tools the seat is served, and no git', function () 
 
   it('derives a real vocabulary: the context README describes the noise-offer fields, and every seat has a prompt', () => {
     for (const field of ['member_id', 'start_line', 'end_line', 'path_escaped', 'file_index']) assert.ok(contextFields.has(field), `the context README no longer describes \`${field}\``);
-    assert.equal(readers.length, SEAT_PROMPTS.length + LENSES.length);
+    assert.equal(readers.length, SEAT_PROMPTS.length + LENSES.length + 1);
   });
 
   it('names no tool a seat is not served, and no snake_case word that is neither its tool nor a field it meets', () => {

@@ -13,6 +13,7 @@ import { parseToPreview } from '../../../webview/bridge';
 import { PreviewApp, initialPreviewModel, reducePreview } from '../../../webview/preview/PreviewApp';
 import { all, byTestId, click, happyDomPerTest, one, text, type HappyDom } from './happyDom';
 import { CANARY } from './hostileFixtures';
+import { Asks } from '../exits/fixtures';
 import { hostileAsks, previewSnapshot, previewWorld, type PreviewWorld } from './previewFixtures';
 
 class FakePreviewBridge implements PreviewBridge {
@@ -155,6 +156,24 @@ describe('webview/preview: the preview app (happy-dom)', function () {
     assert.match(text(one(posted, byTestId('posted-reused'))), /already on GitHub/);
     await click(one(posted, byTestId('posted-link')));
     assert.deepEqual(bridge.posted.at(-1), { type: 'rennet/preview/openLink', url: receipt.url });
+  });
+
+  it('after a post, with nothing staged since, the preview shows the review as it was posted (not a new one), and a verdict choice composes a follow-up', async () => {
+    const receipt = world.receipt(preview);
+    // What the host answers once the post sent its asks: the composition of nothing, and the receipt it stands at.
+    const after = world.preview(new Asks(), { receipt });
+    assert.ok(after.composed.ok && after.composed.value.descriptor.event === 'APPROVE' && after.composed.value.placements.length === 0);
+    await mountPreview(dom, bridge);
+    await bridge.snapshot(previewSnapshot(after));
+    assert.match(text(one(dom.root, byTestId('preview-as-posted'))), /as it was posted/);
+    assert.equal(one(dom.root, byTestId('verdict-event')).getAttribute('data-event'), 'REQUEST_CHANGES', 'the posted verdict, not the empty composition\'s APPROVE');
+    assert.equal(all(dom.root, byTestId('preview-comment')).length, 2, 'the posted comments');
+    assert.equal(all(dom.root, byTestId('post-review')).length, 0, 'no Post');
+    assert.equal(text(one(dom.root, byTestId('posted-words'))), 'Posted: Request changes · 2 comments');
+    // Every choice but "as the asks propose" (nothing is chosen now) starts a follow-up.
+    assert.equal(one(dom.root, '[data-choice="clear"]').getAttribute('aria-pressed'), 'true');
+    await click(one(dom.root, '[data-choice="request-changes"]'));
+    assert.deepEqual(bridge.posted.at(-1), { type: 'rennet/preview/setVerdict', verdict: 'request-changes' });
   });
 
   it('a refused post is said where Post is: stale (composed again), head moved (Capture New Head), unauthorized (sign in)', async () => {

@@ -64,6 +64,7 @@ export async function previewWorld(): Promise<PreviewWorld> {
         reused: false,
         headSha: review.descriptor.target.headSha,
         postedAt: '2026-01-02T10:00:00.000Z',
+        review,
         ...over,
       };
     },
