@@ -8,9 +8,9 @@
 import { ForgeProvider } from '../protocol/exits';
 import { ForgeEntry } from '../protocol/forge';
 import type { RennetError } from '../protocol/result';
-import type { PullRequestListResult, PullRequestSummary } from '../protocol/rpc';
+import type { OpenPullRequestPreview, PullRequestListResult, PullRequestSummary } from '../protocol/rpc';
 import type { PullRequestTarget } from '../protocol/session';
-import { ui, uiJoin, type UiPickItem, type UiText } from './uiText';
+import { ui, uiJoin, uiText, type UiPickItem, type UiText } from './uiText';
 
 /** The SecretStorage key of the GitLab token for a host (`rennet.gitlabToken/gitlab.com`). */
 export function gitlabTokenKey(host: string): string {
@@ -161,4 +161,28 @@ export function isForgeLink(url: string, forgeHost: string): boolean {
 /** A receipt's verdict in words: "Approve", "Comment", "Request changes". */
 export function eventWords(event: 'APPROVE' | 'COMMENT' | 'REQUEST_CHANGES'): string {
   return event === 'APPROVE' ? 'Approve' : event === 'REQUEST_CHANGES' ? 'Request changes' : 'Comment';
+}
+
+// ─── Open pull request (own branch) ──────────────────────────────────────────────────────────
+
+/** The modal's text: exactly what is pushed and submitted (plain text: a modal renders no Markdown). */
+export function openPullRequestDetail(p: OpenPullRequestPreview): UiText {
+  const where = `${p.destination.owner}/${p.destination.repo} on ${p.destination.host} (remote ${p.destination.remote})`;
+  const action = p.existing
+    ? `Pushes ${p.branch} to ${where} and reuses the open request ${p.existing.url} for ${p.branch} → ${p.base}.`
+    : `Pushes ${p.branch} to ${where} and opens a request ${p.branch} → ${p.base} with this title and description:`;
+  // Each part is escaped on its own and joined with real line breaks (uiText escapes a line break in its text).
+  return uiJoin([uiText(action), uiText(p.title), uiJoin(p.body.split('\n').map((line) => uiText(line)), '\n'), uiText(polishWords(p.polish))], '\n\n');
+}
+
+/** Who wrote the text, beside it: the model (and whether its stored text was reused), or why the draft stands. */
+export function polishWords(polish: OpenPullRequestPreview['polish']): string {
+  switch (polish.state) {
+    case 'polished':
+      return `Title and description written by ${polish.harness}${polish.model ? ` (${polish.model})` : ''} from the branch's review${polish.reused ? ', as before: nothing it read has changed' : ''}.`;
+    case 'failed':
+      return `The model's pass did not finish (${polish.message}): this is the draft from the commits and the review boards.`;
+    case 'off':
+      return `Drafted without a model: ${polish.reason}.`;
+  }
 }

@@ -1,36 +1,15 @@
 import * as vscode from 'vscode';
 import { pullRequestLabel } from '../../protocol/forge';
-import { ExitsOpenPullRequest, ExitsPreviewPullRequest, type OpenPullRequestPreview, type OpenPullRequestResult } from '../../protocol/rpc';
+import { ExitsOpenPullRequest, ExitsPreviewPullRequest, type OpenPullRequestResult } from '../../protocol/rpc';
 import type { Ctx } from '../ctx';
-import { refusalMessage } from '../forgePlan';
+import { openPullRequestDetail, refusalMessage } from '../forgePlan';
 import { describe } from '../hostClient';
 import { confirmModal, inputBox, notify, withProgress } from '../ui';
-import { ui, uiText, type UiText } from '../uiText';
+import { ui } from '../uiText';
 import { readHarnessConfig } from '../lenses';
 import { pickRepository } from './pickers';
 
 const TITLE = ui`Rennet: Open Pull Request`;
-
-/** The modal's text: exactly what is pushed and submitted (plain text: a modal renders no Markdown). */
-export function openPullRequestDetail(p: OpenPullRequestPreview): UiText {
-  const where = `${p.destination.owner}/${p.destination.repo} on ${p.destination.host} (remote ${p.destination.remote})`;
-  const action = p.existing
-    ? `Pushes ${p.branch} to ${where} and reuses the open request ${p.existing.url} for ${p.branch} → ${p.base}.`
-    : `Pushes ${p.branch} to ${where} and opens a request ${p.branch} → ${p.base} with this title and description:`;
-  return uiText(`${action}\n\n${p.title}\n\n${p.body}\n\n${polishWords(p.polish)}`);
-}
-
-/** Who wrote the text, beside it: the model (and whether its stored text was reused), or why the draft stands. */
-export function polishWords(polish: OpenPullRequestPreview['polish']): string {
-  switch (polish.state) {
-    case 'polished':
-      return `Title and description written by ${polish.harness}${polish.model ? ` (${polish.model})` : ''} from the branch's review${polish.reused ? ', as before: nothing it read has changed' : ''}.`;
-    case 'failed':
-      return `The model's pass did not finish (${polish.message}): this is the draft from the commits and the review boards.`;
-    case 'off':
-      return `Drafted without a model: ${polish.reason}.`;
-  }
-}
 
 /** A model pass may take one harness turn; the host gives it this long, and the window a little more. */
 const POLISH_REQUEST_TIMEOUT_MS = 6 * 60_000;

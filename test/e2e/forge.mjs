@@ -18,6 +18,11 @@
 // restart the preview shows what was posted and no Post button; a push to the request is stated
 // (preview, Hand off), a new Post refused before anything is sent, and Capture New Head folds the
 // earlier asks; the `command:` links in the request's title and body and in an ask are links nowhere.
+// Last, bob's own branch: bob/feature (made from feature in the clone, no upstream, origin pushing
+// with his credentials) reviewed with Review Branch, then Open Pull Request: the modal shows the title
+// and description the Design lens's scripted model wrote (the plan's `opener` seat: read_draft,
+// list_changes, read_diff, set_title, set_description), and Push and Open Pull Request pushes the
+// branch and opens #3 on the forge with exactly that text, writing no upstream.
 // Screenshots: test/e2e/artifacts/forge-NN-*.png (full page).
 //
 // Then the GitLab pass (runForgeGitLab), on the same forge process: the same repository as grp/widgets
@@ -52,6 +57,19 @@ const PROSE_ASK_WORDS = 'Say which callers read the renamed line.';
 const PROSE_ASK = `${PROSE_ASK_WORDS} ${COMMAND_LINK}`;
 /** What the UI shows of a text once the escaping seam's word joiners (U+2060, inside "](" and "$(") are read past. */
 const asRead = (text) => (text ?? '').replace(/\u2060/g, '');
+/**
+ * What the scripted Design model hands in when bob opens a request for his own branch (the plan's
+ * `opener`): nothing the deterministic draft (host/exits/prDraft.ts) would write. The description
+ * has no trailing newline: the host trims it (prPolish.ts checkDescription), and the forge must hold
+ * exactly this.
+ */
+const OPENER_TITLE = 'Mark the changed lines of app.js and add the feature module';
+const OPENER_BODY = [
+  'Lines 5, 10 and 20 of `src/app.js` now say that they changed, two lines are inserted near its end, and `src/new feature.js` is new.',
+  '',
+  '- `src/app.js`: three lines renamed, two inserted',
+  '- `src/new feature.js`: twelve lines',
+].join('\n');
 const FINDINGS = [
   { origin: 'claude', agreement: 'solo', title: 'Callers match the old text' },
   { origin: 'claude', agreement: 'solo', title: 'The inserted lines are not covered by a test' },
@@ -116,6 +134,8 @@ function forgePlan(hunks) {
     noiseMembers: 0,
   };
   plan.noiseMembers = uncitedHunkCount(hunks, [...plan.design, ...plan.sequence, ...plan.decisions, ...plan.flagged]);
+  // The Design lens's pass over bob's own request (the last GitHub test): it reads the diff of the file Design cites.
+  plan.opener = { path: plan.design[0].path, title: OPENER_TITLE, description: OPENER_BODY };
   return plan;
 }
 
@@ -873,6 +893,139 @@ export async function runForge({ paths, vsix, runner, browser }) {
     expect(!settled.rows.some((r) => /^Head moved/.test(r.label ?? '')), `after Capture New Head the Hand off view still says the head moved: ${JSON.stringify(settled.rows?.map((r) => r.label))}`);
     expect(settled.rows.some((r) => r.label === 'Posted earlier: Request changes · 2 comments'), `after Capture New Head the Hand off view's receipt row is ${JSON.stringify(settled.rows?.filter((r) => /^Posted/.test(r.label ?? '')))}, expected "Posted earlier: Request changes · 2 comments"`);
     expect(!settled.rows.some((r) => asRead(r.label) === GUTTER_TEXT || asRead(r.label) === FINDINGS[0].title), `after Capture New Head the posted asks are listed again: ${JSON.stringify(settled.rows?.map((r) => r.label))}`);
+  });
+
+  await test('Open Pull Request on bob\'s own branch bob/feature: after Review Branch the modal shows the title and description the Design lens\'s model wrote from the review; Push and Open Pull Request pushes the branch (no upstream written) and the forge holds the request with exactly that text', async () => {
+    expect(page && forge && models, 'the workbench, the forge or the model servers did not start (see the first test)');
+    // bob's own branch, made from the test process in the workspace clone: feature as the clone
+    // fetched it (alice's later push was never fetched), no upstream; origin pushes with bob's
+    // credentials (the fake forge's git push needs HTTP basic auth), fetches without any.
+    const forgeUrl = new URL(forge.url);
+    const inClone = async (args) => (await execFileP('git', args, { cwd: clone, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } })).stdout.trim();
+    /** A git config value of the clone, or null when unset (`git config --get` exits 1). */
+    const configOf = (key) => inClone(['config', '--get', key]).catch((e) => (e.code === 1 ? null : Promise.reject(e)));
+    await inClone(['checkout', '--quiet', '--no-track', '-b', 'bob/feature', 'origin/feature']);
+    await inClone(['remote', 'set-url', '--push', 'origin', `${forgeUrl.protocol}//bob:bob-token@${forgeUrl.host}/${OWNER}/${NAME}.git`]);
+    const local = await inClone(['rev-parse', 'refs/heads/bob/feature']);
+    const fetchUrl = await inClone(['remote', 'get-url', 'origin']);
+    expect(local === headSha && fetchUrl === `${forge.url}/${OWNER}/${NAME}.git`, `the clone's bob/feature is at ${local} (expected feature as cloned, ${headSha}) and origin fetches from ${fetchUrl}`);
+    expect((await configOf('branch.bob/feature.remote')) === null && (await configOf('branch.bob/feature.merge')) === null, 'checking out bob/feature wrote an upstream');
+
+    // Review Branch bob/feature against main: the lens seats cite the feature branch's lines, so
+    // the lanes settle as in the request's review; the opener's pass reads this review's capture.
+    await clearTheView(page);
+    await rig.runCommand(page, 'View: Close All Editors');
+    await rig.runCommand(page, 'Rennet: Review Branch');
+    await rig.pickQuickPick(page, 'Branch to review', 'bob/feature');
+    await rig.pickQuickPick(page, 'Base to compare with', 'main');
+    const boardTitle = 'Rennet · bob/feature vs main';
+    await page.locator('.tabs-container .tab', { hasText: boardTitle }).first().waitFor({ timeout: 90_000 }).catch(async () => {
+      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+      throw new Error(`no tab titled "${boardTitle}" (tabs ${JSON.stringify(tabs)})`);
+    });
+    await board(page).locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
+    const branchGeneration = await waitForTerminalGeneration(page, { what: 'after Review Branch bob/feature', requestCount });
+    await rig.sleep(300);
+    await screenshot('branch-board');
+    const unsettled = branchGeneration.rail.filter((t) => t.state !== 'settled');
+    expect(unsettled.length === 0, `every lens of bob/feature's review should settle on the scripted models; not settled: ${JSON.stringify(unsettled)}`);
+    const reviewed = await board(page).locator('[data-testid="head-id"]').getAttribute('data-full-id');
+    expect(reviewed === local, `the branch's board captured head ${reviewed}, bob/feature is at ${local}`);
+
+    // Open Pull Request: one workspace folder, so no repository to pick (picked if it is asked for).
+    await clearTheView(page);
+    const requestsBefore = models.requests.length;
+    await rig.runCommand(page, 'Rennet: Open Pull Request');
+    const dialog = page.locator('.monaco-dialog-box').filter({ visible: true }).first();
+    const repoPicker = page.locator('.quick-input-widget').filter({ visible: true }).filter({ has: page.locator('.quick-input-box input[placeholder="Repository to review"]') });
+    const appeared = await poll(
+      async () => ((await dialog.count()) > 0 ? 'dialog' : (await repoPicker.count()) > 0 ? 'picker' : null),
+      (v) => v !== null,
+      120_000,
+    );
+    if (appeared === 'picker') {
+      rig.log('forge: Open Pull Request asked for the repository; picking the clone');
+      await rig.pickQuickPick(page, 'Repository to review', path.basename(clone));
+    }
+    await dialog.waitFor({ state: 'visible', timeout: 120_000 }).catch(async () => {
+      const notes = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+      throw new Error(`no modal dialog within 120 s of "Rennet: Open Pull Request" (notifications ${JSON.stringify(notes)}; opener requests ${JSON.stringify(models.requests.slice(requestsBefore).map((r) => r.seat))})`);
+    });
+    const modal = await dialog.evaluate((d) => ({
+      message: d.querySelector('.dialog-message-text')?.innerText ?? null,
+      detail: d.querySelector('.dialog-message-detail')?.innerText ?? null,
+      buttons: [...d.querySelectorAll('.dialog-buttons .monaco-button')].map((b) => b.textContent.trim()),
+    }));
+    await rig.sleep(300);
+    await screenshot('open-pr-modal');
+    rig.log(`forge: the Open Pull Request modal ${JSON.stringify(modal)}`);
+
+    // Honest only if the polish ran: without the Design lens's harness (or with a pass that did not
+    // finish) the modal shows the deterministic draft from the commits and the boards, whose title
+    // is not OPENER_TITLE and whose last line says "Drafted without a model" or "did not finish":
+    // every assertion below then fails.
+    const wantMessage = `bob/feature → main: ${OPENER_TITLE}`;
+    expect(modal.message === wantMessage, `the modal's message reads ${JSON.stringify(modal.message)}, expected ${JSON.stringify(wantMessage)}`);
+    // The opener seat's turn on the Design lens's (OpenAI-compatible) server, as scripted: read_draft,
+    // list_changes, read_diff, set_title, set_description, then its closing text.
+    const openerSeats = await poll(
+      () => models.requests.slice(requestsBefore).filter((r) => /^design:opener@/.test(r.seat ?? '')),
+      (rs) => rs.length >= 6,
+      5_000,
+    );
+    const openerRoute = openerSeats.map((r) => `${r.server} ${r.seat}`);
+    const wantRoute = [0, 1, 2, 3, 4, 5].map((n) => `openai design:opener@${n}`);
+    expect(JSON.stringify(openerRoute) === JSON.stringify(wantRoute), `the opener's requests were ${JSON.stringify(openerRoute)}, expected ${JSON.stringify(wantRoute)}`);
+    // Its fourth request resends read_diff's answer: the added lines of the file as git shows them.
+    const file = plan.opener.path;
+    const added = hunks.get(file).hunks.flatMap((h) => h.lines).filter((l) => l.kind === 'add').map((l) => `${String(l.new).padStart(5)} | ${l.text}`);
+    const readDiff = openerSeats.find((r) => r.seat === 'design:opener@3')?.toolResults?.at(-1) ?? '';
+    const missing = added.filter((line) => !readDiff.includes(line));
+    expect(added.length > 0 && missing.length === 0, `the opener's read_diff result resent to the model lacks ${missing.length} of ${file}'s ${added.length} added lines (${JSON.stringify(missing.slice(0, 3))}): ${JSON.stringify(readDiff.slice(0, 400))}`);
+    const polishLine = "Title and description written by openai-compatible (scripted-model) from the branch's review.";
+    const detailLines = (modal.detail ?? '').split('\n');
+    expect(detailLines.includes(polishLine), `the modal's detail has no line ${JSON.stringify(polishLine)}: ${JSON.stringify(modal.detail)}`);
+    expect((modal.detail ?? '').includes(OPENER_BODY), `the modal's detail does not hold the model's description ${JSON.stringify(OPENER_BODY)}: ${JSON.stringify(modal.detail)}`);
+    const wantDetail = [
+      `Pushes bob/feature to ${OWNER}/${NAME} on ${forgeUrl.host} (remote origin) and opens a request bob/feature → main with this title and description:`,
+      '',
+      OPENER_TITLE,
+      '',
+      OPENER_BODY,
+      '',
+      polishLine,
+    ].join('\n');
+    expect(modal.detail === wantDetail, `the modal's detail reads\n  ${JSON.stringify(modal.detail)}\nexpected\n  ${JSON.stringify(wantDetail)}`);
+    const open = 'Push and Open Pull Request';
+    expect(modal.buttons.includes(open) && modal.buttons.includes('Edit Title…') && modal.buttons.includes('Edit Description…'), `the modal's buttons are ${JSON.stringify(modal.buttons)}`);
+    expect((await forge.call('pullRequests', { owner: OWNER, name: NAME })).length === 1, 'a request was opened before the modal was answered');
+
+    // Push and Open: the branch goes to the forge and the request is opened with the modal's text.
+    await dialog.locator('.dialog-buttons .monaco-button', { hasText: open }).first().click();
+    const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Rennet: opened / }).first();
+    await toast.waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
+      const notes = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+      throw new Error(`no "Rennet: opened …" notification within 60 s of ${open} (notifications ${JSON.stringify(notes)})`);
+    });
+    const said = (await toast.locator('.notification-list-item-message').first().innerText()).trim();
+    await rig.sleep(300);
+    await screenshot('open-pr-opened');
+    const pulls = await forge.call('pullRequests', { owner: OWNER, name: NAME });
+    rig.log(`forge: after ${open}: ${JSON.stringify(said)}; the forge's requests ${JSON.stringify(pulls.map((p) => ({ number: p.number, head: p.head?.ref, base: p.base?.ref, user: p.user?.login })))}`);
+    const mine = pulls.filter((p) => p.head?.ref === 'bob/feature');
+    expect(mine.length === 1 && pulls.length === 2, `the forge holds ${JSON.stringify(pulls.map((p) => [p.number, p.head?.ref]))}, expected #1 and one request of bob/feature`);
+    const [opened] = mine;
+    // GitHub numbers issues and pull requests together: #1 (alice's request) and #2 (the issue) are taken.
+    expect(opened.number === 3 && said === `Rennet: opened Pull Request #${opened.number}.`, `the notification says ${JSON.stringify(said)}; the forge numbered bob's request #${opened.number} (expected #3)`);
+    const live = await forge.call('pullRequest', { owner: OWNER, name: NAME, number: opened.number });
+    expect(live.user?.login === 'bob' && live.state === 'open' && live.head?.ref === 'bob/feature' && live.base?.ref === 'main', `the forge's request #${opened.number} is ${JSON.stringify({ user: live.user?.login, state: live.state, head: live.head?.ref, base: live.base?.ref })}, expected bob's open bob/feature → main`);
+    expect(live.title === OPENER_TITLE, `the request's title is ${JSON.stringify(live.title)}, expected the model's ${JSON.stringify(OPENER_TITLE)}`);
+    expect(live.body === OPENER_BODY, `the request's body is ${JSON.stringify(live.body)}, expected the model's ${JSON.stringify(OPENER_BODY)}`);
+    const remoteHead = (await inClone(['ls-remote', 'origin', 'refs/heads/bob/feature'])).split(/\s+/)[0];
+    expect(live.head?.sha === local && remoteHead === local, `the pushed head is ${live.head?.sha} (the forge's branch ${remoteHead}), the local bob/feature is ${local}`);
+    const creates = await forge.call('requests', { method: 'POST', pathPattern: `^/api/v3/repos/${OWNER}/${NAME}/pulls$` });
+    expect(creates.length === 1 && creates[0].user === 'bob' && creates[0].status === 201, `the forge saw ${JSON.stringify(creates)} request creations, expected one of bob's`);
+    expect((await configOf('branch.bob/feature.remote')) === null && (await configOf('branch.bob/feature.merge')) === null, `the push wrote an upstream for bob/feature (branch.bob/feature.remote ${JSON.stringify(await configOf('branch.bob/feature.remote'))})`);
   });
 
   if (runner.results.slice(first).some((r) => !r.ok)) await printDiagnostics({ label: 'forge', cs, models, consoleErrors, forge, surface: 'github' });

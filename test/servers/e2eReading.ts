@@ -5,8 +5,10 @@
  *
  * PLAN.json names, per lens, the ranges its seat cites (the scenario takes them from git's own
  * hunks of the fixture repository, so every citation lands on changed lines), the Flagged findings,
- * the number of Noise members, and what an explainer (rennet/asks/explain) reads and answers. This
- * file builds every lens seat's turn, and every lens's explainer, from that plan (positional
+ * the number of Noise members, what an explainer (rennet/asks/explain) reads and answers, and
+ * (optionally) what the request opener (the Design lens's pass over an own-branch pull request's
+ * title and description) reads and hands in. This file builds every lens seat's turn, every lens's
+ * explainer and the opener from that plan (positional
  * scripts routed by the production prompt header: any number of generations replay it); the
  * process around it (e2eProcess.ts) starts a scripted OpenAI-compatible server and a scripted
  * Anthropic server on 127.0.0.1 answering them, prints ONE JSON line
@@ -40,6 +42,12 @@ interface ReadingPlan {
   noiseMembers: number;
   /** Every lens's explainer: read_quote, read_excerpt over `excerpt`, then answer with `answer` (Markdown citing path:line). */
   explain: { excerpt: PlannedRange; answer: string };
+  /**
+   * The Design lens's pass over an own-branch request's draft (host/exits/prPolish.ts), when the
+   * scenario opens one: read_draft, list_changes, read_diff of `path` (a file the change touches),
+   * then set_title `title` and set_description `description`. Absent: no opener seat is scripted.
+   */
+  opener?: { path: string; title: string; description: string };
 }
 
 const LENSES = ['design', 'sequence', 'decisions', 'flagged', 'noise'] as const;
@@ -66,7 +74,19 @@ export function readingSeats(plan: ReadingPlan): Record<string, Step[]> {
     'flagged:compiler': stepsOfCalls([...first(plan.flagged), ...compileTurn(regions(plan.flagged), plan.findings)]),
     'noise:drafter': stepsOfCalls([...first(plan.sequence), ...noiseTurn(plan.noiseMembers)]),
     ...Object.fromEntries(LENSES.map((lens) => [`${lens}:explainer`, explainSteps(plan.explain)])),
+    ...(plan.opener ? { 'design:opener': openerSteps(plan.opener) } : {}),
   };
+}
+
+/** The request opener's turn, as a real model would take it: read the draft and the change, then hand in the text. */
+function openerSteps({ path, title, description }: NonNullable<ReadingPlan['opener']>): Step[] {
+  return stepsOfCalls([
+    { tool: 'read_draft' },
+    { tool: 'list_changes' },
+    { tool: 'read_diff', input: { path } },
+    { tool: 'set_title', input: { title } },
+    { tool: 'set_description', input: { markdown: description } },
+  ]);
 }
 
 /** One explain turn: read the quote, read the cited lines, hand in the answer, end the turn. */

@@ -3,8 +3,10 @@ import { textOf, type ServerScript, type Step } from './common';
 /**
  * Routing and script building for scripted servers that answer Rennet's real lens seats (the
  * production prompts, not a `Seat:` marker): each request is routed by the prompt's own header
- * `# Rennet: <Lens> (<writer|review|compiler|explain>)` — the last is the one-turn explainer of
- * rennet/asks/explain (host/asks/explainTools.ts), routed as `<lens>:explainer`.
+ * `# Rennet: <Lens> (<writer|review|compiler|explain|pull request>)` — `explain` is the one-turn
+ * explainer of rennet/asks/explain (host/asks/explainTools.ts), routed as `<lens>:explainer`;
+ * `pull request` the Design lens's one-turn pass over an own-branch request's title and
+ * description (host/exits/prPolish.ts), routed as `design:opener`.
  *
  * Positional scripts answer a seat's request by WHERE it is in its conversation (how many assistant
  * messages the client resends), not by how many requests the seat made before. A seat's step n is
@@ -20,8 +22,8 @@ export interface ScriptedCall {
   as?: string;
 }
 
-const ROLE_OF_LABEL = { writer: 'drafter', review: 'reviewer', compiler: 'compiler', explain: 'explainer' } as const;
-const HEADER = /# Rennet: (Design|Sequence|Decisions|Flagged|Noise) \((writer|review|compiler|explain)\)/;
+const ROLE_OF_LABEL = { writer: 'drafter', review: 'reviewer', compiler: 'compiler', explain: 'explainer', 'pull request': 'opener' } as const;
+const HEADER = /# Rennet: (Design|Sequence|Decisions|Flagged|Noise) \((writer|review|compiler|explain|pull request)\)/;
 
 /** `lens:role` (e.g. `flagged:compiler`) from the production prompt header in a request, else null. */
 export function seatOfPromptHeader(raw: string): string | null {

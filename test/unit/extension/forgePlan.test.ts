@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { PullRequestListResult } from '../../../protocol/rpc';
 import {
+  openPullRequestDetail,
+  polishWords,
   forgeRepair,
   githubAuthProvider,
   gitlabTokenKey,
@@ -110,5 +112,30 @@ describe('extension/forgePlan', () => {
     assert.ok(!isForgeLink('file:///etc/passwd', 'github.com'));
     assert.ok(!isForgeLink('http://127.0.0.1:9090/x', '127.0.0.1:8080'));
     assert.ok(!isForgeLink('not a url', 'github.com'));
+  });
+
+  it('the Open Pull Request modal: real line breaks between its parts and inside the description; hostile text stays text', () => {
+    const preview = {
+      compositionId: 'c'.repeat(64),
+      provider: 'github' as const,
+      destination: { host: 'github.com', owner: 'acme', repo: 'widgets', remote: 'origin', webUrl: 'https://github.com/acme/widgets' },
+      branch: 'feat/x',
+      base: 'main',
+      title: 'Retry [run](command:workbench.action.terminal.new)',
+      body: 'First line.\n\n- a C:\\path\n- $(terminal) icon',
+      sources: ['commits', 'model'],
+      polish: { state: 'polished' as const, harness: 'openai-compatible', model: 'm', evidenceId: 'e'.repeat(64), reused: true },
+      existing: null,
+    };
+    const text = String(openPullRequestDetail(preview));
+    const parts = text.split('\n\n');
+    assert.equal(parts[0], 'Pushes feat/x to acme/widgets on github.com (remote origin) and opens a request feat/x → main with this title and description:');
+    assert.ok(!text.includes('\\n'), `a line break is written as an escape: ${JSON.stringify(text)}`);
+    assert.ok(text.includes('First line.\n\n- a C:'), 'the description keeps its own line breaks');
+    assert.ok(!text.includes('[run](command:'), 'link syntax is split');
+    assert.ok(!text.includes('$(terminal)'), 'icon syntax is split');
+    assert.equal(parts.at(-1), "Title and description written by openai-compatible (m) from the branch's review, as before: nothing it read has changed.");
+    assert.equal(polishWords({ state: 'off', reason: 'no harness' }), 'Drafted without a model: no harness.');
+    assert.equal(polishWords({ state: 'failed', harness: 'openai-compatible', model: null, message: 'timed out' }), "The model's pass did not finish (timed out): this is the draft from the commits and the review boards.");
   });
 });
