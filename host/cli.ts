@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LENSES, type Lens } from '../protocol/board';
 import type { Patchset, PatchsetSummary } from '../protocol/patchset';
@@ -15,11 +16,13 @@ import { reviewDeps } from './review/seams';
 import type { HarnessAssignment } from './pipeline/types';
 import { resolveStoreDir } from './storeDir';
 import { ReviewService } from './service';
+import { branchSession, cliRoundRunner, roundJson, workerFromFlag } from './cliRounds';
 import { cliAsk, cliForges, cliPostReview, cliPublisher, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
 import { pullRequestContext } from './forge/context';
 import type { Harness } from './pipeline/ports';
 import { branchOpenPrInput, openPullRequest, previewPullRequest } from './exits/openPr';
-import { openRepo } from './capture/repo';
+import { currentBranch, openRepo } from './capture/repo';
+import { foldRounds, ledgerRows } from './rounds/ledger';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 import type { AskIntent } from '../protocol/asks';
 import type { Side } from '../protocol/patchset';
@@ -41,6 +44,9 @@ const USAGE = `Usage:
                  [--dry-run] [--expect-composition ID] [--json]
   rennet open-pr --repo DIR [--branch B] [--base B] [--title T] [--body TEXT]
                  [--harness NAME ...] [--dry-run] [--expect-composition ID] [--json]
+  rennet round   --repo DIR [--branch B] [--base B] --worker scripted:FILE
+                 [--harness NAME ...] [--retry] [--json FILE]
+  rennet rounds  --repo DIR [--branch B] [--base B] --json
   rennet capture --repo DIR --base REF (--head REF | --working-tree) [--json]
   rennet tools   --lens LENS [--json]
   rennet seat-server --repo DIR --base REF (--head REF | --working-tree) --lens LENS [--author NAME]
@@ -129,6 +135,8 @@ const OPTIONS = {
   'dry-run': { type: 'boolean', default: false },
   'expect-composition': { type: 'string' },
   branch: { type: 'string' },
+  worker: { type: 'string' },
+  retry: { type: 'boolean', default: false },
   title: { type: 'string' },
   body: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -155,7 +163,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review', 'open-pr'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review', 'open-pr', 'round', 'rounds'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (command === 'round' || command === 'rounds') return roundsCli(command, values, jsonFile);
   if (command === 'ask' || command === 'post-review') return forgeCli(command, values);
   if (command === 'open-pr') return openPrCli(values);
   for (const flag of ['intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict', 'expect-composition', 'branch', 'title', 'body'] as const) {
@@ -308,9 +317,12 @@ async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): P
   const repo = str('repo');
   const pr = str('pr');
   if (!repo) throw new UsageError('--repo DIR is required');
-  if (!pr) throw new UsageError(`${command} needs --pr N|URL`);
-  for (const flag of ['base', 'head', 'harness', 'html', 'base-url', 'model', 'lens', 'author', 'max-file-bytes', 'branch', 'title', 'body'] as const) {
-    if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
+  // ask: on a request's review (--pr) or on a branch's (--branch, with its --base), which rounds loop on.
+  const branch = command === 'ask' ? str('branch') : undefined;
+  if (!pr && !branch) throw new UsageError(command === 'ask' ? 'ask needs --pr N|URL or --branch B' : `${command} needs --pr N|URL`);
+  if (pr && branch) throw new UsageError('ask takes --pr or --branch, not both');
+  for (const flag of ['head', 'harness', 'html', 'base-url', 'model', 'lens', 'author', 'max-file-bytes', 'title', 'body', ...(branch ? [] : (['base', 'branch'] as const))] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}${branch ? ' --branch' : ''}`);
   }
   if (values['working-tree']) throw new UsageError(`--working-tree is not an option of ${command}`);
   const askFlags = ['intent', 'path', 'line', 'end-line', 'side', 'text'] as const;
@@ -346,7 +358,7 @@ async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): P
   try {
     const forges = cliForges(process.env);
     const service = new ReviewService({ store, pullRequests: forges.pullRequests() });
-    const found = await pullRequestSession(service, forges, repo, pr);
+    const found = branch ? await branchSession(service, repo, branch, str('base')) : await pullRequestSession(service, forges, repo, pr as string);
     if (!found.ok) return refuseWith(found.error, FORGE_REFUSED);
     const { session } = found.value;
     const patchset = session.activePatchsetId ? store.getPatchset(session.activePatchsetId) : undefined;
@@ -501,3 +513,74 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
   },
 );
+
+/**
+ * `round`: dispatches the branch review's staged coding asks as one round and waits for it to end
+ * (--json FILE: the round as JSON). `rounds`: the review's rounds ledger. A dispatch the loop
+ * refuses (nothing staged, only questions, submodules, a round running) exits 3 and changes nothing;
+ * a round that ran and failed or was cancelled exits 1, having said at which phase and why.
+ */
+async function roundsCli(command: 'round' | 'rounds', values: ParsedValues, jsonFile: string | null): Promise<number> {
+  const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const repo = str('repo');
+  if (!repo) throw new UsageError('--repo DIR is required');
+  for (const flag of ['head', 'pr', 'html', 'lens', 'author', 'max-file-bytes', 'intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict', 'title', 'body', 'expect-composition'] as const) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
+  }
+  if (values['working-tree'] || values['dry-run']) throw new UsageError(`--working-tree and --dry-run are not options of ${command}`);
+  const workerFlag = str('worker');
+  if (command === 'round' && !workerFlag) throw new UsageError('round needs --worker scripted:FILE');
+  if (command === 'rounds' && (workerFlag !== undefined || values.harness !== undefined)) throw new UsageError('--worker and --harness are options of round');
+  let harnesses: HarnessAssignment | null = null;
+  if (command === 'round') {
+    try {
+      const harnessFlags = { baseUrl: str('base-url'), model: str('model') };
+      const report = (lines: string[]) => process.stderr.write(`${lines.join('\n')}\n`);
+      harnesses = await loadHarnessAssignment(parseHarnessChoice(str('harness'), harnessFlags), harnessFlags, { report });
+      if (jsonFile !== null) checkOutputPath(jsonFile, '--json');
+    } catch (error) {
+      if (error instanceof HarnessChoiceError) throw new UsageError(error.message);
+      if (error instanceof HarnessLoadError || error instanceof ReviewRefusal) return refuseWith({ code: 'invalid-request', message: (error as Error).message }, FORGE_REFUSED);
+      throw error;
+    }
+  }
+  const storeArgs = typeof values.store === 'string' ? ['--store', values.store] : [];
+  const store = await Store.open(resolveStoreDir(storeArgs, process.env));
+  try {
+    const service = new ReviewService({ store });
+    const handle = await openRepo(repo);
+    if (!handle.ok) return refuseWith(handle.error, FORGE_REFUSED);
+    const branch = str('branch') ?? (await currentBranch(handle.value));
+    if (!branch) return refuseWith({ code: 'detached-head', message: 'HEAD is detached: name the branch with --branch' }, FORGE_REFUSED);
+    const found = await branchSession(service, repo, branch, str('base'));
+    if (!found.ok) return refuseWith(found.error, FORGE_REFUSED);
+    const { session } = found.value;
+    if (command === 'rounds') {
+      const rows = ledgerRows(foldRounds(session.id, store.readEvents(session.id)).trails);
+      writeOut(
+        values.json === true
+          ? JSON.stringify({ session: session.id, rounds: rows.map(roundJson) }, null, 2)
+          : rows.length === 0
+            ? 'No rounds yet.'
+            : rows.map((r) => `round ${r.ordinal}: ${r.state}${r.failure ? ` at ${r.failure.phase}` : ''} · ${r.asks.length} asks · ${r.worker.kind}${r.range ? ` · ${r.range.from.slice(0, 7)}..${r.range.to.slice(0, 7)}` : ''}`).join('\n'),
+      );
+      return 0;
+    }
+    const worker = await workerFromFlag(workerFlag as string);
+    if (!worker.ok) return refuseWith(worker.error, FORGE_REFUSED);
+    const runner = cliRoundRunner({ store, session, worker: worker.value, harnesses: harnesses as HarnessAssignment, stderr: (t) => process.stderr.write(t) });
+    // --retry: the review's last round, failed, resumes from its last receipt (its worker never runs twice).
+    const last = runner.rounds(session.id).at(-1);
+    if (values.retry && !last) return refuseWith({ code: 'invalid-request', message: 'this review has no round to retry' }, FORGE_REFUSED);
+    const dispatched = values.retry && last ? await runner.retry(session.id, last.id) : await runner.dispatch(session.id);
+    if (!dispatched.ok) return refuseWith(dispatched.error, FORGE_REFUSED);
+    process.stderr.write(`Round ${dispatched.value.round.ordinal} ${values.retry ? 'resumed' : 'dispatched'}: ${dispatched.value.round.asks.length} ask${dispatched.value.round.asks.length === 1 ? '' : 's'} to ${dispatched.value.round.worker.kind} in ${dispatched.value.round.workspace.root}\n`);
+    const round = await dispatched.value.done;
+    const out = roundJson(round);
+    if (jsonFile !== null) writeFileSync(jsonFile, `${JSON.stringify(out, null, 2)}\n`);
+    writeOut(values.json === true ? JSON.stringify(out, null, 2) : `round ${round.ordinal}: ${round.state}${round.failure ? ` at ${round.failure.phase}: ${round.failure.message}` : ''}${round.report ? ` · ${round.report.counts.addressed} addressed, ${round.report.counts.partial} partial, ${round.report.counts.untouched} untouched` : ''}`);
+    return round.state === 'returned' || round.state === 'unchanged' ? 0 : 1;
+  } finally {
+    store.close();
+  }
+}

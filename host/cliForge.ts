@@ -3,12 +3,12 @@ import { ReviewDescriptor, type PublishReceipt } from '../protocol/exits';
 import type { Patchset, Side } from '../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../protocol/result';
 import type { ReportTarget } from '../protocol/review';
-import type { PullRequestTarget, Session } from '../protocol/session';
+import { askLaneFor, type PullRequestTarget, type Session } from '../protocol/session';
 import { AskLog } from './asks/log';
 import { sessionPublisher, type Publisher } from './exits/publish';
 import { forgeAdapter } from './forge/adapters';
 import { ForgeRegistryHolder, ForgeService } from './forge/service';
-import type { ReviewService } from './service';
+import { ReviewService } from './service';
 import type { Store } from './store';
 
 /**
@@ -73,7 +73,8 @@ export function cliAsk(store: Store, session: Session, patchset: Patchset, input
     if (!inOneHunk) return err(rennetError('invalid-request', `${input.path} lines ${start}-${end} (${side}) are not inside one changed hunk; an ask anchors on lines the diff shows`));
     anchor = { kind: 'line', patchsetId: patchset.id, path: input.path, side, startLine: start, endLine: end };
   }
-  const command: AskCommand = { type: 'stage', anchor, text: input.text, intent: input.intent, lane: 'post-review' };
+  // The lane the editor and the board would give it: a teammate's request posts, one's own work loops in rounds.
+  const command: AskCommand = { type: 'stage', anchor, text: input.text, intent: input.intent, lane: askLaneFor({ session, pullRequest: new ReviewService({ store }).pullRequestRecord(session.id) ?? undefined }) };
   const appended = new AskLog(store).command(session.id, command, now);
   if (!appended.ok) return appended;
   const event = appended.value.event;

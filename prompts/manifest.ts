@@ -44,7 +44,7 @@ export interface SeatPromptEntry {
 }
 
 /** Prompts that are not a lens seat's first turn: read by other jobs. */
-export const DOCUMENT_PROMPT_IDS = ['reviewer-voice', 'round-report'] as const;
+export const DOCUMENT_PROMPT_IDS = ['reviewer-voice', 'round-report', 'round-worker'] as const;
 export type DocumentPromptId = (typeof DOCUMENT_PROMPT_IDS)[number];
 
 export interface DocumentPromptEntry {
@@ -71,7 +71,9 @@ export const DOCUMENT_PROMPTS: readonly DocumentPromptEntry[] = [
   // Copied verbatim into the context directory for the job that writes review text; no header.
   { id: 'reviewer-voice', file: 'reviewer-voice.md', partials: [], budgetBytes: 2_010 /* measured 1,827 */ },
   // The landed-round classifier: one structured turn over evidence.json.
-  { id: 'round-report', file: 'round-report.md', partials: [], budgetBytes: 2_705 /* measured 2,459 */ },
+  { id: 'round-report', file: 'round-report.md', partials: [], budgetBytes: 3_128 /* measured 2,844: it teaches read_evidence and submit_report */ },
+  // The coding round's worker: a header naming work-order.md, then this file (the order holds the asks).
+  { id: 'round-worker', file: 'round-worker.md', partials: [], budgetBytes: 765 /* measured 695 */ },
 ];
 
 /**

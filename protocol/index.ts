@@ -9,3 +9,4 @@ export * from './asks';
 export * from './read';
 export * from './exits';
 export * from './forge';
+export * from './rounds';

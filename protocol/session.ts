@@ -40,16 +40,15 @@ export type PullRequestTarget = Extract<Target, { kind: 'pull-request' }>;
 
 /**
  * The exit lane a new ask joins, wherever it is staged (editor, board, CLI). A teammate's pull
- * request, and a branch under review, conclude in a posted review ('post-review'). One's own
- * pull request and a working-tree review are one's own work: what the reviewer concludes is work
- * still to do on it ('changes'). A request whose author is unknown (read without credentials)
- * counts as a teammate's.
+ * request concludes in a posted review ('post-review'). One's own branch, one's own pull request
+ * and a working-tree review are one's own work: what the reviewer concludes is work still to do on
+ * it ('changes'), which a round dispatches. A request whose author is unknown (read without
+ * credentials) counts as a teammate's.
  */
 export function askLaneFor(snapshot: { session: { target: Target }; pullRequest?: { entry: 'teammate' | 'own' } | undefined }): AskLane {
   const target = snapshot.session.target;
-  if (target.kind === 'working-tree') return 'changes';
   if (target.kind === 'pull-request') return snapshot.pullRequest?.entry === 'own' ? 'changes' : 'post-review';
-  return 'post-review';
+  return 'changes';
 }
 
 /** Stable identity of a target within one repository: one session per (repository, key). */

@@ -1,6 +1,3 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
 import {
   CAPTURE_CONTEXT_LINES,
   CAPTURE_MAX_FILE_BYTES,
@@ -10,6 +7,7 @@ import type { CaptureOptions, FileChange, Patchset, PatchsetTotals } from '../..
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { CaptureTarget } from '../../protocol/session';
 import { GitError, gitText, runGit } from '../git/run';
+import { snapshotWorktree } from '../git/snapshot';
 import { canonicalJson, contentId } from './ids';
 import { DiffParseError, DiffStreamParser } from './parseDiff';
 import { currentBranch, resolveCommit, type RepoHandle } from './repo';
@@ -110,7 +108,7 @@ export async function capturePatchset(
       );
     }
     await settleOversizedFiles(repo, files, options);
-    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    sortByPath(files);
 
     const body: Omit<Patchset, 'id'> = {
       base: mergeBase.value,
@@ -131,6 +129,36 @@ export async function capturePatchset(
     if (error instanceof GitError) return err(rennetError('git-failed', error.message));
     throw error;
   }
+}
+
+/**
+ * The direct diff of two commits (no merge-base: `from` need not be an ancestor of `to`), parsed
+ * with the same parser, options and oversize handling as a capture and sorted by path. An empty
+ * diff is not an error here: it answers [].
+ */
+export async function captureTreeDiff(
+  repo: RepoHandle,
+  from: string,
+  to: string,
+  overrides?: Partial<CaptureOptions>,
+): Promise<Result<FileChange[]>> {
+  const options = captureOptions(overrides);
+  try {
+    const streamed = await streamDiff(repo, diffArgs(options, from, to), options);
+    if (streamed.code !== 0) throw new GitError(['diff'], streamed.code, streamed.stderr);
+    const files = streamed.parser.end();
+    await settleOversizedFiles(repo, files, options);
+    sortByPath(files);
+    return ok(files);
+  } catch (error) {
+    if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's diff: ${error.message}`));
+    if (error instanceof GitError) return err(rennetError('git-failed', error.message));
+    throw error;
+  }
+}
+
+function sortByPath(files: FileChange[]): void {
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
@@ -180,9 +208,8 @@ async function findMergeBase(repo: RepoHandle, baseRef: string, resolved: Resolv
 }
 
 /**
- * Records the working tree (tracked, deleted and non-ignored untracked files) as a commit on top
- * of HEAD without touching HEAD, the branch or the user's index: a temporary index file takes
- * the writes, and a hidden ref keeps the commit reachable so its blobs stay readable.
+ * Records the working tree as a commit on top of HEAD (host/git/snapshot.ts: a temporary index, a
+ * hidden ref under CAPTURE_REF_PREFIX), for a checked-out branch only.
  */
 async function snapshotWorkingTree(repo: RepoHandle): Promise<Result<{ commit: string; branch: string }>> {
   if (repo.bare) return err(rennetError('bare-working-tree', `${repo.root} is a bare repository; it has no working tree to review`));
@@ -190,40 +217,14 @@ async function snapshotWorkingTree(repo: RepoHandle): Promise<Result<{ commit: s
   if (!branch) {
     return err(rennetError('detached-head', 'Review Working Tree needs a checked-out branch, but HEAD is detached; check out a branch first'));
   }
-  const headCommit = await resolveCommit(repo, 'HEAD');
-  if (!headCommit.ok) return headCommit;
-
-  const scratch = mkdtempSync(join(tmpdir(), 'rennet-index-'));
-  try {
-    const tempIndex = join(scratch, 'index');
-    let userIndex = await gitText(['rev-parse', '--git-path', 'index'], { cwd: repo.root });
-    if (!isAbsolute(userIndex)) userIndex = join(repo.root, userIndex);
-    // Starting from a copy of the user's index reuses its stat cache; the copy is all we write.
-    if (existsSync(userIndex)) copyFileSync(userIndex, tempIndex);
-    else await gitText(['read-tree', headCommit.value], { cwd: repo.root, env: { GIT_INDEX_FILE: tempIndex } });
-    await gitText(['add', '--all', '--', '.'], { cwd: repo.root, env: { GIT_INDEX_FILE: tempIndex } });
-    const tree = await gitText(['write-tree'], { cwd: repo.root, env: { GIT_INDEX_FILE: tempIndex } });
-
-    // Fixed identity and dates make the commit id a function of (tree, parent): capturing an
-    // unchanged working tree twice yields the same commit and so the same patchset id.
-    const headDate = await gitText(['show', '-s', '--format=%ct', headCommit.value], { cwd: repo.root });
-    const identity = {
-      GIT_AUTHOR_NAME: 'Rennet',
-      GIT_AUTHOR_EMAIL: 'rennet@localhost',
-      GIT_COMMITTER_NAME: 'Rennet',
-      GIT_COMMITTER_EMAIL: 'rennet@localhost',
-      GIT_AUTHOR_DATE: `@${headDate} +0000`,
-      GIT_COMMITTER_DATE: `@${headDate} +0000`,
-    };
-    const commit = await gitText(
-      ['commit-tree', '--no-gpg-sign', tree, '-p', headCommit.value, '-m', `rennet: working tree of ${branch}`],
-      { cwd: repo.root, env: identity },
-    );
-    await gitText(['update-ref', `${CAPTURE_REF_PREFIX}${commit}`, commit], { cwd: repo.root });
-    return ok({ commit, branch });
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  // Fixed identity and dates make the commit id a function of (tree, parent): capturing an
+  // unchanged working tree twice yields the same commit and so the same patchset id.
+  const snapshot = await snapshotWorktree(repo, {
+    ref: (commit) => `${CAPTURE_REF_PREFIX}${commit}`,
+    message: `rennet: working tree of ${branch}`,
+  });
+  if (!snapshot.ok) return snapshot;
+  return ok({ commit: snapshot.value.commit, branch });
 }
 
 /**

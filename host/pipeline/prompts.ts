@@ -84,6 +84,14 @@ export function roundReportPrompt(context: SeatPromptContext): string {
   return joinParts([header, ...documentParts(entry)]);
 }
 
+/** The coding worker's prompt: a header naming the work order, then round-worker.md. Nothing of the asks is in it. */
+export function roundWorkerPrompt(context: SeatPromptContext): string {
+  const dir = contextDirOf(context);
+  const entry = documentPromptEntry('round-worker');
+  const header = ['# Rennet: round worker', '', `Your work order is \`${dir}/work-order.md\`.`].join('\n');
+  return joinParts([header, ...documentParts(entry)]);
+}
+
 /**
  * The reviewer-voice rules as a document (no header): the job that writes the reviewer's
  * first-person text gets them as a file in the context directory and reads them there.

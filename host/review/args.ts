@@ -2,8 +2,8 @@
  * `--json` with an optional value, for parseArgs (which has no optional-value options).
  *
  * Rewrites every `--json` token to `--json=VALUE` so parseArgs reads it as a string option:
- * - `rennet review … --json FILE` (the next token is not an option): VALUE is FILE, the review
- *   report's path;
+ * - `rennet review … --json FILE` or `rennet round … --json FILE` (the next token is not an
+ *   option): VALUE is FILE, the review report's or the round's path;
  * - any other bare `--json` (last token, followed by an option, or on another command):
  *   VALUE is empty, the old flag ("print JSON to stdout").
  * `--json=FILE` passes through. Tokens that are another option's value are skipped, so
@@ -20,7 +20,7 @@ export function normalizeJsonFlag(argv: readonly string[], valueOptions: Readonl
     }
     if (token === '--json') {
       const next = argv[i + 1];
-      if (command === 'review' && next !== undefined && next.length > 0 && !next.startsWith('-')) {
+      if ((command === 'review' || command === 'round') && next !== undefined && next.length > 0 && !next.startsWith('-')) {
         out.push(`--json=${next}`);
         i++;
       } else {

@@ -59,6 +59,11 @@ export class Asks {
     return askId;
   }
 
+  edit(askId: string, text: string, intent: AskIntent = 'comment'): this {
+    this.events.push({ type: 'edit', askId, text, intent, editedAt: this.now() });
+    return this;
+  }
+
   retire(askId: string): this {
     this.events.push({ type: 'retire', askId, reason: null, at: this.now() });
     return this;

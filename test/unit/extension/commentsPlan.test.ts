@@ -240,7 +240,7 @@ describe('comments plan', () => {
     it('the lane follows the target and who it is for: a branch or a teammate’s request posts a review; a working tree or one’s own request is work still to do', () => {
       const session = (target: Target) => ({ session: { target } });
       const pr: Target = { kind: 'pull-request', provider: 'github', host: 'github.com', owner: 'o', repo: 'r', number: 3 };
-      assert.equal(askLaneFor(session({ kind: 'branch', head: 'f', base: 'main' })), 'post-review');
+      assert.equal(askLaneFor(session({ kind: 'branch', head: 'f', base: 'main' })), 'changes');
       assert.equal(askLaneFor(session({ kind: 'working-tree', base: 'main' })), 'changes');
       assert.equal(askLaneFor({ ...session(pr), pullRequest: { entry: 'teammate' } }), 'post-review');
       assert.equal(askLaneFor({ ...session(pr), pullRequest: { entry: 'own' } }), 'changes');

@@ -35,6 +35,7 @@ describe('prompts/generated.ts', () => {
       'pr-opener.md',
       'reviewer-voice.md',
       'round-report.md',
+      'round-worker.md',
       'sequence.md',
     ]);
   });

@@ -183,7 +183,7 @@ describe('seat prompts: assembly', () => {
   });
 
   it('the manifest covers each document prompt once', () => {
-    assert.deepEqual(DOCUMENT_PROMPTS.map((d) => d.id), ['reviewer-voice', 'round-report']);
+    assert.deepEqual(DOCUMENT_PROMPTS.map((d) => d.id), ['reviewer-voice', 'round-report', 'round-worker']);
     assert.equal(reviewerVoiceText(), PROMPT_FILES['reviewer-voice.md']);
     assert.ok(roundReportPrompt({ contextDir }).includes(`\`${contextDir}/evidence.json\``));
   });

@@ -66,7 +66,7 @@ export function registerCommentSuites(ctx: SuiteContext): void {
       assert.equal(ask.state, 'staged');
       assert.equal(ask.text, TEXT);
       assert.equal(ask.intent, 'comment');
-      assert.equal(ask.lane, 'post-review', 'a branch review’s asks go to the posted review');
+      assert.equal(ask.lane, 'changes', 'a branch review is one’s own work: its asks join the Changes lane a round dispatches');
       assert.equal(ask.anchor.kind, 'line');
       if (ask.anchor.kind === 'line') {
         patchsetId = ask.anchor.patchsetId;

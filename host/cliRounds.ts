@@ -1,0 +1,116 @@
+import { err, ok, rennetError, type Result } from '../protocol/result';
+import type { Round } from '../protocol/rounds';
+import type { Session } from '../protocol/session';
+import { AskLog } from './asks/log';
+import { listBranches, openRepo } from './capture/repo';
+import type { HarnessAssignment } from './pipeline/types';
+import { prepareLensRun, progressLine } from './review/command';
+import { reviewDeps } from './review/seams';
+import { RoundRunner, type WorkerPort } from './rounds/runner';
+import { loadScriptedWorkerFile, runScriptedWorker } from './rounds/scriptedWorker';
+import { bindWorkspace } from './rounds/workspace';
+import type { ReviewService } from './service';
+import type { Store } from './store';
+
+/**
+ * The CLI's rounds (`rennet round`, `rennet rounds`) over the same host code as the VS Code host:
+ * the branch's review session (made by `rennet review`), its staged coding asks (`rennet ask
+ * --branch`), one RoundRunner.
+ */
+
+/** The branch review's session in this repository (never created here: `rennet review` makes it). */
+export async function branchSession(service: ReviewService, repoDir: string, branch: string, base: string | undefined): Promise<Result<{ session: Session }>> {
+  const repo = await openRepo(repoDir);
+  if (!repo.ok) return repo;
+  let baseRef = base;
+  if (baseRef === undefined) {
+    const branches = await listBranches(repo.value);
+    if (!branches.ok) return branches;
+    baseRef = branches.value.defaultBase ?? undefined;
+    if (!baseRef) return err(rennetError('unknown-ref', 'no default base found (no origin/HEAD, main or master); pass --base REF'));
+  }
+  const session = service.findSession(repo.value.root, { kind: 'branch', head: branch, base: baseRef });
+  if (!session) return err(rennetError('not-found', `${branch} against ${baseRef} has no review here yet: run rennet review --repo ${repoDir} --head ${branch} --base ${baseRef} first`));
+  return ok({ session });
+}
+
+/** `--worker scripted:FILE` (claude-code and codex workers arrive with their harness adapters). */
+export async function workerFromFlag(flag: string): Promise<Result<WorkerPort>> {
+  if (flag.startsWith('scripted:')) {
+    const file = await loadScriptedWorkerFile(flag.slice('scripted:'.length));
+    if (!file.ok) return file;
+    return ok({
+      worker: { kind: 'scripted', version: null },
+      async run({ root, signal }) {
+        const ran = await runScriptedWorker(root, file.value, { signal });
+        if (ran.ok) return { outcome: 'done', message: `${ran.value.steps} scripted steps, ${ran.value.commits.length} commits` };
+        return { outcome: signal.aborted ? 'aborted' : 'failed', message: ran.error.message };
+      },
+    });
+  }
+  if (flag === 'claude-code' || flag === 'codex') {
+    return err(rennetError('invalid-request', `the ${flag} worker is not available from this build yet; use --worker scripted:FILE`));
+  }
+  return err(rennetError('invalid-request', `--worker is claude-code, codex or scripted:FILE, not "${flag}"`));
+}
+
+export interface RoundCliInput {
+  store: Store;
+  session: Session;
+  worker: WorkerPort;
+  harnesses: HarnessAssignment;
+  stderr(text: string): void;
+}
+
+/** A runner for the CLI: lenses drafted in-process with the --harness assignment; the report seat on its Design harness. */
+export function cliRoundRunner(input: RoundCliInput): RoundRunner {
+  const { store, harnesses } = input;
+  const asks = new AskLog(store);
+  return new RoundRunner({
+    store,
+    asks,
+    worker: async () => ok(input.worker),
+    reportHarness: async () => ({ harness: harnesses.design ?? harnesses.flagged.compiler, hint: harnesses.missingHint ?? null }),
+    bindWorkspace: (session) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString() }),
+    async draftGeneration({ session, patchset, workspace }) {
+      const deps = reviewDeps(workspace, { stdout: () => undefined, stderr: input.stderr });
+      try {
+        const prepared = await prepareLensRun({ patchset, sessionId: session.id, workspace, harnesses, store }, deps, {
+          onLane: (change) => input.stderr(progressLine(change)),
+        });
+        input.stderr(`Generation ${prepared.generationId}: drafting the lenses over the round's successor\n`);
+        const outcome = await deps.runPipeline(prepared.input, prepared.seams);
+        return ok({ generationId: outcome.generationId || prepared.generationId });
+      } catch (error) {
+        return err(rennetError('invalid-request', `the lenses could not be drafted: ${(error as Error).message}`));
+      }
+    },
+    log: (level, message) => input.stderr(`[${level}] ${message}\n`),
+  });
+}
+
+/** The JSON a round prints: the issue's contract (docs/rounds.md). */
+export function roundJson(round: Round): Record<string, unknown> {
+  return {
+    round: round.ordinal,
+    id: round.id,
+    state: round.state,
+    phase: round.phase,
+    failure: round.failure,
+    asks: round.asks,
+    worker: round.worker,
+    workspace: round.workspace,
+    report: round.report
+      ? {
+          outcomes: round.report.outcomes.map((o) => ({ ask: o.askId, outcome: o.outcome, note: o.note, evidence: o.evidence.map((e) => ({ path: e.path, side: e.side, line: e.line })) })),
+          beyond: round.report.beyond.map((b) => ({ note: b.note, evidence: b.evidence.map((e) => ({ path: e.path, side: e.side, line: e.line })) })),
+        }
+      : null,
+    successorPatchset: round.successorPatchsetId,
+    generation: round.generationId,
+    diff: round.diff,
+    range: round.range,
+    startedAt: round.startedAt,
+    endedAt: round.endedAt,
+  };
+}
