@@ -16,7 +16,7 @@ import { reviewDeps } from './review/seams';
 import type { HarnessAssignment } from './pipeline/types';
 import { resolveStoreDir } from './storeDir';
 import { ReviewService } from './service';
-import { branchSession, cliRoundRunner, roundJson, workerFromFlag } from './cliRounds';
+import { branchSession, cliRoundContext, cliRoundRunner, roundJson, workerFromFlag } from './cliRounds';
 import { cliAsk, cliForges, cliPostReview, cliPublisher, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
 import { pullRequestContext } from './forge/context';
 import type { Harness } from './pipeline/ports';
@@ -529,7 +529,7 @@ async function roundsCli(command: 'round' | 'rounds', values: ParsedValues, json
   }
   if (values['working-tree'] || values['dry-run']) throw new UsageError(`--working-tree and --dry-run are not options of ${command}`);
   const workerFlag = str('worker');
-  if (command === 'round' && !workerFlag) throw new UsageError('round needs --worker scripted:FILE');
+  if (command === 'round' && !workerFlag && !values.retry) throw new UsageError('round needs --worker claude-code|codex|scripted:FILE (a --retry runs no worker)');
   if (command === 'rounds' && (workerFlag !== undefined || values.harness !== undefined)) throw new UsageError('--worker and --harness are options of round');
   let harnesses: HarnessAssignment | null = null;
   if (command === 'round') {
@@ -566,13 +566,18 @@ async function roundsCli(command: 'round' | 'rounds', values: ParsedValues, json
       );
       return 0;
     }
-    const worker = await workerFromFlag(workerFlag as string);
-    if (!worker.ok) return refuseWith(worker.error, FORGE_REFUSED);
-    const runner = cliRoundRunner({ store, session, worker: worker.value, harnesses: harnesses as HarnessAssignment, stderr: (t) => process.stderr.write(t) });
+    const worker = workerFlag ? await workerFromFlag(workerFlag) : null;
+    if (worker && !worker.ok) return refuseWith(worker.error, FORGE_REFUSED);
+    const stderr = (t: string) => process.stderr.write(t);
+    const runner = cliRoundRunner(store, stderr);
+    // A round a stopped process left running is settled first (failed, retryable; a worker without a receipt recorded lost).
+    runner.settleInterrupted([session.id]);
+    const context = cliRoundContext(store, harnesses as HarnessAssignment, stderr, worker?.value);
     // --retry: the review's last round, failed, resumes from its last receipt (its worker never runs twice).
     const last = runner.rounds(session.id).at(-1);
     if (values.retry && !last) return refuseWith({ code: 'invalid-request', message: 'this review has no round to retry' }, FORGE_REFUSED);
-    const dispatched = values.retry && last ? await runner.retry(session.id, last.id) : await runner.dispatch(session.id);
+    if (!values.retry && !worker) throw new UsageError('round needs --worker');
+    const dispatched = values.retry && last ? await runner.retry(session.id, last.id, context) : await runner.dispatch(session.id, { ...context, worker: (worker as Extract<typeof worker, { ok: true }>).value });
     if (!dispatched.ok) return refuseWith(dispatched.error, FORGE_REFUSED);
     process.stderr.write(`Round ${dispatched.value.round.ordinal} ${values.retry ? 'resumed' : 'dispatched'}: ${dispatched.value.round.asks.length} ask${dispatched.value.round.asks.length === 1 ? '' : 's'} to ${dispatched.value.round.worker.kind} in ${dispatched.value.round.workspace.root}\n`);
     const round = await dispatched.value.done;

@@ -6,7 +6,8 @@ import { listBranches, openRepo } from './capture/repo';
 import type { HarnessAssignment } from './pipeline/types';
 import { prepareLensRun, progressLine } from './review/command';
 import { reviewDeps } from './review/seams';
-import { RoundRunner, type WorkerPort } from './rounds/runner';
+import { RoundRunner, type RoundContext, type WorkerPort } from './rounds/runner';
+import { cliWorker } from './rounds/cliWorkers';
 import { loadScriptedWorkerFile, runScriptedWorker } from './rounds/scriptedWorker';
 import { bindWorkspace } from './rounds/workspace';
 import type { ReviewService } from './service';
@@ -34,8 +35,12 @@ export async function branchSession(service: ReviewService, repoDir: string, bra
   return ok({ session });
 }
 
-/** `--worker scripted:FILE` (claude-code and codex workers arrive with their harness adapters). */
-export async function workerFromFlag(flag: string): Promise<Result<WorkerPort>> {
+/**
+ * `--worker claude-code|codex|scripted:FILE`. claude-code and codex: the user's own CLI, found as
+ * the lens harnesses find it (RENNET_CLAUDE_BIN / RENNET_CODEX_BIN, else PATH), its version
+ * recorded (host/rounds/cliWorkers.ts); a missing CLI is refused, naming what to install.
+ */
+export async function workerFromFlag(flag: string, options: { model?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Result<WorkerPort>> {
   if (flag.startsWith('scripted:')) {
     const file = await loadScriptedWorkerFile(flag.slice('scripted:'.length));
     if (!file.ok) return file;
@@ -48,45 +53,39 @@ export async function workerFromFlag(flag: string): Promise<Result<WorkerPort>> 
       },
     });
   }
-  if (flag === 'claude-code' || flag === 'codex') {
-    return err(rennetError('invalid-request', `the ${flag} worker is not available from this build yet; use --worker scripted:FILE`));
-  }
+  if (flag === 'claude-code' || flag === 'codex') return cliWorker(flag, options);
   return err(rennetError('invalid-request', `--worker is claude-code, codex or scripted:FILE, not "${flag}"`));
 }
 
-export interface RoundCliInput {
-  store: Store;
-  session: Session;
-  worker: WorkerPort;
-  harnesses: HarnessAssignment;
-  stderr(text: string): void;
-}
-
-/** A runner for the CLI: lenses drafted in-process with the --harness assignment; the report seat on its Design harness. */
-export function cliRoundRunner(input: RoundCliInput): RoundRunner {
-  const { store, harnesses } = input;
-  const asks = new AskLog(store);
+/** The CLI's runner over the store (its receipts, asks and workspaces). */
+export function cliRoundRunner(store: Store, stderr: (text: string) => void): RoundRunner {
   return new RoundRunner({
     store,
-    asks,
-    worker: async () => ok(input.worker),
-    reportHarness: async () => ({ harness: harnesses.design ?? harnesses.flagged.compiler, hint: harnesses.missingHint ?? null }),
+    asks: new AskLog(store),
     bindWorkspace: (session) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString() }),
+    log: (level, message) => stderr(`[${level}] ${message}\n`),
+  });
+}
+
+/** What a CLI round runs with: lenses drafted in-process with the --harness assignment (awaited), the report seat on its Design harness. */
+export function cliRoundContext(store: Store, harnesses: HarnessAssignment, stderr: (text: string) => void, worker?: WorkerPort): RoundContext {
+  return {
+    ...(worker ? { worker } : {}),
+    reportHarness: async () => ({ harness: harnesses.design ?? harnesses.flagged.compiler, hint: harnesses.missingHint ?? null }),
     async draftGeneration({ session, patchset, workspace }) {
-      const deps = reviewDeps(workspace, { stdout: () => undefined, stderr: input.stderr });
+      const deps = reviewDeps(workspace, { stdout: () => undefined, stderr });
       try {
         const prepared = await prepareLensRun({ patchset, sessionId: session.id, workspace, harnesses, store }, deps, {
-          onLane: (change) => input.stderr(progressLine(change)),
+          onLane: (change) => stderr(progressLine(change)),
         });
-        input.stderr(`Generation ${prepared.generationId}: drafting the lenses over the round's successor\n`);
+        stderr(`Generation ${prepared.generationId}: drafting the lenses over the round's successor\n`);
         const outcome = await deps.runPipeline(prepared.input, prepared.seams);
         return ok({ generationId: outcome.generationId || prepared.generationId });
       } catch (error) {
         return err(rennetError('invalid-request', `the lenses could not be drafted: ${(error as Error).message}`));
       }
     },
-    log: (level, message) => input.stderr(`[${level}] ${message}\n`),
-  });
+  };
 }
 
 /** The JSON a round prints: the issue's contract (docs/rounds.md). */

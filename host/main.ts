@@ -343,3 +343,55 @@ connection.onRequest(ExitsOpenPullRequest, async (params) => {
 });
 
 connection.listen();
+
+// ─── Rounds: the own-branch loop (host/rounds/) ──────────────────────────────────────────────
+// One runner per host; every receipt pushes RoundsChanged. A round the store says is running when
+// the host starts has no process driving it: it is settled failed (retryable) on first use.
+import { RoundsCancel, RoundsChanged, RoundsDispatch, RoundsList, RoundsOrderGet, RoundsRetry, type RoundsDispatchParams } from '../protocol/rpc';
+import { RoundRunner, type RoundContext } from './rounds/runner';
+import { bindWorkspace } from './rounds/workspace';
+import { workerFromFlag } from './cliRounds';
+import type { HarnessConfig } from '../protocol/review';
+
+let roundRunner: RoundRunner | undefined;
+async function roundsRunner(): Promise<RoundRunner> {
+  const [{ store, service }, log] = await Promise.all([ready, asks()]);
+  if (!roundRunner) {
+    roundRunner = new RoundRunner({
+      store,
+      asks: log,
+      bindWorkspace: (session) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString() }),
+      log: hostLog,
+      onChange: (sessionId, round) => connection.sendNotification(RoundsChanged, { sessionId, round }),
+    });
+    roundRunner.settleInterrupted(service.listSessions().map((s) => s.id));
+  }
+  return roundRunner;
+}
+
+/** What a round runs with here: the report seat on the Design lens's harness, the successor's lenses through the lens runner. */
+async function roundContext(harness: HarnessConfig): Promise<RoundContext> {
+  const { runner } = await ready;
+  return {
+    reportHarness: (signal) => lensHarnessFromConfig(harness, 'design', harnessPorts(signal)),
+    draftGeneration: ({ session }) => runner.runLenses({ sessionId: session.id, harness }),
+  };
+}
+
+connection.onRequest(RoundsOrderGet, async (params) => {
+  const order = await (await roundsRunner()).order(params.sessionId);
+  return order.ok ? ok({ markdown: order.value.order.markdown, digest: order.value.order.digest, asks: order.value.order.asks.map((a) => a.id), workspace: order.value.workspace }) : order;
+});
+connection.onRequest(RoundsDispatch, async (params: RoundsDispatchParams) => {
+  const worker = await workerFromFlag(String(params?.worker ?? ''));
+  if (!worker.ok) return worker;
+  const runner = await roundsRunner();
+  const dispatched = await runner.dispatch(params.sessionId, { ...(await roundContext(params.harness)), worker: worker.value }, { expectDigest: params.digest });
+  return dispatched.ok ? ok(dispatched.value.round) : dispatched;
+});
+connection.onRequest(RoundsRetry, async (params) => {
+  const retried = await (await roundsRunner()).retry(params.sessionId, params.roundId, await roundContext(params.harness));
+  return retried.ok ? ok(retried.value.round) : retried;
+});
+connection.onRequest(RoundsCancel, async (params) => ok({ cancelled: (await roundsRunner()).cancel(params.sessionId) }));
+connection.onRequest(RoundsList, async (params) => ok((await roundsRunner()).rounds(params.sessionId)));

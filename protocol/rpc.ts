@@ -466,3 +466,49 @@ export interface OpenPullRequestResult {
 }
 /** extension → host: push the branch (`refs/heads/<b>:refs/heads/<b>`, no upstream written) and open or reuse its request. */
 export const ExitsOpenPullRequest = new RequestType<ExitsOpenPullRequestParams, Result<OpenPullRequestResult>, void>('rennet/exits/openPullRequest');
+
+// ─── Rounds (own-branch loop) ────────────────────────────────────────────────────────────────
+
+export interface RoundsOrderResult {
+  /** The work order as it would go out now, and its digest (Dispatch binds to it). */
+  markdown: string;
+  digest: string;
+  asks: string[];
+  workspace: { root: string; branch: string };
+}
+/** extension → host: the work order a dispatch would send now, or why none can (detail.refusal: no-round-lane | nothing-staged | no-coding-asks). */
+export const RoundsOrderGet = new RequestType<SessionIdParams, Result<RoundsOrderResult>, void>('rennet/rounds/order');
+
+export interface RoundsDispatchParams {
+  sessionId: string;
+  /** The order the reviewer saw; a different one now is refused (stale-composition). */
+  digest: string;
+  /** `claude-code`, `codex`, or `scripted:<file>` (tests and demos). */
+  worker: string;
+  /** The reviewer's harness settings: the report seat and the successor's lenses. */
+  harness: import('./review').HarnessConfig;
+}
+/** extension → host: dispatch the staged coding asks as one round; answers once it has started (RoundsChanged follows every phase). */
+export const RoundsDispatch = new RequestType<RoundsDispatchParams, Result<import('./rounds').Round>, void>('rennet/rounds/dispatch');
+
+export interface RoundsRetryParams {
+  sessionId: string;
+  roundId: string;
+  worker: string;
+  harness: import('./review').HarnessConfig;
+}
+/** extension → host: resume a failed round from its last receipt (its worker never runs twice). */
+export const RoundsRetry = new RequestType<RoundsRetryParams, Result<import('./rounds').Round>, void>('rennet/rounds/retry');
+
+/** extension → host: stop the session's running round (the worker's process group). */
+export const RoundsCancel = new RequestType<SessionIdParams, Result<{ cancelled: boolean }>, void>('rennet/rounds/cancel');
+
+/** extension → host: the session's rounds ledger, oldest first. */
+export const RoundsList = new RequestType<SessionIdParams, Result<import('./rounds').Round[]>, void>('rennet/rounds/list');
+
+export interface RoundsChangedParams {
+  sessionId: string;
+  round: import('./rounds').Round;
+}
+/** host → extension: a round passed a receipt (started, a phase, measured, reported, ended). */
+export const RoundsChanged = new NotificationType<RoundsChangedParams>('rennet/rounds/changed');

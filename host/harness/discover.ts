@@ -84,9 +84,10 @@ function executableAt(path: string): string | null {
   }
 }
 
-type VersionAnswer = { ok: true; version: string } | { ok: false; reason: string };
+export type VersionAnswer = { ok: true; version: string } | { ok: false; reason: string };
 
-async function version(bin: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<VersionAnswer> {
+/** `<bin> --version` in its own process group, killed at the timeout: the first `x.y.z` it prints, or why it did not answer (also used by host/rounds/cliWorkers.ts). */
+export async function version(bin: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<VersionAnswer> {
   // Its own process group, killed whole on timeout (the npm `codex` launcher starts the native binary).
   const lines: string[] = [];
   const exit = await runCli({ bin, args: ['--version'], cwd: process.cwd(), env, signal: AbortSignal.timeout(timeoutMs), onLine: (l) => lines.push(l), graceMs: 500 });

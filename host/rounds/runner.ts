@@ -60,15 +60,19 @@ export interface RoundStore {
   freezeGeneration(id: string, now: string): unknown;
 }
 
+/** What one dispatch or retry runs with: the reviewer's choices at that moment. */
+export interface RoundContext {
+  /** The worker (dispatch only: a retry never runs a worker). Its kind and version are pinned by the first round. */
+  worker?: WorkerPort;
+  /** The report seat's harness. */
+  reportHarness(signal: AbortSignal): Promise<LensHarness>;
+  /** Drafts the five lenses over the successor (the report is their round context); answers once the generation is filed. */
+  draftGeneration(input: { session: Session; patchset: Patchset; workspace: string; report: RoundReport; round: Round }): Promise<Result<{ generationId: string }>>;
+}
+
 export interface RoundDeps {
   store: RoundStore;
   asks: { projection(sessionId: string): Result<AskProjection>; command(sessionId: string, input: unknown, now: string): Result<unknown> };
-  /** The worker for a session's next round (its pinned harness is checked by the runner). */
-  worker(session: Session): Promise<Result<WorkerPort>>;
-  /** The report seat's harness. */
-  reportHarness(signal: AbortSignal): Promise<LensHarness>;
-  /** Drafts the five lenses over the successor (the report is their round context); answers when they settled. */
-  draftGeneration(input: { session: Session; patchset: Patchset; workspace: string; report: RoundReport; round: Round }): Promise<Result<{ generationId: string }>>;
   /** The session's bound workspace (recorded once): where the worker runs and the successor is captured. */
   bindWorkspace(session: Session): Promise<Result<{ root: string; branch: string }>>;
   now?: () => Date;
@@ -126,7 +130,7 @@ export class RoundRunner {
    * Dispatches the session's staged coding asks. `expectDigest`: the order the reviewer saw; a
    * different one now is refused (stale). Answers once the round has started; `done` settles at its end.
    */
-  async dispatch(sessionId: string, options: { expectDigest?: string } = {}): Promise<Result<Dispatched>> {
+  async dispatch(sessionId: string, context: RoundContext & { worker: WorkerPort }, options: { expectDigest?: string } = {}): Promise<Result<Dispatched>> {
     const running = this.inFlight.get(sessionId);
     const composed = await this.order(sessionId);
     if (running) {
@@ -146,8 +150,7 @@ export class RoundRunner {
     if (await hasSubmodules(workspace.root)) {
       return err(rennetError('invalid-request', 'this repository has submodules: a round cannot measure its change through them (a gitlink can escape the checkpoint diff), so rounds are not run here'));
     }
-    const worker = await this.deps.worker(session);
-    if (!worker.ok) return worker;
+    const worker = { value: context.worker };
     const earlier = this.rounds(sessionId);
     const pinned = earlier.find((r) => r.worker.kind !== 'scripted')?.worker ?? null;
     if (pinned && worker.value.worker.kind !== 'scripted' && (pinned.kind !== worker.value.worker.kind || pinned.version !== worker.value.worker.version)) {
@@ -177,7 +180,7 @@ export class RoundRunner {
     });
     const round = this.rounds(sessionId).find((r) => r.id === roundId) as Round;
     const abort = new AbortController();
-    const done = this.drive(sessionId, roundId, { worker: worker.value, order, signal: abort.signal });
+    const done = this.drive(sessionId, roundId, { ...context, order, signal: abort.signal });
     this.inFlight.set(sessionId, { roundId, digest: order.digest, done, abort });
     void done.finally(() => {
       if (this.inFlight.get(sessionId)?.roundId === roundId) this.inFlight.delete(sessionId);
@@ -194,7 +197,7 @@ export class RoundRunner {
   }
 
   /** Resumes a failed round from its last receipt (never re-running a worker that has a receipt). */
-  async retry(sessionId: string, roundId: string): Promise<Result<Dispatched>> {
+  async retry(sessionId: string, roundId: string, context: RoundContext): Promise<Result<Dispatched>> {
     if (this.inFlight.has(sessionId)) return err(rennetError('invalid-request', 'a round is running for this review'));
     const trail = this.trails(sessionId).find((t) => t.round.id === roundId);
     if (!trail) return err(rennetError('not-found', `no round ${roundId} in this review`));
@@ -202,7 +205,7 @@ export class RoundRunner {
     if (trail.round.failure && !trail.round.failure.retryable) return err(rennetError('invalid-request', `round ${trail.round.ordinal} cannot be retried: ${trail.round.failure.message}`));
     this.append(sessionId, ROUND_EVENT_KINDS.resumed, { round: roundId, at: this.iso() });
     const abort = new AbortController();
-    const done = this.drive(sessionId, roundId, { worker: null, order: null, signal: abort.signal });
+    const done = this.drive(sessionId, roundId, { reportHarness: context.reportHarness, draftGeneration: context.draftGeneration, order: null, signal: abort.signal });
     this.inFlight.set(sessionId, { roundId, digest: trail.round.workOrderDigest, done, abort });
     void done.finally(() => {
       if (this.inFlight.get(sessionId)?.roundId === roundId) this.inFlight.delete(sessionId);
@@ -210,27 +213,34 @@ export class RoundRunner {
     return ok({ round: this.rounds(sessionId).find((r) => r.id === roundId) as Round, done });
   }
 
-  /** After a host start: every round left running is resumed from its receipts (a worker without a receipt is recorded lost). */
-  resumeInterrupted(sessionIds: readonly string[]): Array<Promise<Round>> {
-    const resumed: Array<Promise<Round>> = [];
+  /**
+   * After a host start: a round the store says is running has no process driving it any more. It
+   * ends failed at its phase (retryable), a worker turn without a receipt recorded lost — never
+   * run twice. Retry then resumes it from its receipts with the reviewer's current choices.
+   */
+  settleInterrupted(sessionIds: readonly string[]): Round[] {
+    const settled: Round[] = [];
     for (const sessionId of sessionIds) {
       if (this.inFlight.has(sessionId)) continue;
-      const trail = this.trails(sessionId).find((t) => t.round.state === 'running');
-      if (!trail) continue;
-      const abort = new AbortController();
-      const done = this.drive(sessionId, trail.round.id, { worker: null, order: null, signal: abort.signal });
-      this.inFlight.set(sessionId, { roundId: trail.round.id, digest: trail.round.workOrderDigest, done, abort });
-      void done.finally(() => {
-        if (this.inFlight.get(sessionId)?.roundId === trail.round.id) this.inFlight.delete(sessionId);
-      });
-      resumed.push(done);
+      for (const trail of this.trails(sessionId).filter((t) => t.round.state === 'running')) {
+        const id = trail.round.id;
+        if (trail.checkpoints.before && !trail.worker) {
+          this.append(sessionId, ROUND_EVENT_KINDS.worker, { round: id, outcome: 'lost', message: 'the host stopped while the worker ran; it is not run again' });
+        }
+        const phase = trail.round.phase;
+        const message =
+          phase === 'worker' && !trail.worker
+            ? 'the host stopped while the worker ran. Its work so far is in the workspace; Retry measures it and goes on without running the worker again.'
+            : `the host stopped during the ${phase} phase; Retry resumes the round from there`;
+        settled.push(this.end(sessionId, id, 'failed', { phase, message, retryable: true }));
+      }
     }
-    return resumed;
+    return settled;
   }
 
   // ─── The phases ────────────────────────────────────────────────────────────────────────────
 
-  private async drive(sessionId: string, roundId: string, run: { worker: WorkerPort | null; order: WorkOrder | null; signal: AbortSignal }): Promise<Round> {
+  private async drive(sessionId: string, roundId: string, run: RoundContext & { order: WorkOrder | null; signal: AbortSignal }): Promise<Round> {
     try {
       return await this.phases(sessionId, roundId, run);
     } catch (error) {
@@ -239,7 +249,7 @@ export class RoundRunner {
     }
   }
 
-  private async phases(sessionId: string, roundId: string, run: { worker: WorkerPort | null; order: WorkOrder | null; signal: AbortSignal }): Promise<Round> {
+  private async phases(sessionId: string, roundId: string, run: RoundContext & { order: WorkOrder | null; signal: AbortSignal }): Promise<Round> {
     let trail = this.trail(sessionId, roundId) as RoundTrail;
     const root = trail.round.workspace.root;
     const contextDir = `${CONTEXT_ROOT}/${sessionId}`;
@@ -320,7 +330,7 @@ export class RoundRunner {
       });
       const evidence: EvidenceFile = { successorPatchsetId: successorId, asks: reportAsks, changedPaths: m.changedPaths, range: m.range, manifest: manifest.value };
       await writeContextFile(root, contextDir, EVIDENCE_FILE, `${JSON.stringify(evidence, null, 1)}\n`).catch(() => undefined);
-      const turn = await runReportTurn(this.deps.reportHarness, { roundId, evidence, asks: dispatched, workspace: root, contextDir }, { signal: run.signal });
+      const turn = await runReportTurn(run.reportHarness, { roundId, evidence, asks: dispatched, workspace: root, contextDir }, { signal: run.signal });
       if (!turn.ok) {
         const phase: RoundPhase = turn.error.kind === 'refused' ? 'verification' : 'report';
         return this.end(sessionId, roundId, turn.error.kind === 'cancelled' && run.signal.aborted ? 'cancelled' : 'failed', { phase, message: `the round report: ${turn.error.message}`, retryable: true });
@@ -334,7 +344,7 @@ export class RoundRunner {
     if (!trail.round.generationId) {
       this.phase(sessionId, roundId, 'regeneration');
       const successor = this.deps.store.getPatchset(successorId) as Patchset;
-      const drafted = await this.deps.draftGeneration({ session, patchset: successor, workspace: root, report, round: trail.round });
+      const drafted = await run.draftGeneration({ session, patchset: successor, workspace: root, report, round: trail.round });
       if (!drafted.ok) return this.end(sessionId, roundId, 'failed', { phase: 'regeneration', message: drafted.error.message, retryable: true });
       this.append(sessionId, ROUND_EVENT_KINDS.generation, { round: roundId, generationId: drafted.value.generationId });
       const prior = trail.round.fromGenerationId ? this.deps.store.getGeneration(trail.round.fromGenerationId) : undefined;
