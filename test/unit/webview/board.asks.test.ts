@@ -120,7 +120,7 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
   });
 
   describe('finding actions', () => {
-    it('Request change stages a request-change ask on the finding and its first code span, lane post-review for a branch', async () => {
+    it('Request change stages a request-change ask on the finding and its first code span, lane changes for one’s own branch (a round’s work)', async () => {
       await mount();
       await expand('f1');
       await click(button(el('f4'), 'finding-request'));
@@ -135,7 +135,7 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
         },
         text: 'The last attempt still sleeps before giving up\n\nSkip the wait when the attempt is the last one.',
         intent: 'request-change',
-        lane: 'post-review',
+        lane: 'changes',
       });
       await hostAnswers();
       const state = one(el('f4'), byTestId('finding-state'));
@@ -314,7 +314,7 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
         anchor: { kind: 'quote', generationId: GEN, lens: 'sequence', elementId: 's7', quote: 'Both files are new' },
         text: 'Say which files.',
         intent: 'comment',
-        lane: 'post-review',
+        lane: 'changes',
       });
       assert.equal(text(button(dom.root, 'ask-composer-stage')), 'Staging…');
       await hostAnswers();
