@@ -9,6 +9,7 @@ import type { BoardPanels } from './boardPanel';
 import { flaggedFindings } from './commentsPlan';
 import type { CommandFactory } from './ctx';
 import type { ExitsState } from './exits';
+import { ROUNDS_WORKER_SETTING, type RoundsState } from './rounds';
 import { isForgeLink } from './forgePlan';
 import {
   boardElement,
@@ -23,7 +24,7 @@ import {
   type HandOffSubject,
 } from './handOffPlan';
 import { describe, type HostClient } from './hostClient';
-import { inputBox, markdownString, notify, treeItem, treeView } from './ui';
+import { confirmModal, inputBox, markdownString, notify, treeItem, treeView } from './ui';
 import { Md, ui } from './uiText';
 
 export const HAND_OFF_VIEW = 'rennet.handOff';
@@ -44,6 +45,7 @@ export interface HandOffDeps {
   review: ActiveReview;
   asks: AskClient;
   exits: ExitsState;
+  rounds: RoundsState;
   panels: BoardPanels;
   log: vscode.LogOutputChannel;
 }
@@ -68,6 +70,9 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
   /** The session whose head was read since it became active (null: read it when visible). */
   private checkedSession: string | null = null;
   private recomposeTimer: ReturnType<typeof setTimeout> | undefined;
+  private roundsTimer: ReturnType<typeof setTimeout> | undefined;
+  /** What the rounds order was last read for. */
+  private roundsFrom: ComposeInputs | null = null;
   /** What the last compose was asked for (compared by identity: the host's pushes are new objects). */
   private composedFrom: ComposeInputs | null = null;
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
@@ -81,6 +86,9 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       this.view,
       deps.review.onDidChange(() => this.onReviewChanged()),
       deps.exits.onDidChange((sessionId) => {
+        if (sessionId === this.sessionId()) this.redraw();
+      }),
+      deps.rounds.onDidChange((sessionId) => {
         if (sessionId === this.sessionId()) this.redraw();
       }),
       deps.host.onExitsPosted((receipt) => {
@@ -100,7 +108,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       }),
     );
 
-    const command = (run: (arg: unknown) => Promise<unknown>): CommandFactory => () => (arg?: unknown) => run(arg);
+    const command = (run: (arg: unknown, ...rest: unknown[]) => Promise<unknown>): CommandFactory => () => (arg?: unknown, ...rest: unknown[]) => run(arg, ...rest);
     this.commands = {
       [HAND_OFF_COMMANDS.open]: command((arg) => this.openInEditor(arg)),
       [HAND_OFF_COMMANDS.reveal]: command((arg) => this.showOnBoard(arg)),
@@ -108,6 +116,9 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       [HAND_OFF_COMMANDS.unstage]: command((arg) => this.unstage(arg)),
       [HAND_OFF_COMMANDS.openLink]: command((arg) => this.openLink(arg)),
       [HAND_OFF_COMMANDS.refresh]: command(() => this.refresh()),
+      [HAND_OFF_COMMANDS.dispatchRound]: command((arg) => this.dispatchRound(arg)),
+      [HAND_OFF_COMMANDS.retryRound]: command((arg, ...rest) => this.retryRound(arg, rest[0])),
+      [HAND_OFF_COMMANDS.cancelRound]: command((arg) => this.cancelRound(arg)),
     };
     this.onReviewChanged();
   }
@@ -144,6 +155,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
 
   dispose(): void {
     clearTimeout(this.recomposeTimer);
+    clearTimeout(this.roundsTimer);
     for (const d of this.disposables.splice(0)) d.dispose();
   }
 
@@ -156,6 +168,17 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
   private onReviewChanged(): void {
     this.redraw();
     const current = this.deps.review.current;
+    if (current && current.session.session.target.kind === 'branch') {
+      // One's own branch: what a round would send follows the asks and the capture.
+      const inputs = { sessionId: current.sessionId, patchsetId: current.session.session.activePatchsetId, projection: current.projection, generation: null };
+      const last = this.roundsFrom;
+      if (!last || last.sessionId !== inputs.sessionId || last.patchsetId !== inputs.patchsetId || last.projection !== inputs.projection || this.deps.rounds.order(inputs.sessionId) === undefined) {
+        this.roundsFrom = inputs;
+        clearTimeout(this.roundsTimer);
+        this.roundsTimer = setTimeout(() => void this.deps.rounds.refresh(inputs.sessionId), RECOMPOSE_SETTLE_MS);
+      }
+      return;
+    }
     if (!current || current.session.session.target.kind !== 'pull-request' || !this.view.visible) return;
     const sessionId = current.sessionId;
     // The exit row follows what the review is composed from (asks, capture, boards): compose again
@@ -197,6 +220,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       receipt,
       composeRefusal,
       freshness: sessionId ? (this.deps.exits.lastFreshness(sessionId) ?? null) : null,
+      rounds: sessionId && session?.session.target.kind === 'branch' ? { order: this.deps.rounds.order(sessionId), ledger: this.deps.rounds.ledger(sessionId) } : null,
     });
     this.view.description = this.plan.description;
     this.view.message = this.plan.message;
@@ -206,6 +230,73 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
     this.setContext('rennet.handOff.canPost', this.plan.mode === 'teammate' || this.plan.mode === 'own-request');
     this.setContext('rennet.handOff.hasReview', this.plan.mode !== null);
     this.changeEmitter.fire();
+  }
+
+  // ─── Rounds ───────────────────────────────────────────────────────────────────────────────
+
+  /** Dispatch Round: the order read again, shown (counts, workspace, worker; the whole order on request), then sent bound to its digest. */
+  private async dispatchRound(arg: unknown): Promise<unknown> {
+    const sessionId = typeof arg === 'string' ? arg : this.sessionId();
+    if (!sessionId) return undefined;
+    await this.deps.rounds.refresh(sessionId);
+    for (;;) {
+      const order = this.deps.rounds.order(sessionId);
+      if (!order) return undefined;
+      if (!order.ok) {
+        void notify('warning', ui`Rennet: no round to dispatch — ${order.error.message}`);
+        return undefined;
+      }
+      const { asks, workspace, markdown, digest } = order.value;
+      const worker = vscode.workspace.getConfiguration().get<string>(ROUNDS_WORKER_SETTING, 'claude-code');
+      const n = this.deps.rounds.ledger(sessionId).length + 1;
+      const go = ui`Dispatch`;
+      const show = ui`Show Work Order`;
+      const chosen = await confirmModal(
+        'info',
+        ui`Dispatch round ${n}: ${asks.length} ask${asks.length === 1 ? '' : 's'} to ${worker}`,
+        ui`The work order goes to ${worker} in ${workspace.root}, on ${workspace.branch}: it edits and commits there. The round then measures what changed, has the report verified against that diff, and drafts the boards again.`,
+        go,
+        show,
+      );
+      if (chosen === show) {
+        const doc = await vscode.workspace.openTextDocument({ content: markdown, language: 'markdown' });
+        await vscode.window.showTextDocument(doc, { preview: true });
+        continue;
+      }
+      if (chosen !== go) return undefined;
+      const dispatched = await this.deps.rounds.dispatch(sessionId, digest);
+      if (!dispatched.ok) {
+        if (dispatched.error.code === 'stale-composition') {
+          await this.deps.rounds.refresh(sessionId);
+          void notify('warning', ui`Rennet: the asks changed since the work order was read; here it is again.`);
+          continue;
+        }
+        void notify('error', ui`Rennet could not dispatch the round: ${dispatched.error.message}`);
+        return undefined;
+      }
+      await this.deps.rounds.refresh(sessionId);
+      return dispatched.value;
+    }
+  }
+
+  private async retryRound(arg: unknown, roundId: unknown): Promise<unknown> {
+    const sessionId = typeof arg === 'string' ? arg : this.sessionId();
+    if (!sessionId || typeof roundId !== 'string') return undefined;
+    const retried = await this.deps.rounds.retry(sessionId, roundId);
+    if (!retried.ok) void notify('error', ui`Rennet could not retry the round: ${retried.error.message}`);
+    await this.deps.rounds.refresh(sessionId);
+    return retried.ok ? retried.value : undefined;
+  }
+
+  private async cancelRound(arg: unknown): Promise<unknown> {
+    const sessionId = typeof arg === 'string' ? arg : this.sessionId();
+    if (!sessionId) return undefined;
+    const stop = ui`Cancel Round`;
+    const chosen = await confirmModal('warning', ui`Cancel the running round?`, ui`The coding agent's process is stopped; what it changed so far stays in the workspace, and its asks stay staged.`, stop);
+    if (chosen !== stop) return undefined;
+    const cancelled = await this.deps.rounds.cancel(sessionId);
+    if (!cancelled.ok) void notify('error', ui`Rennet could not cancel the round: ${cancelled.error.message}`);
+    return cancelled.ok ? cancelled.value : undefined;
   }
 
   private readonly contextKeys = new Map<string, boolean>();

@@ -19,7 +19,8 @@ import { LENS_TITLES, type Lens } from '../protocol/board';
 import type { PublishReceipt } from '../protocol/exits';
 import { pullRequestLabel } from '../protocol/forge';
 import type { Result } from '../protocol/result';
-import type { PullRequestFreshness } from '../protocol/rpc';
+import type { PullRequestFreshness, RoundsOrderResult } from '../protocol/rpc';
+import type { Round, RoundPhase } from '../protocol/rounds';
 import type { SessionSnapshot } from '../protocol/session';
 import { eventWords } from './forgePlan';
 import { targetLabel } from './titles';
@@ -34,6 +35,9 @@ export const HAND_OFF_COMMANDS = {
   openLink: 'rennet.handOff.openLink',
   refresh: 'rennet.handOff.refresh',
   preview: 'rennet.previewReview',
+  dispatchRound: 'rennet.dispatchRound',
+  retryRound: 'rennet.retryRound',
+  cancelRound: 'rennet.cancelRound',
   captureNewHead: 'rennet.captureNewHead',
   openPullRequest: 'rennet.openPullRequest',
 } as const;
@@ -57,6 +61,8 @@ export interface HandOffInput {
   composeRefusal?: string | null;
   /** The request's live head (pull-request sessions): null while unchecked. */
   freshness?: Result<PullRequestFreshness> | null;
+  /** One's own branch: the order a dispatch would send now (or the host's refusal; undefined while read) and the rounds ledger. */
+  rounds?: { order: Result<RoundsOrderResult> | undefined; ledger: readonly Round[] } | null;
 }
 
 /** What a row stands for, for the commands run on it. */
@@ -151,7 +157,7 @@ export function planHandOff(input: HandOffInput): HandOffPlan {
     }
   } else {
     rows.push(lane('changes', 'Changes', changeRows, ui`No changes staged.`));
-    rows.push(notice('dispatch-refusal', ui`Dispatching a round to a coding agent arrives in a later version; these asks stay staged.`, 'info'));
+    rows.push(...roundRows(sessionId, session, input.rounds ?? null));
     const target = session.session.target;
     if (target.kind === 'branch') rows.push(openRequestRow(session.session.repoRoot, target.head, target.base, changeRows.length));
     if (postRows.length > 0) {
@@ -171,6 +177,97 @@ export function planHandOff(input: HandOffInput): HandOffPlan {
     }
   }
   return { description, message: undefined, badge, mode, rows };
+}
+
+/** What a running round is doing, in words. */
+export const ROUND_PHASE_WORDS: Record<RoundPhase, string> = {
+  prep: 'preparing the work order',
+  worker: 'the coding agent is working',
+  commit: 'measuring what changed',
+  report: 'capturing the result',
+  verification: 'drafting and verifying the report',
+  regeneration: 'regenerating the boards',
+};
+
+/**
+ * Where Dispatch Round is: the live action when the host would send an order, the host's refusal
+ * in its words otherwise (nothing staged, only questions, no round lane), the running round with
+ * Cancel, and the ledger — each round's outcome, a failed one with Retry when it can be retried.
+ */
+function roundRows(sessionId: string, session: SessionSnapshot, rounds: NonNullable<HandOffInput['rounds']> | null): HandOffRow[] {
+  if (session.session.target.kind !== 'branch') {
+    return [notice('dispatch-refusal', ui`Rounds run on a branch review: review the branch (Rennet: Review Branch) to dispatch these asks to a coding agent. They stay staged.`, 'info')];
+  }
+  const rows: HandOffRow[] = [];
+  const ledger = rounds?.ledger ?? [];
+  const running = ledger.find((r) => r.state === 'running');
+  if (running) {
+    rows.push({
+      id: `round:running:${running.id}`,
+      label: ui`Round ${running.ordinal}: ${ROUND_PHASE_WORDS[running.phase]}…`,
+      description: ui`${running.asks.length} ask${running.asks.length === 1 ? '' : 's'} · ${running.worker.kind}`,
+      tooltip: ui`Round ${running.ordinal} runs in ${running.workspace.root} on ${running.workspace.branch}. Click to cancel it (the agent's process is stopped; what it changed stays in the workspace).`,
+      icon: 'sync~spin',
+      contextValue: 'handoff-round-running',
+      command: { id: HAND_OFF_COMMANDS.cancelRound, title: 'Cancel Round', arguments: [sessionId] },
+    });
+  } else if (!rounds || rounds.order === undefined) {
+    rows.push(notice('dispatch-reading', ui`Reading what a round would do…`, 'loading~spin'));
+  } else if (rounds.order.ok) {
+    const order = rounds.order.value;
+    const n = order.asks.length;
+    rows.push({
+      id: 'exit:dispatch-round',
+      label: ui`Dispatch round ${ledger.length + 1}…`,
+      description: ui`${n} ask${n === 1 ? '' : 's'} to the coding agent`,
+      tooltip: ui`Write the work order (${n} ask${n === 1 ? '' : 's'}, verbatim with their lines) and hand it to the coding agent in ${order.workspace.root}, on ${order.workspace.branch}. Shown before anything runs.`,
+      icon: 'run-all',
+      contextValue: 'handoff-exit-dispatch',
+      command: { id: HAND_OFF_COMMANDS.dispatchRound, title: 'Dispatch Round', arguments: [sessionId] },
+    });
+  } else {
+    rows.push(notice('dispatch-refusal', ui`${rounds.order.error.message}`, 'circle-slash'));
+  }
+  const finished = ledger.filter((r) => r.state !== 'running');
+  if (finished.length > 0) {
+    rows.push({
+      id: 'rounds',
+      label: ui`Rounds`,
+      description: ui`${finished.length}`,
+      icon: 'history',
+      contextValue: 'handoff-rounds',
+      children: [...finished].reverse().map((r) => roundRow(sessionId, r)),
+    });
+  }
+  return rows;
+}
+
+function roundRow(sessionId: string, round: Round): HandOffRow {
+  const base = { id: `round:${round.id}`, contextValue: `handoff-round-${round.state}` };
+  const range = round.range ? ` · ${round.range.from.slice(0, 7)}..${round.range.to.slice(0, 7)}` : '';
+  switch (round.state) {
+    case 'returned': {
+      const c = round.report?.counts;
+      const words = c ? `${c.addressed} addressed · ${c.partial} partial · ${c.untouched} untouched${c.beyond > 0 ? ` · ${c.beyond} beyond` : ''}` : 'no report';
+      return { ...base, label: ui`Round ${round.ordinal} is back: ${words}`, description: uiText(`${round.worker.kind}${range}`), tooltip: ui`Round ${round.ordinal} changed ${round.diff?.files ?? 0} files (+${round.diff?.additions ?? 0} −${round.diff?.deletions ?? 0}); every outcome was verified against that diff.`, icon: 'pass' };
+    }
+    case 'unchanged':
+      return { ...base, label: ui`Round ${round.ordinal} changed nothing`, description: uiText(round.worker.kind), tooltip: ui`The coding agent ended its turn without changing a file; the boards stay as they were.`, icon: 'circle-outline' };
+    case 'cancelled':
+      return { ...base, label: ui`Round ${round.ordinal} was cancelled`, description: uiText(round.worker.kind), tooltip: ui`${round.failure?.message ?? 'cancelled'}`, icon: 'circle-slash' };
+    default: {
+      const f = round.failure;
+      const retry = f?.retryable === true;
+      return {
+        ...base,
+        label: ui`Round ${round.ordinal} failed at ${f?.phase ?? round.phase}${retry ? ' — Retry' : ''}`,
+        description: uiText(round.worker.kind),
+        tooltip: ui`${f?.message ?? 'failed'}${retry ? ' Click to retry from where it stopped (the coding agent does not run again).' : ''} The asks it carried stay staged.`,
+        icon: 'error',
+        ...(retry ? { command: { id: HAND_OFF_COMMANDS.retryRound, title: 'Retry Round', arguments: [sessionId, round.id] } } : {}),
+      };
+    }
+  }
 }
 
 /**

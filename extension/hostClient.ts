@@ -15,7 +15,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import type { NotificationType, RequestParam, RequestType } from 'vscode-jsonrpc';
-import { AsksChanged, ExitsPosted, GenerationChanged, HostHello, HostLog, SessionChanged, type AsksChangedParams, type HostInfo } from '../protocol/rpc';
+import { AsksChanged, ExitsPosted, GenerationChanged, HostHello, HostLog, RoundsChanged, SessionChanged, type AsksChangedParams, type HostInfo, type RoundsChangedParams } from '../protocol/rpc';
 import type { GenerationSnapshot, HostStatus, PublishReceipt, SessionSnapshot } from '../protocol';
 import { notify } from './ui';
 import { ui, uiText } from './uiText';
@@ -82,12 +82,15 @@ export class HostClient implements vscode.Disposable {
   private readonly postedEmitter = new vscode.EventEmitter<PublishReceipt>();
   /** A session's review was posted, or found already posted (`rennet/exits/posted`). */
   readonly onExitsPosted = this.postedEmitter.event;
+  private readonly roundsEmitter = new vscode.EventEmitter<RoundsChangedParams>();
+  /** A round passed a receipt (`rennet/rounds/changed`). */
+  readonly onRoundsChanged = this.roundsEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.disposables.push(this.statusEmitter, this.recoverEmitter, this.sessionEmitter, this.generationEmitter, this.asksEmitter, this.postedEmitter);
+    this.disposables.push(this.statusEmitter, this.recoverEmitter, this.sessionEmitter, this.generationEmitter, this.asksEmitter, this.postedEmitter, this.roundsEmitter);
   }
 
   /** Null until the host was first asked to start. */
@@ -264,6 +267,7 @@ export class HostClient implements vscode.Disposable {
     client.onNotification(GenerationChanged, (snapshot) => this.generationEmitter.fire(snapshot));
     client.onNotification(AsksChanged, (params) => this.asksEmitter.fire(params));
     client.onNotification(ExitsPosted, (receipt) => this.postedEmitter.fire(receipt));
+    client.onNotification(RoundsChanged, (params) => this.roundsEmitter.fire(params));
     for (const install of this.installers) install(client);
     client.onDidChangeState((event) => {
       if (event.newState === State.Running && this.recovering && client === this.client) {

@@ -33,6 +33,7 @@ import { reviewPullRequest } from './commands/reviewPullRequest';
 import { setGitLabToken } from './commands/setGitLabToken';
 import { openPullRequestCommand } from './commands/openPullRequest';
 import { ExitsState } from './exits';
+import { RoundsState } from './rounds';
 import { Forges } from './forges';
 import { HandOffView } from './handOff';
 import { PREVIEW_VIEW_TYPE, ReviewPreviews } from './reviewPreview';
@@ -69,7 +70,9 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review, forges, exits, previews };
   context.subscriptions.push(asks, heads, panels, lenses, review, forges, exits, previews);
   // The Hand off view (Source Control container): the active review's asks by exit, and the exit.
-  const handOff = new HandOffView({ host, review, asks, exits, panels, log });
+  const rounds = new RoundsState(host, context.secrets);
+  context.subscriptions.push(rounds);
+  const handOff = new HandOffView({ host, review, asks, exits, rounds, panels, log });
   context.subscriptions.push(handOff);
   // Combined gutter icons (a line several lenses cite) are written beside the store, in their own folder.
   const citationMarks = new CitationMarks(context.extensionUri, vscode.Uri.joinPath(context.globalStorageUri, 'gutter-icons'), heads, review, log);

@@ -62,7 +62,7 @@ export function cliRoundRunner(store: Store, stderr: (text: string) => void): Ro
   return new RoundRunner({
     store,
     asks: new AskLog(store),
-    bindWorkspace: (session) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString() }),
+    bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), ...options }),
     log: (level, message) => stderr(`[${level}] ${message}\n`),
   });
 }

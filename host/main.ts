@@ -360,7 +360,7 @@ async function roundsRunner(): Promise<RoundRunner> {
     roundRunner = new RoundRunner({
       store,
       asks: log,
-      bindWorkspace: (session) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString() }),
+      bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), ...options }),
       log: hostLog,
       onChange: (sessionId, round) => connection.sendNotification(RoundsChanged, { sessionId, round }),
     });

@@ -73,8 +73,8 @@ export interface RoundContext {
 export interface RoundDeps {
   store: RoundStore;
   asks: { projection(sessionId: string): Result<AskProjection>; command(sessionId: string, input: unknown, now: string): Result<unknown> };
-  /** The session's bound workspace (recorded once): where the worker runs and the successor is captured. */
-  bindWorkspace(session: Session): Promise<Result<{ root: string; branch: string }>>;
+  /** The session's bound workspace (recorded once): where the worker runs and the successor is captured. `dryRun`: decide, make and record nothing. */
+  bindWorkspace(session: Session, options?: { dryRun?: boolean }): Promise<Result<{ root: string; branch: string }>>;
   now?: () => Date;
   newRoundId?: () => string;
   log?(level: 'info' | 'warn', message: string): void;
@@ -108,7 +108,7 @@ export class RoundRunner {
   }
 
   /** The order a dispatch would send now, or why none can be sent. */
-  async order(sessionId: string): Promise<Result<{ order: WorkOrder; workspace: { root: string; branch: string } }>> {
+  async order(sessionId: string, options: { bind?: boolean } = {}): Promise<Result<{ order: WorkOrder; workspace: { root: string; branch: string } }>> {
     const session = this.deps.store.getSession(sessionId);
     if (!session) return err(rennetError('not-found', `no session ${sessionId}`));
     if (session.target.kind !== 'branch') {
@@ -120,7 +120,7 @@ export class RoundRunner {
     if (!projection.ok) return projection;
     const refusal = dispatchRefusal('own', projection.value);
     if (refusal) return err(rennetError('invalid-request', DISPATCH_REFUSAL_WORDS[refusal], { refusal }));
-    const workspace = await this.deps.bindWorkspace(session);
+    const workspace = await this.deps.bindWorkspace(session, { dryRun: options.bind !== true });
     if (!workspace.ok) return workspace;
     const probe = await checkProbe(workspace.value.root);
     return ok({ order: composeWorkOrder({ branch: workspace.value.branch, patchset, projection: projection.value, checkCommand: discoverCheckCommand(probe) }), workspace: workspace.value });
@@ -132,7 +132,7 @@ export class RoundRunner {
    */
   async dispatch(sessionId: string, context: RoundContext & { worker: WorkerPort }, options: { expectDigest?: string } = {}): Promise<Result<Dispatched>> {
     const running = this.inFlight.get(sessionId);
-    const composed = await this.order(sessionId);
+    const composed = await this.order(sessionId, { bind: running === undefined });
     if (running) {
       // One round at a time: the same order joins it; anything else waits for the next round.
       if (composed.ok && composed.value.order.digest === running.digest) {

@@ -14,6 +14,7 @@ import { runGit } from '../git/run';
  *   directory (`<data>/worktrees/<repo>-<8 hex>/<branch>`), never touching the reviewer's tree.
  * Worktrees are asked of git (`git worktree list --porcelain`), never guessed from the filesystem.
  * A recorded workspace that no longer has the branch out refuses the round, naming both.
+ * `dryRun` (reading what a round would do) decides without adding a worktree or recording.
  */
 
 export const WORKSPACE_EVENT_KIND = 'session.workspace';
@@ -68,7 +69,7 @@ function same(a: string, b: string): boolean {
 }
 
 /** The session's workspace: the recorded one (checked), else decided now and recorded. */
-export async function bindWorkspace(store: WorkspaceStore, session: Session, options: { dataDir: string; now: () => string }): Promise<Result<BoundWorkspace>> {
+export async function bindWorkspace(store: WorkspaceStore, session: Session, options: { dataDir: string; now: () => string; dryRun?: boolean }): Promise<Result<BoundWorkspace>> {
   if (session.target.kind !== 'branch') return err(rennetError('invalid-request', 'only a branch review binds a workspace for rounds'));
   const branch = session.target.head;
   const recorded = store
@@ -100,10 +101,12 @@ export async function bindWorkspace(store: WorkspaceStore, session: Session, opt
         rennetError('invalid-request', occupant ? `Rennet's worktree for ${branch} at ${place} has ${occupant.branch ?? 'a detached HEAD'} out instead` : `${place}, where Rennet puts its worktree for ${branch}, is occupied by something git does not know as a worktree`),
       );
     }
+    // A read of what a round would do decides the placement without making it.
+    if (options.dryRun) return ok({ root: place, branch, kind: 'worktree' });
     const added = await runGit(['worktree', 'add', '--quiet', place, branch], { cwd: session.repoRoot });
     if (added.code !== 0) return err(rennetError('git-failed', `git could not add a worktree for ${branch} at ${place}: ${added.stderr.trim()}`));
     bound = { root: place, branch, kind: 'worktree' };
   }
-  store.appendEvent(session.id, WORKSPACE_EVENT_KIND, bound, options.now());
+  if (!options.dryRun) store.appendEvent(session.id, WORKSPACE_EVENT_KIND, bound, options.now());
   return ok(bound);
 }

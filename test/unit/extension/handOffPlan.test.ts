@@ -3,6 +3,7 @@ import { findingKey, flaggedBoardId, type AskProjection } from '../../../protoco
 import { AskCommand } from '../../../protocol/asks';
 import type { PublishReceipt } from '../../../protocol/exits';
 import type { PullRequestRecord } from '../../../protocol/forge';
+import type { Round } from '../../../protocol/rounds';
 import { err, ok, rennetError } from '../../../protocol/result';
 import { SessionSnapshot, targetKey, type Target } from '../../../protocol/session';
 import {
@@ -255,7 +256,8 @@ describe('extension/handOffPlan', () => {
 
   describe('one’s own request, a branch, the working tree', () => {
     const { projection: p } = projection();
-    const refusal = 'Dispatching a round to a coding agent arrives in a later version; these asks stay staged.';
+    const refusal = 'Rounds run on a branch review: review the branch (Rennet: Review Branch) to dispatch these asks to a coding agent. They stay staged.';
+    const reading = 'Reading what a round would do…';
 
     it('own request: lane Changes with the refusal where Dispatch would be; its post-review asks keep their exit', () => {
       const plan = planHandOff({ session: own(), projection: p });
@@ -270,7 +272,7 @@ describe('extension/handOffPlan', () => {
     it('a branch review: Changes, and its post-review asks stated as having no request to post to', () => {
       const plan = planHandOff({ session: branch(), projection: p });
       assert.equal(plan.description, 'feature vs main');
-      assert.deepEqual(labels(plan.rows).slice(0, 4), ['Changes', refusal, 'Pull request: feature → main opens from here once nothing is left to ask.', 'Post review']);
+      assert.deepEqual(labels(plan.rows).slice(0, 4), ['Changes', reading, 'Pull request: feature → main opens from here once nothing is left to ask.', 'Post review']);
       assert.match(labels(plan.rows)[4] ?? '', /^A branch review has no pull or merge request to post to; these asks stay staged\./);
       assert.ok(!plan.rows.some((r) => r.command?.id === 'rennet.previewReview'), 'no Preview without a request');
       assert.ok(!plan.rows.some((r) => r.command?.id === 'rennet.openPullRequest'), 'asks remain: the request is a destination, not yet an action');
@@ -283,6 +285,62 @@ describe('extension/handOffPlan', () => {
       assert.equal(row.label, 'Open pull request…');
       assert.equal(row.description, 'feature → main');
       assert.deepEqual(row.command, { id: 'rennet.openPullRequest', title: 'Open Pull Request', arguments: [{ repo: branch().session.repoRoot, branch: 'feature', base: 'main' }] });
+    });
+
+    it('a branch review with coding asks: Dispatch round N… is live; the host’s refusal is said where it would be', () => {
+      const asks = new Asks();
+      const id = asks.ask(line('src/a.ts', 1), 'fix the name', 'request-change', 'changes');
+      const order = { markdown: '# Work order', digest: 'd'.repeat(64), asks: [id], workspace: { root: '/repo', branch: 'feature' } };
+      const plan = planHandOff({ session: branch(), projection: asks.projection(), rounds: { order: { ok: true, value: order }, ledger: [] } });
+      const dispatch = plan.rows.find((r) => r.id === 'exit:dispatch-round');
+      assert.equal(dispatch?.label, 'Dispatch round 1…');
+      assert.equal(dispatch?.description, '1 ask to the coding agent');
+      assert.deepEqual(dispatch?.command, { id: HAND_OFF_COMMANDS.dispatchRound, title: 'Dispatch Round', arguments: [branch().session.id] });
+      const refused = planHandOff({ session: branch(), projection: asks.projection(), rounds: { order: err(rennetError('invalid-request', 'Only questions and approvals are staged.', { refusal: 'no-coding-asks' })), ledger: [] } });
+      const row = refused.rows.find((r) => r.id === 'notice:dispatch-refusal');
+      assert.equal(row?.label, 'Only questions and approvals are staged.');
+      assert.equal(row?.command, undefined, 'a stated refusal, not a dead button');
+    });
+
+    it('the rounds: a running one with Cancel in place of Dispatch; the ledger newest first, a retryable failure with Retry', () => {
+      const asks = new Asks();
+      asks.ask(line('src/a.ts', 1), 'fix the name', 'request-change', 'changes');
+      const round = (ordinal: number, over: Partial<Round>): Round => ({
+        id: `r-${ordinal}`,
+        sessionId: branch().session.id,
+        ordinal,
+        asks: ['ask-1'],
+        workOrderDigest: 'd',
+        worker: { kind: 'claude-code', version: '2.1.197' },
+        workspace: { root: '/repo', branch: 'feature' },
+        fromPatchsetId: PS,
+        fromGenerationId: null,
+        startedAt: '2026-12-01T10:00:00.000Z',
+        phase: 'regeneration',
+        state: 'returned',
+        failure: null,
+        range: { from: 'a'.repeat(40), to: 'b'.repeat(40) },
+        diff: { files: 1, additions: 2, deletions: 1 },
+        successorPatchsetId: 'ps-next',
+        report: { roundId: `r-${ordinal}`, successorPatchsetId: 'ps-next', outcomes: [], beyond: [], counts: { addressed: 1, partial: 0, untouched: 1, beyond: 0 } },
+        generationId: 'g-next',
+        endedAt: '2026-12-01T10:05:00.000Z',
+        ...over,
+      });
+      const ledger = [
+        round(1, {}),
+        round(2, { state: 'failed', phase: 'verification', failure: { phase: 'verification', message: 'the round report: refused (unknown-evidence).', retryable: true }, report: null }),
+        round(3, { state: 'running', phase: 'worker', range: null, diff: null, report: null, endedAt: null }),
+      ];
+      const plan = planHandOff({ session: branch(), projection: asks.projection(), rounds: { order: undefined, ledger } });
+      const running = plan.rows.find((r) => r.id === 'round:running:r-3');
+      assert.equal(running?.label, 'Round 3: the coding agent is working…');
+      assert.deepEqual(running?.command?.id, HAND_OFF_COMMANDS.cancelRound);
+      assert.ok(!plan.rows.some((r) => r.id === 'exit:dispatch-round'), 'one round at a time: no Dispatch while one runs');
+      const history = plan.rows.find((r) => r.id === 'rounds');
+      assert.deepEqual(labels(history!.children!), ['Round 2 failed at verification — Retry', 'Round 1 is back: 1 addressed · 0 partial · 1 untouched']);
+      assert.deepEqual(history!.children![0]!.command, { id: HAND_OFF_COMMANDS.retryRound, title: 'Retry Round', arguments: [branch().session.id, 'r-2'] });
+      assert.equal(history!.children![1]!.description, 'claude-code · aaaaaaa..bbbbbbb');
     });
 
     it('the working tree with only changes asks: one lane and the refusal', () => {

@@ -80,7 +80,7 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
     assert.ok(opened.ok, opened.ok ? '' : opened.error.message);
     const sessionId = opened.value.snapshot.session.id;
     const asks = new AskLog(store);
-    const runner = new RoundRunner({ store, asks, bindWorkspace: (s) => bindWorkspace(store, s, { dataDir: store.dir, now: () => new Date().toISOString() }) });
+    const runner = new RoundRunner({ store, asks, bindWorkspace: (s, options) => bindWorkspace(store, s, { dataDir: store.dir, now: () => new Date().toISOString(), ...options }) });
     const classifier = new ReadingClassifier();
     let fabricated = 0;
     const context: RoundContext = {

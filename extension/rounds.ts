@@ -1,0 +1,87 @@
+import * as vscode from 'vscode';
+import { err, rennetError, type Result } from '../protocol/result';
+import type { Round } from '../protocol/rounds';
+import { RoundsCancel, RoundsDispatch, RoundsList, RoundsOrderGet, RoundsRetry, type RoundsOrderResult } from '../protocol/rpc';
+import { describe, type HostClient } from './hostClient';
+import { readHarnessConfig } from './lenses';
+
+/** The setting that names the round worker: `claude-code`, `codex`, or `scripted:<file>` (tests and demos). */
+export const ROUNDS_WORKER_SETTING = 'rennet.rounds.worker';
+/** A dispatch answers once the round has started; the worker's turn then runs in the background. */
+const DISPATCH_TIMEOUT_MS = 120_000;
+
+/**
+ * The window's view of the host's rounds, per session: the work order a dispatch would send now
+ * (or the host's refusal), and the rounds ledger, kept current from `rennet/rounds/changed`.
+ * Nothing here decides: the host composes, refuses and runs. The Hand off view reads it.
+ */
+export class RoundsState implements vscode.Disposable {
+  private readonly orders = new Map<string, Result<RoundsOrderResult>>();
+  private readonly ledgers = new Map<string, Round[]>();
+  private readonly seqs = new Map<string, number>();
+  private readonly emitter = new vscode.EventEmitter<string>();
+  readonly onDidChange = this.emitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.emitter];
+
+  constructor(
+    private readonly host: HostClient,
+    private readonly secrets: vscode.SecretStorage,
+  ) {
+    this.disposables.push(
+      host.onRoundsChanged(({ sessionId, round }) => {
+        const ledger = [...(this.ledgers.get(sessionId) ?? []).filter((r) => r.id !== round.id), round].sort((a, b) => a.ordinal - b.ordinal);
+        this.ledgers.set(sessionId, ledger);
+        this.emitter.fire(sessionId);
+        // A round that ended changed what is staged: the order is read again.
+        if (round.state !== 'running') void this.refresh(sessionId);
+      }),
+    );
+  }
+
+  order(sessionId: string): Result<RoundsOrderResult> | undefined {
+    return this.orders.get(sessionId);
+  }
+
+  ledger(sessionId: string): Round[] {
+    return this.ledgers.get(sessionId) ?? [];
+  }
+
+  /** Reads the order and the ledger again (the asks or the capture changed). */
+  async refresh(sessionId: string): Promise<void> {
+    const seq = (this.seqs.get(sessionId) ?? 0) + 1;
+    this.seqs.set(sessionId, seq);
+    const [order, list] = await Promise.all([this.ask(() => this.host.request(RoundsOrderGet, { sessionId })), this.ask(() => this.host.request(RoundsList, { sessionId }))]);
+    if (seq !== this.seqs.get(sessionId)) return;
+    this.orders.set(sessionId, order);
+    if (list.ok) this.ledgers.set(sessionId, list.value);
+    this.emitter.fire(sessionId);
+  }
+
+  async dispatch(sessionId: string, digest: string): Promise<Result<Round>> {
+    const worker = vscode.workspace.getConfiguration().get<string>(ROUNDS_WORKER_SETTING, 'claude-code');
+    const harness = await readHarnessConfig(this.secrets);
+    return this.ask(() => this.host.request(RoundsDispatch, { sessionId, digest, worker, harness }, DISPATCH_TIMEOUT_MS));
+  }
+
+  async retry(sessionId: string, roundId: string): Promise<Result<Round>> {
+    const worker = vscode.workspace.getConfiguration().get<string>(ROUNDS_WORKER_SETTING, 'claude-code');
+    const harness = await readHarnessConfig(this.secrets);
+    return this.ask(() => this.host.request(RoundsRetry, { sessionId, roundId, worker, harness }, DISPATCH_TIMEOUT_MS));
+  }
+
+  async cancel(sessionId: string): Promise<Result<{ cancelled: boolean }>> {
+    return this.ask(() => this.host.request(RoundsCancel, { sessionId }));
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+
+  private async ask<T>(run: () => Promise<Result<T>>): Promise<Result<T>> {
+    try {
+      return await run();
+    } catch (error) {
+      return err(rennetError('host-unavailable', describe(error)));
+    }
+  }
+}
