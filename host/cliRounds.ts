@@ -7,9 +7,8 @@ import type { HarnessAssignment } from './pipeline/types';
 import { prepareLensRun, progressLine } from './review/command';
 import { reviewDeps } from './review/seams';
 import { RoundRunner, type RoundContext, type WorkerPort } from './rounds/runner';
-import { cliWorker } from './rounds/cliWorkers';
-import { loadScriptedWorkerFile, runScriptedWorker } from './rounds/scriptedWorker';
 import { bindWorkspace } from './rounds/workspace';
+export { workerFromFlag } from './rounds/workers';
 import type { ReviewService } from './service';
 import type { Store } from './store';
 
@@ -33,28 +32,6 @@ export async function branchSession(service: ReviewService, repoDir: string, bra
   const session = service.findSession(repo.value.root, { kind: 'branch', head: branch, base: baseRef });
   if (!session) return err(rennetError('not-found', `${branch} against ${baseRef} has no review here yet: run rennet review --repo ${repoDir} --head ${branch} --base ${baseRef} first`));
   return ok({ session });
-}
-
-/**
- * `--worker claude-code|codex|scripted:FILE`. claude-code and codex: the user's own CLI, found as
- * the lens harnesses find it (RENNET_CLAUDE_BIN / RENNET_CODEX_BIN, else PATH), its version
- * recorded (host/rounds/cliWorkers.ts); a missing CLI is refused, naming what to install.
- */
-export async function workerFromFlag(flag: string, options: { model?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Result<WorkerPort>> {
-  if (flag.startsWith('scripted:')) {
-    const file = await loadScriptedWorkerFile(flag.slice('scripted:'.length));
-    if (!file.ok) return file;
-    return ok({
-      worker: { kind: 'scripted', version: null },
-      async run({ root, signal }) {
-        const ran = await runScriptedWorker(root, file.value, { signal });
-        if (ran.ok) return { outcome: 'done', message: `${ran.value.steps} scripted steps, ${ran.value.commits.length} commits` };
-        return { outcome: signal.aborted ? 'aborted' : 'failed', message: ran.error.message };
-      },
-    });
-  }
-  if (flag === 'claude-code' || flag === 'codex') return cliWorker(flag, options);
-  return err(rennetError('invalid-request', `--worker is claude-code, codex or scripted:FILE, not "${flag}"`));
 }
 
 /** The CLI's runner over the store (its receipts, asks and workspaces). */

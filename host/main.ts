@@ -350,7 +350,7 @@ connection.listen();
 import { RoundsCancel, RoundsChanged, RoundsDispatch, RoundsList, RoundsOrderGet, RoundsRetry, type RoundsDispatchParams } from '../protocol/rpc';
 import { RoundRunner, type RoundContext } from './rounds/runner';
 import { bindWorkspace } from './rounds/workspace';
-import { workerFromFlag } from './cliRounds';
+import { workerFromFlag } from './rounds/workers';
 import type { HarnessConfig } from '../protocol/review';
 
 let roundRunner: RoundRunner | undefined;

@@ -7,7 +7,7 @@ import type { CaptureOptions, FileChange, Patchset, PatchsetTotals } from '../..
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { CaptureTarget } from '../../protocol/session';
 import { GitError, gitText, runGit } from '../git/run';
-import { snapshotWorktree } from '../git/snapshot';
+import { snapshotWorktree } from './snapshot';
 import { canonicalJson, contentId } from './ids';
 import { DiffParseError, DiffStreamParser } from './parseDiff';
 import { currentBranch, resolveCommit, type RepoHandle } from './repo';
@@ -208,7 +208,7 @@ async function findMergeBase(repo: RepoHandle, baseRef: string, resolved: Resolv
 }
 
 /**
- * Records the working tree as a commit on top of HEAD (host/git/snapshot.ts: a temporary index, a
+ * Records the working tree as a commit on top of HEAD (host/capture/snapshot.ts: a temporary index, a
  * hidden ref under CAPTURE_REF_PREFIX), for a checked-out branch only.
  */
 async function snapshotWorkingTree(repo: RepoHandle): Promise<Result<{ commit: string; branch: string }>> {

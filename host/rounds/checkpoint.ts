@@ -6,7 +6,7 @@ import { CHECKPOINT_REF_PREFIX, type RoundDiffTotals } from '../../protocol/roun
 import { captureTreeDiff, totalsOf } from '../capture/capture';
 import { openRepo, resolveCommit, type RepoHandle } from '../capture/repo';
 import { GitError, gitText, runGit } from '../git/run';
-import { snapshotWorktree } from '../git/snapshot';
+import { snapshotWorktree } from '../capture/snapshot';
 
 /**
  * What a round measures itself against: a checkpoint is a snapshot of the bound workspace's

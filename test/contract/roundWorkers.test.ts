@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { workerFromFlag } from '../../host/cliRounds';
+import { workerFromFlag } from '../../host/rounds/workers';
 import { excludeFromGit } from '../../host/pipeline/contextDir';
 import { roundWorkerPrompt } from '../../host/pipeline/prompts';
 import { CLAUDE_WORKER_TOOLS, claudeCodeWorker, cliWorker, codexWorker, workerVersion, writableGitDirs } from '../../host/rounds/cliWorkers';

@@ -2,8 +2,8 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
-import { resolveCommit, type RepoHandle } from '../capture/repo';
-import { gitText } from './run';
+import { resolveCommit, type RepoHandle } from './repo';
+import { gitText } from '../git/run';
 
 export interface SnapshotOptions {
   /** The hidden ref that keeps the snapshot reachable, given its commit id. */
