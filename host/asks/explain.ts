@@ -10,9 +10,9 @@ import { HarnessConfig } from '../../protocol/review';
 import { err, ok, rennetError, type ErrorCode, type RennetError, type Result } from '../../protocol/result';
 import type { AsksExplainResult } from '../../protocol/rpc';
 import { buildCitationIndex } from '../board/citations';
-import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
+import { runOneTurn } from '../board/oneTurn';
 import { loadBoard } from '../board/persist';
-import type { SeatSpec, TurnResult } from '../pipeline/ports';
+import type { SeatSpec } from '../pipeline/ports';
 import { HarnessConfigRefusal, type LensHarness } from '../review/harnessConfig';
 import type { Store } from '../store';
 import { explainPrompt, explainSurface, provenanceLine } from './explainTools';
@@ -187,25 +187,7 @@ export async function explainSpan(deps: ExplainDeps, raw: unknown, signal?: Abor
     };
     // The explainer reads the change as every seat does (host/read), besides its own four tools.
     const served = withReadTools(surface, readSurface(gitChangeSource({ repoDir: session.repoRoot, patchset, contextDir: join(CONTEXT_ROOT, sessionId) })));
-    let server: SeatServerHandle | null = null;
-    let turn: TurnResult;
-    try {
-      server = await startSeatServer({ seat: served });
-      turn = await harness.runTurn({
-        seat,
-        prompt: explainPrompt(anchor.lens),
-        followUp: false,
-        cwd: session.repoRoot,
-        tools: served.port(),
-        mcp: { url: server.url, headers: { ...server.headers } },
-        signal: abort.signal,
-        onEvent: () => undefined,
-      });
-    } catch (error) {
-      turn = { outcome: 'failed', message: `the harness broke: ${(error as Error).message}`, usage: null };
-    } finally {
-      await server?.close();
-    }
+    const turn = await runOneTurn(harness, { seat, prompt: explainPrompt(anchor.lens), cwd: session.repoRoot, surface: served, signal: abort.signal });
 
     const provenance = { harness: harness.kind, model: harness.model };
     const where = `${anchor.lens} element ${anchor.elementId} of generation ${generation.id} (session ${sessionId}, thread ${threadId})`;

@@ -7,11 +7,11 @@ import { RESULT_MAX_BYTES } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import { PROMPT_FILES } from '../../prompts/generated';
 import { PR_OPENER_PROMPT, PROMPTS_VERSION } from '../../prompts/manifest';
-import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
+import { runOneTurn } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import { canonicalJson } from '../capture/ids';
 import { CONTEXT_ROOT } from '../pipeline/contextDir';
-import type { SeatSpec, TurnResult } from '../pipeline/ports';
+import type { SeatSpec } from '../pipeline/ports';
 import { withReadTools } from '../read/compose';
 import { gitChangeSource } from '../read/gitSource';
 import { readSurface } from '../read/tools';
@@ -239,25 +239,7 @@ export async function polishDraft(deps: PolishDeps, request: PolishRequest, sign
     const surface = polishSurface({ draft, commits: request.commits });
     const served = withReadTools(surface, readSurface(gitChangeSource({ repoDir: request.repoRoot, patchset: request.patchset, contextDir: join(CONTEXT_ROOT, request.sessionId) })));
     const seat: SeatSpec = { seatId: 'design:pr-opener', lens: 'design', role: 'reviewer' };
-    let server: SeatServerHandle | null = null;
-    let turn: TurnResult;
-    try {
-      server = await startSeatServer({ seat: served });
-      turn = await harness.runTurn({
-        seat,
-        prompt: prOpenerPrompt(),
-        followUp: false,
-        cwd: request.repoRoot,
-        tools: served.port(),
-        mcp: { url: server.url, headers: { ...server.headers } },
-        signal: abort.signal,
-        onEvent: () => undefined,
-      });
-    } catch (error) {
-      turn = { outcome: 'failed', message: `the harness broke: ${(error as Error).message}`, usage: null };
-    } finally {
-      await server?.close();
-    }
+    const turn = await runOneTurn(harness, { seat, prompt: prOpenerPrompt(), cwd: request.repoRoot, surface: served, signal: abort.signal });
     const { title, description } = surface;
     if (title === null || description === null) {
       const missing = [title === null ? SET_TITLE : null, description === null ? SET_DESCRIPTION : null].filter(Boolean).join(' and ');

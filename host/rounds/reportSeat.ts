@@ -3,9 +3,9 @@ import { RESULT_MAX_BYTES } from '../../protocol/board';
 import { READ_RESULT_MAX_BYTES } from '../../protocol/read';
 import type { Result } from '../../protocol/result';
 import { REPORT_BEYOND_MAX_ENTRIES, REPORT_NOTE_MAX_CHARS, REPORT_RESPONSE_MAX_BYTES, type EvidenceFile, type ReportRefusal, type RoundReport } from '../../protocol/rounds';
-import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
+import { runOneTurn } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
-import type { SeatSpec, TurnResult } from '../pipeline/ports';
+import type { SeatSpec } from '../pipeline/ports';
 import { roundReportPrompt } from '../pipeline/prompts';
 import type { LensHarness } from '../review/harnessConfig';
 import { verifyClassification } from './verify';
@@ -179,26 +179,7 @@ export async function runReportTurn(
     if (!harness) return { ok: false, error: { kind: 'no-harness', message: `no harness is available for the round report${chosen.hint ? ` (${chosen.hint})` : ''}` } };
     const surface = reportSurface(input);
     const seat: SeatSpec = { seatId: 'round:report', lens: 'flagged', role: 'reviewer' };
-    const port = { tools: surface.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), call: async (name: string, args: Record<string, unknown>) => surface.call(name, args) };
-    let server: SeatServerHandle | null = null;
-    let turn: TurnResult;
-    try {
-      server = await startSeatServer({ seat: surface });
-      turn = await harness.runTurn({
-        seat,
-        prompt: roundReportPrompt({ contextDir: input.contextDir }),
-        followUp: false,
-        cwd: input.workspace,
-        tools: port,
-        mcp: { url: server.url, headers: { ...server.headers } },
-        signal: abort.signal,
-        onEvent: () => undefined,
-      });
-    } catch (error) {
-      turn = { outcome: 'failed', message: `the harness broke: ${(error as Error).message}`, usage: null };
-    } finally {
-      await server?.close();
-    }
+    const turn = await runOneTurn(harness, { seat, prompt: roundReportPrompt({ contextDir: input.contextDir }), cwd: input.workspace, surface, signal: abort.signal });
     if (surface.report) return { ok: true, value: { report: surface.report, harness: harness.kind, model: harness.model } };
     if (turn.outcome === 'aborted' || abort.signal.aborted) return { ok: false, error: { kind: 'cancelled', message: timedOut ? `the report seat did not finish within ${Math.round((options.timeoutMs ?? REPORT_TURN_TIMEOUT_MS) / 1000)} s` : 'the round was cancelled' } };
     if (surface.lastRefusal) return { ok: false, error: { kind: 'refused', reason: surface.lastRefusal.reason, message: `the report seat's last report was refused (${surface.lastRefusal.reason}): ${surface.lastRefusal.message}` } };
