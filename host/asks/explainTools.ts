@@ -7,6 +7,7 @@ import { buildExcerpts } from '../review/excerpts';
 import { PROMPT_FILES } from '../../prompts/generated';
 import { EXPLAIN_PROMPT } from '../../prompts/manifest';
 import { findProseCitations, type PathKnowledge } from '../board/prose';
+import { checkToolCall } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 
 /**
@@ -114,7 +115,6 @@ export function explainSurface(subject: ExplainSubject): ExplainSurface {
   let answer: string | null = null;
   let calls = 0;
   let refusals = 0;
-  const byName = new Map(TOOLS.map((t) => [t.name, t]));
   const refuse = (text: string) => {
     refusals++;
     return { text: bounded(text), isError: true };
@@ -127,15 +127,9 @@ export function explainSurface(subject: ExplainSubject): ExplainSurface {
     stats: () => ({ calls, refusals }),
     call(name, input) {
       calls++;
-      const tool = byName.get(name);
-      if (!tool) return refuse(`There is no tool named "${String(name).slice(0, 60)}"; nothing was called. The tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
-      const parsed = tool.zod.safeParse(input ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-        return refuse(`The input of ${name} is not valid (${where}${issue?.message ?? 'unknown'}); nothing was read.`);
-      }
-      const value = parsed.data as Record<string, unknown>;
+      const checked = checkToolCall(TOOLS, name, input, 'nothing was read');
+      if (!checked.ok) return refuse(checked.text);
+      const value = checked.value;
       switch (name) {
         case READ_QUOTE:
           return { text: bounded(quoteText(subject), `${READ_ELEMENT} ${subject.anchor.elementId} gives the element whole`), isError: false };

@@ -32,3 +32,24 @@ export async function runOneTurn(harness: Harness, input: { seat: SeatSpec; prom
     await server?.close();
   }
 }
+
+/**
+ * The first checks of a one-shot seat's tool call: a tool of that name, and input its schema
+ * takes. The refusal's words name the tool and the first problem (never the input's values).
+ */
+export function checkToolCall<T extends { name: string; zod: { safeParse(input: unknown): { success: true; data: unknown } | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } } } }>(
+  tools: readonly T[],
+  name: string,
+  input: unknown,
+  nothing: string,
+): { ok: true; tool: T; value: Record<string, unknown> } | { ok: false; text: string } {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) return { ok: false, text: `There is no tool named "${String(name).slice(0, 60)}"; nothing was called. The tools are: ${tools.map((t) => t.name).join(', ')}.` };
+  const parsed = tool.zod.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    return { ok: false, text: `The input of ${name} is not valid (${where}${issue?.message ?? 'unknown'}); ${nothing}.` };
+  }
+  return { ok: true, tool, value: parsed.data as Record<string, unknown> };
+}

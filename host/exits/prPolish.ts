@@ -7,7 +7,7 @@ import { RESULT_MAX_BYTES } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import { PROMPT_FILES } from '../../prompts/generated';
 import { PR_OPENER_PROMPT, PROMPTS_VERSION } from '../../prompts/manifest';
-import { runOneTurn } from '../board/oneTurn';
+import { checkToolCall, runOneTurn } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import { canonicalJson } from '../capture/ids';
 import { CONTEXT_ROOT } from '../pipeline/contextDir';
@@ -126,7 +126,6 @@ export function polishSurface(subject: { draft: { title: string; body: string };
   let description: string | null = null;
   let calls = 0;
   let refusals = 0;
-  const byName = new Map(TOOLS.map((t) => [t.name, t]));
   const refuse = (text: string) => {
     refusals++;
     return { text, isError: true };
@@ -142,15 +141,9 @@ export function polishSurface(subject: { draft: { title: string; body: string };
     stats: () => ({ calls, refusals }),
     call(name, input) {
       calls++;
-      const tool = byName.get(name);
-      if (!tool) return refuse(`There is no tool named "${String(name).slice(0, 60)}"; nothing was called. The tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
-      const parsed = tool.zod.safeParse(input ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-        return refuse(`The input of ${name} is not valid (${where}${issue?.message ?? 'unknown'}); nothing was recorded.`);
-      }
-      const value = parsed.data as Record<string, string>;
+      const call = checkToolCall(TOOLS, name, input, 'nothing was recorded');
+      if (!call.ok) return refuse(call.text);
+      const value = call.value as Record<string, string>;
       if (name === READ_DRAFT) {
         const text = JSON.stringify({ title: subject.draft.title, description: subject.draft.body, commits: subject.commits.map((c) => c.subject) }, null, 1);
         return { text: text.length > RESULT_MAX_BYTES ? `${text.slice(0, RESULT_MAX_BYTES - 80)}\n[cut: the draft is longer than one tool result]` : text, isError: false };
