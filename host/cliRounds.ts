@@ -49,10 +49,10 @@ export function cliRoundContext(store: Store, harnesses: HarnessAssignment, stde
   return {
     ...(worker ? { worker } : {}),
     reportHarness: async () => ({ harness: harnesses.design ?? harnesses.flagged.compiler, hint: harnesses.missingHint ?? null }),
-    async draftGeneration({ session, patchset, workspace }) {
+    async draftGeneration({ session, patchset, workspace, report, round, asks }) {
       const deps = reviewDeps(workspace, { stdout: () => undefined, stderr });
       try {
-        const prepared = await prepareLensRun({ patchset, sessionId: session.id, workspace, harnesses, store }, deps, {
+        const prepared = await prepareLensRun({ patchset, sessionId: session.id, workspace, harnesses, store, roundReport: { ordinal: round.ordinal, report, asks } }, deps, {
           onLane: (change) => stderr(progressLine(change)),
         });
         stderr(`Generation ${prepared.generationId}: drafting the lenses over the round's successor\n`);

@@ -374,7 +374,7 @@ async function roundContext(harness: HarnessConfig): Promise<RoundContext> {
   const { runner } = await ready;
   return {
     reportHarness: (signal) => lensHarnessFromConfig(harness, 'design', harnessPorts(signal)),
-    draftGeneration: ({ session }) => runner.runLenses({ sessionId: session.id, harness }),
+    draftGeneration: ({ session, report, round, asks }) => runner.runRoundLenses(session.id, harness, { ordinal: round.ordinal, report, asks }),
   };
 }
 

@@ -70,6 +70,8 @@ export interface LensRunOptions {
   store: Store | null;
   /** A pull-request review: its title and description (pr.md) and linked issues (related-context.md), read from the forge as data. */
   pullRequest?: { title: string; body: string; related: RelatedContextItem[] } | null;
+  /** A round's successor: the round's verified report (round-report.md), the lenses' round context. */
+  roundReport?: ContextDirInput['roundReport'];
 }
 
 export type LensRunDeps = Pick<ReviewRunDeps, 'writeContextDir' | 'writeNoiseOffer' | 'prompts' | 'clock' | 'assembleDesign' | 'newGenerationId' | 'headWorkspace'>;
@@ -102,6 +104,7 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
       patchset: options.patchset,
       designSources,
       ...(options.pullRequest ? { pr: { title: options.pullRequest.title, body: options.pullRequest.body }, relatedContext: options.pullRequest.related } : {}),
+      ...(options.roundReport ? { roundReport: options.roundReport } : {}),
     });
   } catch (error) {
     const message = (error as Error).message;

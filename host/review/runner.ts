@@ -5,7 +5,7 @@ import { HarnessConfig, type GenerationSnapshot, type LaneState } from '../../pr
 import type { HarnessAssignment } from '../pipeline/types';
 import type { ReviewService } from '../service';
 import type { Store } from '../store';
-import { prepareLensRun, ReviewRefusal, type ReviewRunDeps } from './command';
+import { prepareLensRun, ReviewRefusal, type LensRunOptions, type ReviewRunDeps } from './command';
 import { currentGenerationId, readGenerationSnapshot } from './generationSnapshot';
 import { describeAssignment, HarnessConfigRefusal } from './harnessConfig';
 import { pullRequestContext } from '../forge/context';
@@ -88,6 +88,16 @@ export class LensRunner {
     return started;
   }
 
+  /** A round's successor: the lenses drafted with the round's report in the context directory (round-report.md). */
+  runRoundLenses(sessionId: string, harness: HarnessConfig, roundReport: NonNullable<LensRunOptions['roundReport']>): Promise<Result<{ generationId: string }>> {
+    const busy = this.live.get(sessionId) ?? this.starting.get(sessionId) ?? this.reserved.get(sessionId);
+    if (busy) return Promise.resolve(err(rennetError('invalid-request', `the lenses of session ${sessionId} are being drafted; the round's boards are drafted when that is done`)));
+    if (this.disposed) return Promise.resolve(err(rennetError('invalid-request', 'the Rennet host is shutting down')));
+    const started = this.start(sessionId, harness, roundReport).finally(() => this.starting.delete(sessionId));
+    this.starting.set(sessionId, started);
+    return started;
+  }
+
   /** `rennet/generation/get`. */
   get(raw: unknown): Result<GenerationSnapshot | null> {
     const parsed = GetGenerationInput.safeParse(raw);
@@ -137,7 +147,7 @@ export class LensRunner {
 
   // ---------------------------------------------------------------------------------------------
 
-  private async start(sessionId: string, config: HarnessConfig): Promise<Result<{ generationId: string }>> {
+  private async start(sessionId: string, config: HarnessConfig, roundReport?: LensRunOptions['roundReport']): Promise<Result<{ generationId: string }>> {
     const { store, service } = this.deps;
     const snapshot = service.getSnapshot(sessionId);
     if (!snapshot.ok) return snapshot;
@@ -168,7 +178,7 @@ export class LensRunner {
       const target = snapshot.value.session.target;
       const record = target.kind === 'pull-request' ? (snapshot.value.pullRequest ?? null) : null;
       const pullRequest = record && target.kind === 'pull-request' ? pullRequestContext(record, target.provider) : null;
-      prepared = await prepareLensRun({ patchset: patchset.value, sessionId, workspace, harnesses, store, pullRequest }, runDeps, {
+      prepared = await prepareLensRun({ patchset: patchset.value, sessionId, workspace, harnesses, store, pullRequest, ...(roundReport ? { roundReport } : {}) }, runDeps, {
         onFrame: poke,
         onLane: (change) => {
           states.set(change.lens, change.state);

@@ -67,7 +67,7 @@ export interface RoundContext {
   /** The report seat's harness. */
   reportHarness(signal: AbortSignal): Promise<LensHarness>;
   /** Drafts the five lenses over the successor (the report is their round context); answers once the generation is filed. */
-  draftGeneration(input: { session: Session; patchset: Patchset; workspace: string; report: RoundReport; round: Round }): Promise<Result<{ generationId: string }>>;
+  draftGeneration(input: { session: Session; patchset: Patchset; workspace: string; report: RoundReport; round: Round; asks: ReadonlyArray<{ id: string; text: string }> }): Promise<Result<{ generationId: string }>>;
 }
 
 export interface RoundDeps {
@@ -344,7 +344,7 @@ export class RoundRunner {
     if (!trail.round.generationId) {
       this.phase(sessionId, roundId, 'regeneration');
       const successor = this.deps.store.getPatchset(successorId) as Patchset;
-      const drafted = await run.draftGeneration({ session, patchset: successor, workspace: root, report, round: trail.round });
+      const drafted = await run.draftGeneration({ session, patchset: successor, workspace: root, report, round: trail.round, asks: dispatched });
       if (!drafted.ok) return this.end(sessionId, roundId, 'failed', { phase: 'regeneration', message: drafted.error.message, retryable: true });
       this.append(sessionId, ROUND_EVENT_KINDS.generation, { round: roundId, generationId: drafted.value.generationId });
       const prior = trail.round.fromGenerationId ? this.deps.store.getGeneration(trail.round.fromGenerationId) : undefined;

@@ -174,9 +174,14 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     const prompt = JSON.stringify((turns[0]?.body?.messages as unknown[] | undefined)?.slice(0, 2) ?? []);
     assert.ok(prompt.includes('evidence.json') && !prompt.includes('total') && !prompt.includes('Call it total'), 'the prompt names the file, never its content');
     // The successor is the review's patchset now; the dispatched asks left the lane, the question stayed.
-    const snapshot = JSON.parse((await rennet(['review', '--repo', repo.dir, '--base', 'main', '--json'])).stdout) as { snapshot: { patchset: { id: string; head: string } } };
+    const snapshot = JSON.parse((await rennet(['review', '--repo', repo.dir, '--base', 'main', '--json'])).stdout) as { snapshot: { session: { id: string }; patchset: { id: string; head: string } } };
     assert.equal(snapshot.snapshot.patchset.id, round.successorPatchset);
     assert.equal(snapshot.snapshot.patchset.head, round.range.to);
+    // The lenses drafted over the successor had the verified report as their round context.
+    const contextReport = readFileSync(join(repo.dir, '.rennet', 'context', snapshot.snapshot.session.id, 'round-report.md'), 'utf8');
+    assert.match(contextReport, /^# Round 1 report\n/);
+    assert.match(contextReport, new RegExp(`## addressed: ask ${rename.ask}\\n\\n> Call it total, not sum\\.\\n\\nChanged: \`src/app\\.js\` line 3 \\(new\\)\\.`));
+    assert.ok(!/\?\? /.test(repo.git('status', '--porcelain')), 'the context directory stays out of git status');
     // The ledger.
     const rounds = JSON.parse((await rennet(['rounds', '--repo', repo.dir, '--base', 'main', '--json'])).stdout) as { rounds: Array<{ round: number; state: string }> };
     assert.deepEqual(rounds.rounds.map((r) => [r.round, r.state]), [[1, 'returned']]);
