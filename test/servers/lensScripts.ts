@@ -6,7 +6,9 @@ import { textOf, type ServerScript, type Step } from './common';
  * `# Rennet: <Lens> (<writer|review|compiler|explain|pull request>)` — `explain` is the one-turn
  * explainer of rennet/asks/explain (host/asks/explainTools.ts), routed as `<lens>:explainer`;
  * `pull request` the Design lens's one-turn pass over an own-branch request's title and
- * description (host/exits/prPolish.ts), routed as `design:opener`.
+ * description (host/exits/prPolish.ts), routed as `design:opener`. A round's classification turn
+ * (host/rounds/reportSeat.ts), whose prompt opens `# Rennet: round report`, is routed as
+ * `round:report`.
  *
  * Positional scripts answer a seat's request by WHERE it is in its conversation (how many assistant
  * messages the client resends), not by how many requests the seat made before. A seat's step n is
@@ -25,9 +27,20 @@ export interface ScriptedCall {
 const ROLE_OF_LABEL = { writer: 'drafter', review: 'reviewer', compiler: 'compiler', explain: 'explainer', 'pull request': 'opener' } as const;
 const HEADER = /# Rennet: (Design|Sequence|Decisions|Flagged|Noise) \((writer|review|compiler|explain|pull request)\)/;
 
-/** `lens:role` (e.g. `flagged:compiler`) from the production prompt header in a request, else null. */
+/** The round report seat's prompt header (host/pipeline/prompts.ts `roundReportPrompt`). */
+const ROUND_REPORT_HEADER = /# Rennet: round report\b/;
+/** The seat key a round report request is routed to. */
+export const ROUND_REPORT_SEAT = 'round:report';
+
+/**
+ * `lens:role` (e.g. `flagged:compiler`) from the production prompt header in a request, or
+ * `round:report` for a round's classification turn; else null. When a request carries both kinds
+ * of header (a resent tool result may quote one), the one that comes first — the prompt's — wins.
+ */
 export function seatOfPromptHeader(raw: string): string | null {
   const match = HEADER.exec(raw);
+  const report = ROUND_REPORT_HEADER.exec(raw);
+  if (report && (!match || report.index < match.index)) return ROUND_REPORT_SEAT;
   if (!match) return null;
   return `${(match[1] as string).toLowerCase()}:${ROLE_OF_LABEL[match[2] as keyof typeof ROLE_OF_LABEL]}`;
 }
