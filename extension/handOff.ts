@@ -246,7 +246,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
         void notify('warning', ui`Rennet: no round to dispatch — ${order.error.message}`);
         return undefined;
       }
-      const { asks, workspace, markdown, digest } = order.value;
+      const { asks, workspace, digest } = order.value;
       const worker = vscode.workspace.getConfiguration().get<string>(ROUNDS_WORKER_SETTING, 'claude-code');
       const n = this.deps.rounds.ledger(sessionId).length + 1;
       const go = ui`Dispatch`;
@@ -259,8 +259,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
         show,
       );
       if (chosen === show) {
-        const doc = await vscode.workspace.openTextDocument({ content: markdown, language: 'markdown' });
-        await vscode.window.showTextDocument(doc, { preview: true });
+        await this.deps.rounds.showOrder(sessionId);
         continue;
       }
       if (chosen !== go) return undefined;

@@ -7,6 +7,8 @@ import { readHarnessConfig } from './lenses';
 
 /** The setting that names the round worker: `claude-code`, `codex`, or `scripted:<file>` (tests and demos). */
 export const ROUNDS_WORKER_SETTING = 'rennet.rounds.worker';
+/** The read-only documents that show a work order (`rennet-work-order:/<session>/work-order.md`). */
+export const WORK_ORDER_SCHEME = 'rennet-work-order';
 /** A dispatch answers once the round has started; the worker's turn then runs in the background. */
 const DISPATCH_TIMEOUT_MS = 120_000;
 
@@ -28,6 +30,13 @@ export class RoundsState implements vscode.Disposable {
     private readonly secrets: vscode.SecretStorage,
   ) {
     this.disposables.push(
+      // The order as the host composed it, read-only: nothing to save, nothing to edit into a dispatch.
+      vscode.workspace.registerTextDocumentContentProvider(WORK_ORDER_SCHEME, {
+        provideTextDocumentContent: (uri) => {
+          const order = this.orders.get(uri.path.split('/')[1] ?? '');
+          return order?.ok ? order.value.markdown : 'This work order is no longer current: dispatch again to read the one that would go out now.';
+        },
+      }),
       host.onRoundsChanged(({ sessionId, round }) => {
         const ledger = [...(this.ledgers.get(sessionId) ?? []).filter((r) => r.id !== round.id), round].sort((a, b) => a.ordinal - b.ordinal);
         this.ledgers.set(sessionId, ledger);
@@ -40,6 +49,14 @@ export class RoundsState implements vscode.Disposable {
 
   order(sessionId: string): Result<RoundsOrderResult> | undefined {
     return this.orders.get(sessionId);
+  }
+
+  /** Opens the session's current work order, read-only, as Markdown. */
+  async showOrder(sessionId: string): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: WORK_ORDER_SCHEME, path: `/${sessionId}/work-order.md` });
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+    await vscode.window.showTextDocument(doc, { preview: true });
   }
 
   ledger(sessionId: string): Round[] {

@@ -507,10 +507,10 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(modal.buttons.includes('Dispatch') && modal.buttons.includes('Show Work Order'), `the modal's buttons are ${JSON.stringify(modal.buttons)}`);
 
     await dialog().locator('.dialog-buttons .monaco-button', { hasText: 'Show Work Order' }).first().click();
-    const orderEditor = page.locator('.part.editor .monaco-editor[data-uri^="untitled:"]').filter({ visible: true }).first();
+    const orderEditor = page.locator('.part.editor .monaco-editor[data-uri^="rennet-work-order:"]').filter({ visible: true }).first();
     await orderEditor.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
       const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
-      throw new Error(`Show Work Order opened no untitled editor (tabs ${JSON.stringify(tabs)})`);
+      throw new Error(`Show Work Order opened no read-only work order editor (tabs ${JSON.stringify(tabs)})`);
     });
     // The modal comes back by itself once the order is shown.
     await dialog().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {
