@@ -283,7 +283,14 @@ export class RoundRunner {
     if (!measured.ok) return this.end(sessionId, roundId, 'failed', { phase: 'commit', message: measured.error.message, retryable: true });
     trail = this.trail(sessionId, roundId) as RoundTrail;
     const m = trail.measured;
-    if (!m || m.files.length === 0) return this.end(sessionId, roundId, 'unchanged', null);
+    if (!m || m.files.length === 0) {
+      // A worker that failed and changed nothing did not do the asks: failed, not empty; the asks stay staged.
+      const w = trail.worker;
+      if (w && (w.outcome === 'failed' || w.outcome === 'lost')) {
+        return this.end(sessionId, roundId, 'failed', { phase: 'worker', message: `the worker ${w.outcome === 'lost' ? 'was lost when the host stopped' : `failed: ${w.message ?? 'without saying why'}`}, and changed nothing. Its asks stay staged: dispatch again.`, retryable: false });
+      }
+      return this.end(sessionId, roundId, 'unchanged', null);
+    }
     if (m.range.from === m.range.to || !(await committedEverything(root, trail))) {
       const workerWords = trail.worker?.outcome === 'failed' && trail.worker.message ? ` (the worker failed: ${trail.worker.message})` : '';
       return this.end(sessionId, roundId, 'failed', {
