@@ -157,6 +157,31 @@ export async function captureTreeDiff(
   }
 }
 
+/**
+ * What the author did inside a merge commit: `git show --remerge-diff` — the diff from git's own
+ * re-merge of the parents (conflict markers included) to the committed merge, so a clean merge
+ * shows nothing and only conflict resolutions (and edits slipped into the merge) remain. Parsed as
+ * a capture is. The re-merge's blobs are git's temporary objects: only the lines are kept.
+ */
+export async function captureRemergeDiff(repo: RepoHandle, merge: string, overrides?: Partial<CaptureOptions>): Promise<Result<FileChange[]>> {
+  const options = captureOptions(overrides);
+  const args = diffArgs(options, merge, merge);
+  // Same flags as a capture's diff; `show --remerge-diff --format=` of the one merge instead of `diff A B`.
+  const at = args.indexOf('diff');
+  const flags = args.slice(at + 1, args.length - 3);
+  try {
+    const streamed = await streamDiff(repo, [...args.slice(0, at), 'show', '--remerge-diff', '--format=', ...flags, merge, '--'], options);
+    if (streamed.code !== 0) throw new GitError(['show', '--remerge-diff'], streamed.code, streamed.stderr);
+    const files = streamed.parser.end();
+    sortByPath(files);
+    return ok(files);
+  } catch (error) {
+    if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's remerge diff: ${error.message}`));
+    if (error instanceof GitError) return err(rennetError('git-failed', error.message));
+    throw error;
+  }
+}
+
 function sortByPath(files: FileChange[]): void {
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
