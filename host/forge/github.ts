@@ -8,6 +8,7 @@ import {
   checkDescriptor,
   kindOfStatus,
   withoutToken,
+  type EarlierReview,
   type ForgeAdapter,
   type ForgeAdapterOptions,
   type LinkedIssue,
@@ -213,6 +214,34 @@ export function githubAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
         if (review === null) return null;
         const comments = await octokit.paginate(octokit.rest.pulls.listCommentsForReview, { owner, repo: name, pull_number: number, review_id: review.id, per_page: pageSize });
         return { reviewId: review.id, url: review.html_url, event: EVENT_OF_STATE[review.state] ?? 'COMMENT', comments: comments.length } satisfies PostedReview;
+      }),
+
+    earlierReview: (number) =>
+      call(async () => {
+        const login = (await currentUser()).toLowerCase();
+        const mine: Array<{ id: number; html_url: string; state: string; body: string | null; commit_id: string | null; submitted_at?: string | null }> = [];
+        await octokit.paginate(octokit.rest.pulls.listReviews, { owner, repo: name, pull_number: number, per_page: pageSize }, (response) => {
+          for (const r of response.data) if (r.state !== 'PENDING' && r.state !== 'DISMISSED' && (r.user?.login ?? '').toLowerCase() === login) mine.push(r);
+          return [];
+        });
+        // Reviews come oldest first: the newest carrying Rennet's marker, else the newest.
+        const chosen = [...mine].reverse().find((r) => readReviewMarker(r.body ?? '') !== null) ?? mine.at(-1);
+        if (!chosen) return null;
+        const comments = await octokit.paginate(octokit.rest.pulls.listCommentsForReview, { owner, repo: name, pull_number: number, review_id: chosen.id, per_page: pageSize });
+        const state = chosen.state === 'APPROVED' || chosen.state === 'CHANGES_REQUESTED' ? chosen.state : 'COMMENTED';
+        return {
+          reviewId: chosen.id,
+          url: chosen.html_url,
+          commitId: chosen.commit_id ?? null,
+          state,
+          body: chosen.body ?? '',
+          markerId: readReviewMarker(chosen.body ?? ''),
+          submittedAt: chosen.submitted_at ?? null,
+          comments: comments.map((c) => {
+            const raw = c as { path: string; line?: number | null; original_line?: number | null; side?: string | null; body: string };
+            return { path: raw.path, line: raw.line ?? raw.original_line ?? null, side: raw.side === 'LEFT' ? 'LEFT' : 'RIGHT', body: raw.body };
+          }),
+        } satisfies EarlierReview;
       }),
 
     post: (number: number, composed: ComposedReview, headSha: string, _files?: PatchsetFiles) =>

@@ -47,6 +47,20 @@ export interface PostedReview {
 }
 
 /** An issue a request links to, read for context (data). */
+/** A review the signed-in user posted earlier, as a re-review reads it. */
+export interface EarlierReview {
+  reviewId: number;
+  url: string;
+  /** The head the review was posted on; null when the forge does not say. */
+  commitId: string | null;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
+  body: string;
+  /** Rennet's marker in its body, when Rennet posted it. */
+  markerId: string | null;
+  submittedAt: string | null;
+  comments: Array<{ path: string; line: number | null; side: 'RIGHT' | 'LEFT'; body: string }>;
+}
+
 export interface LinkedIssue {
   number: number;
   title: string;
@@ -165,6 +179,12 @@ export interface ForgeAdapter {
    * pinned to `headSha` (a moved head is 'refused' with GitLab's words).
    */
   approve?(number: number, headSha: string): Promise<void>;
+  /**
+   * The signed-in user's earlier review of the request, for a re-review: the newest one carrying
+   * Rennet's marker, else their newest submitted review; null when they have none. Its commit, its
+   * state, its body and its line comments (every page). GitHub only for now.
+   */
+  earlierReview?(number: number): Promise<EarlierReview | null>;
   /** The open request for head → base, if any. */
   findOpenFor(headBranch: string, baseBranch: string): Promise<PullRequestInfo | null>;
   create(input: { headBranch: string; baseBranch: string; title: string; body: string }): Promise<PullRequestInfo>;

@@ -125,6 +125,32 @@ describe('forge: the GitHub adapter against the fake forge', function () {
     assert.equal(forge.requests({ method: 'POST', pathPattern: `/${r.repo}/pulls/${number}/reviews$` }).length, 1, 'one createReview');
   });
 
+  it('earlierReview: the signed-in user’s review carrying Rennet’s marker (not another reviewer’s), its commit, state, body and every line comment; null when they have none', async () => {
+    const r = await newRepo();
+    const number = await open(r);
+    const bob = adapter(r, 'bob');
+    assert.equal(await bob.earlierReview!(number), null, 'no review yet');
+    const asks = new Asks();
+    asks.ask(line(ps, 'mod.txt', 'head', 5), 'Rename this.', 'request-change');
+    asks.ask(line(ps, 'mod.txt', 'base', 5), 'Why was this removed?', 'question');
+    const composed = compose(r, number, asks);
+    const posted = await bob.post(number, composed, ps.head, ps.files);
+    // Someone else's review does not count.
+    const carols = new Asks();
+    carols.ask(line(ps, 'mod.txt', 'head', 5), 'carol here');
+    await adapter(r, 'carol').post(number, compose(r, number, carols), ps.head, ps.files);
+    const earlier = await bob.earlierReview!(number);
+    assert.ok(earlier);
+    assert.equal(earlier.reviewId, posted.reviewId);
+    assert.deepEqual([earlier.commitId, earlier.state, earlier.markerId], [ps.head, 'CHANGES_REQUESTED', composed.markerId]);
+    assert.equal(earlier.body, composed.descriptor.body);
+    assert.deepEqual(
+      earlier.comments.map((c) => [c.path, c.line, c.side, c.body]),
+      composed.descriptor.comments.map((c) => [c.path, c.line, c.side, c.body]),
+    );
+    assert.equal(await adapter(r, 'alice').earlierReview!(number), null, 'the author has no review of their own request');
+  });
+
   it('findPosted: finds the review by its marker across pages, only among the signed-in user’s reviews', async () => {
     const r = await newRepo();
     const number = await open(r);
