@@ -9,6 +9,7 @@ import {
   kindOfStatus,
   sleep,
   withoutToken,
+  type EarlierReview,
   type ForgeAdapter,
   type ForgeAdapterOptions,
   type LinkedIssue,
@@ -437,10 +438,47 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
       return posted;
     });
 
+  /**
+   * GitLab has no review object: the earlier review is the user's newest body note carrying
+   * Rennet's marker (else their newest general note), with the diff notes published with it (the
+   * same second). Its commit is those diff notes' head; a review with no diff note has none known.
+   * A note on a context line carries both numbers: it reads as the head side's line.
+   */
+  const earlierReview = (number: number): Promise<EarlierReview | null> =>
+    call(async () => {
+      const user = (await currentUser()).toLowerCase();
+      const notes = await all<GitlabNote>((page) => api.MergeRequestNotes.all(project, number, { page, perPage: pageSize, showExpanded: true }));
+      const mine = notes.filter((n) => !n.system && (n.author?.username ?? '').toLowerCase() === user);
+      const general = mine.filter((n) => n.type !== 'DiffNote').sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : b.id - a.id));
+      const body = general.find((n) => readReviewMarker(n.body) !== null) ?? general[0];
+      if (!body) return null;
+      const second = body.created_at.slice(0, 19);
+      const diffNotes = mine.filter((n) => n.type === 'DiffNote' && n.position && n.created_at.slice(0, 19) === second);
+      const firstLine = body.body.split(/\r?\n/, 1)[0]?.trim() ?? '';
+      const event = Object.entries(GITLAB_VERDICT_LABELS).find(([, label]) => label === firstLine)?.[0];
+      const mr = await showMr(number);
+      return {
+        reviewId: body.id,
+        url: `${mr.web_url}#note_${body.id}`,
+        commitId: (diffNotes[0]?.position as GitlabPosition | undefined)?.head_sha ?? null,
+        state: event === 'REQUEST_CHANGES' ? 'CHANGES_REQUESTED' : event === 'APPROVE' ? 'APPROVED' : 'COMMENTED',
+        body: body.body,
+        markerId: readReviewMarker(body.body),
+        submittedAt: body.created_at,
+        comments: diffNotes.map((n) => {
+          const p = n.position as GitlabPosition;
+          const newLine = num(p.new_line);
+          const path = (newLine !== null ? p.new_path : (p.old_path ?? p.new_path)) ?? '';
+          return newLine !== null ? { path, line: newLine, side: 'RIGHT' as const, body: n.body } : { path, line: num(p.old_line), side: 'LEFT' as const, body: n.body };
+        }),
+      };
+    });
+
   return {
     provider: 'gitlab',
     repo,
     currentUser,
+    earlierReview,
 
     listOpen: (limit) =>
       call(async () => {

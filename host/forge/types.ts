@@ -182,7 +182,8 @@ export interface ForgeAdapter {
   /**
    * The signed-in user's earlier review of the request, for a re-review: the newest one carrying
    * Rennet's marker, else their newest submitted review; null when they have none. Its commit, its
-   * state, its body and its line comments (every page). GitHub only for now.
+   * state, its body and its line comments (every page). GitLab: the body note and the diff notes
+   * published with it (it has no review object).
    */
   earlierReview?(number: number): Promise<EarlierReview | null>;
   /** The open request for head → base, if any. */

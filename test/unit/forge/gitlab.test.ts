@@ -206,6 +206,22 @@ describe('forge: the GitLab adapter against the fake forge', function () {
     assert.equal(notes(r, number).length, 9);
   });
 
+  it('earlierReview: the user’s body note carrying the marker, its verdict as a state, the diff notes published with it and their head; none for another user', async () => {
+    const r = await newRepo();
+    const number = await open(r);
+    assert.equal(await adapter(r).earlierReview!(number), null);
+    const composed = compose(r, number, everyKind());
+    const posted = await adapter(r).post(number, composed, ps.head, ps.files);
+    const earlier = await adapter(r).earlierReview!(number);
+    assert.ok(earlier);
+    assert.deepEqual([earlier.reviewId, earlier.state, earlier.markerId, earlier.commitId, earlier.body], [posted.reviewId, 'CHANGES_REQUESTED', composed.markerId, ps.head, composed.descriptor.body]);
+    // GitLab keeps both numbers of a context line, so a comment there reads back on its head side
+    // (the same line: old 8 is new 8 in the renamed file); every other comment reads back as posted.
+    const asPosted = (c: { path: string; side: string; line: number; body: string }) => (c.body === 'the renamed file, LEFT context line' ? `${c.path}|RIGHT|8|${c.body}` : `${c.path}|${c.side}|${c.line}|${c.body}`);
+    assert.deepEqual(earlier.comments.map((c) => `${c.path}|${c.side}|${c.line}|${c.body}`).sort(), composed.descriptor.comments.map(asPosted).sort());
+    assert.equal(await adapter(r, 'carol').earlierReview!(number), null, 'another user has no earlier review here');
+  });
+
   it('findPosted: finds the body note by its marker across pages, only among the signed-in user’s notes, and counts its comments', async () => {
     const r = await newRepo();
     const number = await open(r);
