@@ -196,6 +196,9 @@ export const SPEC_ARTIFACT_ROOTS: readonly SpecArtifactRoot[] = [
   { pattern: '.kiro/**', matches: underRoot('.kiro') },
   { pattern: '.bmad/**', matches: underRoot('.bmad') },
   { pattern: '.bmad-core/**', matches: underRoot('.bmad-core') },
+  // BMAD's stories (docs/stories) and v6 output (_bmad-output/planning-artifacts, implementation-artifacts).
+  { pattern: 'docs/stories/**', matches: underRoot('docs/stories') },
+  { pattern: '_bmad-output/**', matches: underRoot('_bmad-output') },
   { pattern: 'docs/superpowers/**', matches: underRoot('docs/superpowers') },
   { pattern: '.superpowers/**', matches: underRoot('.superpowers') },
   { pattern: '**/docs/adr/**/*.md', matches: markdownUnderDocs('adr') },

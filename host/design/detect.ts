@@ -4,7 +4,8 @@ import { SPEC_ARTIFACT_ROOTS } from '../board/noise';
 /**
  * Which specification a patchset carries: the first format it touches, in the fixed order
  * OpenSpec, Kiro, BMAD, Superpowers, grill-with-docs, and within a format one specification
- * (the first by path when a branch touches several). Detection reads paths only, plus one probe
+ * (the first by path when a branch touches several). Detection reads paths, probes conventional
+ * names, and reads a docs/plans/ plan for its superpowers: mark; plus one probe
  * for a BMAD installation; it never merges two specifications.
  */
 
@@ -91,17 +92,24 @@ export function selectKiro(paths: readonly string[]): Selection | null {
   return null;
 }
 
-export const BMAD_STORY = /^docs\/stories\/(?:[^/]+\/)*([^/]+)$/;
-/** Names a story file gives itself: 1.2…md, 1-2-<slug>.md (BMAD v6), story-…md, …story.md. */
-const STORY_NAME = /^(?:\d+\.\d+|\d+-\d+[a-z]?-|story-)|\.story\.md$/i;
+/**
+ * Where BMAD keeps stories: docs/stories/ (v4, also in epic subfolders), and BMAD v6's
+ * implementation artifacts, _bmad-output/implementation-artifacts/ (beside sprint-status.yaml).
+ */
+export const BMAD_STORY = /^(?:docs\/stories|_bmad-output\/implementation-artifacts)\/(?:[^/]+\/)*([^/]+)$/;
+/** Names a story file gives itself: 1.2…md, 1-2-<slug>.md and 0-i2a-<slug>.md (BMAD v6), story-…md, …story.md. */
+const STORY_NAME = /^(?:\d+\.\d+|\d+-[a-z]*\d+[a-z]*-|story-)|\.story\.md$/i;
 export const BMAD_PLANNING = ['docs/prd.md', 'docs/architecture.md'] as const;
+/** BMAD v6's planning artifacts: the path is BMAD's own, so no installation probe is needed. */
+export const BMAD_PLANNING_V6 = ['_bmad-output/planning-artifacts/prd.md', '_bmad-output/planning-artifacts/epics.md', '_bmad-output/planning-artifacts/architecture.md'] as const;
 /** The file a BMAD installation writes; its presence makes docs/prd.md and docs/architecture.md BMAD's. */
 export const BMAD_CONFIG = '.bmad-core/core-config.yaml';
 
 /**
- * BMAD selects one story (docs/stories/<n.m>…md, <n>-<m>-…md, story-…md or …story.md); without one, the PRD and
- * architecture documents, but only in a repository that carries BMAD (a touched .bmad-core/ or
- * .bmad/ path, or .bmad-core/core-config.yaml at the head).
+ * BMAD selects one story (docs/stories/ or _bmad-output/implementation-artifacts/: <n.m>…md, <n>-<m>-…md, story-…md or …story.md); without one, the
+ * v6 planning artifacts (_bmad-output/planning-artifacts/ prd.md, epics.md, architecture.md), else
+ * the PRD and architecture documents under docs/, but only in a repository that carries BMAD (a
+ * touched .bmad-core/ or .bmad/ path, or .bmad-core/core-config.yaml at the head).
  */
 export async function selectBmad(paths: readonly string[], read: ReadHeadFile): Promise<Selection | null> {
   const stories = paths.filter((p) => {
@@ -110,6 +118,8 @@ export async function selectBmad(paths: readonly string[], read: ReadHeadFile): 
   });
   const story = stories[0];
   if (story) return { format: 'bmad', kind: 'story', root: story, touched: [story] };
+  const v6 = BMAD_PLANNING_V6.filter((p) => paths.includes(p));
+  if (v6.length > 0) return { format: 'bmad', kind: 'planning', root: '_bmad-output/planning-artifacts', touched: [...v6] };
   const planning = paths.filter((p) => (BMAD_PLANNING as readonly string[]).includes(p));
   if (planning.length === 0) return null;
   const installed = paths.some((p) => p.startsWith('.bmad-core/') || p.startsWith('.bmad/')) || (await safeRead(read, BMAD_CONFIG)) !== null;
@@ -119,46 +129,84 @@ export async function selectBmad(paths: readonly string[], read: ReadHeadFile): 
 
 export const SUPERPOWERS_PLAN = /^docs\/superpowers\/plans\/([^/]+)\.md$/;
 export const SUPERPOWERS_SPEC = /^docs\/superpowers\/specs\/([^/]+)\.md$/;
+/**
+ * Where Superpowers kept both before docs/superpowers/: docs/plans/<date>-<topic>-design.md (the
+ * brainstormed design) and docs/plans/<date>-<topic>.md, -plan.md or -implementation.md (the
+ * plan). Only dated names count, and a plan there only when it names a superpowers: skill (the
+ * plan header writing-plans puts at its top) or has a design of its topic.
+ */
+export const SUPERPOWERS_LEGACY = /^docs\/plans\/(\d{4}-\d{2}-\d{2}-[^/]+)\.md$/;
+const LEGACY_DESIGN = /-design$/;
+const LEGACY_PLAN_SUFFIX = /-(?:plan|implementation(?:-plan)?)$/;
+const SUPERPOWERS_MARK = /\bsuperpowers:[a-z]/i;
 
-/** The topic of a plan or design file: its name without the -design suffix. */
+/** The topic of a plan or design file: its name without the -design suffix (in docs/plans/, without -plan or -implementation either). */
 export function superpowersTopic(path: string): string | null {
   const plan = path.match(SUPERPOWERS_PLAN)?.[1];
   if (plan) return plan;
   const spec = path.match(SUPERPOWERS_SPEC)?.[1];
-  return spec ? spec.replace(/-design$/, '') : null;
+  if (spec) return spec.replace(/-design$/, '');
+  const legacy = path.match(SUPERPOWERS_LEGACY)?.[1];
+  return legacy ? legacy.replace(LEGACY_DESIGN, '').replace(LEGACY_PLAN_SUFFIX, '') : null;
 }
 
 const undated = (topic: string) => topic.replace(/^\d{4}-\d{2}-\d{2}-/, '');
+const isLegacyDesign = (path: string) => LEGACY_DESIGN.test(path.match(SUPERPOWERS_LEGACY)?.[1] ?? '');
 
 /**
  * Superpowers selects one topic: the first touched plan with its design (same topic, or the
- * same topic under another date), or the first touched design with its plan.
+ * same topic under another date), or the first touched design with its plan. docs/superpowers/
+ * is read first; the older docs/plans/ layout only when the branch touches nothing there.
  */
 export async function selectSuperpowers(paths: readonly string[], read: ReadHeadFile): Promise<Selection | null> {
-  const plans = paths.filter((p) => SUPERPOWERS_PLAN.test(p));
-  const specs = paths.filter((p) => SUPERPOWERS_SPEC.test(p));
+  const current = await selectSuperpowersIn(paths.filter((p) => SUPERPOWERS_PLAN.test(p)), paths.filter((p) => SUPERPOWERS_SPEC.test(p)), read, (topic) => ({
+    designs: [`docs/superpowers/specs/${topic}-design.md`, `docs/superpowers/specs/${topic}.md`],
+    plans: [`docs/superpowers/plans/${topic}.md`],
+  }));
+  if (current) {
+    const touched = paths.filter((p) => p.startsWith('docs/superpowers/') || p.startsWith('.superpowers/'));
+    return { format: 'superpowers', kind: 'topic', ...current, touched };
+  }
+  const legacy = paths.filter((p) => SUPERPOWERS_LEGACY.test(p));
+  const designs = legacy.filter(isLegacyDesign);
+  const probes = (topic: string) => ({
+    designs: [`docs/plans/${topic}-design.md`],
+    plans: [`docs/plans/${topic}.md`, `docs/plans/${topic}-plan.md`, `docs/plans/${topic}-implementation.md`, `docs/plans/${topic}-implementation-plan.md`],
+  });
+  const plans: string[] = [];
+  for (const path of legacy.filter((p) => !isLegacyDesign(p))) {
+    const topic = superpowersTopic(path) as string;
+    const marked = SUPERPOWERS_MARK.test((await safeRead(read, path)) ?? '');
+    if (marked || designs.some((d) => superpowersTopic(d) === topic) || (await firstReadable(read, probes(topic).designs)) !== null) plans.push(path);
+  }
+  const older = await selectSuperpowersIn(plans, designs, read, probes);
+  if (!older) return null;
+  return { format: 'superpowers', kind: 'topic', ...older, touched: [older.plan, older.design].filter((p): p is string => p !== null && paths.includes(p)) };
+}
+
+async function selectSuperpowersIn(
+  plans: readonly string[],
+  specs: readonly string[],
+  read: ReadHeadFile,
+  probes: (topic: string) => { designs: string[]; plans: string[] },
+): Promise<{ plan: string | null; design: string | null } | null> {
   const topicOf = (p: string) => superpowersTopic(p) as string;
   let plan: string | null = plans[0] ?? null;
   let design: string | null = null;
   if (plan) {
     const topic = topicOf(plan);
     design = specs.find((s) => topicOf(s) === topic) ?? specs.find((s) => undated(topicOf(s)) === undated(topic)) ?? null;
-    if (!design) {
-      for (const candidate of [`docs/superpowers/specs/${topic}-design.md`, `docs/superpowers/specs/${topic}.md`]) {
-        if ((await safeRead(read, candidate)) !== null) {
-          design = candidate;
-          break;
-        }
-      }
-    }
+    design ??= await firstReadable(read, probes(topic).designs);
   } else if (specs[0]) {
     design = specs[0];
-    const topic = topicOf(design);
-    const candidate = `docs/superpowers/plans/${topic}.md`;
-    plan = (await safeRead(read, candidate)) !== null ? candidate : null;
+    plan = await firstReadable(read, probes(topicOf(design)).plans);
   } else return null;
-  const touched = paths.filter((p) => p.startsWith('docs/superpowers/') || p.startsWith('.superpowers/'));
-  return { format: 'superpowers', kind: 'topic', plan, design, touched };
+  return { plan, design };
+}
+
+async function firstReadable(read: ReadHeadFile, candidates: readonly string[]): Promise<string | null> {
+  for (const candidate of candidates) if ((await safeRead(read, candidate)) !== null) return candidate;
+  return null;
 }
 
 const rootMatching = (pattern: string) => SPEC_ARTIFACT_ROOTS.find((r) => r.pattern === pattern);

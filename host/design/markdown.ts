@@ -31,7 +31,13 @@ export interface MdFile {
 const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/;
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
 export const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)/;
-const CHECKBOX = /^\[([ xX])\](?:[ \t]+|$)/;
+/**
+ * A check box; Kiro marks an optional task with a star right after it ("- [ ]* 2.3 …"), which stays
+ * in the text. An in-progress mark ("[-]", "[~]", "[/]") is an open check box whose mark stays in
+ * the text, since the board's task has only done or not done.
+ */
+const CHECKBOX = /^\[([ xX~/-])\](?=[ \t*]|$)[ \t]*/;
+const HEADING_LINE = /^ {0,3}#{1,6}(?:[ \t]|$)/;
 
 export function parseMarkdown(path: string, text: string): MdFile {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
@@ -126,8 +132,15 @@ export interface ListItem {
   /** The item number for an ordered list. */
   number: string | null;
   checkbox: 'open' | 'done' | null;
-  /** The marker line's text after marker and check box. */
+  /** The check box as written ("[ ]", "[x]", "[X]", or an in-progress "[-]", "[~]", "[/]"), or null. */
+  box: string | null;
+  /**
+   * The item's first paragraph after marker and check box: the marker line, then the lines that
+   * continue it (no blank line, no list marker), each trimmed and kept on its own line.
+   */
   first: string;
+  /** Exclusive end of the first paragraph: where the item's further content (its tail) starts. */
+  firstEnd: number;
 }
 
 export type MdBlock =
@@ -203,13 +216,26 @@ export function blocksOf(file: MdFile, start: number, end: number): MdBlock[] {
   return out;
 }
 
+/**
+ * True when the list marker on line `i` starts an item. Under an open item (`openIndent`), an
+ * ordered marker other than 1 deeper than that item cannot interrupt its paragraph to open a
+ * nested list (CommonMark): "      2026. …" wrapped under an item's text continues that text.
+ */
+function startsItem(file: MdFile, i: number, openIndent: number | null): boolean {
+  const line = file.lines[i] as string;
+  const match = line.match(LIST_ITEM);
+  if (!match) return false;
+  if (openIndent === null || !/^\d/.test(match[2] as string) || /^0*1[.)]$/.test(match[2] as string)) return true;
+  return !(indentOf(line) > openIndent && !blank(file.lines[i - 1]) && !file.fenced[i - 1]);
+}
+
 function itemsOf(file: MdFile, start: number, end: number): ListItem[] {
   const items: ListItem[] = [];
   for (let i = start; i < end; i++) {
     if (file.fenced[i]) continue;
     const line = file.lines[i] as string;
     const match = line.match(LIST_ITEM);
-    if (!match) continue;
+    if (!match || !startsItem(file, i, items.length > 0 ? (items[items.length - 1] as ListItem).indent : null)) continue;
     const indent = indentOf(line);
     const marker = match[2] as string;
     let rest = line.slice((match[0] as string).length);
@@ -217,14 +243,33 @@ function itemsOf(file: MdFile, start: number, end: number): ListItem[] {
     const box = rest.match(CHECKBOX);
     let checkbox: ListItem['checkbox'] = null;
     if (box) {
-      checkbox = box[1] === ' ' ? 'open' : 'done';
-      rest = rest.slice((box[0] as string).length);
+      checkbox = box[1] === 'x' || box[1] === 'X' ? 'done' : 'open';
+      // An in-progress mark is kept as written at the head of the text.
+      rest = /[ xX]/.test(box[1] as string) ? rest.slice((box[0] as string).length) : `[${box[1]}] ${rest.slice((box[0] as string).length)}`;
+    }
+    // The first paragraph goes on over the lines that continue it: a text wrapped under the item's
+    // own text (whatever its indentation) is that text, never an indented code block.
+    const paragraph = [rest.trim()];
+    let firstEnd = i + 1;
+    while (firstEnd < end) {
+      const next = file.lines[firstEnd] as string;
+      if (blank(next) || file.fenced[firstEnd] || startsItem(file, firstEnd, indent) || HEADING_LINE.test(next)) break;
+      paragraph.push(next.trim());
+      firstEnd++;
     }
     const ordered = /^\d/.test(marker);
-    items.push({ start: i, end, indent, contentIndent, ordered, number: ordered ? marker.slice(0, -1) : null, checkbox, first: rest.trimEnd() });
+    const first = paragraph[0] === '' && paragraph.length > 1 ? paragraph.slice(1).join('\n') : paragraph.join('\n');
+    // A check box item whose wrapped lines sit under its text (past the box) was written to that
+    // column: its further paragraphs there are its text too, not indented code blocks.
+    const textColumn = contentIndent + (box ? (box[0] as string).length : 0);
+    const aligned = box !== null && firstEnd > i + 1 && file.lines.slice(i + 1, firstEnd).every((l) => indentOf(l) === textColumn);
+    items.push({ start: i, end, indent, contentIndent: aligned ? textColumn : contentIndent, ordered, number: ordered ? marker.slice(0, -1) : null, checkbox, box: box ? `[${box[1]}]` : null, first, firstEnd });
   }
   for (let n = 0; n < items.length - 1; n++) (items[n] as ListItem).end = (items[n + 1] as ListItem).start;
-  for (const item of items) while (item.end > item.start + 1 && blank(file.lines[item.end - 1])) item.end--;
+  for (const item of items) {
+    while (item.end > item.start + 1 && blank(file.lines[item.end - 1])) item.end--;
+    item.firstEnd = Math.min(item.firstEnd, item.end);
+  }
   return items;
 }
 
@@ -247,9 +292,11 @@ function collect(sink: CodeSpan[] | undefined, span: CodeSpan): void {
  * The file's own lines [start, end), dedented by `dedent` columns at most, with each fenced
  * block (and any indented code block the board's own reader would find) replaced by its label,
  * which names the file and the block's lines. Each such block is added to `sink`. Leading and
- * trailing blank lines are dropped.
+ * trailing blank lines are dropped. `continues`: the range goes on from a paragraph's text with no
+ * blank line between (a list item's lines after its first paragraph), so its opening lines, however
+ * deep, continue that text and cannot open an indented code block.
  */
-export function textOf(file: MdFile, start: number, end: number, dedent = 0, sink?: CodeSpan[]): string {
+export function textOf(file: MdFile, start: number, end: number, dedent = 0, sink?: CodeSpan[], continues = false): string {
   const out: string[] = [];
   /** The 0-based file line each output line was read from (null for a label line). */
   const from: Array<number | null> = [];
@@ -277,16 +324,22 @@ export function textOf(file: MdFile, start: number, end: number, dedent = 0, sin
     out.pop();
     from.pop();
   }
-  return labelCodeRegions(out.join('\n'), (startOffset, endOffset, text) => {
+  const joined = out.join('\n');
+  // A paragraph line ahead of a continuing range, so the board's reader sees what it continues.
+  const lead = continues && joined !== '' && !blank(file.lines[start]) ? '.\n' : '';
+  return labelCodeRegions(lead + joined, (leadStart, leadEnd) => {
     // The file lines a region of the joined text was read from.
-    const firstLine = lineIndexAt(text, startOffset);
-    const lastLine = lineIndexAt(text, lastNonBlankOffset(text, startOffset, endOffset));
+    const startOffset = leadStart - lead.length;
+    const endOffset = leadEnd - lead.length;
+    if (startOffset < 0) return null;
+    const firstLine = lineIndexAt(joined, startOffset);
+    const lastLine = lineIndexAt(joined, lastNonBlankOffset(joined, startOffset, endOffset));
     const lines = from.slice(firstLine, lastLine + 1).filter((n): n is number => n !== null);
     if (lines.length === 0) return null;
     const span = { path: file.path, start: Math.min(...lines) + 1, end: Math.max(...lines) + 1 };
     collect(sink, span);
     return span;
-  });
+  }).slice(lead.length);
 }
 
 function lineIndexAt(text: string, offset: number): number {
@@ -346,17 +399,17 @@ export function withoutCodeBlocks(text: string): string {
 export function itemText(file: MdFile, item: ListItem, withNested = true, sink?: CodeSpan[]): string {
   const rest: string[] = [];
   const end = withNested ? item.end : ownEnd(file, item);
-  const tail = end > item.start + 1 ? textOf(file, item.start + 1, end, item.contentIndent, sink) : '';
+  const tail = end > item.firstEnd ? textOf(file, item.firstEnd, end, item.contentIndent, sink, item.first !== '') : '';
   if (item.first !== '') rest.push(item.first);
   if (tail !== '') rest.push(tail);
-  const gap = blank(file.lines[item.start + 1]) ? '\n\n' : '\n';
+  const gap = blank(file.lines[item.firstEnd]) ? '\n\n' : '\n';
   return withoutCodeBlocks(rest.join(gap));
 }
 
 /** Where an item's own lines stop: before the first nested list item. */
 export function ownEnd(file: MdFile, item: ListItem): number {
-  for (let i = item.start + 1; i < item.end; i++) {
-    if (!file.fenced[i] && LIST_ITEM.test(file.lines[i] as string)) return i;
+  for (let i = item.firstEnd; i < item.end; i++) {
+    if (!file.fenced[i] && startsItem(file, i, item.indent)) return i;
   }
   return item.end;
 }

@@ -57,6 +57,8 @@ export const LABELS = {
   emptyTask: '[no text after this check box]',
   frontMatter: '[front matter omitted: file metadata, not specification text]',
   emptyHeading: '[no text under this heading]',
+  /** A requirement whose heading is followed by its scenarios (or criteria) and no text of its own. */
+  noRequirementText: '[no requirement text before its scenarios]',
   rowsFollow: '[no lead text under this heading; its items follow in source order]',
   removedNoReason: '[removed; the specification states no reason]',
   noProposalWhy: 'This change has no proposal Why section to introduce it.',

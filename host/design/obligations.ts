@@ -189,7 +189,7 @@ function listRows(r: FileRenderer, items: readonly ListItem[], mode: ContentMode
     if (item.checkbox !== null) {
       out.push({ kind: 'task', text: item.first || LABELS.emptyTask, done: item.checkbox === 'done', sourcePath: file.path, sourceLine: item.start + 1 });
       const code: CodeSpan[] = [];
-      const detail = textOf(file, item.start + 1, end, item.contentIndent, code);
+      const detail = textOf(file, item.firstEnd, end, item.contentIndent, code, item.first !== '');
       if (detail !== '') out.push(prose(detail, false, code));
       continue;
     }
@@ -204,9 +204,9 @@ function listRows(r: FileRenderer, items: readonly ListItem[], mode: ContentMode
 }
 
 function rowText(file: MdFile, item: ListItem, end: number, sink?: CodeSpan[]): string {
-  const tail = end > item.start + 1 ? textOf(file, item.start + 1, end, item.contentIndent, sink) : '';
-  // A blank line after the marker line stays a paragraph break.
-  const gap = (file.lines[item.start + 1] ?? '').trim() === '' ? '\n\n' : '\n';
+  const tail = end > item.firstEnd ? textOf(file, item.firstEnd, end, item.contentIndent, sink, item.first !== '') : '';
+  // A blank line after the first paragraph stays a paragraph break.
+  const gap = (file.lines[item.firstEnd] ?? '').trim() === '' ? '\n\n' : '\n';
   return [item.first, tail].filter((s) => s !== '').join(gap);
 }
 
@@ -249,6 +249,33 @@ export function splitEars(text: string): { condition: string; response: string }
   return null;
 }
 
+/** A Given/When/Then line as criteria write it: "**Given** …", "- **When** …", "2. **Then** …", "Then: …". */
+const GHERKIN_LINE = /^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(?:\*\*|__)?(Given|When|Then|And|But|GIVEN|WHEN|THEN|AND|BUT)(?:\*\*|__)?(?::|\s)\s*/;
+
+/**
+ * A criterion written as Given/When/Then lines, each clause on its own line (or bullet): Given and
+ * When (and And before Then) are the condition, Then and what follows it the response. The clause
+ * texts are the criterion's own words after the keyword.
+ */
+export function splitGherkin(text: string): { condition: string; response: string } | null {
+  const clauses: Array<{ keyword: string; text: string }> = [];
+  for (const line of text.split('\n')) {
+    const match = line.match(GHERKIN_LINE);
+    if (match) clauses.push({ keyword: (match[1] as string).toUpperCase(), text: line.slice((match[0] as string).length).trim() });
+    else if (clauses.length > 0 && line.trim() !== '') (clauses[clauses.length - 1] as { text: string }).text += `\n${line.trim()}`;
+    else if (line.trim() !== '') return null;
+  }
+  if (!clauses.some((c) => c.keyword === 'THEN') || !clauses.some((c) => c.keyword === 'GIVEN' || c.keyword === 'WHEN')) return null;
+  const { condition, response } = splitClauses(clauses);
+  return condition !== null && response !== null ? { condition, response } : null;
+}
+
+/** A criterion's condition and response: EARS when it is EARS-shaped, else Given/When/Then lines. */
+export function splitCriterion(text: string): { condition: string | null; response: string | null } {
+  const split = splitEars(text) ?? splitGherkin(text);
+  return { condition: split?.condition ?? null, response: split?.response ?? null };
+}
+
 /** A scenario node (#### Scenario: name) with - **WHEN** / - **THEN** bullets. */
 export function scenarioOf(file: MdFile, node: MdNode, name: string): ScenarioBlock {
   const code: CodeSpan[] = [];
@@ -273,9 +300,19 @@ export function isOpenSpecRequirement(node: MdNode): boolean {
   return REQUIREMENT_HEADING.test(titleOf(node));
 }
 
+/** A note of a requirement: its text that is neither its statement nor a scenario, at its 0-based line. */
+export interface Note {
+  line: number;
+  text: string;
+}
+
+const byLine = (a: Note, b: Note) => a.line - b.line;
+
 /**
  * "### Requirement: <name>": the text before its first scenario is the normative text, verbatim;
- * each "#### Scenario: <name>" child its scenario; any other child heading a note.
+ * each "#### Scenario: <name>" child its scenario; any other child heading a note. A requirement
+ * that goes straight to its scenarios (a MODIFIED delta adding one) is labelled as having no text
+ * of its own; one with neither text nor scenarios cannot be a requirement.
  */
 export function openSpecRequirement(file: MdFile, node: MdNode, delta: SpecDelta | null): Block {
   const heading = titleOf(node);
@@ -283,10 +320,6 @@ export function openSpecRequirement(file: MdFile, node: MdNode, delta: SpecDelta
   const line = (node.heading?.index ?? 0) + 1;
   const code: CodeSpan[] = [];
   let shall = textOf(file, node.contentStart, node.contentEnd, 0, code);
-  if (shall === '') {
-    if (delta !== 'removed') throw new SpecParseError('spec-requirement-text', file.path, line, `requirement "${name}" has no normative text before its first scenario`);
-    shall = LABELS.removedNoReason;
-  }
   const scenarios: ScenarioBlock[] = [];
   const notes: string[] = [];
   for (const child of node.children) {
@@ -297,59 +330,170 @@ export function openSpecRequirement(file: MdFile, node: MdNode, delta: SpecDelta
       if (note !== '') notes.push(note);
     }
   }
+  if (shall === '') {
+    if (delta === 'removed') shall = LABELS.removedNoReason;
+    else if (scenarios.length > 0 || notes.length > 0) shall = LABELS.noRequirementText;
+    else throw new SpecParseError('spec-requirement-text', file.path, line, `requirement "${name}" has no normative text and no scenario`);
+  }
   return { kind: 'requirement', title: name, shall, sourcePath: file.path, sourceLine: line, candidate: heading, delta, scenarios, notes, ...withCode(code) };
 }
 
 /**
  * A user-story requirement (Kiro "### Requirement N", a BMAD epic story): the story text is the
- * normative text; each numbered acceptance criterion a scenario, split when it is EARS-shaped.
+ * normative text; each acceptance criterion a scenario, split when it is EARS- or
+ * Given/When/Then-shaped; whatever else the criteria heading holds, and every other child
+ * heading, a note in source order.
  */
 export function storyRequirement(file: MdFile, node: MdNode, number: string | null): Block {
   const heading = titleOf(node);
   const line = (node.heading?.index ?? 0) + 1;
-  const criteria = node.children.find((c) => /acceptance criteria/i.test(titleOf(c)));
+  let criteria = node.children.find((c) => /acceptance criteria/i.test(titleOf(c)));
   const code: CodeSpan[] = [];
-  const shall = textOf(file, node.contentStart, node.contentEnd, 0, code);
-  if (shall === '') throw new SpecParseError('spec-requirement-text', file.path, line, `requirement "${heading}" has no story or normative text`);
-  const scenarios = criteria ? criteriaScenarios(file, criteria.contentStart, criteria.end, number) : [];
-  const notes: string[] = [];
+  // BMAD v6 epics write the criteria under a bold "**Acceptance Criteria:**" line, not a heading.
+  const label = criteria ? -1 : criteriaLabelLine(file, node.contentStart, node.contentEnd);
+  let shall = textOf(file, node.contentStart, label >= 0 ? label : node.contentEnd, 0, code);
+  if (label >= 0) criteria = { heading: null, contentStart: label + 1, contentEnd: node.contentEnd, end: node.contentEnd, children: [] };
+  const read = criteria ? criteriaOf(file, criteria, number, code) : { scenarios: [], notes: [] };
+  const notes: Note[] = [...read.notes];
   for (const child of node.children) {
     if (child === criteria) continue;
     const note = textOf(file, child.heading?.index ?? child.contentStart, child.end, 0, code);
-    if (note !== '') notes.push(note);
+    if (note !== '') notes.push({ line: child.heading?.index ?? child.contentStart, text: note });
   }
-  return { kind: 'requirement', title: heading, shall, sourcePath: file.path, sourceLine: line, candidate: heading, delta: null, scenarios, notes, ...withCode(code) };
+  if (shall === '') {
+    if (read.scenarios.length === 0) throw new SpecParseError('spec-requirement-text', file.path, line, `requirement "${heading}" has no story or normative text`);
+    shall = LABELS.noRequirementText;
+  }
+  return { kind: 'requirement', title: heading, shall, sourcePath: file.path, sourceLine: line, candidate: heading, delta: null, scenarios: read.scenarios, notes: notes.sort(byLine).map((n) => n.text), ...withCode(code) };
 }
 
-/** Numbered (or bulleted) top-level criteria in a range, one scenario each. */
-export function criteriaScenarios(file: MdFile, start: number, end: number, prefix: string | null): ScenarioBlock[] {
-  const out: ScenarioBlock[] = [];
+/** A criterion written as a line of its own in a paragraph: "1: …", "1.7.2: …", "AC3: …". */
+const CRITERION_LINE = /^\s*(?:\*\*)?(?:AC[\s-]?)?(\d+(?:\.\d+)*)(?:\*\*)?\s*:(?:\*\*)?\s+(.*\S)\s*$/;
+
+/**
+ * True when a list is the Given/When/Then clauses of one criterion written as bullets: every item
+ * opens with a clause keyword, one of them with Then, and none is a whole EARS criterion by itself.
+ */
+function clauseList(items: ReadonlyArray<{ item: ListItem }>): boolean {
+  if (items.length < 2 || !items.every(({ item }) => GHERKIN_LINE.test(item.first))) return false;
+  if (!items.some(({ item }) => /^then$/i.test(item.first.match(GHERKIN_LINE)?.[1] ?? ''))) return false;
+  return !items.some(({ item }) => splitEars(item.first) !== null);
+}
+
+/**
+ * The acceptance criteria under a heading, losing nothing: each top-level list item (its check box
+ * kept as written), each numbered criterion line and each subheading with no criteria of its own
+ * is one scenario; a list whose items are the Given/When/Then clauses of one criterion is one; a
+ * subheading that groups criteria, and any other text, is a note at its line. `code` receives the
+ * code blocks the notes label (a scenario keeps its own).
+ */
+export function criteriaOf(file: MdFile, node: MdNode, prefix: string | null, code: CodeSpan[]): { scenarios: ScenarioBlock[]; notes: Note[] } {
+  const scenarios: ScenarioBlock[] = [];
+  const notes: Note[] = [];
   let count = 0;
-  for (const block of blocksOf(file, start, end)) {
-    if (block.kind === 'para') {
-      // BMAD writes criteria as "1: …" lines, which are not a Markdown list.
-      for (let i = block.start; i < block.end; i++) {
-        const numbered = (file.lines[i] as string).match(/^\s*(\d+)\s*:\s+(.*\S)\s*$/);
-        if (!numbered) continue;
-        count++;
-        const text = numbered[2] as string;
-        const split = splitEars(text);
-        out.push({ name: criterionLabel(prefix ? `${prefix}.${numbered[1]}` : (numbered[1] as string)), text, condition: split?.condition ?? null, response: split?.response ?? null });
+  const name = (own: string | null) => criterionLabel(prefix ? `${prefix}.${own ?? count}` : (own ?? String(count)));
+  const push = (label: string, text: string, own: CodeSpan[] = []) => {
+    const { condition, response } = splitCriterion(text);
+    scenarios.push({ name: label, text, condition, response, ...withCode(own) });
+  };
+  const note = (start: number, end: number) => {
+    const text = textOf(file, start, end, 0, code);
+    if (text !== '') notes.push({ line: start, text });
+  };
+  const hasCriteria = (n: MdNode): boolean =>
+    blocksOf(file, n.contentStart, n.contentEnd).some((b) => (b.kind === 'list' && !clauseList(topLevel(b.items))) || (b.kind === 'para' && rangeHasCriterionLine(file, b.start, b.end))) ||
+    n.children.some(hasCriteria);
+
+  const readRange = (start: number, end: number) => {
+    for (const block of blocksOf(file, start, end)) {
+      if (block.kind === 'para') {
+        // A paragraph of Given/When/Then lines is one criterion.
+        if (!rangeHasCriterionLine(file, block.start, block.end)) {
+          const own: CodeSpan[] = [];
+          const text = textOf(file, block.start, block.end, 0, own);
+          if (splitGherkin(text)) {
+            count++;
+            push(name(null), text, own);
+            continue;
+          }
+        }
+        // BMAD writes criteria as "1: …" lines, which are not a Markdown list; other lines are notes.
+        let plain = block.start;
+        for (let i = block.start; i < block.end; i++) {
+          const numbered = (file.lines[i] as string).match(CRITERION_LINE);
+          if (!numbered) continue;
+          note(plain, i);
+          plain = i + 1;
+          count++;
+          push(name(numbered[1] as string), numbered[2] as string);
+        }
+        note(plain, block.end);
+        continue;
       }
-      continue;
+      if (block.kind === 'fence') {
+        note(block.start, block.end);
+        continue;
+      }
+      const items = topLevel(block.items);
+      if (clauseList(items)) {
+        // One criterion per Given/When … Then run: "1. Given … 2. When … 3. Then … 4. And …"; a Given or When after a Then opens the next.
+        const groups: Array<Array<{ item: ListItem; end: number }>> = [];
+        for (const entry of items) {
+          const keyword = (entry.item.first.match(GHERKIN_LINE)?.[1] ?? '').toUpperCase();
+          const current = groups[groups.length - 1];
+          const thenSeen = current?.some((e) => (e.item.first.match(GHERKIN_LINE)?.[1] ?? '').toUpperCase() === 'THEN') ?? false;
+          if (!current || ((keyword === 'GIVEN' || keyword === 'WHEN') && thenSeen)) groups.push([entry]);
+          else current.push(entry);
+        }
+        for (const group of groups) {
+          const own: CodeSpan[] = [];
+          count++;
+          push(name(null), textOf(file, (group[0] as { item: ListItem }).item.start, (group[group.length - 1] as { end: number }).end, 0, own), own);
+        }
+        continue;
+      }
+      for (const { item, end: itemEnd } of items) {
+        const own: CodeSpan[] = [];
+        const text = rowText(file, item, itemEnd, own);
+        if (text === '' && !item.box) continue;
+        count++;
+        // A criterion's check box stays as written (an in-progress mark is already at the head of its text).
+        push(name(item.number), item.box && /^\[[ xX]\]$/.test(item.box) ? `${item.box} ${text}`.trimEnd() : text, own);
+      }
     }
-    if (block.kind !== 'list') continue;
-    for (const { item, end } of topLevel(block.items)) {
-      const code: CodeSpan[] = [];
-      const text = rowText(file, item, end, code);
-      if (text === '') continue;
+  };
+  const readNode = (n: MdNode) => {
+    readRange(n.contentStart, n.contentEnd);
+    for (const child of n.children) {
+      const at = child.heading?.index ?? child.contentStart;
+      if (hasCriteria(child)) {
+        // A heading that groups criteria is a note; its criteria are scenarios.
+        note(at, at + 1);
+        readNode(child);
+        continue;
+      }
+      // A heading with no criteria of its own is one criterion, named by its heading.
+      const own: CodeSpan[] = [];
+      const text = textOf(file, child.contentStart, child.end, 0, own);
       count++;
-      const own = item.number ?? String(count);
-      const split = splitEars(text);
-      out.push({ name: criterionLabel(prefix ? `${prefix}.${own}` : own), text, condition: split?.condition ?? null, response: split?.response ?? null, ...withCode(code) });
+      push(titleOf(child) || name(null), text || LABELS.emptyHeading, own);
     }
+  };
+  readNode(node);
+  return { scenarios, notes };
+}
+
+/** The 0-based line of a "**Acceptance Criteria:**" label paragraph in a range, or -1. */
+function criteriaLabelLine(file: MdFile, start: number, end: number): number {
+  for (let i = start; i < end; i++) {
+    if (!file.fenced[i] && /^\s*\*\*Acceptance Criteria:?\*\*:?\s*$/i.test(file.lines[i] as string)) return i;
   }
-  return out;
+  return -1;
+}
+
+function rangeHasCriterionLine(file: MdFile, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (CRITERION_LINE.test(file.lines[i] as string)) return true;
+  return false;
 }
 
 // ─── Decisions ───────────────────────────────────────────────────────────────────────────────
@@ -364,9 +508,13 @@ export function isDecisionsHeading(node: MdNode): boolean {
 }
 
 /**
- * One decision under a Decisions heading, as a subheading: its unlabelled paragraphs (or a
- * "Decision:" paragraph) state it; a "Rationale:"/"Why:" paragraph gives the stated rationale; an
- * "Alternatives considered:" paragraph or the list after it the alternatives.
+ * One decision under a Decisions heading, as a subheading: its first unlabelled paragraph (or a
+ * "Decision:" paragraph), written before any rationale or alternatives, states it; a
+ * "Rationale:"/"Why:" paragraph gives the stated rationale; an "Alternatives considered:"
+ * paragraph or the list after it the alternatives. Every other block under the heading (a further
+ * paragraph, a list, a code block) stays, in source order, as a row after the decision, so the
+ * decision element takes nothing away from the text. A subheading whose first words are not a
+ * statement (code first, a label first) is its own section.
  */
 export function subheadingDecision(r: FileRenderer, node: MdNode): Block {
   const file = r.file;
@@ -375,40 +523,58 @@ export function subheadingDecision(r: FileRenderer, node: MdNode): Block {
   let rationale: string | null = null;
   const alternatives: string[] = [];
   const code: CodeSpan[] = [];
-  /** Code blocks standing on their own under the decision's heading: rows after the decision. */
-  const standalone: Block[] = [];
+  /** Blocks the decision's fields do not carry: rows after the decision, in source order. */
+  const rest: Block[] = [];
+  let labelled = false;
+  let unstated = false;
   let expectAlternatives = false;
   for (const block of blocks) {
     if (block.kind === 'list') {
       if (expectAlternatives) alternatives.push(...topItems(file, block.items, code));
+      else rest.push(...listRows(r, block.items, 'plain'));
       expectAlternatives = false;
       continue;
     }
     if (block.kind === 'fence') {
-      standalone.push({ kind: 'code', span: fenceSpan(file, file.fences.find((f) => f.start === block.start) ?? { start: block.start, end: block.end - 1 }) });
+      if (!statement) unstated = true;
+      rest.push({ kind: 'code', span: fenceSpan(file, file.fences.find((f) => f.start === block.start) ?? { start: block.start, end: block.end - 1 }) });
+      expectAlternatives = false;
       continue;
     }
-    const text = blockText(file, block, code);
-    if (RATIONALE_LABEL.test(text)) {
+    const own: CodeSpan[] = [];
+    const text = blockText(file, block, own);
+    if (RATIONALE_LABEL.test(text) && rationale === null) {
       rationale = text.replace(RATIONALE_LABEL, '').trim() || null;
+      code.push(...own);
+      labelled = true;
       expectAlternatives = false;
     } else if (ALTERNATIVES_LABEL.test(text)) {
-      const rest = text.replace(ALTERNATIVES_LABEL, '').trim();
-      if (rest !== '') alternatives.push(rest);
-      expectAlternatives = rest === '';
-    } else if (!statement) {
+      const after = text.replace(ALTERNATIVES_LABEL, '').trim();
+      if (after !== '') alternatives.push(after);
+      code.push(...own);
+      labelled = true;
+      expectAlternatives = after === '';
+    } else if (!statement && !labelled && !unstated) {
       const stated = text.replace(DECISION_LABEL, '').trim();
       if (stated !== '') statement = { text: stated, start: block.start, end: block.end };
+      code.push(...own);
+      expectAlternatives = false;
+    } else {
+      rest.push(prose(text, false, own));
       expectAlternatives = false;
     }
   }
   const fallback = [genericSection(r, node, titleOf(node))];
   if (!statement || node.children.length > 0) return fallback[0] as Block;
   const data = decisionData(titleOf(node), statement.text, rationale, alternatives, file.path, statement.start, statement.end, code);
-  return { kind: 'decision', decision: data, preferred: [{ kind: 'decision-slot' }, ...standalone], fallback };
+  return { kind: 'decision', decision: data, preferred: [{ kind: 'decision-slot' }, ...rest], fallback };
 }
 
-/** "- Decision: …" / "- Rationale: …" / "- Alternatives considered: …" items under a Decisions heading (the OpenSpec design.md template). */
+/**
+ * "- Decision: …" / "- Rationale: …" / "- Alternatives considered: …" items under a Decisions
+ * heading (the OpenSpec design.md template). Any other item of a group (a trade-off, a note) stays
+ * as a row after its decision.
+ */
 export function listDecisions(file: MdFile, items: readonly ListItem[]): Block[] | null {
   const top = Math.min(...items.map((i) => i.indent));
   type Part = { item: ListItem; text: string; end: number; code: CodeSpan[] };
@@ -431,16 +597,21 @@ export function listDecisions(file: MdFile, items: readonly ListItem[]): Block[]
     const statement = head.text.replace(DECISION_LABEL, '').trim();
     let rationale: string | null = null;
     const alternatives: string[] = [];
+    const rest: Block[] = [];
+    const code: CodeSpan[] = [...head.code];
     for (const part of group.slice(1)) {
-      if (RATIONALE_LABEL.test(part.text)) rationale = part.text.replace(RATIONALE_LABEL, '').trim() || null;
-      else if (ALTERNATIVES_LABEL.test(part.text)) {
-        const rest = part.text.replace(ALTERNATIVES_LABEL, '').trim();
-        if (rest !== '') alternatives.push(...rest.split('\n').map((s) => s.replace(/^\s*[-*+]\s+/, '').trim()).filter((s) => s !== ''));
-      }
+      if (RATIONALE_LABEL.test(part.text) && rationale === null) {
+        rationale = part.text.replace(RATIONALE_LABEL, '').trim() || null;
+        code.push(...part.code);
+      } else if (ALTERNATIVES_LABEL.test(part.text)) {
+        const after = part.text.replace(ALTERNATIVES_LABEL, '').trim();
+        if (after !== '') alternatives.push(...after.split('\n').map((s) => s.replace(/^\s*[-*+]\s+/, '').trim()).filter((s) => s !== ''));
+        code.push(...part.code);
+      } else rest.push(prose(part.text, false, part.code));
     }
     const fallback: Block[] = group.map((part) => prose(part.text, false, part.code));
-    const data = decisionData(statement.split('\n')[0] ?? statement, statement, rationale, alternatives, file.path, head.item.start, ownEnd(file, head.item), group.flatMap((part) => part.code));
-    return { kind: 'decision', decision: data, preferred: [{ kind: 'decision-slot' }], fallback } satisfies Block;
+    const data = decisionData(statement.split('\n')[0] ?? statement, statement, rationale, alternatives, file.path, head.item.start, ownEnd(file, head.item), code);
+    return { kind: 'decision', decision: data, preferred: [{ kind: 'decision-slot' }, ...rest], fallback } satisfies Block;
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Selection } from '../detect';
 import { leadingTitle, lineSpan, textOf, titleOf, type MdFile, type MdNode } from '../markdown';
 import { LABELS, SpecParseError, type Block, type CodeSpan, type SpecDocument } from '../model';
-import { criteriaScenarios, fileSection, readFile, storyRequirement, withCode, type FileRenderer } from '../obligations';
+import { criteriaOf, fileSection, readFile, storyRequirement, withCode, type FileRenderer } from '../obligations';
 import { SourceLoader, basename, findNode, nodeText } from './common';
 import { decisionRenderer } from './openspec';
 
@@ -9,9 +9,10 @@ import { decisionRenderer } from './openspec';
  * BMAD. A story file is one requirement: its Story text (As a … I want … so that …) is the
  * normative text and the intro, its numbered Acceptance Criteria the scenarios; Status, Tasks /
  * Subtasks (check boxes, subtasks included, marks kept) and every other heading render in
- * source order. Without a story, docs/prd.md ("FR1: …" / "NFR1: …" items are requirements,
- * each "Story n.m" with its acceptance criteria a requirement) and docs/architecture.md (stated
- * decisions) are read.
+ * source order. Without a story, the PRD and epics ("FR1: …" / "NFR1: …" items are requirements,
+ * each "Story n.m" with its acceptance criteria, under a heading or a bold label, a requirement)
+ * and the architecture document (stated decisions) are read: BMAD v6's under
+ * _bmad-output/planning-artifacts/, else docs/prd.md and docs/architecture.md.
  */
 
 const FUNCTIONAL = /^(?:\*\*)?(N?FR\d+)(?:\*\*)?\s*:\s*([\s\S]+)$/;
@@ -28,7 +29,7 @@ export async function readBmad(selection: Extract<Selection, { format: 'bmad' }>
     const { file, root } = readFile(path, text);
     const h1 = leadingTitle(file, root);
     if (title === null && h1) title = titleOf(h1) || null;
-    if (basename(path) === 'prd.md') {
+    if (basename(path) === 'prd.md' || basename(path) === 'epics.md') {
       const background = findNode(root, /^background context$/i) ?? findNode(root, /^goals/i);
       if (background && intro === null) intro = nodeText(file, background) || null;
       files.push(fileSection(prdRenderer(file), root, basename(path)));
@@ -96,6 +97,8 @@ function storyAsRequirement(file: MdFile, story: MdNode, criteria: MdNode | null
   if (shall === '' || lineSpan(file, story.contentStart, story.end) === null) {
     throw new SpecParseError('spec-requirement-text', file.path, line, 'the story has no As a … I want … so that … text');
   }
-  const scenarios = criteria ? criteriaScenarios(file, criteria.contentStart, criteria.end, null) : [];
-  return { kind: 'requirement', title, shall, sourcePath: file.path, sourceLine: line, candidate: titleOf(story), delta: null, scenarios, notes: [], ...withCode(code) };
+  // Whatever the criteria heading holds besides its criteria (a traceability line, a group
+  // heading, a phase label) stays with the requirement as a note: the heading is not rendered again.
+  const { scenarios, notes } = criteria ? criteriaOf(file, criteria, null, code) : { scenarios: [], notes: [] };
+  return { kind: 'requirement', title, shall, sourcePath: file.path, sourceLine: line, candidate: titleOf(story), delta: null, scenarios, notes: notes.map((n) => n.text), ...withCode(code) };
 }

@@ -148,7 +148,7 @@ export function decisionRenderer(file: MdFile): FileRenderer {
 }
 
 /**
- * One capability file: one source-linked root titled by the capability; delta operation
+ * One capability file: one source-linked root titled by its H1 (else the capability); delta operation
  * sections beneath it in source order, each requirement carrying its operation.
  */
 function capabilitySection(path: string, text: string, delta: boolean): Block {
@@ -163,7 +163,8 @@ function capabilitySection(path: string, text: string, delta: boolean): Block {
       return null;
     },
   };
-  return fileSection(r, root, capability, capability);
+  // Titled by the file's own H1 when it opens with one (its words are the specification's), else by the capability.
+  return fileSection(r, root, capability);
 }
 
 function operationSection(file: MdFile, node: MdNode, op: SpecDelta, r: FileRenderer): Block {

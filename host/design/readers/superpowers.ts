@@ -1,5 +1,5 @@
 import type { Selection } from '../detect';
-import { SUPERPOWERS_PLAN, SUPERPOWERS_SPEC } from '../detect';
+import { SUPERPOWERS_LEGACY, SUPERPOWERS_PLAN, SUPERPOWERS_SPEC } from '../detect';
 import { leadingTitle, titleOf } from '../markdown';
 import { LABELS, type Block, type SpecDocument } from '../model';
 import { fileSection, readFile } from '../obligations';
@@ -59,7 +59,7 @@ export async function readSuperpowers(selection: Extract<Selection, { format: 's
   let ledger: SpecDocument['ledger'] = null;
   if (selection.plan) {
     for (const path of selection.touched) {
-      if (!isMarkdownPath(path) || SUPERPOWERS_PLAN.test(path) || SUPERPOWERS_SPEC.test(path)) continue;
+      if (!isMarkdownPath(path) || SUPERPOWERS_PLAN.test(path) || SUPERPOWERS_SPEC.test(path) || SUPERPOWERS_LEGACY.test(path)) continue;
       const text = await loader.peek(path);
       if (text === null) continue;
       const firstLine = text.replace(/\r\n?/g, '\n').split('\n')[0] ?? '';

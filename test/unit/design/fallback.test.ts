@@ -16,17 +16,31 @@ const spec = (body: string) => `## ADDED Requirements\n\n### Requirement: CSV Ex
 describe('design assembler: fallback and labels', () => {
   const branch = specBranches();
 
-  it('falls back, naming the rule, when a requirement has no normative text', async () => {
+  it('falls back, naming the rule, when a requirement has neither normative text nor a scenario', async () => {
     const { patchset, read } = await branch([], (repo) =>
-      repo.write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.')).write(`${CHANGE}/specs/reports/spec.md`, spec('')),
+      repo
+        .write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.'))
+        .write(`${CHANGE}/specs/reports/spec.md`, '## ADDED Requirements\n\n### Requirement: CSV Export\n\n### Requirement: PDF Export\nThe system SHALL export a report as PDF.\n'),
     );
     const assembly = await assembleDesignBoard(patchset, read);
     assert.equal(assembly.kind, 'fallback');
     if (assembly.kind !== 'fallback') return;
     assert.equal(assembly.format, 'openspec');
     assert.equal(assembly.rule, 'spec-requirement-text');
-    assert.match(assembly.reason, /specs\/reports\/spec\.md:3: requirement "CSV Export" has no normative text/);
+    assert.match(assembly.reason, /specs\/reports\/spec\.md:3: requirement "CSV Export" has no normative text and no scenario/);
     assert.deepEqual(assembly.sources, [`${CHANGE}/proposal.md`, `${CHANGE}/specs/reports/spec.md`]);
+  });
+
+  it('settles a requirement that goes straight to its scenarios (a MODIFIED delta adding one), labelled as having no text of its own', async () => {
+    const { patchset, read } = await branch([], (repo) =>
+      repo.write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.')).write(`${CHANGE}/specs/reports/spec.md`, spec('')),
+    );
+    const assembly = await assembleDesignBoard(patchset, read);
+    assert.equal(assembly.kind, 'board', assembly.kind === 'fallback' ? `${assembly.rule}: ${assembly.reason}` : '');
+    if (assembly.kind !== 'board') return;
+    const [requirement] = ofKind(assembly.state, 'requirement');
+    assert.equal(requirement?.shall, LABELS.noRequirementText);
+    assert.deepEqual(ofKind(assembly.state, 'scenario').map((s) => s.name), ['Export']);
   });
 
   it('states a fenced code block in a proposal by its label (file and lines), in the intro and in the rows, never cited', async () => {

@@ -35,7 +35,8 @@ describe('design assembler: markdown reading', () => {
     assert.deepEqual(list.items.map((i) => [i.checkbox, i.first, i.indent]), [
       ['done', '1. Done', 0],
       [null, 'detail', 2],
-      ['open', '2. Open', 0],
+      // A line that continues the item's text (no blank line, no marker) is that text.
+      ['open', '2. Open\ncontinued', 0],
     ]);
   });
 

@@ -280,6 +280,13 @@ describe('design assembler: inline code and code blocks in real-shaped specifica
       state = settled(await assembleDesignBoard(made.patchset, made.read));
     });
 
+    it('settles on the host through the production reader, the same board as the test reader', async () => {
+      // docs/stories/ is not among the specification-only roots (host/board/noise.ts), so this
+      // branch is not a spec-only change there; the Design lens settles it on the host all the same.
+      const production = settled(await defaultDesignAssembler(made.repo.dir)(made.patchset));
+      assert.deepStrictEqual(production, state, 'the object-store reader assembles the same board');
+    });
+
     it('selects the story and keeps its story text, every criterion and every task with inline code', () => {
       assert.deepEqual(requirementsOf(state), [['Story 2.3: Invoice export endpoint', ['Acceptance criterion 1', 'Acceptance criterion 2', 'Acceptance criterion 3']]]);
       assert.equal(scenario(state, 'Acceptance criterion 3').text_markdown, 'A request without `month` answers `400` with `{"error": "month is required"}`');
