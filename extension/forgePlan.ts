@@ -10,6 +10,7 @@ import { ForgeEntry } from '../protocol/forge';
 import type { RennetError } from '../protocol/result';
 import type { OpenPullRequestPreview, PullRequestListResult, PullRequestSummary } from '../protocol/rpc';
 import type { PullRequestTarget } from '../protocol/session';
+import { escapeControls } from '../protocol/text';
 import { ui, uiJoin, uiText, type UiPickItem, type UiText } from './uiText';
 
 /** The SecretStorage key of the GitLab token for a host (`rennet.gitlabToken/gitlab.com`). */
@@ -156,6 +157,18 @@ export function isForgeLink(url: string, forgeHost: string): boolean {
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return false;
   if (parsed.username || parsed.password) return false;
   return parsed.host.toLowerCase() === forgeHost.trim().toLowerCase();
+}
+
+/**
+ * A refused URL as a log line may name it: quoted, control characters shown as escapes, every
+ * scheme's colon bracketed and `http` spelled `hxxp`, every dot bracketed (`“hxxps[:]//evil[.]example/x”`),
+ * so the Output view's link detection finds no URL, domain or path in it to make clickable.
+ */
+export function unlinkableUrl(url: string): string {
+  const defanged = escapeControls(url)
+    .replace(/(^|[^A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*):/g, (_m, lead: string, scheme: string) => `${lead}${scheme.replace(/^(h)tt(ps?)$/i, '$1xx$2')}[:]`)
+    .replace(/\./g, '[.]');
+  return `“${defanged}”`;
 }
 
 /** A receipt's verdict in words: "Approve", "Comment", "Request changes". */

@@ -2,6 +2,7 @@
  * Repo-relative paths: checks for paths that arrive from the webview, and the repo-relative path
  * of a checkout file. Pure: no `vscode` import, so unit tests run in plain Node.
  */
+import { realpath } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 
 export type PathCheck = { ok: true; segments: string[] } | { ok: false; reason: string };
@@ -35,4 +36,20 @@ export function repoRelativePath(repoRoot: string, filePath: string, pathApi: Pi
   if (!relative) return null;
   const gitPath = pathApi.sep === '/' ? relative : relative.split(pathApi.sep).join('/');
   return checkRepoRelativePath(gitPath).ok ? gitPath : null;
+}
+
+/**
+ * Whether the checkout file `repoRoot/segments…`, every symlink followed (a committed symlink, or
+ * a symlinked folder on the way), is a file under `repoRoot` (itself resolved): false when it
+ * resolves outside the repository, to the root itself, or does not resolve at all. The board
+ * opens a workspace file only when this holds; otherwise it opens the captured blob.
+ */
+export async function resolvesInsideRepo(repoRoot: string, segments: readonly string[]): Promise<boolean> {
+  try {
+    const [root, file] = await Promise.all([realpath(repoRoot), realpath(nodePath.join(repoRoot, ...segments))]);
+    const relative = nodePath.relative(root, file);
+    return relative !== '' && relative !== '..' && !relative.startsWith(`..${nodePath.sep}`) && !nodePath.isAbsolute(relative);
+  } catch {
+    return false;
+  }
 }

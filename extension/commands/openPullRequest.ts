@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { pullRequestLabel } from '../../protocol/forge';
 import { ExitsOpenPullRequest, ExitsPreviewPullRequest, type OpenPullRequestResult } from '../../protocol/rpc';
 import type { Ctx } from '../ctx';
-import { openPullRequestDetail, refusalMessage } from '../forgePlan';
+import { isForgeLink, openPullRequestDetail, refusalMessage, unlinkableUrl } from '../forgePlan';
 import { describe } from '../hostClient';
 import { confirmModal, inputBox, notify, withProgress } from '../ui';
 import { ui } from '../uiText';
@@ -71,7 +71,15 @@ export const openPullRequestCommand = (ctx: Ctx) => async (arg?: unknown): Promi
       const o = opened.value;
       const view = ui`Open on ${p.provider === 'gitlab' ? 'GitLab' : 'GitHub'}`;
       void notify('info', ui`Rennet: ${o.reused ? 'reused' : 'opened'} ${pullRequestLabel({ provider: o.provider, number: o.number })}.`, view).then((a) => {
-        if (a === view && /^https?:\/\//.test(o.url)) void vscode.env.openExternal(vscode.Uri.parse(o.url));
+        if (a !== view) return;
+        // The URL is the forge's answer: opened only as a page of the request's own forge.
+        const forgeHost = p.destination.host;
+        if (!isForgeLink(o.url, forgeHost)) {
+          ctx.log.warn(`Open Pull Request: the forge answered a request link that is not an http(s) page of ${forgeHost}; it was not opened: ${unlinkableUrl(o.url)}`);
+          void notify('warning', ui`Rennet did not open ${o.url}: it is not a page of ${forgeHost}.`);
+          return;
+        }
+        void vscode.env.openExternal(vscode.Uri.parse(o.url, true));
       });
       return o;
     }

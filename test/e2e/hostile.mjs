@@ -5,18 +5,24 @@
 // reviewed against main; changed files, submodules (gitlinks) and binary files whose NAMES carry
 // `command:` links (each would open a terminal or type `touch rennet-pwned-<where>` into one),
 // `javascript:` links, images pointing at a loopback beacon, `$(codicon)` syntax, HTML with
-// `onerror`/`onmouseover`, a newline and U+202E; file CONTENTS with `</style>`, `<script>` and links.
+// `onerror`/`onmouseover`, a newline, U+202E, and `#`, `?` and `%2F` (URI delimiters); file
+// CONTENTS with `</style>`, `<script>` and links; one remote, on no forge, whose URL is payloads.
 // The boards: Rennet's real pipeline against scripted model servers (test/servers/e2eHostile.ts)
 // whose every title, body, claim, finding title/body/remedy and noise group carries the same
 // payloads; a payload a board tool refuses is logged by the scenario.
 //
-// The reviewer then does everything a reviewer does: picks the branch, clicks every file row, runs
-// Open Changes on every changed file, clicks every link in every toast and in the notification
-// centre, hovers the gutter marks of a cited file and clicks every link there (except Rennet's own
-// "Show on board"), opens the Flagged findings' threads in the editor and clicks every link in them,
-// and clicks every link on every lens board. Then, each its own named test: no terminal (workbench
-// DOM and the pty host's processes), no marker file, no script ran in any frame, the beacon got
-// nothing, no notification carries a link made of a file name, every file row rendered, Noise
+// The reviewer then does everything a reviewer does: picks the branch, reads the Hand off view
+// (its description, its "Open pull request…" row and tooltip name the branch as written) and
+// clicks "Open pull request…" (refused: no forge; the refusal quotes the remote as text), clicks
+// every file row, runs Open Changes on every changed file (each must go through: no failed click,
+// no error, and the `#`/`?` file opens as itself), clicks every link in every toast and in the
+// notification centre (each submodule's "… is a submodule" names it as text), hovers the gutter
+// marks of a cited file and clicks every link there (except Rennet's own "Show on board"; the
+// claims' payloads read as text), opens the Flagged findings' threads in the editor (each payload
+// inert text) and clicks every link in them, and clicks every link on every lens board. Then, each
+// its own named test: no terminal (workbench DOM and the pty host's processes), no marker file, no
+// script ran in any frame, the beacon got nothing, no dialog (open-external or other) and no new
+// browser page, no notification carries a link made of a file name, every file row rendered, Noise
 // settled; and the pickers draw `$(…)` as text, a claim's U+202E does not reverse Rennet's own
 // "Show on board", and no bidi control draws board or picker text out of order.
 // Every act is followed by a look (terminals, markers, frames, beacon): the log ends with the
@@ -25,11 +31,27 @@
 // Called from run.mjs; `RENNET_E2E_SCENARIOS=hostile` runs only this. Screenshots:
 // test/e2e/artifacts/hostile-NN-*.png.
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import * as rig from './rig.mjs';
-import { LENS_ORDER, board, dumpDiagnostics, editorOf, readRail, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
+import {
+  LENS_ORDER,
+  board,
+  dumpDiagnostics,
+  editorOf,
+  focusHandOff,
+  ptyChildren,
+  pwnedFrames,
+  readHandOff,
+  readRail,
+  scenarioKit,
+  selectLens,
+  startBeacon,
+  terminalsDrawn,
+  visibleLineTops,
+  waitForTerminalGeneration,
+  watchConsole,
+} from './boardPage.mjs';
 import { diffHunks, git, initRepo, pngBytes, uncitedHunkCount } from './fixture.mjs';
 import { harnessSettings, startModelServers } from './modelServers.mjs';
 
@@ -68,6 +90,17 @@ function textPayloads(beacon, where) {
 const allOf = (p) => Object.values(p).join(' ');
 /** Text as a reader sees it: invisible format characters (word joiner, zero-width space/joiners, BOM) dropped. */
 const asRead = (text) => (text ?? '').replace(/[\u200B-\u200D\u2060\uFEFF]/g, '');
+
+/** Polls `read` until `ok(value)` holds or `timeout` ms pass; answers the last value read. */
+async function poll(read, ok, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  let value = await read();
+  while (!ok(value) && Date.now() < deadline) {
+    await rig.sleep(200);
+    value = await read();
+  }
+  return value;
+}
 
 /**
  * Text under `root` that a bidi control (U+202A–U+202E, U+2066–U+2069) it carries draws out of
@@ -125,16 +158,31 @@ function hostileFiles(beacon) {
     text('zq15 invoice\u202Etxt.exe', lines('zq15')),
     text(`zq16 ${jsLink('x')}.txt`, lines('zq16')),
     text(`zq17 ![i](http:127.0.0.1:${beacon}).txt`, lines('zq17')),
+    // URI delimiters in a name: a workspace or rennet-blob: URI that does not encode them opens another file (or none).
+    text(HASH_NAME, lines('zq18')),
     { kind: 'submodule', name: `zq01 ${cmdNew('term')}` },
     { kind: 'submodule', name: `zq02 ${cmdRun('run', `${MARKER_PREFIX}-name-sub`)}` },
     { kind: 'submodule', name: `zq03 ${jsLink('x')} $(terminal) ![i](http:127.0.0.1:${beacon})` },
     { kind: 'binary', name: `zq04 ${cmdRun('run', `${MARKER_PREFIX}-name-bin`)}.png` },
     { kind: 'binary', name: `zq05 $(alert) ${jsLink('x')} ![i](http:127.0.0.1:${beacon}).png` },
     { kind: 'binary', name: `zq06 ${cmdNew('shell')}.png` },
+    // A committed symlink to a file outside the repository: the board must not open what it points at.
+    { kind: 'symlink', name: LINK_NAME },
   ];
 }
 
 const BRANCH = 'feat/$(terminal)<script>self.rennetPwned=1</script>';
+/** A file whose name carries `#`, `?` and an encoded slash. */
+const HASH_NAME = 'zq18 a#b?c%2F.txt';
+/** A committed symlink, and the file outside the repository it points at (beside the repository, in the scenario's temp folder). */
+const LINK_NAME = 'zq19 outside-link.txt';
+const OUTSIDE_NAME = 'outside-the-repository.txt';
+const OUTSIDE_TEXT = 'zq19 a secret outside the repository';
+/**
+ * The hostile repository's one remote: no forge, and a URL no forge parser reads, made of payloads
+ * (a refusal that quotes it must show it as text). Never fetched or pushed.
+ */
+const REMOTE_URL = `[run](command:workbench.action.terminal.new) $(terminal) <img src=x onerror="self.rennetPwned=1">`;
 
 function makeHostileRepo(dir, beacon) {
   initRepo(dir);
@@ -148,6 +196,11 @@ function makeHostileRepo(dir, beacon) {
   for (const f of files) {
     if (f.kind === 'text') fs.writeFileSync(path.join(dir, f.name), f.content);
     if (f.kind === 'binary') fs.writeFileSync(path.join(dir, f.name), pngBytes(++seed, 256));
+    if (f.kind === 'symlink') {
+      const outside = path.join(path.dirname(dir), OUTSIDE_NAME);
+      fs.writeFileSync(outside, `${OUTSIDE_TEXT}\n`);
+      fs.symlinkSync(outside, path.join(dir, f.name));
+    }
   }
   git(dir, ['add', '-A']);
   for (const f of files.filter((x) => x.kind === 'submodule')) {
@@ -155,30 +208,8 @@ function makeHostileRepo(dir, beacon) {
     fs.mkdirSync(path.join(dir, f.name), { recursive: true });
   }
   git(dir, ['commit', '-q', '-m', 'hostile names and contents']);
+  git(dir, ['remote', 'add', 'origin', REMOTE_URL]);
   return files;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The beacon: counts every request, with the phase of the test it arrived in.
-
-async function startBeacon(state) {
-  const hits = [];
-  const server = http.createServer((req, res) => {
-    const h = req.headers;
-    hits.push({ method: req.method, url: req.url, phase: state.phase, referer: h.referer ?? null, dest: h['sec-fetch-dest'] ?? null, mode: h['sec-fetch-mode'] ?? null, at: new Date().toISOString().slice(11, 23) });
-    res.writeHead(204, { 'access-control-allow-origin': '*' });
-    res.end();
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = server.address().port;
-  rig.onCleanup(
-    () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return { port, hits };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,60 +412,10 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     return found;
   }
 
-  async function terminals() {
-    if (!page) return { xterms: 0, wrappers: 0, tabs: 0, editorTabs: 0 };
-    return page
-      .evaluate(() => ({
-        xterms: document.querySelectorAll('.xterm').length,
-        wrappers: document.querySelectorAll('.terminal-wrapper').length,
-        tabs: document.querySelectorAll('.terminal-tabs-entry').length,
-        editorTabs: [...document.querySelectorAll('.tabs-container .tab')].filter((t) => /terminal/i.test(t.className)).length,
-      }))
-      .catch(() => ({ xterms: -1, wrappers: -1, tabs: -1, editorTabs: -1 }));
-  }
+  const terminals = () => terminalsDrawn(page);
   const terminalCount = (t) => Math.max(t.xterms, t.wrappers, t.tabs, t.editorTabs);
 
-  /**
-   * The processes a terminal runs, seen from the OS: the children of code-server's pty host
-   * (VS Code's `--type=ptyHost` process, a descendant of code-server). Linux /proc; [] elsewhere.
-   */
-  function ptyChildren() {
-    if (!cs || process.platform !== 'linux') return [];
-    const procs = [];
-    for (const d of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(d)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-        const close = stat.lastIndexOf(')');
-        const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-        const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ').trim();
-        procs.push({ pid: Number(d), ppid, comm: stat.slice(stat.indexOf('(') + 1, close), cmd });
-      } catch {}
-    }
-    const under = new Set([cs.pid]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const p of procs) {
-        if (!under.has(p.pid) && under.has(p.ppid)) {
-          under.add(p.pid);
-          grew = true;
-        }
-      }
-    }
-    const ptyHosts = new Set(procs.filter((p) => under.has(p.pid) && /ptyHost/.test(p.cmd)).map((p) => p.pid));
-    return procs.filter((p) => ptyHosts.has(p.ppid)).map((p) => ({ pid: p.pid, comm: p.comm, cmd: p.cmd.slice(0, 80) }));
-  }
-
-  async function pwnedFrames() {
-    const out = [];
-    for (const p of context?.pages() ?? []) {
-      for (const f of p.frames()) {
-        const v = await f.evaluate(() => globalThis.rennetPwned ?? null).catch(() => null);
-        if (v !== null && v !== undefined) out.push({ page: p === page ? 'workbench' : 'popup', frame: f.url().slice(0, 140), value: v });
-      }
-    }
-    return out;
-  }
+  const pwned = () => pwnedFrames(context?.pages() ?? [], page);
 
   const seen = { terminals: 0, markers: new Set(), pwned: 0, hits: 0 };
   /** After every act: what changed (a terminal, a marker, a script, a beacon request), and in which phase. */
@@ -442,14 +423,14 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     state.phase = phase;
     await rig.sleep(150);
     await handleDialogs(phase);
-    const t = Math.max(terminalCount(await terminals()), ptyChildren().length);
+    const t = Math.max(terminalCount(await terminals()), ptyChildren(cs).length);
     if (t > seen.terminals) events.push({ phase, what: `terminal count ${seen.terminals} → ${t}` });
     seen.terminals = Math.max(seen.terminals, t);
     for (const m of markers()) {
       if (!seen.markers.has(m)) events.push({ phase, what: `marker file ${m}` });
       seen.markers.add(m);
     }
-    const pw = await pwnedFrames();
+    const pw = await pwned();
     if (pw.length > seen.pwned) events.push({ phase, what: `rennetPwned set in ${JSON.stringify(pw)}` });
     seen.pwned = Math.max(seen.pwned, pw.length);
     if (beacon.hits.length > seen.hits) events.push({ phase, what: `beacon ${JSON.stringify(beacon.hits.slice(seen.hits).map((h) => h.url))}` });
@@ -651,6 +632,65 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     expect(notSettled.length === 0, `every lens should settle on the scripted models; not settled: ${JSON.stringify(notSettled)}`);
   });
 
+  let handOff = null;
+  await test('the Hand off view (Source Control) reads the branch "$(terminal)<script>…" literally in its description, its "Open pull request…" row and that row\'s tooltip: no icon, no link', async () => {
+    expect(generation, 'the review did not open (see the previous test)');
+    state.phase = 'Hand off view';
+    await focusHandOff(page);
+    handOff = await poll(() => readHandOff(page), (h) => h.found && h.rows.some((r) => r.label === 'Open pull request…'), 20_000);
+    await page.mouse.move(5, 500);
+    await rig.sleep(300);
+    await screenshot('hand-off');
+    await observe('Hand off view');
+    rig.log(`hostile: hand off ${JSON.stringify(handOff)}`);
+    expect(handOff.found, `no Hand off pane in Source Control: ${JSON.stringify(handOff)}`);
+    const row = handOff.rows.find((r) => r.label === 'Open pull request…');
+    expect(row, `the Hand off view offers no "Open pull request…" row: ${JSON.stringify(handOff.rows)}`);
+    // No codicon in the pane is a payload's: Rennet's own icons are named in extension/handOffPlan.ts, none is a terminal or an alert.
+    const payloadIcons = handOff.bodyIcons.filter((i) => i === 'codicon-terminal' || i === 'codicon-alert');
+    expect(payloadIcons.length === 0, `the Hand off pane draws ${JSON.stringify(payloadIcons)} (icons ${JSON.stringify(handOff.bodyIcons)}): "$(terminal)" of the branch name rendered as an icon`);
+    expect(asRead(handOff.description).includes(BRANCH), `the view's description reads ${JSON.stringify(handOff.description)}, expected the branch ${JSON.stringify(BRANCH)} as written`);
+    expect(asRead(row.description) === `${BRANCH} → main`, `the "Open pull request…" row's description reads ${JSON.stringify(row.description)}, expected ${JSON.stringify(`${BRANCH} → main`)}`);
+    expect(handOff.targets.length === 0, `the Hand off pane renders links: ${JSON.stringify(handOff.targets)}`);
+
+    // The row's tooltip (plain text) names the branch as written.
+    const label = page.locator('.part.sidebar .pane .monaco-list-row').filter({ hasText: 'Open pull request…' }).first().locator('.monaco-icon-label').first();
+    const box = await label.boundingBox();
+    expect(box, 'the "Open pull request…" row is not drawn');
+    await page.mouse.move(box.x + 40, box.y + box.height / 2, { steps: 4 });
+    const tip = page.locator('.monaco-hover, .workbench-hover').filter({ visible: true }).first();
+    const tooltip = await tip.waitFor({ state: 'visible', timeout: 10_000 }).then(
+      () => tip.evaluate((h) => ({ text: h.textContent.replace(/\s+/g, ' ').trim(), links: [...h.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? a.getAttribute('data-href')), icons: [...h.querySelectorAll('.codicon:not(.hover-copy-button)')].map((c) => c.className), images: h.querySelectorAll('img').length })),
+      () => null,
+    );
+    await screenshot('hand-off-tooltip');
+    await observe('Hand off: "Open pull request…" tooltip');
+    await page.mouse.move(5, 500);
+    rig.log(`hostile: the "Open pull request…" tooltip ${JSON.stringify(tooltip)}`);
+    expect(tooltip, 'hovering the "Open pull request…" row showed no tooltip');
+    expect(asRead(tooltip.text).includes(`Push ${BRANCH} and open`), `the tooltip reads ${JSON.stringify(tooltip.text)}, expected "Push ${BRANCH} and open…" as written`);
+    expect(tooltip.links.length === 0 && tooltip.icons.length === 0 && tooltip.images === 0, `the tooltip draws links ${JSON.stringify(tooltip.links)}, icons ${JSON.stringify(tooltip.icons)}, ${tooltip.images} image(s)`);
+  });
+
+  await test('"Open pull request…" with no forge: refused in a notification that quotes the payload remote as text (no link); every link in it clicked', async () => {
+    expect(handOff?.found, 'the Hand off view was not read (see the previous test)');
+    await page.locator('.part.sidebar .pane .monaco-list-row').filter({ hasText: 'Open pull request…' }).first().locator('.label-name').click();
+    await observe('Hand off: "Open pull request…" clicked');
+    const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Rennet could not/ }).first();
+    const shown = await toast.waitFor({ state: 'visible', timeout: 60_000 }).then(() => true, () => false);
+    const toasts = await notificationAnchors('toast').catch(() => []);
+    await rig.sleep(300);
+    await screenshot('open-pr-refused');
+    rig.log(`hostile: after "Open pull request…": ${JSON.stringify(toasts)}`);
+    await clickToastLinks('Hand off: "Open pull request…" refusal');
+    await observe('Hand off: "Open pull request…" refusal');
+    expect(shown, `no "Rennet could not …" notification after "Open pull request…" (toasts ${JSON.stringify(toasts)})`);
+    const refusal = toasts.find((t) => /^Rennet could not/.test(t.message));
+    expect(refusal, `no refusal among the toasts ${JSON.stringify(toasts)}`);
+    expect(asRead(refusal.message).includes(REMOTE_URL), `the refusal reads ${JSON.stringify(refusal.message)}, expected it to quote the remote ${JSON.stringify(REMOTE_URL)} as written`);
+    expect(refusal.links.length === 0, `the refusal renders links: ${JSON.stringify(refusal.links)}`);
+  });
+
   let rows = [];
   await test('every changed file git names is a file row on the board', async () => {
     expect(generation, 'the review did not open (see the previous test)');
@@ -664,6 +704,50 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     expect(missing.length === 0 && extra.length === 0 && rows.length === gitNames.length, `file rows disagree with git diff --name-only: missing ${JSON.stringify(missing)}, extra ${JSON.stringify(extra.map((r) => r.path))} (${rows.length} rows, git names ${gitNames.length})`);
   });
 
+  /** Acts that did not go through: a row click or an Open Changes pick that failed, or made the board or a notification say so. */
+  const actFailures = [];
+  /** What the editor showed after a row click (`row`: the `#`/`?` file, `link`: the symlink) and Open Changes (`diff`: the `#`/`?` file): {label, uri, text}. */
+  const opened = {};
+
+  /** The board's error banner, dismissed once read (null when none shows). */
+  async function boardError() {
+    const banner = board(page).locator('[data-testid="error-banner"]');
+    if (!(await banner.isVisible().catch(() => false))) return null;
+    const message = (await banner.locator('[data-testid="error-message"]').innerText().catch(() => '')).trim();
+    await banner.locator('[data-testid="dismiss-error"]').click({ timeout: 2_000 }).catch(() => {});
+    return message || '(an error banner without a message)';
+  }
+
+  /** Rennet's failure toasts showing now ("could not", "failed"), by message; `before` (toasts shown before the act) left out. */
+  async function failureToasts(before = []) {
+    const toasts = await notificationAnchors('toast').catch(() => []);
+    return toasts.map((t) => t.message).filter((m) => /^Rennet could not|failed:/.test(m) && !before.includes(m));
+  }
+  const toastsNow = async () => (await notificationAnchors('toast').catch(() => [])).map((t) => t.message);
+
+  /** The editor in front (the group right of the board): its tab's label, its document URI and its text. */
+  async function activeEditor() {
+    const label = await page.locator('.part.editor .tabs-container .tab.active .label-name').last().innerText({ timeout: 1_000 }).catch(() => null);
+    const editor = editorOf(page);
+    const uri = await editor.getAttribute('data-uri', { timeout: 1_000 }).catch(() => null);
+    // Every .view-lines of the editor (an inline diff draws its removed side in view zones of its own); Monaco draws spaces as U+00A0.
+    const text = await editor
+      .locator('.view-lines')
+      .evaluateAll((els) => els.map((e) => e.innerText).join('\n'))
+      .then((t) => t.replace(/\u00a0/g, ' '), () => null);
+    return { label, uri, text };
+  }
+
+  /** The decoded path of a document URI (before its query), or null. */
+  const uriPath = (uri) => {
+    if (!uri) return null;
+    try {
+      return decodeURIComponent(uri.replace(/^[a-z-]+:(\/\/[^/]*)?/i, '').split('?')[0]);
+    } catch {
+      return null;
+    }
+  };
+
   await test('clicking every file row (text, submodule, binary) runs nothing; every toast link clicked', async () => {
     expect(generation, 'the review did not open');
     await showBoard();
@@ -671,41 +755,115 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     for (let i = 0; i < count; i++) {
       const row = board(page).locator('[data-testid="file-row"]').nth(i);
       const p = await row.getAttribute('data-path').catch(() => null);
-      await row.locator('[data-testid="open-file"]').click({ timeout: 10_000 }).catch((e) => rig.log(`hostile: row ${i} click: ${e.message.split('\n')[0]}`));
-      await observe(`file row ${JSON.stringify(p)}`);
+      const act = `file row ${JSON.stringify(p ?? `#${i}`)}`;
+      const before = await toastsNow();
+      const failed = await row
+        .locator('[data-testid="open-file"]')
+        .click({ timeout: 10_000 })
+        .then(() => null, (e) => e.message.split('\n')[0]);
+      if (failed) actFailures.push({ act, error: `the click failed: ${failed}` });
+      await observe(act);
+      if (p === LINK_NAME) {
+        opened.link = await poll(activeEditor, (e) => (e.label ?? '').startsWith('zq19') && e.text !== null, 10_000);
+        rig.log(`hostile: the ${JSON.stringify(LINK_NAME)} row opened ${JSON.stringify(opened.link)}`);
+        await screenshot('row-zq19-clicked');
+      }
+      if (p === HASH_NAME) {
+        opened.row = await poll(activeEditor, (e) => (e.text ?? '').includes('zq18 line 1'), 10_000);
+        rig.log(`hostile: the ${JSON.stringify(HASH_NAME)} row opened ${JSON.stringify(opened.row)}`);
+        await screenshot('row-zq18-clicked');
+      }
+      const said = await boardError();
+      if (said) actFailures.push({ act, error: `the board says ${JSON.stringify(said)}` });
+      for (const m of await failureToasts(before)) actFailures.push({ act, error: `a notification says ${JSON.stringify(m)}` });
       if (i === 0 || /^zq0[12] /.test(p ?? '')) await screenshot(`row-${(p ?? String(i)).slice(0, 4).replace(/[^a-z0-9]/gi, '')}-clicked`);
-      await clickToastLinks(`file row ${JSON.stringify(p)}`);
+      await clickToastLinks(act);
     }
     await screenshot('rows-clicked');
   });
 
   const openChangesPicks = [];
+  /** Every notification the notification centre listed (its message text). */
+  const centreMessages = [];
   await test('Rennet: Open Changes on every changed file runs nothing; every toast link clicked', async () => {
     expect(generation, 'the review did not open');
     for (const name of gitNames) {
       const token = /^(zq\d\d) /.exec(name)?.[1] ?? name;
-      await rig.runCommand(page, 'Rennet: Open Changes');
-      await rig.waitForQuickPick(page, 'base ↔ head');
-      const input = page.locator('.quick-input-widget .quick-input-box input');
-      await input.fill(token);
-      await rig.sleep(300);
-      const shownRows = await quickPickRows();
-      openChangesPicks.push({ name, token, rows: shownRows });
-      if (openChangesPicks.length === 1 || token === 'zq11') await screenshot(`open-changes-pick-${token.replace(/[^a-z0-9]/gi, '')}`);
-      // The filter is fuzzy: pick the row of this file (its label starts with the token; icons aside).
-      const mine = shownRows.find((r) => (r.label ?? '').startsWith(token === name ? name : `${token} `));
-      if (!mine) rig.log(`hostile: Open Changes filter ${JSON.stringify(token)} shows no row for ${JSON.stringify(name)}: ${JSON.stringify(shownRows)}`);
-      if (mine && token === 'zq15') {
-        const reversed = await page.locator(`.quick-input-widget .monaco-list-row[data-index="${mine.index}"]`).evaluate(reversedIn);
-        for (const sample of reversed) reversedText.push({ where: 'Open Changes picker', sample });
+      const act = `Open Changes ${JSON.stringify(name)}`;
+      const file = files.find((f) => f.name === name);
+      const before = await toastsNow();
+      try {
+        await rig.runCommand(page, 'Rennet: Open Changes');
+        await rig.waitForQuickPick(page, 'base ↔ head');
+        const input = page.locator('.quick-input-widget .quick-input-box input');
+        await input.fill(token);
+        await rig.sleep(300);
+        const shownRows = await quickPickRows();
+        openChangesPicks.push({ name, token, rows: shownRows });
+        if (openChangesPicks.length === 1 || token === 'zq11') await screenshot(`open-changes-pick-${token.replace(/[^a-z0-9]/gi, '')}`);
+        // The filter is fuzzy: pick the row of this file (its label starts with the token; icons aside).
+        const mine = shownRows.find((r) => (r.label ?? '').startsWith(token === name ? name : `${token} `));
+        if (mine && token === 'zq15') {
+          const reversed = await page.locator(`.quick-input-widget .monaco-list-row[data-index="${mine.index}"]`).evaluate(reversedIn);
+          for (const sample of reversed) reversedText.push({ where: 'Open Changes picker', sample });
+        }
+        if (mine) {
+          await page.locator(`.quick-input-widget .monaco-list-row[data-index="${mine.index}"]`).click();
+        } else {
+          actFailures.push({ act, error: `the picker filtered on ${JSON.stringify(token)} offers no row for the file: ${JSON.stringify(shownRows.map((r) => r.label))}` });
+          await page.keyboard.press('Escape');
+        }
+        await observe(act);
+        // A text file opens as a diff titled by its name; a binary or a submodule says why not, in a notification.
+        if (mine && file?.kind === 'text') {
+          const shown = await poll(activeEditor, (e) => (e.label ?? '').startsWith(token) && /\(added\)/.test(e.label ?? ''), 10_000);
+          if (!(shown.label ?? '').startsWith(token)) actFailures.push({ act, error: `no diff of the file opened: the editor in front is ${JSON.stringify(shown)}` });
+          if (name === HASH_NAME) {
+            opened.diff = await poll(activeEditor, (e) => (e.text ?? '').includes('zq18 line 1'), 10_000);
+            rig.log(`hostile: Open Changes on ${JSON.stringify(HASH_NAME)} shows ${JSON.stringify(opened.diff)}`);
+            await screenshot('open-changes-zq18');
+          }
+        }
+        for (const m of await failureToasts(before)) actFailures.push({ act, error: `a notification says ${JSON.stringify(m)}` });
+        if (token === 'zq04') await screenshot('open-changes-zq04');
+        await clickToastLinks(act);
+      } catch (e) {
+        actFailures.push({ act, error: e.message.split('\n')[0] });
+        await page.keyboard.press('Escape').catch(() => {});
       }
-      if (mine) await page.locator(`.quick-input-widget .monaco-list-row[data-index="${mine.index}"]`).click();
-      else await page.keyboard.press('Enter');
-      await observe(`Open Changes ${JSON.stringify(name)}`);
-      if (token === 'zq04') await screenshot('open-changes-zq04');
-      await clickToastLinks(`Open Changes ${JSON.stringify(name)}`);
     }
     await screenshot('open-changes-done');
+  });
+
+  await test('every file row click and every Open Changes pick went through (no failed click, no error on the board or in a notification, no missing picker row)', async () => {
+    expect(generation, 'the review did not open');
+    rig.log(`hostile: acts that did not go through: ${JSON.stringify(actFailures)}`);
+    expect(actFailures.length === 0, `${actFailures.length} act(s) did not go through:\n    ${actFailures.map((f) => `${f.act}: ${f.error}`).join('\n    ')}`);
+  });
+
+  await test(`the file named ${JSON.stringify(HASH_NAME)} opens as itself: its row shows the workspace file, Open Changes its captured diff`, async () => {
+    expect(opened.row, `its file row was not clicked (see the row test)`);
+    const rowPath = uriPath(opened.row.uri);
+    expect(
+      // The workspace file: file: (vscode-remote: in code-server's browser window).
+      rowPath === `${repo}/${HASH_NAME}` && /^(file|vscode-remote):/.test(opened.row.uri ?? '') && (opened.row.text ?? '').includes('zq18 line 1'),
+      `its row opened ${JSON.stringify(opened.row)} (path ${JSON.stringify(rowPath)}), expected the workspace file …/${HASH_NAME} reading "zq18 line 1"`,
+    );
+    expect(opened.diff, 'Open Changes opened no diff of it (see the Open Changes test)');
+    const diffPath = uriPath(opened.diff.uri);
+    expect(
+      diffPath === `/${HASH_NAME}` && /^rennet-blob:/.test(opened.diff.uri ?? '') && (opened.diff.text ?? '').includes('zq18 line 1') && (opened.diff.label ?? '').startsWith(HASH_NAME),
+      `Open Changes showed ${JSON.stringify(opened.diff)} (path ${JSON.stringify(diffPath)}), expected the captured head rennet-blob:/${HASH_NAME} reading "zq18 line 1" in a tab titled by the name`,
+    );
+  });
+
+  await test(`the committed symlink ${JSON.stringify(LINK_NAME)} to a file outside the repository: its row opens the captured blob, not the file it points at`, async () => {
+    expect(opened.link, 'its file row was not clicked, or opened no editor (see the row test)');
+    const outside = path.join(path.dirname(repo), OUTSIDE_NAME);
+    expect(
+      /^rennet-blob:/.test(opened.link.uri ?? '') && uriPath(opened.link.uri) === `/${LINK_NAME}` && !(opened.link.text ?? '').includes(OUTSIDE_TEXT) && (opened.link.text ?? '').includes(outside),
+      `its row opened ${JSON.stringify(opened.link)}, expected the captured blob rennet-blob:/${LINK_NAME} (the link's target path ${JSON.stringify(outside)} as its text), not the file outside the repository`,
+    );
   });
 
   await test('the Open Changes picker shows "$(terminal)" in a path literally, not as an icon', async () => {
@@ -757,11 +915,35 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       await observe(`notification centre link ${JSON.stringify(next.l.text)} in ${JSON.stringify(next.n.message.slice(0, 80))}`);
     }
     rig.log(`hostile: notification centre: ${messages.size} notification(s): ${JSON.stringify([...messages])}`);
+    centreMessages.push(...messages);
     await screenshot('notification-centre-clicked');
+  });
+
+  await test('each submodule\'s "… is a submodule" notifications (its row, Open Changes) name it as text, payload and all', async () => {
+    const submodules = files.filter((f) => f.kind === 'submodule').map((f) => f.name);
+    const read = centreMessages.map(asRead);
+    const missing = [];
+    for (const name of submodules) {
+      // The row click says "…; its content…", Open Changes "…: its content…".
+      for (const [how, words] of [
+        ['file row', `${name} is a submodule; its content is another repository`],
+        ['Open Changes', `${name} is a submodule: its content is another repository`],
+      ]) {
+        if (!read.some((m) => m.startsWith(words))) missing.push(`${how}: ${JSON.stringify(words)}`);
+      }
+    }
+    const linked = notificationLinks.filter((l) => /is a submodule/.test(l.message));
+    expect(
+      missing.length === 0,
+      `${missing.length} submodule notification(s) not in the notification centre as text (word joiners read past):\n    ${missing.join('\n    ')}\n  centre: ${JSON.stringify(centreMessages)}`,
+    );
+    expect(linked.length === 0, `the submodule notifications render links: ${JSON.stringify(linked)}`);
   });
 
   let hoverLinkOrder = null;
   let reopenHover = null;
+  /** What the gutter hover showed: its text, links, codicons and images. */
+  let hoverShown = null;
   await test('the gutter hover of a cited file: every link except "Show on board" clicked', async () => {
     expect(generation, 'the review did not open');
     // Close the notification centre (its own "Hide" action; Escape otherwise).
@@ -799,6 +981,7 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     expect(shown, `hovering line ${target.start} of ${JSON.stringify(target.path)} showed no Rennet hover (with "Show on board")`);
     const hoverText = (await hover.innerText()).replace(/\s+/g, ' ');
     const links = await hover.locator('a').evaluateAll((as) => as.map((a) => ({ text: a.textContent, href: a.getAttribute('href') ?? a.getAttribute('data-href') ?? '' })));
+    hoverShown = { text: hoverText, links, icons: await hover.locator('.codicon:not(.hover-copy-button)').evaluateAll((els) => els.map((e) => e.className)), images: await hover.locator('img').count() };
     rig.log(`hostile: hover text ${JSON.stringify(hoverText.slice(0, 1200))}`);
     rig.log(`hostile: hover links ${JSON.stringify(links)}`);
     // U+202E in a claim must not run on into Rennet's own text: "Show on board" reads left to right.
@@ -829,6 +1012,19 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     await screenshot('gutter-hover-clicked');
   });
 
+  await test('the gutter hover shows the claims\' payloads as inert text: "$(terminal)", the HTML, the javascript: link, the U+202E escape; no link but "Show on board", no icon, no image', async () => {
+    expect(hoverShown, 'the gutter hover was not read (see the previous test)');
+    // The claims are the elements' titles as plain text (host/review/citationMarks.ts): link labels
+    // stay, their command: targets go; what is left of each payload must read as written.
+    const want = ['$(terminal) $(alert)', `<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon.port}/onerror-sequence')">`, '[js link](javascript:self.rennetPwned=1)', 'invoice\\u202Etxt.exe', 'open a shell', 'run this'];
+    const text = asRead(hoverShown.text);
+    const absent = want.filter((w) => !text.includes(w));
+    const foreign = hoverShown.links.filter((l) => l.text.trim() !== 'Show on board');
+    expect(absent.length === 0, `the hover does not show ${JSON.stringify(absent)} as text: ${JSON.stringify(hoverShown.text.slice(0, 1500))}`);
+    expect(foreign.length === 0 && hoverShown.links.length > 0, `the hover's links are ${JSON.stringify(hoverShown.links)}, expected "Show on board" only`);
+    expect(hoverShown.icons.length === 0 && hoverShown.images === 0, `the hover draws ${hoverShown.icons.length} codicon(s) ${JSON.stringify(hoverShown.icons)} and ${hoverShown.images} image(s)`);
+  });
+
   await test('U+202E in a claim does not reverse Rennet\'s own "Show on board" in the gutter hover', async () => {
     expect(hoverLinkOrder, 'the gutter hover was not read (see the previous test)');
     const reversed = hoverLinkOrder.filter((l) => !l.ok);
@@ -849,11 +1045,15 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     await screenshot('show-on-board');
     await observe('"Show on board" clicked');
     const rail = await readRail(page);
-    const id = flashed ? await revealed.first().getAttribute('data-id') : null;
+    // The mark is a flash: it may be gone by the time its id is read.
+    const id = flashed ? await revealed.first().getAttribute('data-id', { timeout: 1_000 }).catch(() => '(the flash ended before its id was read)') : null;
     rig.log(`hostile: Show on board revealed ${JSON.stringify(id)}; rail ${JSON.stringify(rail.map((t) => `${t.lens}:${t.selected}`))}`);
     expect(flashed, 'clicking "Show on board" revealed no element on the board (the trusted command did not run)');
   });
 
+  /** The finding threads' comment bodies as drawn (text, codicons, images) and the links in them. */
+  let threadsShown = null;
+  let threadLinks = null;
   await test('the Flagged findings as threads in the editor: every link in them clicked', async () => {
     expect(generation, 'the review did not open');
     await page.keyboard.press('Escape');
@@ -875,12 +1075,15 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     const count = await widgets.count();
     await rig.sleep(500);
     await screenshot('finding-threads');
-    const texts = await widgets.evaluateAll((ws) => ws.map((w) => w.textContent.replace(/\s+/g, ' ').slice(0, 400)));
+    const full = await page.locator('.review-widget').evaluateAll((ws) => ws.map((w) => ({ body: [...w.querySelectorAll('.comment-body')].map((b) => b.textContent.replace(/\s+/g, ' ')).join(' | '), icons: [...w.querySelectorAll('.comment-body .codicon')].map((c) => c.className), images: w.querySelectorAll('.comment-body img').length })));
+    threadsShown = full;
+    const texts = full.map((w) => w.body.slice(0, 400));
     rig.log(`hostile: ${count} thread widget(s) on ${JSON.stringify(anchor.path)}: ${JSON.stringify(texts)}`);
     expect(count > 0, `no Flagged finding thread opened on ${JSON.stringify(anchor.path)} (glyphs ${JSON.stringify(glyphs)})`);
     // Links inside the comments' bodies (the thread's title actions are Rennet's own, and act on the review).
     const bodyLinks = () => page.locator('.review-widget .comment-body a');
     const links = await bodyLinks().evaluateAll((as) => as.map((a) => ({ text: a.textContent, href: a.getAttribute('href') ?? a.getAttribute('data-href') ?? '' })));
+    threadLinks = links;
     rig.log(`hostile: ${links.length} link(s) in the finding threads' bodies: ${JSON.stringify(links)}`);
     for (let li = 0; li < links.length; li++) {
       const link = bodyLinks().nth(li);
@@ -893,6 +1096,28 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       await observe(`finding thread link ${JSON.stringify(links[li])} (${how})`);
     }
     await screenshot('finding-threads-clicked');
+  });
+
+  await test('the finding threads show each payload as inert text (command: and javascript: targets named, "not opened"), no link, icon or image', async () => {
+    expect(threadsShown?.length > 0, 'no finding thread was read (see the previous test)');
+    const text = asRead(threadsShown.map((w) => w.body).join(' | '));
+    const enc = encodeURIComponent(JSON.stringify({ text: `touch ${MARKER_PREFIX}-flagged\n` }));
+    const want = [
+      'open a shell (command:workbench.action.terminal.new — not opened: not a web link)',
+      `run this (command:workbench.action.terminal.sendSequence?${enc} — not opened: not a web link)`,
+      'js link (javascript:self.rennetPwned=1 — not opened: not a web link)',
+      `local (http://127.0.0.1:${beacon.port}/link-flagged — not opened: it points at this machine or a private network)`,
+      '[image: i]',
+      `<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon.port}/onerror-flagged')">`,
+      '$(terminal) $(alert)',
+      'invoice\\u202Etxt.exe',
+    ];
+    const absent = want.filter((w) => !text.includes(w));
+    expect(absent.length === 0, `the threads' bodies do not show ${absent.length} payload(s) as inert text: ${JSON.stringify(absent)}; bodies ${JSON.stringify(text.slice(0, 2000))}`);
+    const hostileLinks = (threadLinks ?? []).filter((l) => /^(command:|javascript:)/i.test(l.href) || l.href.includes('127.0.0.1'));
+    const drawn = threadsShown.filter((w) => w.icons.length > 0 || w.images > 0);
+    expect(hostileLinks.length === 0, `the threads' bodies render payload links: ${JSON.stringify(hostileLinks)}`);
+    expect(drawn.length === 0, `the threads' bodies draw codicons or images: ${JSON.stringify(drawn.map((w) => ({ icons: w.icons, images: w.images })))}`);
   });
 
   await test('every link on every lens board clicked', async () => {
@@ -936,7 +1161,7 @@ export async function runHostile({ paths, vsix, runner, browser }) {
 
   await test('no terminal was created', async () => {
     const t = await terminals();
-    const shells = ptyChildren();
+    const shells = ptyChildren(cs);
     const opened = events.filter((e) => e.what.startsWith('terminal'));
     expect(
       terminalCount(t) === 0 && shells.length === 0 && seen.terminals === 0,
@@ -951,13 +1176,20 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   });
 
   await test('no script ran in any frame', async () => {
-    const pw = await pwnedFrames();
+    const pw = await pwned();
     const when = events.filter((e) => e.what.startsWith('rennetPwned'));
     expect(pw.length === 0 && seen.pwned === 0, `rennetPwned is set in ${JSON.stringify(pw)}; first seen ${JSON.stringify(when)}`);
   });
 
   await test('the beacon received zero requests', async () => {
     expect(beacon.hits.length === 0, `the beacon on 127.0.0.1:${beacon.port} received ${beacon.hits.length} request(s): ${JSON.stringify(beacon.hits)}${popups.length ? `; browser pages opened: ${JSON.stringify(popups)}` : ''}`);
+  });
+
+  await test('no open-external (or other) dialog was asked and no browser page opened', async () => {
+    expect(
+      dialogs.length === 0 && popups.length === 0,
+      `${dialogs.length} dialog(s) came up (each declined) and ${popups.length} browser page(s) opened: dialogs ${JSON.stringify(dialogs)}; pages ${JSON.stringify(popups)}`,
+    );
   });
 
   await test('no notification carries a link made from a file name', async () => {

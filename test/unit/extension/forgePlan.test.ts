@@ -8,6 +8,7 @@ import {
   gitlabTokenKey,
   isForgeHost,
   isForgeLink,
+  unlinkableUrl,
   parseAuthTokenParams,
   pullRequestPicks,
   pullRequestPlaceholder,
@@ -112,6 +113,39 @@ describe('extension/forgePlan', () => {
     assert.ok(!isForgeLink('file:///etc/passwd', 'github.com'));
     assert.ok(!isForgeLink('http://127.0.0.1:9090/x', '127.0.0.1:8080'));
     assert.ok(!isForgeLink('not a url', 'github.com'));
+  });
+
+  it('a forge’s answer to Open Pull Request is opened only as a page of the destination’s host (openPullRequest.ts)', () => {
+    // The destination is host:port for a forge on a port; the answer must be that very host.
+    assert.ok(isForgeLink('http://127.0.0.1:8080/acme/widgets/pull/3', '127.0.0.1:8080'));
+    assert.ok(isForgeLink('https://gitlab.example/grp/widgets/-/merge_requests/1', 'GitLab.example'));
+    for (const hostile of [
+      'command:workbench.action.terminal.new',
+      'javascript:fetch(1)',
+      'vscode://rennet.rennet/x',
+      'file:///etc/passwd',
+      'http://127.0.0.1:8081/acme/widgets/pull/3',
+      'http://127.0.0.1:8080@evil.example/pull/3',
+      'https://127.0.0.1:8080.evil.example/pull/3',
+      ' http://evil.example/',
+      '//evil.example/pull/3',
+    ]) {
+      assert.ok(!isForgeLink(hostile, '127.0.0.1:8080'), hostile);
+    }
+  });
+
+  it('a refused URL is logged quoted and defanged: no scheme, domain or address the Output view could link', () => {
+    assert.equal(unlinkableUrl('https://evil.example/x?a=b'), '“hxxps[:]//evil[.]example/x?a=b”');
+    assert.equal(unlinkableUrl('http://127.0.0.1:8080/x'), '“hxxp[:]//127[.]0[.]0[.]1:8080/x”');
+    assert.equal(unlinkableUrl('command:workbench.action.terminal.new'), '“command[:]workbench[.]action[.]terminal[.]new”');
+    assert.equal(unlinkableUrl('javascript:alert(1)'), '“javascript[:]alert(1)”');
+    // A second URL inside the text, a line break that would forge a log line, a bidi override.
+    const hostile = unlinkableUrl('x\n[info] https://evil.example/\u202Egpj.exe');
+    assert.equal(hostile, '“x\\n[info] hxxps[:]//evil[.]example/\\u202Egpj[.]exe”');
+    for (const u of ['https://evil.example/x', 'HTTP://A.B/', 'file:///etc/passwd', 'www.evil.example', 'mailto:a@b.c', 'x https://a.b y']) {
+      const shown = unlinkableUrl(u);
+      assert.ok(!/[a-z][a-z0-9+.-]*:\/\/|[a-z0-9]\.[a-z0-9]|[a-z]+:[^\]]/i.test(shown.slice(1, -1)), `${u} → ${shown}`);
+    }
   });
 
   it('the Open Pull Request modal: real line breaks between its parts and inside the description; hostile text stays text', () => {

@@ -1,9 +1,12 @@
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { baseItems, headItems } from '../../../extension/branchItems';
 import { contentSecurityPolicy, escapeHtml, panelHtml } from '../../../extension/html';
-import { checkRepoRelativePath, repoRelativePath } from '../../../extension/paths';
+import { checkRepoRelativePath, repoRelativePath, resolvesInsideRepo } from '../../../extension/paths';
 import { captureTitle, panelTitle } from '../../../extension/titles';
+import { TestRepo } from '../../fixtures/gitRepo';
 
 describe('extension (pure parts)', () => {
   describe('checkRepoRelativePath', () => {
@@ -28,6 +31,53 @@ describe('extension (pure parts)', () => {
       assert.equal(repoRelativePath('/r/repo', '/r/repo', path.posix), null);
       assert.equal(repoRelativePath('C:\\r\\repo', 'C:\\r\\repo\\src\\a.ts', path.win32), 'src/a.ts');
       assert.equal(repoRelativePath('C:\\r\\repo', 'D:\\r\\repo\\a.ts', path.win32), null);
+    });
+  });
+
+  describe('resolvesInsideRepo (the board opens a workspace file only inside the repository)', () => {
+    let repo: TestRepo;
+    let outside: string;
+    before(() => {
+      outside = mkdtempSync(path.join(tmpdir(), 'rennet-outside-'));
+      writeFileSync(path.join(outside, 'secret.txt'), 'not the repository\n');
+      repo = new TestRepo();
+      repo.write('src/app.js', 'app\n');
+      // Committed symlinks: to a file outside, to a folder outside, to a file inside, and dangling.
+      symlinkSync(path.join(outside, 'secret.txt'), path.join(repo.dir, 'escape.txt'));
+      symlinkSync(outside, path.join(repo.dir, 'elsewhere'));
+      symlinkSync('src/app.js', path.join(repo.dir, 'alias.js'));
+      symlinkSync('../../nowhere', path.join(repo.dir, 'dangling'));
+      repo.git('add', '-A');
+      repo.commit('symlinks');
+    });
+    after(() => {
+      repo.cleanup();
+      rmSync(outside, { recursive: true, force: true });
+    });
+
+    it('the fixture commits its links as symlinks (mode 120000)', () => {
+      const modes = repo.git('ls-files', '-s', 'escape.txt', 'elsewhere', 'alias.js', 'dangling').split('\n').map((l) => `${l.split(' ')[0]} ${l.split('\t')[1]}`);
+      assert.deepEqual(modes.sort(), ['120000 alias.js', '120000 dangling', '120000 elsewhere', '120000 escape.txt']);
+    });
+
+    it('a file of the repository, or a symlink to one, resolves inside', async () => {
+      assert.equal(await resolvesInsideRepo(repo.dir, ['src', 'app.js']), true);
+      assert.equal(await resolvesInsideRepo(repo.dir, ['alias.js']), true);
+    });
+
+    it('a committed symlink to a file or a folder outside, a dangling one, a missing file and the root itself do not', async () => {
+      assert.equal(await resolvesInsideRepo(repo.dir, ['escape.txt']), false);
+      assert.equal(await resolvesInsideRepo(repo.dir, ['elsewhere', 'secret.txt']), false);
+      assert.equal(await resolvesInsideRepo(repo.dir, ['dangling']), false);
+      assert.equal(await resolvesInsideRepo(repo.dir, ['missing.txt']), false);
+      assert.equal(await resolvesInsideRepo(repo.dir, []), false);
+    });
+
+    it('a repository reached through a symlinked path still holds its own files', async () => {
+      const link = path.join(outside, 'repo-link');
+      symlinkSync(repo.dir, link);
+      assert.equal(await resolvesInsideRepo(link, ['src', 'app.js']), true);
+      assert.equal(await resolvesInsideRepo(link, ['escape.txt']), false);
     });
   });
 
