@@ -1,12 +1,15 @@
 import type { AskCommand, AskIntent, LineAnchor } from '../protocol/asks';
 import { ReviewDescriptor, type PublishReceipt } from '../protocol/exits';
+import type { GatesReport, MergeMethod, MergeResult } from '../protocol/gates';
 import type { Patchset, Side } from '../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../protocol/result';
 import type { ReportTarget } from '../protocol/review';
 import { askLaneFor, type PullRequestTarget, type Session } from '../protocol/session';
 import { AskLog } from './asks/log';
 import { sessionPublisher, type Publisher } from './exits/publish';
+import { openRepo } from './capture/repo';
 import { forgeAdapter } from './forge/adapters';
+import { mergeWhenGatesPass, readGatesReport } from './forge/gates';
 import { ForgeRegistryHolder, ForgeService } from './forge/service';
 import { ReviewService } from './service';
 import type { Store } from './store';
@@ -119,4 +122,36 @@ export async function cliPostReview(
   if (options.dryRun) return ok({ kind: 'dry-run', descriptor: composed.descriptor });
   const posted = await publisher.post(session.id, composed.descriptor.compositionId);
   return posted.ok ? ok({ kind: 'posted', receipt: posted.value }) : posted;
+}
+
+/** `gates`: the request's merge gates read now, and the local copy's freshness against its head. */
+export async function cliGates(forges: ForgeService, repoDir: string, input: string): Promise<Result<GatesReport>> {
+  const target = await forges.resolve(repoDir, input);
+  if (!target.ok) return target;
+  const access = forges.access();
+  if (!access.ok) return access;
+  const repo = await openRepo(repoDir);
+  if (!repo.ok) return repo;
+  return readGatesReport(access.value, repo.value.root, target.value);
+}
+
+/** `merge`: merges the request pinned to `expectHead`, only when every gate passes (exit 3 otherwise, nothing merged). */
+export async function cliMerge(forges: ForgeService, repoDir: string, input: string, options: { expectHead: string; method: MergeMethod }): Promise<Result<MergeResult>> {
+  const target = await forges.resolve(repoDir, input);
+  if (!target.ok) return target;
+  const access = forges.access();
+  if (!access.ok) return access;
+  const repo = await openRepo(repoDir);
+  if (!repo.ok) return repo;
+  return mergeWhenGatesPass(access.value, repo.value.root, target.value, options);
+}
+
+/** The gates as lines: the freshness first, then one line per gate (state, name, detail), then whether every gate passes. */
+export function gatesText(report: GatesReport): string {
+  const mark = { pass: 'pass   ', fail: 'FAIL   ', pending: 'pending' } as const;
+  const lines = [`${report.provider === 'gitlab' ? '!' : '#'}${report.number} at ${report.head} (${report.state})`, `freshness: ${report.freshness.state} — ${report.freshness.message}`];
+  for (const g of report.gates) lines.push(`${mark[g.state]}  ${g.name} — ${g.detail}`);
+  const blocking = report.gates.filter((g) => g.state !== 'pass').length;
+  lines.push(blocking === 0 ? 'every gate passes' : `${blocking} gate${blocking === 1 ? '' : 's'} would block a merge`);
+  return lines.join('\n');
 }

@@ -31,6 +31,8 @@ export const ErrorCode = z.enum([
   'head-moved',
   /** What is about to post is not what was previewed (the composition changed since). */
   'stale-composition',
+  /** A merge gate does not pass (a failing or pending check, a draft, conflicts, reviews missing): nothing was merged. */
+  'gates-blocked',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

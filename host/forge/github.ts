@@ -3,6 +3,8 @@ import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import { readReviewMarker, type ComposedReview, type ReviewEvent } from '../../protocol/exits';
 import type { ForgeRepo } from '../../protocol/forge';
+import type { Gate } from '../../protocol/gates';
+import { behindGate, checkRunGate, draftGate, requiredReviewsGate, reviewAtHeadGate, sha7, statusGate, type Approval } from './gateRules';
 import {
   ForgeError,
   checkDescriptor,
@@ -14,6 +16,7 @@ import {
   type LinkedIssue,
   type PatchsetFiles,
   type PostedReview,
+  type PullRequestGates,
   type PullRequestInfo,
 } from './types';
 
@@ -148,6 +151,79 @@ export function githubAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
     };
   };
 
+  /** Every commit status context at `ref`, newest per context (the combined status, every page). */
+  const combinedStatuses = async (ref: string): Promise<Array<{ context: string; state: string; description: string | null }>> => {
+    const out: Array<{ context: string; state: string; description: string | null }> = [];
+    for (let page = 1; ; page++) {
+      const { data } = await octokit.rest.repos.getCombinedStatusForRef({ owner, repo: name, ref, per_page: pageSize, page });
+      out.push(...data.statuses.map((x) => ({ context: x.context, state: x.state, description: x.description ?? null })));
+      if (data.statuses.length < pageSize || out.length >= data.total_count) return out;
+    }
+  };
+
+  /**
+   * required-reviews from branch protection: its required approving review count (404 "Branch not
+   * protected" or "… not enabled": none required). Reading protection takes admin rights; when it
+   * cannot be read, GitHub's own verdict stands in: `mergeable_state` "blocked" fails, "clean",
+   * "unstable" and "has_hooks" pass (GitHub would merge), anything else is pending.
+   */
+  const requiredReviews = async (baseRef: string, author: string, deciding: Map<string, { state: string; commit_id: string | null }>, waiting: string[], mergeableState: string): Promise<Gate> => {
+    const changes = [...deciding].filter(([login, r]) => r.state === 'CHANGES_REQUESTED' && login !== author.toLowerCase()).map(([login]) => login);
+    let need: number;
+    try {
+      const { data } = await octokit.rest.repos.getPullRequestReviewProtection({ owner, repo: name, branch: baseRef });
+      need = data.required_approving_review_count ?? 0;
+    } catch (error) {
+      const f = fail(error);
+      if (f.kind === 'not-found' && /not protected|not enabled/i.test(f.message)) need = 0;
+      else {
+        const why = `branch protection of ${baseRef} is not readable with this token (${f.message}); GitHub reports the request ${mergeableState}`;
+        if (changes.length > 0) return requiredReviewsGate(1, 0, changes, waiting, baseRef);
+        const state = mergeableState === 'blocked' ? 'fail' : ['clean', 'unstable', 'has_hooks'].includes(mergeableState) ? 'pass' : 'pending';
+        return { name: 'required-reviews', kind: 'required-reviews', state, detail: why };
+      }
+    }
+    const approvals = [...deciding].filter(([login, r]) => r.state === 'APPROVED' && login !== author.toLowerCase()).length;
+    return requiredReviewsGate(need, approvals, changes, waiting, `${baseRef}'s branch protection`);
+  };
+
+  const readGates = async (number: number): Promise<PullRequestGates> => {
+    const pull = (await octokit.rest.pulls.get({ owner, repo: name, pull_number: number })).data as unknown as GithubPull & {
+      mergeable: boolean | null;
+      mergeable_state: string;
+      requested_reviewers?: Array<{ login: string }> | null;
+    };
+    const info = infoOf(pull);
+    const head = info.headSha;
+    const [runs, statuses, compare, reviews] = await Promise.all([
+      octokit.paginate(octokit.rest.checks.listForRef, { owner, repo: name, ref: head, filter: 'latest', per_page: pageSize }),
+      combinedStatuses(head),
+      octokit.rest.repos.compareCommitsWithBasehead({ owner, repo: name, basehead: `${info.baseRef}...${head}`, per_page: 1 }),
+      octokit.paginate(octokit.rest.pulls.listReviews, { owner, repo: name, pull_number: number, per_page: pageSize }),
+    ]);
+    // Each reviewer's latest deciding review (a comment neither approves nor withdraws an approval).
+    const deciding = new Map<string, { state: string; commit_id: string | null; login: string }>();
+    for (const r of reviews) {
+      const login = r.user?.login ?? '';
+      if (login !== '' && ['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(r.state)) deciding.set(login.toLowerCase(), { state: r.state, commit_id: r.commit_id ?? null, login });
+    }
+    const waiting = (pull.requested_reviewers ?? []).map((u) => u.login);
+    const gates: Gate[] = [
+      ...[...runs].sort((a, b) => a.name.localeCompare(b.name)).map((r) => checkRunGate(r)),
+      ...[...statuses].sort((a, b) => a.context.localeCompare(b.context)).map((x) => statusGate(x)),
+      draftGate(info.draft),
+    ];
+    if (info.state !== 'open') gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `the request is ${info.state}` });
+    else if (pull.mergeable === null) gates.push({ name: 'mergeable', kind: 'mergeable', state: 'pending', detail: 'GitHub is still working out whether it merges cleanly: read again' });
+    else if (pull.mergeable === false || pull.mergeable_state === 'dirty') gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `conflicts with ${info.baseRef}: merge or rebase ${info.baseRef} into it, resolve, and push` });
+    else gates.push({ name: 'mergeable', kind: 'mergeable', state: 'pass', detail: `merges cleanly into ${info.baseRef}; GitHub's merge state: ${pull.mergeable_state}` });
+    gates.push(behindGate(info.baseRef, compare.data.behind_by, compare.data.behind_by > 0));
+    gates.push(await requiredReviews(info.baseRef, info.author, deciding, waiting, pull.mergeable_state));
+    const approvals: Approval[] = [...deciding.values()].filter((r) => r.state === 'APPROVED').map((r) => ({ login: r.login, commit: r.commit_id }));
+    gates.push(reviewAtHeadGate(head, info.author, approvals));
+    return { number, head, headRef: info.headRef, baseRef: info.baseRef, state: info.state, gates };
+  };
+
   let me: Promise<string> | null = null;
   const currentUser = (): Promise<string> => {
     me ??= call(async () => (await octokit.rest.users.getAuthenticated()).data.login);
@@ -263,6 +339,23 @@ export function githubAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
           request: { retries: 0 },
         });
         return { reviewId: data.id, url: data.html_url, event: d.event, comments: d.comments.length };
+      }),
+
+    readGates: (number) => call(() => readGates(number)),
+
+    merge: (number, { expectHead, method }) =>
+      call(async () => {
+        const live = (await octokit.rest.pulls.get({ owner, repo: name, pull_number: number })).data as unknown as GithubPull;
+        if (live.head.sha !== expectHead) throw new ForgeError('head-moved', `#${number}'s head moved to ${sha7(live.head.sha)}; the merge was pinned to ${sha7(expectHead)}; nothing was merged`);
+        try {
+          const { data } = await octokit.rest.pulls.merge({ owner, repo: name, pull_number: number, sha: expectHead, merge_method: method, request: { retries: 0 } });
+          return { sha: data.sha ?? '', url: live.html_url };
+        } catch (error) {
+          const f = fail(error);
+          if (f.status === 409) throw new ForgeError('head-moved', `GitHub refused the merge (${f.message}): #${number}'s head is no longer ${sha7(expectHead)}; nothing was merged`, 409);
+          if (f.status === 405) throw new ForgeError('refused', `GitHub refused the merge: ${f.message}`, 405);
+          throw f;
+        }
       }),
 
     findOpenFor: (headBranch, baseBranch) =>

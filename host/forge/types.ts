@@ -1,5 +1,6 @@
 import type { ComposedReview, ForgeProvider, ReviewComment, ReviewEvent } from '../../protocol/exits';
 import type { ForgeRepo } from '../../protocol/forge';
+import type { Gate, MergeMethod } from '../../protocol/gates';
 import type { FileChange } from '../../protocol/patchset';
 
 /**
@@ -69,6 +70,23 @@ export interface LinkedIssue {
   state: 'open' | 'closed';
 }
 
+/** A request's merge gates as its forge reports them now (protocol/gates.ts; no freshness: that is local). */
+export interface PullRequestGates {
+  number: number;
+  head: string;
+  headRef: string;
+  baseRef: string;
+  state: 'open' | 'closed' | 'merged';
+  gates: Gate[];
+}
+
+/** What a merge answered. */
+export interface MergedPullRequest {
+  /** The commit the base branch now points at; '' when the forge does not say. */
+  sha: string;
+  url: string;
+}
+
 export type ForgeErrorKind =
   /** 401, or no token at all. */
   | 'unauthorized'
@@ -80,7 +98,9 @@ export type ForgeErrorKind =
   /** Rate limited past the retries. */
   | 'rate-limited'
   /** No answer, a dropped connection, a 5xx past the retries: the mutation may or may not have landed. */
-  | 'unreachable';
+  | 'unreachable'
+  /** The request's head is not the one a mutation was pinned to (read before the call, or the forge's own 409): nothing was changed. */
+  | 'head-moved';
 
 export class ForgeError extends Error {
   constructor(
@@ -186,6 +206,20 @@ export interface ForgeAdapter {
    * published with it (it has no review object).
    */
   earlierReview?(number: number): Promise<EarlierReview | null>;
+  /**
+   * The request's merge gates, read now, fail-closed (a gate that cannot be read is pending or
+   * failing, never a pass): one per check run and commit status context (GitHub) or per job of
+   * the head pipeline and the pipeline itself (GitLab), then draft, mergeable, behind-base,
+   * required-reviews and review-at-head (an approval of an earlier commit does not count).
+   */
+  readGates?(number: number): Promise<PullRequestGates>;
+  /**
+   * Merges the request pinned to `expectHead`: the live head is read first and a different one is
+   * refused ('head-moved', nothing sent); the forge's own 409 for a head that moved during the call
+   * is the same refusal. Sent once (a lost answer is 'unreachable': read the request before trying
+   * again). The forge's other refusals are 'refused' in its words.
+   */
+  merge?(number: number, options: { expectHead: string; method: MergeMethod }): Promise<MergedPullRequest>;
   /** The open request for head → base, if any. */
   findOpenFor(headBranch: string, baseBranch: string): Promise<PullRequestInfo | null>;
   create(input: { headBranch: string; baseBranch: string; title: string; body: string }): Promise<PullRequestInfo>;

@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { git, resolveCommit } from './git';
 import { githubIssueJson, githubPullJson, reviewCommentJson, reviewJson, type ApiContext } from './github';
 import { approvalsJson, discussionsOf, draftNoteJson, gitlabMrJson, noteJson } from './gitlab';
+import { addPipeline } from './gitlabPipelines';
 import { readBody } from './http';
-import { ForgeState, type FaultSpec, type Provider, type PullRecord, type RepoRecord, type RequestRecord } from './state';
+import { ForgeState, nowIso, type BranchProtectionRecord, type FaultSpec, type Provider, type PullRecord, type RepoRecord, type RequestRecord } from './state';
 
 /**
  * The fake forge's test-control API: set-up (users, repositories, pull requests, issues), faults,
@@ -87,11 +88,23 @@ export class ForgeControl {
     return { id: r.id, provider: r.provider, owner: r.owner, name: r.name, defaultBranch: r.defaultBranch, cloneUrl: `${this.state.origin}/${r.owner}/${r.name}.git`, dir: r.dir };
   }
 
-  /** GitLab: whether the author may approve (default: prevented). Either: private (fetch needs auth). */
-  setRepoOptions(o: RepoRef & { preventAuthorApproval?: boolean; private?: boolean }): void {
+  /**
+   * Either: `private` (fetch needs auth). GitLab: whether the author may approve (default:
+   * prevented), `approvalsRequired` (default 0), `onlyAllowMergeIfPipelineSucceeds` (default
+   * false), `resetApprovalsOnPush` (default false). GitHub: `admins`, who may read branch
+   * protection (default null: every known user).
+   */
+  setRepoOptions(o: RepoRef & { preventAuthorApproval?: boolean; private?: boolean; approvalsRequired?: number; onlyAllowMergeIfPipelineSucceeds?: boolean; resetApprovalsOnPush?: boolean; admins?: string[] | null }): void {
     const repo = this.repoOf(o);
     if (o.preventAuthorApproval !== undefined) repo.preventAuthorApproval = o.preventAuthorApproval;
     if (o.private !== undefined) repo.private = o.private;
+    if (o.approvalsRequired !== undefined) {
+      if (!Number.isInteger(o.approvalsRequired) || o.approvalsRequired < 0) throw new Error('approvalsRequired must be a non-negative integer');
+      repo.approvalsRequired = o.approvalsRequired;
+    }
+    if (o.onlyAllowMergeIfPipelineSucceeds !== undefined) repo.onlyAllowMergeIfPipelineSucceeds = o.onlyAllowMergeIfPipelineSucceeds;
+    if (o.resetApprovalsOnPush !== undefined) repo.resetApprovalsOnPush = o.resetApprovalsOnPush;
+    if (o.admins !== undefined) repo.admins = o.admins;
   }
 
   /** Opens a pull/merge request (no API rules: set-up may open anything with existing branches). */
@@ -111,6 +124,100 @@ export class ForgeControl {
     await git(repo.dir, ['update-ref', `refs/heads/${pull.head}`, sha]);
     await this.state.sync(repo);
     return { headSha: pull.headSha };
+  }
+
+  /** Moves any branch to `sha` (a base branch moving on, say); open requests follow on their next read. */
+  async moveBranch(o: RepoRef & { branch: string; sha: string }): Promise<{ sha: string }> {
+    const repo = this.repoOf(o);
+    const sha = await resolveCommit(repo.dir, o.sha);
+    if (sha === null) throw new Error(`no commit ${o.sha} in ${repo.owner}/${repo.name}`);
+    if ((await this.state.branchTip(repo, o.branch)) === null) throw new Error(`no branch ${o.branch} in ${repo.owner}/${repo.name}`);
+    await git(repo.dir, ['update-ref', `refs/heads/${o.branch}`, sha]);
+    await this.state.sync(repo);
+    return { sha };
+  }
+
+  /** `draft`; GitHub `mergeableComputing` (`mergeable: null` while true). */
+  async setPullRequestOptions(o: PullRef & { draft?: boolean; mergeableComputing?: boolean }): Promise<void> {
+    const { repo, pull } = this.pullOf(o);
+    if (o.draft !== undefined) pull.draft = o.draft;
+    if (o.mergeableComputing !== undefined) pull.mergeableComputing = o.mergeableComputing;
+    await this.state.sync(repo);
+  }
+
+  /** GitHub: asks users for a review (they are listed in `requested_reviewers` until they submit one). */
+  requestReviewers(o: PullRef & { reviewers: string[] }): void {
+    const { pull } = this.pullOf(o);
+    for (const login of o.reviewers) {
+      const u = this.state.userByLogin(login) ?? this.state.addUser(login);
+      if (!pull.requestedReviewerIds.includes(u.id)) pull.requestedReviewerIds.push(u.id);
+    }
+  }
+
+  /** The commit a check or status is set on: `sha`, else the pull request's current head. */
+  private async commitOf(o: PullRef & { sha?: string }): Promise<{ repo: RepoRecord; sha: string; pull: PullRecord | null }> {
+    if (o.sha !== undefined) {
+      const repo = this.repoOf(o);
+      const sha = await resolveCommit(repo.dir, o.sha);
+      if (sha === null) throw new Error(`no commit ${o.sha} in ${repo.owner}/${repo.name}`);
+      const n = o.number ?? o.iid;
+      return { repo, sha, pull: n === undefined ? null : (repo.pulls.get(Number(n)) ?? null) };
+    }
+    const { repo, pull } = this.pullOf(o);
+    await this.state.sync(repo);
+    return { repo, sha: pull.headSha, pull };
+  }
+
+  /**
+   * GitHub: a check run on `sha` (default: the pull request's head). A new run of the same name
+   * supersedes the earlier one. `status` defaults to completed, `conclusion` then to success.
+   */
+  async setCheckRun(o: PullRef & { sha?: string; check: string; status?: 'queued' | 'in_progress' | 'completed'; conclusion?: string | null; title?: string; summary?: string }): Promise<{ id: number; headSha: string }> {
+    const { repo, sha } = await this.commitOf(o);
+    if (repo.provider !== 'github') throw new Error('check runs are GitHub’s');
+    const status = o.status ?? 'completed';
+    const at = nowIso();
+    const run = { id: this.state.id(), name: o.check, headSha: sha, status, conclusion: status === 'completed' ? (o.conclusion ?? 'success') : null, title: o.title ?? null, summary: o.summary ?? null, startedAt: at, completedAt: status === 'completed' ? at : null };
+    repo.checkRuns.push(run);
+    return { id: run.id, headSha: sha };
+  }
+
+  /** GitHub: a commit status on `sha` (default: the pull request's head); the newest per context counts. */
+  async setCommitStatus(o: PullRef & { sha?: string; context: string; state: 'error' | 'failure' | 'pending' | 'success'; description?: string; targetUrl?: string }): Promise<{ id: number; headSha: string }> {
+    const { repo, sha } = await this.commitOf(o);
+    if (repo.provider !== 'github') throw new Error('commit statuses are GitHub’s here');
+    if (!['error', 'failure', 'pending', 'success'].includes(o.state)) throw new Error(`unknown status state ${o.state}`);
+    const st = { id: this.state.id(), sha, context: o.context, state: o.state, description: o.description ?? null, targetUrl: o.targetUrl ?? null, createdAt: nowIso() };
+    repo.statuses.push(st);
+    return { id: st.id, headSha: sha };
+  }
+
+  /** GitHub: protects `branch` (`protection: null` removes it). */
+  setBranchProtection(o: RepoRef & { branch: string; protection: Partial<BranchProtectionRecord> | null }): void {
+    const repo = this.repoOf(o);
+    if (o.protection === null) {
+      repo.protections.delete(o.branch);
+      return;
+    }
+    const p = o.protection;
+    repo.protections.set(o.branch, {
+      requiredApprovingReviewCount: p.requiredApprovingReviewCount ?? null,
+      dismissStaleReviews: p.dismissStaleReviews ?? false,
+      requiredStatusChecks: p.requiredStatusChecks ?? null,
+      strict: p.strict ?? false,
+    });
+  }
+
+  /**
+   * GitLab: a pipeline for the merge request's head (or `sha`), with its jobs; its status is derived
+   * from them unless given. The newest pipeline for the head is the request's head pipeline.
+   */
+  async setPipeline(o: PullRef & { sha?: string; status?: string; jobs?: { name: string; stage?: string; status: string; allowFailure?: boolean }[] }): Promise<{ id: number; status: string; sha: string }> {
+    const { repo, pull } = this.pullOf(o);
+    if (repo.provider !== 'gitlab') throw new Error('pipelines are GitLab’s');
+    await this.state.sync(repo);
+    const p = addPipeline(this.state, repo, pull, o);
+    return { id: p.id, status: p.status, sha: p.sha };
   }
 
   /** Closes, reopens or marks merged (no API rules). */
@@ -176,10 +283,16 @@ export class ForgeControl {
     return list.map((c) => ({ id: c.id, body: c.body, user: { login: this.state.user(c.userId).login }, created_at: c.createdAt }));
   }
 
-  /** GitLab notes, oldest first. */
+  /** GitLab notes users wrote, oldest first (system notes: `systemNotes`). */
   notes(o: PullRef): Record<string, unknown>[] {
     const { repo, pull } = this.pullOf(o);
-    return pull.notes.map((n) => noteJson(this.state, repo, pull, n));
+    return pull.notes.filter((n) => n.system !== true).map((n) => noteJson(this.state, repo, pull, n));
+  }
+
+  /** GitLab system notes ("approved this merge request"), oldest first. */
+  systemNotes(o: PullRef): Record<string, unknown>[] {
+    const { repo, pull } = this.pullOf(o);
+    return pull.notes.filter((n) => n.system === true).map((n) => noteJson(this.state, repo, pull, n));
   }
 
   discussions(o: PullRef): Record<string, unknown>[] {
@@ -231,6 +344,13 @@ export const CONTROL_METHODS = [
   'setRepoOptions',
   'openPullRequest',
   'movePullRequestHead',
+  'moveBranch',
+  'setPullRequestOptions',
+  'requestReviewers',
+  'setCheckRun',
+  'setCommitStatus',
+  'setBranchProtection',
+  'setPipeline',
   'setPullRequestState',
   'addIssue',
   'setFault',
@@ -241,6 +361,7 @@ export const CONTROL_METHODS = [
   'reviewComments',
   'issueComments',
   'notes',
+  'systemNotes',
   'discussions',
   'draftNotes',
   'approvals',

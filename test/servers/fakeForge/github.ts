@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { diffHunkThrough, fileName, lineAtPosition, placeGithubComment, type DiffFile, type Side } from './diff';
 import { countCommits, listCommits } from './git';
 import { BodyError, jsonObject, linkHeader, paginate, reply, textReply, type Page, type Params, type Reply } from './http';
+import { commitRoute, compareRoute, mergeFields, mergeRoute, protectionRoute, requestedReviewersRoute } from './githubChecks';
 import { nowIso, type ArmedFault, type ForgeState, type IssueRecord, type PullRecord, type RepoRecord, type ReviewCommentRecord, type ReviewRecord, type UserRecord } from './state';
 
 /**
@@ -172,10 +173,10 @@ async function pullJson(ctx: ApiContext, repo: RepoRecord, pull: PullRecord, ful
     updated_at: pull.updatedAt,
     closed_at: pull.closedAt,
     merged_at: pull.state === 'merged' ? pull.closedAt : null,
-    merge_commit_sha: null,
+    merge_commit_sha: pull.mergeCommitSha,
     assignee: null,
     assignees: [],
-    requested_reviewers: [],
+    requested_reviewers: pull.requestedReviewerIds.map((id) => userJson(origin, state.user(id))),
     requested_teams: [],
     head: side(pull.head, pull.headSha),
     base: side(pull.base, pull.baseSha),
@@ -188,10 +189,7 @@ async function pullJson(ctx: ApiContext, repo: RepoRecord, pull: PullRecord, ful
     const s = await state.shas(repo, pull);
     const d = await state.diff(repo, pull);
     out['merged'] = pull.state === 'merged';
-    out['mergeable'] = pull.state === 'open' ? true : null;
-    out['rebaseable'] = pull.state === 'open' ? true : null;
-    out['mergeable_state'] = pull.state === 'open' ? 'clean' : 'unknown';
-    out['merged_by'] = null;
+    Object.assign(out, await mergeFields(ctx, repo, pull));
     out['comments'] = pull.issueComments.length;
     out['review_comments'] = pull.reviewComments.filter((c) => visibleReview(pull, c.reviewId, null)).length;
     out['maintainer_can_modify'] = false;
@@ -350,6 +348,9 @@ export async function handleGithub(ctx: ApiContext, user: UserRecord): Promise<R
   if (repo === undefined || repo.provider !== 'github') return notFound();
   await state.sync(repo);
   if (s.length === 3) return method === 'GET' ? reply(200, repoJson(state, repo)) : notFound();
+  if (seg(3) === 'commits' && s.length === 6 && ['check-runs', 'status', 'statuses'].includes(seg(5) as string)) return commitRoute(ctx, repo, seg(4) as string, seg(5) as string);
+  if (seg(3) === 'branches' && (s.length === 6 || s.length === 7) && seg(5) === 'protection') return protectionRoute(ctx, repo, user, seg(4) as string, seg(6));
+  if (seg(3) === 'compare' && s.length === 5) return compareRoute(ctx, repo, seg(4) as string);
   const n = intParam(seg(4));
   if (seg(3) === 'pulls') {
     if (s.length === 4) {
@@ -366,6 +367,8 @@ export async function handleGithub(ctx: ApiContext, user: UserRecord): Promise<R
       return notFound();
     }
     const sub = seg(5);
+    if (s.length === 6 && sub === 'merge') return mergeRoute(ctx, repo, pull, user);
+    if (s.length === 6 && sub === 'requested_reviewers') return requestedReviewersRoute(ctx, repo, pull, () => pullJson(ctx, repo, pull, false));
     if (s.length === 6 && sub === 'files' && method === 'GET') {
       const d = await state.diff(repo, pull);
       return paged(
@@ -676,6 +679,7 @@ async function createReview(ctx: ApiContext, repo: RepoRecord, pull: PullRecord,
   const at = nowIso();
   const review: ReviewRecord = { id: state.id(), userId: user.id, body: input.body, state: input.event === null ? 'PENDING' : STATE_OF[input.event], commitId: head, submittedAt: input.event === null ? null : at };
   pull.reviews.push(review);
+  if (review.state !== 'PENDING') pull.requestedReviewerIds = pull.requestedReviewerIds.filter((id) => id !== user.id);
   for (const c of placed) pull.reviewComments.push({ ...c, id: state.id(), reviewId: review.id });
   return reply(200, reviewJson(state, repo, pull, review));
 }
@@ -695,7 +699,8 @@ async function submitReview(ctx: ApiContext, repo: RepoRecord, pull: PullRecord,
   review.state = STATE_OF[ev as ReviewEvent];
   review.body = body;
   review.submittedAt = nowIso();
+  pull.requestedReviewerIds = pull.requestedReviewerIds.filter((id) => id !== user.id);
   return reply(200, reviewJson(ctx.state, repo, pull, review));
 }
 
-export { pullJson as githubPullJson, issueJson as githubIssueJson };
+export { pullJson as githubPullJson, issueJson as githubIssueJson, userJson as githubUserJson };

@@ -5,7 +5,8 @@ import { listCommits } from './git';
 import type { ApiContext } from './github';
 import { checkPosition, type DiffRefs } from './gitlabPosition';
 import { BodyError, gitlabParams, intOf, linkHeader, noContent, paginate, reply, textReply, type Params, type Reply } from './http';
-import { nowIso, type ArmedFault, type DraftNoteRecord, type ForgeState, type IssueRecord, type NoteRecord, type PullRecord, type RepoRecord, type UserRecord } from './state';
+import { acceptRoute, approvalsLeft, detailedMergeStatus, mrListRoute, pipelineJson, pipelineRoute } from './gitlabPipelines';
+import { nowIso, preciseNow, type ArmedFault, type DraftNoteRecord, type ForgeState, type IssueRecord, type NoteRecord, type PullRecord, type RepoRecord, type UserRecord } from './state';
 
 /**
  * A subset of the GitLab REST API v4 under `/api/v4`: projects by numeric id or URL-encoded
@@ -89,6 +90,9 @@ async function diffRefs(state: ForgeState, repo: RepoRecord, pull: PullRecord): 
 async function mrJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, full: boolean): Promise<Record<string, unknown>> {
   const origin = state.origin;
   const ref = `!${pull.number}`;
+  const conflicts = pull.state === 'open' && (await state.hasConflicts(repo, pull));
+  const detailed = await detailedMergeStatus(state, repo, pull);
+  const mergedBy = pull.mergedById === null ? null : userJson(origin, state.user(pull.mergedById));
   const out: Record<string, unknown> = {
     id: pull.id,
     iid: pull.number,
@@ -98,8 +102,8 @@ async function mrJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, ful
     state: mrState(pull),
     created_at: pull.createdAt,
     updated_at: pull.updatedAt,
-    merged_by: null,
-    merge_user: null,
+    merged_by: mergedBy,
+    merge_user: mergedBy,
     merged_at: pull.state === 'merged' ? pull.closedAt : null,
     closed_by: null,
     closed_at: pull.state === 'closed' ? pull.closedAt : null,
@@ -119,10 +123,10 @@ async function mrJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, ful
     work_in_progress: pull.draft,
     milestone: null,
     merge_when_pipeline_succeeds: false,
-    merge_status: 'can_be_merged',
-    detailed_merge_status: pull.state === 'open' ? 'mergeable' : 'not_open',
+    merge_status: conflicts ? 'cannot_be_merged' : 'can_be_merged',
+    detailed_merge_status: detailed,
     sha: pull.headSha,
-    merge_commit_sha: null,
+    merge_commit_sha: pull.mergeCommitSha,
     squash_commit_sha: null,
     discussion_locked: null,
     should_remove_source_branch: null,
@@ -135,7 +139,7 @@ async function mrJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, ful
     squash: false,
     squash_on_merge: false,
     task_completion_status: { count: 0, completed_count: 0 },
-    has_conflicts: false,
+    has_conflicts: conflicts,
     blocking_discussions_resolved: true,
   };
   if (full) {
@@ -145,8 +149,9 @@ async function mrJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, ful
     out['latest_build_started_at'] = null;
     out['latest_build_finished_at'] = null;
     out['first_deployed_to_production_at'] = null;
-    out['pipeline'] = null;
-    out['head_pipeline'] = null;
+    const head = state.headPipeline(repo, pull);
+    out['pipeline'] = head === null ? null : pipelineJson(state, repo, head);
+    out['head_pipeline'] = head === null ? null : pipelineJson(state, repo, head);
     out['diff_refs'] = await diffRefs(state, repo, pull);
     out['merge_error'] = null;
     out['first_contribution'] = false;
@@ -164,7 +169,7 @@ export function noteJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, 
     author: userJson(state.origin, state.user(n.authorId)),
     created_at: n.createdAt,
     updated_at: n.createdAt,
-    system: false,
+    system: n.system === true,
     noteable_id: pull.id,
     noteable_type: 'MergeRequest',
     project_id: repo.id,
@@ -192,6 +197,7 @@ export function noteJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, 
 export function discussionsOf(state: ForgeState, repo: RepoRecord, pull: PullRecord): Record<string, unknown>[] {
   const byId = new Map<string, NoteRecord[]>();
   for (const n of [...pull.notes].sort((a, b) => a.id - b.id)) {
+    if (n.system === true) continue;
     const list = byId.get(n.discussionId) ?? [];
     list.push(n);
     byId.set(n.discussionId, list);
@@ -204,7 +210,8 @@ export function draftNoteJson(pull: PullRecord, d: DraftNoteRecord): Record<stri
 }
 
 export function approvalsJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, viewer: UserRecord | null): Record<string, unknown> {
-  const approved = pull.approvals.length > 0;
+  const left = approvalsLeft(repo, pull);
+  const approved = repo.approvalsRequired > 0 ? left === 0 : pull.approvals.length > 0;
   const userHas = viewer !== null && pull.approvals.some((a) => a.userId === viewer.id);
   return {
     id: pull.id,
@@ -217,8 +224,8 @@ export function approvalsJson(state: ForgeState, repo: RepoRecord, pull: PullRec
     updated_at: pull.updatedAt,
     merge_status: 'can_be_merged',
     approved,
-    approvals_required: 0,
-    approvals_left: 0,
+    approvals_required: repo.approvalsRequired,
+    approvals_left: left,
     require_password_to_approve: false,
     approved_by: pull.approvals.map((a) => ({ user: userJson(state.origin, state.user(a.userId)) })),
     suggested_approvers: [],
@@ -327,6 +334,7 @@ export async function handleGitlab(ctx: ApiContext, user: UserRecord): Promise<R
     const issue = iid === null ? undefined : repo.issues.get(iid);
     return issue === undefined ? notFound() : reply(200, issueJson(state, repo, issue));
   }
+  if (s[2] === 'pipelines' && (s.length === 4 || s.length === 5)) return pipelineRoute(ctx, repo, s[3], s[4]);
   if (s[2] !== 'merge_requests') return routeNotFound();
   if (s.length === 3) {
     if (method === 'GET') return listMrs(ctx, repo);
@@ -391,6 +399,8 @@ export async function handleGitlab(ctx: ApiContext, user: UserRecord): Promise<R
     }
     return routeNotFound();
   }
+  if ((sub === 'pipelines' || sub === 'versions') && s.length === 5) return mrListRoute(ctx, repo, pull, sub);
+  if (sub === 'merge' && s.length === 5 && method === 'PUT') return acceptRoute(ctx, repo, pull, user, () => mrJson(state, repo, pull, true));
   if (sub === 'discussions') return discussions(ctx, repo, pull, user);
   if (sub === 'draft_notes') return draftNotes(ctx, repo, pull, user);
   if (sub === 'approve' && s.length === 5 && method === 'POST') return approve(ctx, repo, pull, user);
@@ -398,6 +408,7 @@ export async function handleGitlab(ctx: ApiContext, user: UserRecord): Promise<R
     const at = pull.approvals.findIndex((a) => a.userId === user.id);
     if (at < 0) return notFound();
     pull.approvals.splice(at, 1);
+    systemNote(state, pull, user, 'unapproved this merge request');
     return reply(201, approvalsJson(state, repo, pull, user));
   }
   if (sub === 'approvals' && s.length === 5 && method === 'GET') return reply(200, approvalsJson(state, repo, pull, user));
@@ -632,8 +643,16 @@ async function approve(ctx: ApiContext, repo: RepoRecord, pull: PullRecord, user
   if (repo.preventAuthorApproval && pull.authorId === user.id) return gitlabUnauthorized();
   if (pull.approvals.some((a) => a.userId === user.id)) return gitlabUnauthorized();
   if (pull.state !== 'open') return gitlabUnauthorized();
-  pull.approvals.push({ userId: user.id, at: nowIso() });
+  const at = systemNote(ctx.state, pull, user, 'approved this merge request');
+  pull.approvals.push({ userId: user.id, at, headSha: pull.headSha });
   return reply(201, approvalsJson(ctx.state, repo, pull, user));
+}
+
+/** A system note, as GitLab writes one for an approval (its time, to the millisecond, orders it against the diff versions). */
+function systemNote(state: ForgeState, pull: PullRecord, user: UserRecord, body: string): string {
+  const at = preciseNow();
+  pull.notes.push({ id: state.id(), system: true, discussionId: discussionId(), individual: true, type: null, body, authorId: user.id, createdAt: at, position: null, lineCode: null });
+  return at;
 }
 
 export { mrJson as gitlabMrJson };

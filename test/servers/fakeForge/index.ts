@@ -121,6 +121,13 @@ async function handle(state: ForgeState, control: ForgeControl, req: IncomingMes
     req.resume();
     return write(res, faultReply(pre, record.surface), {});
   }
+  const move = isApi ? state.matchFault(['move-head'], method, url.pathname, isApi) : undefined;
+  if (move !== undefined && move.spec.kind === 'move-head') {
+    state.consume(move);
+    record.fault = 'move-head';
+    const spec = move.spec;
+    await control.movePullRequestHead({ owner: spec.owner, name: spec.name, number: Number(spec.number), sha: spec.sha });
+  }
   if (gitRoute !== null) {
     record.user = await serveGit(state, gitRoute, req, res, url);
     return;

@@ -62,6 +62,8 @@ export interface IssueCommentRecord {
 
 export interface NoteRecord {
   id: number;
+  /** A system note (GitLab writes one for an approval: "approved this merge request"). */
+  system?: boolean;
   discussionId: string;
   /** A note made through POST /notes: its own one-note discussion. */
   individual: boolean;
@@ -87,6 +89,76 @@ export interface DraftNoteRecord {
 export interface ApprovalRecord {
   userId: number;
   at: string;
+  /** The head when it was given (GitLab does not say it on the wire; its system note's time does). */
+  headSha: string;
+}
+
+/** GitHub: a check run on a commit (Checks API). The list answers the newest run per name by default. */
+export interface CheckRunRecord {
+  id: number;
+  name: string;
+  headSha: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'waiting' | 'requested' | 'pending';
+  /** success, failure, neutral, cancelled, skipped, timed_out, action_required, stale; null until completed. */
+  conclusion: string | null;
+  title: string | null;
+  summary: string | null;
+  startedAt: string;
+  completedAt: string | null;
+}
+
+/** GitHub: a commit status (Statuses API), by context; the newest per context counts. */
+export interface CommitStatusRecord {
+  id: number;
+  sha: string;
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description: string | null;
+  targetUrl: string | null;
+  createdAt: string;
+}
+
+/** GitHub: branch protection of one branch. `requiredApprovingReviewCount: null`: reviews not required. */
+export interface BranchProtectionRecord {
+  requiredApprovingReviewCount: number | null;
+  dismissStaleReviews: boolean;
+  /** Contexts (check names or status contexts) that must succeed; null: none required. */
+  requiredStatusChecks: string[] | null;
+  /** Required status checks demand a head that contains the base tip. */
+  strict: boolean;
+}
+
+/** GitLab: a CI job of a pipeline. */
+export interface JobRecord {
+  id: number;
+  name: string;
+  stage: string;
+  /** created, pending, running, success, failed, canceled, skipped, manual, scheduled, waiting_for_resource, preparing. */
+  status: string;
+  allowFailure: boolean;
+  createdAt: string;
+}
+
+/** GitLab: a pipeline, run for a merge request's head (`source: merge_request_event`). */
+export interface PipelineRecord {
+  id: number;
+  iid: number;
+  sha: string;
+  ref: string;
+  status: string;
+  source: string;
+  mergeRequestIid: number | null;
+  createdAt: string;
+  jobs: JobRecord[];
+}
+
+/** GitLab: a merge request diff version (one per head the source branch had). */
+export interface VersionRecord {
+  id: number;
+  headSha: string;
+  baseSha: string;
+  startSha: string;
+  createdAt: string;
 }
 
 export interface PullRecord {
@@ -114,6 +186,14 @@ export interface PullRecord {
   notes: NoteRecord[];
   draftNotes: DraftNoteRecord[];
   approvals: ApprovalRecord[];
+  /** GitHub: users asked for a review (a submitted review takes its author off the list). */
+  requestedReviewerIds: number[];
+  /** GitLab: diff versions, oldest first. */
+  versions: VersionRecord[];
+  /** GitHub `mergeable: null` while set (the forge is still computing it). */
+  mergeableComputing: boolean;
+  mergeCommitSha: string | null;
+  mergedById: number | null;
 }
 
 export interface IssueRecord {
@@ -137,6 +217,20 @@ export interface RepoRecord {
   private: boolean;
   /** GitLab: the project prevents a merge request's author from approving it. */
   preventAuthorApproval: boolean;
+  /** GitLab: approvals a merge request needs (approval rules reduced to a count). */
+  approvalsRequired: number;
+  /** GitLab: "Pipelines must succeed" (`only_allow_merge_if_pipeline_succeeds`). */
+  onlyAllowMergeIfPipelineSucceeds: boolean;
+  /** GitLab: a push removes every approval ("Remove all approvals when commits are added"). */
+  resetApprovalsOnPush: boolean;
+  /** GitHub: who may read branch protection (admin); null: every known user. */
+  admins: string[] | null;
+  /** GitHub: branch protections by branch name. */
+  protections: Map<string, BranchProtectionRecord>;
+  checkRuns: CheckRunRecord[];
+  statuses: CommitStatusRecord[];
+  pipelines: PipelineRecord[];
+  nextPipelineIid: number;
   /** GitHub: next number shared by pull requests and issues. GitLab: next merge request iid. */
   nextNumber: number;
   /** GitLab: next issue iid. */
@@ -150,7 +244,9 @@ export interface RepoRecord {
 export type FaultSpec =
   | { kind: 'drop-response-after-mutation'; method?: string; pathPattern?: string | RegExp; times?: number }
   | { kind: 'rate-limit'; method?: string; pathPattern?: string | RegExp; times?: number; retryAfterSeconds?: number; variant?: 'secondary' | 'primary' }
-  | { kind: 'status'; status: number; method?: string; pathPattern?: string | RegExp; times?: number; body?: unknown };
+  | { kind: 'status'; status: number; method?: string; pathPattern?: string | RegExp; times?: number; body?: unknown }
+  /** Before the matched request is handled, the pull request's head branch moves to `sha` (a push racing the request). */
+  | { kind: 'move-head'; owner: string; name: string; number: number; sha: string; method?: string; pathPattern?: string | RegExp; times?: number };
 
 export interface ArmedFault {
   id: number;
@@ -180,6 +276,13 @@ export function nowIso(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+let lastPrecise = 0;
+/** Milliseconds, strictly increasing within the process: GitLab's note and version times order events. */
+export function preciseNow(): string {
+  lastPrecise = Math.max(lastPrecise + 1, Date.now());
+  return new Date(lastPrecise).toISOString();
+}
+
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
 export function validName(s: string): boolean {
@@ -200,6 +303,7 @@ export class ForgeState {
   private nextFaultId = 1;
   private nextSeq = 1;
   private readonly mergeBases = new Map<string, Promise<string | null>>();
+  private readonly mergeTrees = new Map<string, Promise<{ tree: string | null }>>();
 
   constructor(readonly root: string) {}
 
@@ -293,6 +397,15 @@ export class ForgeState {
       defaultBranch: head,
       private: opts.private ?? false,
       preventAuthorApproval: opts.preventAuthorApproval ?? true,
+      approvalsRequired: 0,
+      onlyAllowMergeIfPipelineSucceeds: false,
+      resetApprovalsOnPush: false,
+      admins: null,
+      protections: new Map(),
+      checkRuns: [],
+      statuses: [],
+      pipelines: [],
+      nextPipelineIid: 1,
       nextNumber: 1,
       nextIssueIid: 1,
       pulls: new Map(),
@@ -325,16 +438,99 @@ export class ForgeState {
     for (const pull of repo.pulls.values()) {
       if (pull.state === 'open') {
         const tip = refs.get(`refs/heads/${pull.head}`);
+        const base = refs.get(`refs/heads/${pull.base}`);
+        if (base !== undefined) pull.baseSha = base;
         if (tip !== undefined && tip !== pull.headSha) {
           pull.headSha = tip;
           pull.updatedAt = nowIso();
+          await this.headMoved(repo, pull);
         }
-        const base = refs.get(`refs/heads/${pull.base}`);
-        if (base !== undefined) pull.baseSha = base;
       }
       const ref = ForgeState.pullRef(repo, pull.number);
       if (refs.get(ref) !== pull.headSha) await git(repo.dir, ['update-ref', ref, pull.headSha]);
     }
+  }
+
+  /** What a push to the head does beyond moving it: a GitLab diff version, stale approvals dismissed or removed. */
+  private async headMoved(repo: RepoRecord, pull: PullRecord): Promise<void> {
+    if (repo.provider === 'gitlab') {
+      await this.recordVersion(repo, pull);
+      if (repo.resetApprovalsOnPush) pull.approvals = [];
+      return;
+    }
+    const protection = repo.protections.get(pull.base);
+    if (protection?.dismissStaleReviews) for (const r of pull.reviews) if (r.state === 'APPROVED' && r.commitId !== pull.headSha) r.state = 'DISMISSED';
+  }
+
+  async recordVersion(repo: RepoRecord, pull: PullRecord): Promise<void> {
+    const s = await this.shas(repo, pull);
+    pull.versions.push({ id: this.id(), headSha: s.head, baseSha: s.mergeBase, startSha: s.baseTip, createdAt: preciseNow() });
+  }
+
+  /**
+   * Whether head merges into the base tip without conflicts (`git merge-tree --write-tree`):
+   * the merged tree, or null on conflicts. Cached per pair.
+   */
+  mergeTree(repo: RepoRecord, base: string, head: string): Promise<{ tree: string | null }> {
+    const key = `tree\0${repo.dir}\0${base}\0${head}`;
+    let hit = this.mergeTrees.get(key);
+    if (hit === undefined) {
+      hit = git(repo.dir, ['merge-tree', '--write-tree', '--no-messages', base, head]).then(
+        (out) => ({ tree: out.split('\n')[0]?.trim() || null }),
+        (e: unknown) => {
+          if ((e as { code?: number | null }).code === 1) return { tree: null };
+          throw e;
+        },
+      );
+      this.mergeTrees.set(key, hit);
+    }
+    return hit;
+  }
+
+  async hasConflicts(repo: RepoRecord, pull: PullRecord): Promise<boolean> {
+    return (await this.mergeTree(repo, pull.baseSha, pull.headSha)).tree === null;
+  }
+
+  /** Commits the base tip has that the head lacks, and the other way round. */
+  async aheadBehind(repo: RepoRecord, base: string, head: string): Promise<{ ahead: number; behind: number }> {
+    const out = (await git(repo.dir, ['rev-list', '--left-right', '--count', `${base}...${head}`])).trim().split(/\s+/);
+    return { behind: Number(out[0] ?? 0), ahead: Number(out[1] ?? 0) };
+  }
+
+  /**
+   * Merges a pull request into its base branch as the forge would: a merge commit (`merge`), one
+   * commit over the base (`squash`), or the head itself when it already contains the base, else
+   * one commit over the base (`rebase`; replaying each commit is not modelled). Moves the base
+   * branch (compare-and-swap) and marks the request merged. Answers the new base tip.
+   */
+  async mergePull(repo: RepoRecord, pull: PullRecord, method: 'merge' | 'squash' | 'rebase', userId: number, message?: string): Promise<string> {
+    const base = pull.baseSha;
+    const head = pull.headSha;
+    const { tree } = await this.mergeTree(repo, base, head);
+    if (tree === null) throw new Error('the request has conflicts');
+    const who = this.user(userId);
+    const ident = ['-c', `user.name=${who.name}`, '-c', `user.email=${who.email}`];
+    const title = message ?? (method === 'merge' ? `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}\n\n${pull.title}` : `${pull.title} (#${pull.number})`);
+    let commit: string;
+    const ff = (await mergeBase(repo.dir, base, head)) === base;
+    if (method === 'rebase' && ff) commit = head;
+    else if (method === 'merge') commit = (await git(repo.dir, [...ident, 'commit-tree', tree, '-p', base, '-p', head, '-m', title])).trim();
+    else commit = (await git(repo.dir, [...ident, 'commit-tree', tree, '-p', base, '-m', title])).trim();
+    await git(repo.dir, ['update-ref', `refs/heads/${pull.base}`, commit, base]);
+    const at = nowIso();
+    pull.state = 'merged';
+    pull.closedAt = at;
+    pull.updatedAt = at;
+    pull.mergeCommitSha = commit;
+    pull.mergedById = userId;
+    await this.sync(repo);
+    return commit;
+  }
+
+  /** The pipeline GitLab shows as the merge request's head pipeline: the newest for its head. */
+  headPipeline(repo: RepoRecord, pull: PullRecord): PipelineRecord | null {
+    const mine = repo.pipelines.filter((p) => p.mergeRequestIid === pull.number && p.sha === pull.headSha);
+    return mine.at(-1) ?? null;
   }
 
   async branchTip(repo: RepoRecord, branch: string): Promise<string | null> {
@@ -393,9 +589,15 @@ export class ForgeState {
       notes: [],
       draftNotes: [],
       approvals: [],
+      requestedReviewerIds: [],
+      versions: [],
+      mergeableComputing: false,
+      mergeCommitSha: null,
+      mergedById: null,
     };
     repo.pulls.set(number, pull);
     await git(repo.dir, ['update-ref', ForgeState.pullRef(repo, number), headSha]);
+    if (repo.provider === 'gitlab') await this.recordVersion(repo, pull);
     return pull;
   }
 
@@ -424,6 +626,7 @@ export class ForgeState {
     const times = spec.times ?? 1;
     if (!(times > 0)) throw new Error('times must be positive');
     if (spec.kind === 'status' && !(Number.isInteger(spec.status) && spec.status >= 100 && spec.status <= 599)) throw new Error('status must be an HTTP status');
+    if (spec.kind === 'move-head' && (typeof spec.sha !== 'string' || typeof spec.owner !== 'string' || typeof spec.name !== 'string' || !Number.isInteger(Number(spec.number)))) throw new Error('move-head needs owner, name, number and sha');
     const fault: ArmedFault = { id: this.nextFaultId++, spec, pattern, remaining: times };
     this.faults.push(fault);
     return fault.id;
