@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CONTEXT_ROOT } from '../pipeline/contextDir';
 import { withReadTools } from '../read/compose';
 import { gitChangeSource } from '../read/gitSource';
+import { seatWorkingDir } from '../read/headWorkspace';
 import { readSurface } from '../read/tools';
 import { AskKeyPart, EXPLAIN_TURN_TIMEOUT_MS, QuoteAnchorInput, type QuoteAnchor } from '../../protocol/asks';
 import { LENS_TITLES, type Lens } from '../../protocol/board';
@@ -10,7 +11,7 @@ import { HarnessConfig } from '../../protocol/review';
 import { err, ok, rennetError, type ErrorCode, type RennetError, type Result } from '../../protocol/result';
 import type { AsksExplainResult } from '../../protocol/rpc';
 import { buildCitationIndex } from '../board/citations';
-import { runOneTurn } from '../board/oneTurn';
+import { oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
 import { loadBoard } from '../board/persist';
 import type { SeatSpec } from '../pipeline/ports';
 import { HarnessConfigRefusal, type LensHarness } from '../review/harnessConfig';
@@ -29,8 +30,11 @@ import { canonicalJson, type AskLog } from './log';
  *    same anchor; append the reviewer's question (quoteReply, author `reviewer`).
  * 3. Resolve the lens's harness exactly as a draft would (lensHarnessFromConfig). None → refused
  *    `no-harness`, and the thread keeps only the question: no agent message is made up.
- * 4. Run ONE turn: the static explain prompt, and four read-only tools (explainTools.ts), served
- *    in-process and over a per-turn seat MCP server for the CLI harnesses.
+ * 4. Run ONE turn: the static explain prompt, its four read-only tools (explainTools.ts) and the
+ *    read tools every seat gets (host/read/), served in-process and over a per-turn seat MCP
+ *    server for the CLI harnesses, which run in a snapshot of the generation's reviewed head
+ *    (host/read/headWorkspace.ts), never the user's checkout. The turn's spend — its reads of the
+ *    change included — goes to the host log.
  * 5. Append the answer (quoteReply, author `agent`) ending with its provenance line.
  *
  * Every refusal after step 2 carries `detail.threadId`: the thread exists and holds the question.
@@ -187,14 +191,20 @@ export async function explainSpan(deps: ExplainDeps, raw: unknown, signal?: Abor
     };
     // The explainer reads the change as every seat does (host/read), besides its own four tools.
     const served = withReadTools(surface, readSurface(gitChangeSource({ repoDir: session.repoRoot, patchset, contextDir: join(CONTEXT_ROOT, sessionId) })));
-    const turn = await runOneTurn(harness, { seat, prompt: explainPrompt(anchor.lens), cwd: session.repoRoot, surface: served, signal: abort.signal });
+    const where = `${anchor.lens} element ${anchor.elementId} of generation ${generation.id} (session ${sessionId}, thread ${threadId})`;
+    // A CLI explainer's own file tools see the reviewed head, as a lens seat's do; the others read only through the tools.
+    const cwd = await seatWorkingDir(harness.kind, store.dir, session.repoRoot, patchset);
+    if (cwd.note) deps.log?.('warn', `explain ${where}: the explainer runs in ${session.repoRoot}: ${cwd.note}`);
+    const started = performance.now();
+    const turn = await runOneTurn(harness, { seat, prompt: explainPrompt(anchor.lens), cwd: cwd.dir, surface: served, signal: abort.signal });
+    const spend = oneTurnSpend(seat, harness, turn, performance.now() - started, served.stats());
+    deps.log?.('info', `explain ${where}: spend ${JSON.stringify(spend)} (${readsText(spend)} of the change)`);
 
     const provenance = { harness: harness.kind, model: harness.model };
-    const where = `${anchor.lens} element ${anchor.elementId} of generation ${generation.id} (session ${sessionId}, thread ${threadId})`;
     const answer = surface.answer;
     // An answer handed in stands even when the harness failed after it (it is complete as given).
     if (answer === null) {
-      const stats = surface.stats();
+      const stats = served.stats();
       const by = `${harness.kind}${harness.model ? ` (${harness.model})` : ''}`;
       deps.log?.('warn', `explain ${where}: no answer from ${by}: ${turn.outcome}${turn.message ? `: ${turn.message}` : ''}`);
       if (turn.outcome === 'aborted' || abort.signal.aborted) {
@@ -207,7 +217,7 @@ export async function explainSpan(deps: ExplainDeps, raw: unknown, signal?: Abor
       return refused(
         'invalid-request',
         'no-answer',
-        `${by} ended its turn without handing in an explanation (${stats.calls} tool calls, ${stats.refusals} refused). The question stays in its thread; ask again.`,
+        `${by} ended its turn without handing in an explanation (${stats.calls} tool calls, ${stats.refusals} refused; ${readsText(spend)} of the change). The question stays in its thread; ask again.`,
         threadId,
       );
     }

@@ -1,3 +1,4 @@
+import type { SeatSpend } from '../../protocol/review';
 import type { Harness, SeatSpec, TurnResult } from '../pipeline/ports';
 import { startSeatServer, type ServedToolSurface } from './mcpServer';
 
@@ -31,6 +32,44 @@ export async function runOneTurn(harness: Harness, input: { seat: SeatSpec; prom
   } finally {
     await server?.close();
   }
+}
+
+/**
+ * A one-shot seat's spend, recorded as a pipeline seat's turn is (host/pipeline/run.ts): time,
+ * tokens and price as the harness reported them (null when it did not), tool calls and refusals,
+ * and the read tools' share — calls, the bytes they sent and the milliseconds they took.
+ */
+export function oneTurnSpend(
+  seat: SeatSpec,
+  harness: Pick<Harness, 'kind' | 'model'>,
+  result: TurnResult,
+  durationMs: number,
+  totals: { calls: number; refusals: number; readCalls: number; readBytes: number; readMs: number },
+): SeatSpend {
+  const tokens = (n: number | null | undefined) => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null);
+  const price = result.usage?.priceUsd;
+  return {
+    seat: seat.seatId,
+    lens: seat.lens,
+    role: seat.role,
+    harness: harness.kind,
+    model: harness.model,
+    durationMs: Math.max(0, Math.round(durationMs)),
+    inputTokens: tokens(result.usage?.inputTokens),
+    outputTokens: tokens(result.usage?.outputTokens),
+    toolCalls: totals.calls,
+    refusals: totals.refusals,
+    readCalls: totals.readCalls,
+    readBytes: totals.readBytes,
+    readMs: Math.round(totals.readMs),
+    priceUsd: typeof price === 'number' && Number.isFinite(price) && price >= 0 ? price : null,
+  };
+}
+
+/** `7 reads, 12 KiB, 340 ms`: a one-shot seat's reads of the change, for a log line or a message. */
+export function readsText(spend: Pick<SeatSpend, 'readCalls' | 'readBytes' | 'readMs'>): string {
+  const calls = spend.readCalls ?? 0;
+  return `${calls} read${calls === 1 ? '' : 's'}, ${Math.ceil((spend.readBytes ?? 0) / 1024)} KiB, ${Math.round(spend.readMs ?? 0)} ms`;
 }
 
 /**

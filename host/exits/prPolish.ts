@@ -7,13 +7,14 @@ import { RESULT_MAX_BYTES } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import { PROMPT_FILES } from '../../prompts/generated';
 import { PR_OPENER_PROMPT, PROMPTS_VERSION } from '../../prompts/manifest';
-import { checkToolCall, runOneTurn } from '../board/oneTurn';
+import { checkToolCall, oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import { canonicalJson } from '../capture/ids';
 import { CONTEXT_ROOT } from '../pipeline/contextDir';
 import type { SeatSpec } from '../pipeline/ports';
 import { withReadTools } from '../read/compose';
 import { gitChangeSource } from '../read/gitSource';
+import { seatWorkingDir } from '../read/headWorkspace';
 import { readSurface } from '../read/tools';
 import type { LensHarness } from '../review/harnessConfig';
 import { PR_TITLE_MAX_CHARS, type BranchCommit, type PullRequestDraft } from './prDraft';
@@ -31,6 +32,10 @@ import { PR_TITLE_MAX_CHARS, type BranchCommit, type PullRequestDraft } from './
  * evidence answers the stored bytes — across previews, a reload and a host restart — so the
  * composition id that Open binds to stays the same; changed evidence polishes again. A failed or
  * refused turn leaves the deterministic draft, said as such; it is never cached.
+ *
+ * A CLI opener (Claude Code, Codex) runs in a snapshot of the capture's head under the data
+ * directory (host/read/headWorkspace.ts), never the user's checkout. The turn's spend — its reads
+ * of the change included — rides on the `pr.polished` event it writes, and goes to the log either way.
  */
 
 /** The session event a polished title and description are kept under. */
@@ -165,6 +170,8 @@ export function polishSurface(subject: { draft: { title: string; body: string };
 // ─── The turn, and its cache ─────────────────────────────────────────────────────────────────
 
 export interface PolishStore {
+  /** The data directory: a CLI opener's head snapshot is written under it. */
+  readonly dir: string;
   appendEvent(sessionId: string, kind: string, payload: unknown, now: string): unknown;
   readEvents(sessionId: string): Array<{ kind: string; payload: unknown }>;
 }
@@ -232,7 +239,13 @@ export async function polishDraft(deps: PolishDeps, request: PolishRequest, sign
     const surface = polishSurface({ draft, commits: request.commits });
     const served = withReadTools(surface, readSurface(gitChangeSource({ repoDir: request.repoRoot, patchset: request.patchset, contextDir: join(CONTEXT_ROOT, request.sessionId) })));
     const seat: SeatSpec = { seatId: 'design:pr-opener', lens: 'design', role: 'reviewer' };
-    const turn = await runOneTurn(harness, { seat, prompt: prOpenerPrompt(), cwd: request.repoRoot, surface: served, signal: abort.signal });
+    const by = `${harness.kind}${harness.model ? ` (${harness.model})` : ''}`;
+    const cwd = await seatWorkingDir(harness.kind, deps.store.dir, request.repoRoot, request.patchset);
+    if (cwd.note) deps.log?.('warn', `pull request polish by ${by} runs in ${request.repoRoot}: ${cwd.note}`);
+    const started = performance.now();
+    const turn = await runOneTurn(harness, { seat, prompt: prOpenerPrompt(), cwd: cwd.dir, surface: served, signal: abort.signal });
+    const spend = oneTurnSpend(seat, harness, turn, performance.now() - started, served.stats());
+    deps.log?.('info', `pull request polish by ${by}: spend ${JSON.stringify(spend)} (${readsText(spend)} of the change)`);
     const { title, description } = surface;
     if (title === null || description === null) {
       const missing = [title === null ? SET_TITLE : null, description === null ? SET_DESCRIPTION : null].filter(Boolean).join(' and ');
@@ -243,11 +256,11 @@ export async function polishDraft(deps: PolishDeps, request: PolishRequest, sign
             : 'it was cancelled'
           : turn.outcome === 'failed'
             ? (turn.message ?? 'it failed without saying why')
-            : `it ended its turn without ${missing} (${surface.stats().calls} tool calls, ${surface.stats().refusals} refused)`;
-      deps.log?.('warn', `pull request polish by ${harness.kind}${harness.model ? ` (${harness.model})` : ''}: ${why}; the draft stands`);
+            : `it ended its turn without ${missing} (${spend.toolCalls} tool calls, ${spend.refusals} refused; ${readsText(spend)} of the change)`;
+      deps.log?.('warn', `pull request polish by ${by}: ${why}; the draft stands`);
       return { ...draft, polish: { state: 'failed', ...who, message: why } };
     }
-    deps.store.appendEvent(request.sessionId, PR_POLISHED_EVENT_KIND, { evidenceId, title, body: description, harness: harness.kind, model: harness.model }, (deps.now ?? (() => new Date().toISOString()))());
+    deps.store.appendEvent(request.sessionId, PR_POLISHED_EVENT_KIND, { evidenceId, title, body: description, harness: harness.kind, model: harness.model, spend }, (deps.now ?? (() => new Date().toISOString()))());
     return { title, body: description, polish: { state: 'polished', ...who, evidenceId, reused: false } };
   } finally {
     clearTimeout(timer);

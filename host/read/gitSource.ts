@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Patchset, Side } from '../../protocol/patchset';
+import { BLOB_READ_MAX_BYTES } from '../../protocol/limits';
 import { READ_CONTEXT_MAX_BYTES, SEARCH_MAX_MATCHES, SEARCH_MAX_MATCHES_PER_FILE } from '../../protocol/read';
 import { escapeControls } from '../../protocol/text';
 import { readBlobBounded } from '../capture/blob';
@@ -58,7 +59,13 @@ export function gitChangeSource(options: GitSourceOptions): ChangeSource {
       if (!blob.ok) return { kind: 'error', message: blob.stderr.slice(0, 300) || `git cat-file exited ${blob.code}` };
       const { text, bytes, truncated } = blob.value;
       if (text === null) return { kind: 'binary', bytes } satisfies TreeFile;
-      return { kind: 'text', text, bytes, truncated };
+      if (truncated) {
+        // Stated with its size, never served in part.
+        const size = await runGit(['cat-file', '-s', spec], { cwd: repoDir });
+        const total = Number(size.stdout.toString('utf8').trim());
+        return { kind: 'too-large', bytes: size.code === 0 && Number.isSafeInteger(total) ? total : null, limitBytes: BLOB_READ_MAX_BYTES };
+      }
+      return { kind: 'text', text, bytes };
     },
 
     async search(pattern, side, rawPath): Promise<SearchResult> {

@@ -15,7 +15,7 @@ import { runGit } from '../git/run';
  * working tree are never touched. Symbolic links are written as plain files holding their target
  * (`core.symlinks=false`): a link in the change cannot point a seat's read outside the snapshot.
  * Reused per patchset (a `<id>.head` file beside it records the commit); the least recently used
- * beyond HEAD_WORKSPACES_KEPT are removed.
+ * beyond HEAD_WORKSPACES_KEPT are removed, and an archived review's go with it (dropHeadWorkspaces).
  */
 
 export const HEAD_WORKSPACES_KEPT = 6;
@@ -61,6 +61,24 @@ export function headWorkspace(dataDir: string, repoDir: string, patchset: Patchs
   return made;
 }
 
+/**
+ * Removes the snapshots of these patchsets (an archived review's), with their markers. Ids that
+ * are not patchset ids are ignored; a snapshot being written now is left to its writer.
+ */
+export function dropHeadWorkspaces(dataDir: string, patchsetIds: Iterable<string>): string[] {
+  const root = join(dataDir, 'heads');
+  const dropped: string[] = [];
+  for (const id of new Set(patchsetIds)) {
+    if (!PATCHSET_ID.test(id)) continue;
+    const dir = join(root, id);
+    if (pending.has(dir) || !existsSync(dir)) continue;
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(`${dir}.head`, { force: true });
+    dropped.push(id);
+  }
+  return dropped;
+}
+
 /** Keeps the most recently used snapshots; older ones (and their markers) go. */
 function pruneOld(root: string, keep: string): void {
   const entries = readdirSync(root, { withFileTypes: true })
@@ -72,4 +90,19 @@ function pruneOld(root: string, keep: string): void {
     rmSync(entry.dir, { recursive: true, force: true });
     rmSync(`${entry.dir}.head`, { force: true });
   }
+}
+
+/** Harnesses that run a process in the seat's directory and read files there with their own tools (Claude Code, Codex). */
+export const DIRECTORY_HARNESSES: ReadonlySet<string> = new Set(['claude-code', 'codex']);
+
+/**
+ * Where one seat of `harnessKind` runs: the reviewed head's snapshot when its harness reads its
+ * directory (a CLI), else `repoDir` — HTTP and vscode.lm seats read only through the read tools, so
+ * no snapshot is written for them. A snapshot that could not be made leaves `repoDir`, with why
+ * (the read tools read the capture either way).
+ */
+export async function seatWorkingDir(harnessKind: string, dataDir: string, repoDir: string, patchset: Patchset): Promise<{ dir: string; note: string | null }> {
+  if (!DIRECTORY_HARNESSES.has(harnessKind)) return { dir: repoDir, note: null };
+  const made = await headWorkspace(dataDir, repoDir, patchset);
+  return made.ok ? { dir: made.value, note: null } : { dir: repoDir, note: made.error.message };
 }

@@ -28,8 +28,10 @@ import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 
 /** A file of a captured tree, as the source read it. */
 export type TreeFile =
-  | { kind: 'text'; text: string; bytes: number; truncated: boolean }
+  | { kind: 'text'; text: string; bytes: number }
   | { kind: 'binary'; bytes: number }
+  /** Over the most Rennet reads of one file (BLOB_READ_MAX_BYTES): stated, never sent in part. `bytes` is its size when git told it. */
+  | { kind: 'too-large'; bytes: number | null; limitBytes: number }
   | { kind: 'submodule' }
   | { kind: 'missing' }
   | { kind: 'error'; message: string };
@@ -249,6 +251,10 @@ async function readFile(source: ChangeSource, path: string, side: Side, start?: 
       return refused(`${name} is a submodule at the ${side}: its content is another repository.`);
     case 'binary':
       return refused(`${name} is binary at the ${side} (${file.bytes} bytes): there are no lines to read.`);
+    case 'too-large':
+      return refused(
+        `${name} is too large to read at the ${side} (${file.bytes === null ? `over ${file.limitBytes}` : file.bytes} bytes; Rennet reads files of at most ${file.limitBytes} bytes): its content is not served. search_code still finds lines in it.`,
+      );
     case 'error':
       return refused(`${name} could not be read at the ${side}: ${file.message}`);
   }
@@ -259,7 +265,7 @@ async function readFile(source: ChangeSource, path: string, side: Side, start?: 
   const last = Math.min(all.length, end ?? first + READ_FILE_MAX_LINES - 1, first + READ_FILE_MAX_LINES - 1);
   if (end !== undefined && end < first) return refused('end_line is before start_line; nothing was read.');
   const width = String(last).length;
-  const out = [`${name} at the ${side}, lines ${first}–${last} of ${all.length}${file.truncated ? ' (the file is larger than Rennet reads; lines past the read are not shown)' : ''}:`];
+  const out = [`${name} at the ${side}, lines ${first}–${last} of ${all.length}:`];
   let bytes = Buffer.byteLength(out[0] as string, 'utf8');
   for (let n = first; n <= last; n++) {
     const line = `${String(n).padStart(width)}| ${clip(all[n - 1] ?? '')}`;

@@ -104,11 +104,11 @@ function pageFooter(report: ReviewReport): string {
         (s) =>
           `<tr><td><code>${esc(s.seat)}</code></td><td>${esc(LENS_TITLES[s.lens])}</td><td>${esc(s.role)}</td><td>${esc(s.harness)}</td><td>${s.model === null ? '<span class="muted">not reported</span>' : esc(s.model)}</td>` +
           `<td class="num">${seconds(s.durationMs)}</td><td class="num">${orUnknown(s.inputTokens)}</td><td class="num">${orUnknown(s.outputTokens)}</td>` +
-          `<td class="num">${orUnknown(s.toolCalls)}</td><td class="num">${orUnknown(s.refusals)}</td><td class="num">${s.readCalls === undefined || s.readCalls === null ? '<span class="muted">—</span>' : `${s.readCalls} (${Math.ceil((s.readBytes ?? 0) / 1024)} KiB)`}</td><td class="num">${s.priceUsd === null ? '<span class="muted">—</span>' : `$${s.priceUsd.toFixed(4)}`}</td></tr>`,
+          `<td class="num">${orUnknown(s.toolCalls)}</td><td class="num">${orUnknown(s.refusals)}</td><td class="num">${s.readCalls === undefined || s.readCalls === null ? '<span class="muted">—</span>' : `${s.readCalls} (${Math.ceil((s.readBytes ?? 0) / 1024)} KiB)`}</td><td class="num">${s.readMs === undefined || s.readMs === null ? '<span class="muted">—</span>' : seconds(s.readMs)}</td><td class="num">${s.priceUsd === null ? '<span class="muted">—</span>' : `$${s.priceUsd.toFixed(4)}`}</td></tr>`,
       )
       .join('\n');
     parts.push(`<details><summary>Spend: ${report.spend.length} seat turn${report.spend.length === 1 ? '' : 's'}</summary>
-<div class="scroll"><table class="data"><thead><tr><th>Seat</th><th>Lens</th><th>Role</th><th>Harness</th><th>Model</th><th>Time</th><th>Input tokens</th><th>Output tokens</th><th>Tool calls</th><th>Refusals</th><th>Reads</th><th>Price</th></tr></thead>
+<div class="scroll"><table class="data"><thead><tr><th>Seat</th><th>Lens</th><th>Role</th><th>Harness</th><th>Model</th><th>Time</th><th>Input tokens</th><th>Output tokens</th><th>Tool calls</th><th>Refusals</th><th>Reads</th><th>Read time</th><th>Price</th></tr></thead>
 <tbody>${rows}</tbody></table></div></details>`);
   }
   if (report.timings.length > 0) {

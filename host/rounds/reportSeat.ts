@@ -1,22 +1,30 @@
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { RESULT_MAX_BYTES } from '../../protocol/board';
+import type { Patchset } from '../../protocol/patchset';
 import { READ_RESULT_MAX_BYTES } from '../../protocol/read';
 import type { Result } from '../../protocol/result';
+import type { SeatSpend } from '../../protocol/review';
 import { REPORT_BEYOND_MAX_ENTRIES, REPORT_NOTE_MAX_CHARS, REPORT_RESPONSE_MAX_BYTES, type EvidenceFile, type ReportRefusal, type RoundReport } from '../../protocol/rounds';
-import { runOneTurn } from '../board/oneTurn';
+import { oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import type { SeatSpec } from '../pipeline/ports';
 import { roundReportPrompt } from '../pipeline/prompts';
+import { withReadTools } from '../read/compose';
+import { gitChangeSource } from '../read/gitSource';
+import { readSurface } from '../read/tools';
 import type { LensHarness } from '../review/harnessConfig';
 import { verifyClassification } from './verify';
 
 /**
- * The round report's one classification turn. The seat gets exactly two tools: `read_evidence`
+ * The round report's one classification turn. The seat gets its two own tools — `read_evidence`
  * (evidence.json page by page: the asks and the round's facts on page 1, manifest units on every
  * page, each page within the read tools' result limit) and `submit_report` (the classification,
  * verified by the host the moment it is handed in — a refusal names what is wrong, and the seat may
- * correct it within the same turn). Nothing of the change is in the prompt. No second turn is ever
- * spawned: a turn that ends without an accepted report fails the round at this boundary.
+ * correct it within the same turn) — and the read tools every seat gets (host/read/), over the
+ * round's successor patchset, so it can read the code around a unit before it judges it. Nothing
+ * of the change is in the prompt. No second turn is ever spawned: a turn that ends without an
+ * accepted report fails the round at this boundary.
  */
 
 export const READ_EVIDENCE = 'read_evidence';
@@ -146,10 +154,12 @@ export function reportSurface(subject: ReportSubject): ReportSurface {
 }
 
 export interface ReportTurnInput extends ReportSubject {
-  /** The bound workspace: the turn's working directory. */
+  /** The bound workspace: the turn's working directory, and the repository the read tools read. */
   workspace: string;
-  /** The context directory, repo-relative (`.rennet/context/<session>`), as the prompt names it. */
+  /** The context directory, relative to the workspace (`.rennet/context/<session>`): what read_context reads. */
   contextDir: string;
+  /** The round's successor patchset (its id is the evidence's): what the read tools serve. */
+  successor: Patchset;
 }
 
 export type ReportTurnFailure = { kind: 'no-harness'; message: string } | { kind: 'refused'; reason: ReportRefusal; message: string } | { kind: 'no-report' | 'harness-failed' | 'cancelled'; message: string };
@@ -159,7 +169,7 @@ export async function runReportTurn(
   harnessOf: (signal: AbortSignal) => Promise<LensHarness>,
   input: ReportTurnInput,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
-): Promise<Result<{ report: RoundReport; harness: string; model: string | null }, ReportTurnFailure>> {
+): Promise<Result<{ report: RoundReport; harness: string; model: string | null; spend: SeatSpend }, ReportTurnFailure>> {
   const abort = new AbortController();
   const onAbort = () => abort.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -178,14 +188,18 @@ export async function runReportTurn(
     const harness = chosen.harness;
     if (!harness) return { ok: false, error: { kind: 'no-harness', message: `no harness is available for the round report${chosen.hint ? ` (${chosen.hint})` : ''}` } };
     const surface = reportSurface(input);
+    const contextDir = isAbsolute(input.contextDir) ? input.contextDir : join(input.workspace, input.contextDir);
+    const served = withReadTools(surface, readSurface(gitChangeSource({ repoDir: input.workspace, patchset: input.successor, contextDir })));
     const seat: SeatSpec = { seatId: 'round:report', lens: 'flagged', role: 'reviewer' };
-    const turn = await runOneTurn(harness, { seat, prompt: roundReportPrompt({ contextDir: input.contextDir }), cwd: input.workspace, surface, signal: abort.signal });
-    if (surface.report) return { ok: true, value: { report: surface.report, harness: harness.kind, model: harness.model } };
+    const started = performance.now();
+    const turn = await runOneTurn(harness, { seat, prompt: roundReportPrompt({ contextDir: input.contextDir }), cwd: input.workspace, surface: served, signal: abort.signal });
+    const spend = oneTurnSpend(seat, harness, turn, performance.now() - started, served.stats());
+    if (surface.report) return { ok: true, value: { report: surface.report, harness: harness.kind, model: harness.model, spend } };
     if (turn.outcome === 'aborted' || abort.signal.aborted) return { ok: false, error: { kind: 'cancelled', message: timedOut ? `the report seat did not finish within ${Math.round((options.timeoutMs ?? REPORT_TURN_TIMEOUT_MS) / 1000)} s` : 'the round was cancelled' } };
     if (surface.lastRefusal) return { ok: false, error: { kind: 'refused', reason: surface.lastRefusal.reason, message: `the report seat's last report was refused (${surface.lastRefusal.reason}): ${surface.lastRefusal.message}` } };
     if (turn.outcome === 'failed') return { ok: false, error: { kind: 'harness-failed', message: turn.message ?? 'the report seat failed without saying why' } };
     const s = surface.stats();
-    return { ok: false, error: { kind: 'no-report', message: `the report seat ended its turn without handing in a report (${s.calls} tool calls, ${s.pagesRead} evidence pages read)` } };
+    return { ok: false, error: { kind: 'no-report', message: `the report seat ended its turn without handing in a report (${s.calls} tool calls, ${s.pagesRead} evidence pages read; ${readsText(spend)} of the change)` } };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);

@@ -121,6 +121,8 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     assert.ok(app && log && expected.length === 2, JSON.stringify(expected.map((u) => [u.kind, u.path])));
     const server = await reportServer([
       { toolCalls: [{ name: 'read_evidence', input: { page: 1 } }] },
+      // The read tools over the round's successor: the changed file's diff, base → the round's commit.
+      { toolCalls: [{ name: 'read_diff', input: { path: 'src/app.js' } }] },
       {
         toolCalls: [
           {
@@ -171,6 +173,12 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     const turns = server.requests.filter((r) => r.seat === 'report');
     const results = turns.flatMap((r) => openAiToolResults(r.body ?? {}));
     assert.ok(results.some((r) => r.text.includes(app.id) && r.text.includes('const total')), 'read_evidence answered the manifest');
+    const offered = JSON.stringify(turns[0]?.body?.tools ?? []);
+    for (const name of ['list_changes', 'read_diff', 'read_file', 'search_code', 'read_context', 'read_evidence', 'submit_report']) assert.ok(offered.includes(`"${name}"`), `the report seat was not offered ${name}`);
+    const diff = results.find((r) => r.text.startsWith('src/app.js — modified'));
+    assert.ok(diff, `read_diff was not answered: ${JSON.stringify(results.map((r) => r.text.slice(0, 80)))}`);
+    assert.match(diff.text, /^\+ +3 \| {3}const total = a \+ b;$/m, `read_diff does not carry the successor's added line:\n${diff.text}`);
+    assert.match(diff.text, /^- +3 +\| {3}return a \+ b;$/m, 'read_diff reads from the reviewed base (main), not the round’s own start');
     const prompt = JSON.stringify((turns[0]?.body?.messages as unknown[] | undefined)?.slice(0, 2) ?? []);
     assert.ok(prompt.includes('evidence.json') && !prompt.includes('total') && !prompt.includes('Call it total'), 'the prompt names the file, never its content');
     // The successor is the review's patchset now; the dispatched asks left the lane, the question stayed.

@@ -1,8 +1,29 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GITHUB_REVIEW_BODY_MAX_CHARS } from '../../../protocol/exits';
+import type { Patchset } from '../../../protocol/patchset';
+import { READ_DIFF, READ_TOOL_NAMES } from '../../../protocol/read';
+import type { SeatSpend } from '../../../protocol/review';
 import { PR_OPENER_PROMPT } from '../../../prompts/manifest';
 import { PR_TITLE_MAX_CHARS } from '../../../host/exits/prDraft';
-import { checkDescription, checkTitle, polishEvidenceId, polishSurface, prOpenerPrompt, READ_DRAFT, SET_DESCRIPTION, SET_TITLE, type PolishEvidence } from '../../../host/exits/prPolish';
+import {
+  checkDescription,
+  checkTitle,
+  PR_POLISHED_EVENT_KIND,
+  polishDraft,
+  polishEvidenceId,
+  polishSurface,
+  prOpenerPrompt,
+  READ_DRAFT,
+  SET_DESCRIPTION,
+  SET_TITLE,
+  type PolishEvidence,
+} from '../../../host/exits/prPolish';
+import type { Harness, TurnRequest, TurnResult } from '../../../host/pipeline/ports';
+import type { Store } from '../../../host/store';
+import type { TestRepo } from '../../fixtures/gitRepo';
+import { Temp, codeChange, openStore, sessionFor } from '../pipeline/fixtures';
 
 /**
  * The pull-request opener's own tools (pure): the draft reaches the model only through read_draft,
@@ -75,5 +96,85 @@ describe('host/exits/prPolish: the opener surface and its evidence', () => {
     ];
     const ids = new Set([id, ...variants.map(polishEvidenceId)]);
     assert.equal(ids.size, variants.length + 1);
+  });
+});
+
+/**
+ * The opener's one turn over a real capture and store. The opener is an in-process harness that
+ * behaves like a model and reports the harness kind it stands for: it reads the draft and a changed
+ * file's diff, hands in the text, and records the directory and tools its turn was given. A CLI
+ * opener runs in the snapshot of the reviewed head under the data directory (the checkout is on
+ * main); the turn's spend, its reads included, rides on the pr.polished event.
+ */
+class ReadingOpener implements Harness {
+  readonly origin = 'other' as const;
+  readonly model = 'scripted-opener';
+  readonly turns: Array<{ cwd: string; offered: string[]; diff: string }> = [];
+  constructor(readonly kind: string) {}
+  async runTurn(request: TurnRequest): Promise<TurnResult> {
+    assert.equal((await request.tools.call(READ_DRAFT, {})).isError, false);
+    const diff = await request.tools.call(READ_DIFF, { path: 'src/app.ts' });
+    assert.equal(diff.isError, false, diff.text);
+    this.turns.push({ cwd: request.cwd, offered: request.tools.tools.map((t) => t.name), diff: diff.text });
+    assert.equal((await request.tools.call(SET_TITLE, { title: 'Spell out two lines of the app' })).isError, false);
+    assert.equal((await request.tools.call(SET_DESCRIPTION, { markdown: 'Lines ten and thirty of src/app.ts are spelled out.' })).isError, false);
+    return { outcome: 'ended', message: null, usage: null };
+  }
+}
+
+describe('host/exits/prPolish: the opener turn reads the reviewed head, and its reads are spend', function () {
+  this.timeout(60_000);
+  const temp = new Temp();
+  let repo: TestRepo;
+  let patchset: Patchset;
+  let store: Store;
+  let sessionId: string;
+
+  before(async () => {
+    ({ repo, patchset } = await codeChange());
+    store = await openStore(temp);
+    sessionId = sessionFor(store, repo, patchset);
+    repo.git('checkout', '-q', 'main');
+  });
+  after(() => {
+    store?.close();
+    repo?.cleanup();
+    temp.cleanup();
+  });
+
+  async function polishWith(opener: ReadingOpener, title: string) {
+    const logged: string[] = [];
+    const polished = await polishDraft(
+      { store, harness: async () => ({ harness: opener, hint: null }), log: (level, message) => logged.push(`${level} ${message}`) },
+      { sessionId, repoRoot: repo.dir, patchset, generationId: null, branch: 'feature', base: 'main', commits: [{ sha: patchset.head, subject: 'change' }], draft: { title, body: '- change', sources: ['commits'] } },
+    );
+    assert.equal(polished.polish.state, 'polished', JSON.stringify(polished.polish));
+    const event = store.readEvents(sessionId).filter((e) => e.kind === PR_POLISHED_EVENT_KIND).at(-1)?.payload as { title: string; spend?: SeatSpend } | undefined;
+    return { logged, event };
+  }
+
+  it('an HTTP opener runs in the repository (no snapshot); its spend is on the pr.polished event', async () => {
+    const http = new ReadingOpener('openai-compatible');
+    const { event } = await polishWith(http, 'Change (http)');
+    assert.equal(http.turns[0]?.cwd, repo.dir);
+    assert.ok(!existsSync(join(store.dir, 'heads', patchset.id)), 'no head snapshot for an HTTP opener');
+    assert.equal(event?.spend?.seat, 'design:pr-opener');
+    assert.equal(event?.spend?.readCalls, 1);
+  });
+
+  it('a CLI opener runs in the snapshot of the reviewed head; read_diff answers the head; the spend counts its reads', async () => {
+    const claude = new ReadingOpener('claude-code');
+    const { logged, event } = await polishWith(claude, 'Change (cli)');
+    const turn = claude.turns[0];
+    assert.ok(turn);
+    assert.equal(turn.cwd, join(store.dir, 'heads', patchset.id));
+    assert.ok(readFileSync(join(turn.cwd, 'src/app.ts'), 'utf8').includes('line ten\n'), 'the snapshot holds the reviewed head');
+    assert.ok(!readFileSync(join(repo.dir, 'src/app.ts'), 'utf8').includes('line ten'), 'the checkout is on main');
+    for (const name of READ_TOOL_NAMES) assert.ok(turn.offered.includes(name), `the opener was not offered ${name}`);
+    assert.match(turn.diff, /^\+ +10 \| line ten$/m);
+    const spend = event?.spend;
+    assert.deepEqual([spend?.seat, spend?.lens, spend?.harness, spend?.model, spend?.toolCalls, spend?.refusals, spend?.readCalls, spend?.inputTokens], ['design:pr-opener', 'design', 'claude-code', 'scripted-opener', 4, 0, 1, null]);
+    assert.ok((spend?.readBytes ?? 0) >= Buffer.byteLength(turn.diff) && typeof spend?.readMs === 'number', JSON.stringify(spend));
+    assert.ok(logged.some((l) => l.startsWith('info pull request polish by claude-code (scripted-opener): spend {') && l.includes('1 read, ')), JSON.stringify(logged));
   });
 });

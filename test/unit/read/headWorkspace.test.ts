@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, lstatSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Patchset } from '../../../protocol/patchset';
-import { HEAD_WORKSPACES_KEPT, headWorkspace } from '../../../host/read/headWorkspace';
+import { dropHeadWorkspaces, HEAD_WORKSPACES_KEPT, headWorkspace } from '../../../host/read/headWorkspace';
+import { archiveSession, sessionPatchsetIds } from '../../../host/rounds/archive';
 import type { Harness } from '../../../host/pipeline/ports';
 import { prepareLensRun } from '../../../host/review/command';
 import { writeContextDir, writeNoiseOffer } from '../../../host/pipeline/contextDir';
@@ -71,6 +72,26 @@ describe('host/read/headWorkspace: the seats run in a snapshot of the reviewed h
     const remade = await headWorkspace(data, repo.dir, patchset);
     assert.ok(remade.ok);
     assert.equal(readFileSync(join(remade.value, 'src/app.ts'), 'utf8'), 'export const version = 2;\n');
+  });
+
+  it('is dropped with its review: archiving the session removes the snapshots of its patchsets, and a later seat writes it again', async () => {
+    const made = await headWorkspace(data, repo.dir, patchset);
+    assert.ok(made.ok && existsSync(made.value) && existsSync(`${made.value}.head`));
+    const store = await Store.open(join(data, 'store'));
+    try {
+      const { session } = store.getOrCreateSession({ repoRoot: repo.dir, target: { kind: 'branch', head: 'feature', base: 'main' }, now: '2026-12-02T00:00:00.000Z' });
+      store.putPatchset(patchset);
+      store.attachPatchset(session.id, patchset.id, '2026-12-02T00:00:00.000Z');
+      assert.deepEqual(sessionPatchsetIds(store, session.id), [patchset.id]);
+      const archived = await archiveSession(store, store.getSession(session.id)!, { now: () => '2026-12-02T00:00:01.000Z', snapshots: { dataDir: data, patchsetIds: sessionPatchsetIds(store, session.id) } });
+      assert.ok(archived.ok, archived.ok ? '' : archived.error.message);
+    } finally {
+      store.close();
+    }
+    assert.ok(!existsSync(made.value) && !existsSync(`${made.value}.head`), 'the snapshot went with the archived review');
+    assert.deepEqual(dropHeadWorkspaces(data, ['not-a-patchset', '../x']), [], 'only patchset ids name snapshots');
+    const again = await headWorkspace(data, repo.dir, patchset);
+    assert.ok(again.ok && existsSync(join(again.value, 'src/new.ts')));
   });
 
   it(`keeps the ${HEAD_WORKSPACES_KEPT} most recently used and removes older ones`, async () => {

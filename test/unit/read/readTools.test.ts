@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BLOB_READ_MAX_BYTES } from '../../../protocol/limits';
 import type { Patchset } from '../../../protocol/patchset';
 import { LIST_CHANGES, READ_CONTEXT, READ_DIFF, READ_FILE, READ_RESULT_MAX_BYTES, READ_TOOL_NAMES, SEARCH_CODE } from '../../../protocol/read';
 import { buildCitationIndex } from '../../../host/board/citations';
@@ -183,6 +184,39 @@ describe('host/read: the read tools every seat gets', () => {
     assert.ok(Buffer.byteLength(file.text, 'utf8') <= READ_RESULT_MAX_BYTES);
     assert.match(file.text, /\[cut at line \d+ to stay within 16384 bytes; continue with start_line \d+\]$/);
     rmSync(big.dir, { recursive: true, force: true });
+  });
+
+  it('a file over the size Rennet reads is stated as too large, with its size, and none of its content is sent', async () => {
+    const huge = new TestRepo();
+    try {
+      const lines = Array.from({ length: 300_000 }, (_, i) => `huge line ${String(i + 1).padStart(6, '0')} ${'z'.repeat(12)}`);
+      const text = `${lines.join('\n')}\n`;
+      const size = Buffer.byteLength(text, 'utf8');
+      assert.ok(size > BLOB_READ_MAX_BYTES, `fixture: ${size} bytes is not over ${BLOB_READ_MAX_BYTES}`);
+      huge.write('data/huge.txt', text).write('small.txt', 'one\n');
+      huge.commit('base');
+      huge.git('checkout', '-q', '-b', 'f');
+      huge.write('small.txt', 'one\ntwo\n');
+      huge.commit('small change');
+      huge.git('checkout', '-q', 'main');
+      const handle = await openRepo(huge.dir);
+      assert.ok(handle.ok);
+      const captured = await capturePatchset(handle.value, { kind: 'branch', base: 'main', head: 'f' });
+      assert.ok(captured.ok, captured.ok ? '' : captured.error.message);
+      const surface = readSurface(gitChangeSource({ repoDir: huge.dir, patchset: captured.value, contextDir: join(huge.dir, '.rennet') }));
+      for (const side of ['head', 'base'] as const) {
+        const result = await surface.call(READ_FILE, { path: 'data/huge.txt', side, start_line: 1, end_line: 5 });
+        assert.equal(result.isError, true, result.text.slice(0, 200));
+        assert.equal(result.text, `data/huge.txt is too large to read at the ${side} (${size} bytes; Rennet reads files of at most ${BLOB_READ_MAX_BYTES} bytes): its content is not served. search_code still finds lines in it.`);
+        assert.doesNotMatch(result.text, /huge line/, 'no line of the file is sent');
+      }
+      // A file under the limit next to it is read as usual, and the search the refusal points at finds a line.
+      assert.match((await surface.call(READ_FILE, { path: 'small.txt', side: 'head' })).text, /^2\| two$/m);
+      const found = await surface.call(SEARCH_CODE, { pattern: 'huge line 299999 ', path: 'data' });
+      assert.match(found.text, /^data\/huge\.txt:299999: huge line 299999 z{12}$/m);
+    } finally {
+      huge.cleanup();
+    }
   });
 
   it('search_code searches the captured tree, not the checkout, and says when nothing matched', async () => {

@@ -246,3 +246,38 @@ describe('review page: renderReviewHtml', function () {
     for (const lens of LENSES) assert.ok(page.includes(`<span class="rail-title">${LENS_TITLES[lens]}</span>`));
   });
 });
+
+describe('review page: the spend table', function () {
+  this.timeout(30_000);
+  let fx: ReviewFixture;
+  before(async () => {
+    fx = await reviewFixture();
+  });
+  after(() => fx.repo.cleanup());
+
+  /** The spend table's header cells and each body row's cells, as text. */
+  function spendTable(page: string): { head: string[]; rows: string[][] } {
+    const table = /<summary>Spend: [^<]*<\/summary>\s*<div class="scroll"><table class="data">([\s\S]*?)<\/table>/.exec(page)?.[1] ?? '';
+    const text = (cell: string) => cell.replace(/<[^>]+>/g, '');
+    const head = [...(/<thead>([\s\S]*?)<\/thead>/.exec(table)?.[1] ?? '').matchAll(/<th>([\s\S]*?)<\/th>/g)].map((m) => text(m[1] as string));
+    const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(table)?.[1] ?? '';
+    const rows = [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) => [...(r[1] as string).matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => text(m[1] as string)));
+    return { head, rows };
+  }
+
+  it('shows each seat turn’s reads: calls with their KiB, and the read time; a record from before the read tools shows neither', () => {
+    const outcome = settledOutcome(fx);
+    const reading = { ...outcome.spend[0]!, seat: 'flagged:reviewer:claude', role: 'reviewer' as const, readCalls: 7, readBytes: 5 * 1024 + 1, readMs: 340 };
+    const slow = { ...reading, seat: 'noise:drafter', lens: 'noise' as const, role: 'drafter' as const, readCalls: 2, readBytes: 900, readMs: 2_450 };
+    const report = toReviewReport({ ...outcome, spend: [...outcome.spend, reading, slow] }, fx.patchset, 'g-0123456789abcdef');
+    const { head, rows } = spendTable(renderReviewHtml(report, fx.patchset));
+    assert.deepEqual(head, ['Seat', 'Lens', 'Role', 'Harness', 'Model', 'Time', 'Input tokens', 'Output tokens', 'Tool calls', 'Refusals', 'Reads', 'Read time', 'Price']);
+    const col = (name: string) => head.indexOf(name);
+    assert.equal(rows.length, 3);
+    for (const row of rows) assert.equal(row.length, head.length, JSON.stringify(row));
+    // The fixture's record predates the read tools: no reads, no read time (never a fake zero).
+    assert.deepEqual([rows[0]![col('Reads')], rows[0]![col('Read time')]], ['—', '—']);
+    assert.deepEqual([rows[1]![col('Seat')], rows[1]![col('Reads')], rows[1]![col('Read time')]], ['flagged:reviewer:claude', '7 (6 KiB)', '340 ms']);
+    assert.deepEqual([rows[2]![col('Seat')], rows[2]![col('Reads')], rows[2]![col('Read time')]], ['noise:drafter', '2 (1 KiB)', '2.5 s']);
+  });
+});

@@ -2,8 +2,13 @@
 // whose model is the scripted provider of ../lmProvider.ts, reached through vscode.lm exactly as a
 // real provider would be (host → rennet/lm/chat → extension → lm.selectChatModels →
 // model.sendRequest → provider), and the board settles through the host's real board writer.
+// The fixture's checkout is on main while these suites draft (restored to feature after): the read
+// tools' results must carry lines only the reviewed head has, which no file in the checkout holds.
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RennetApi } from '../../../../extension/api';
 import type { HarnessReport } from '../../../../extension/commands/showHarnesses';
@@ -26,6 +31,8 @@ const SEQUENCE_SCRIPT_WITH_A_STRAY_CALL: ScriptedRound[] = SEQUENCE_SCRIPT.map((
           // A vscode.lm seat reads the change through the host's read tools, like every seat.
           { name: 'read_diff', input: { path: 'src/app.js' } },
           { name: 'read_file', input: { path: 'src/app.js', side: 'head', start_line: 5, end_line: 5 } },
+          // A file only the reviewed head has: the checkout (main) has no such file at all.
+          { name: 'read_file', input: { path: 'src/new feature.js', side: 'head', start_line: 1, end_line: 2 } },
         ],
       }
     : round,
@@ -34,6 +41,14 @@ const SEQUENCE_SCRIPT_WITH_A_STRAY_CALL: ScriptedRound[] = SEQUENCE_SCRIPT.map((
 function field(el: Record<string, unknown>, name: string): unknown {
   return el[name];
 }
+
+/** git in the fixture repository, with an argv (never a shell). */
+function git(repo: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** The reviewed head's line 5 of src/app.js: the checkout on main has `app line 5` there. */
+const HEAD_ONLY_LINE = 'app line 5 (changed)';
 
 export function registerLmSuites(ctx: SuiteContext): void {
   describe('vscode-lm harness (scripted vscode.lm provider)', () => {
@@ -44,6 +59,12 @@ export function registerLmSuites(ctx: SuiteContext): void {
       api = await rennetApi();
       assert.ok(ctx.fixtureRepo, 'the runner gave no fixture repository');
       sessionId = unwrap(await api.openReview(ctx.fixtureRepo, FEATURE_BRANCH), 'openReview').sessionId;
+      // The reviewed branch is NOT checked out while the seat reads: a read of the working tree would show main.
+      git(ctx.fixtureRepo, 'checkout', '-q', 'main');
+    });
+    after(() => {
+      // The suites after these expect the fixture as the runner made it: feature checked out.
+      if (ctx.fixtureRepo) git(ctx.fixtureRepo, 'checkout', '-q', 'feature');
     });
 
     it('VS Code lists the scripted provider’s models to any extension (lm.selectChatModels)', async () => {
@@ -52,6 +73,9 @@ export function registerLmSuites(ctx: SuiteContext): void {
     });
 
     it('drafts a Sequence board with the scripted model; it settles through the host’s board writer', async () => {
+      assert.equal(git(ctx.fixtureRepo, 'rev-parse', '--abbrev-ref', 'HEAD'), 'main', 'the checkout is not on main while the seat drafts');
+      assert.ok(!readFileSync(join(ctx.fixtureRepo, 'src/app.js'), 'utf8').includes(HEAD_ONLY_LINE), 'the checkout holds the reviewed head’s line');
+      assert.ok(!existsSync(join(ctx.fixtureRepo, 'src/new feature.js')), 'the checkout holds the file only the reviewed head has');
       setScript(SEQUENCE_SCRIPT_WITH_A_STRAY_CALL);
       const drafted = unwrap(await api.draftLens(sessionId, 'sequence', { vendor: SCRIPTED_VENDOR, family: MODELS.drafter.family }), 'draftLens(sequence)');
       assert.equal(drafted.model.vendor, SCRIPTED_VENDOR);
@@ -102,12 +126,14 @@ export function registerLmSuites(ctx: SuiteContext): void {
       assert.match(observed[0]?.firstUserText ?? '', /\S/, 'the first request carried no prompt');
       assert.deepEqual(observed[3]?.roles, ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
       const results = observed[3]?.results ?? {};
-      assert.equal(Object.keys(results).length, 10, JSON.stringify(results));
+      assert.equal(Object.keys(results).length, 11, JSON.stringify(results));
       for (const name of ['list_changes', 'read_diff', 'read_file', 'search_code', 'read_context']) {
         assert.ok(observed[0]?.tools.includes(name), `the read tool ${name} was not offered: ${observed[0]?.tools.join(', ')}`);
       }
+      // The checkout was on main: these lines came from the reviewed head's capture, not the working tree.
       assert.match(results['r0-4'] ?? '', /^\+ +5 \| app line 5 \(changed\)$/m, `read_diff answered: ${results['r0-4']}`);
       assert.match(results['r0-5'] ?? '', /^5\| app line 5 \(changed\)$/m, `read_file answered: ${results['r0-5']}`);
+      assert.match(results['r0-6'] ?? '', /^src\/new feature\.js at the head, lines 1–2 of 12:\n1\| feature line 1\n2\| feature line 2$/m, `read_file of the added file answered: ${results['r0-6']}`);
       assert.match(results['r0-1-c1'] ?? '', /\be\d+\b/, 'cite answered no id');
       assert.match(results['r0-3'] ?? '', /^Error: There is no tool named "delete_repository"/);
       assert.match(results['r2-1'] ?? '', /settled/i, `finish answered: ${results['r2-1']}`);
