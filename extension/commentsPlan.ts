@@ -18,6 +18,7 @@ import {
   type CodeSpan,
   type FindingAnchor,
   type LineAnchor,
+  type QuoteAnchor,
 } from '../protocol/asks';
 import { accordWord, type Accord, type ElementOf, type Severity } from '../protocol/board';
 import { filesOnSides, hasSide, type FileChange, type FilesOnSides, type Patchset, type Side } from '../protocol/patchset';
@@ -386,4 +387,21 @@ export function planFindingRequest(finding: FindingPlacement, lane: AskLane): Ex
   let text = `${finding.title}\n\n${finding.remedyMarkdown}`;
   if (utf8Length(text) > ASK_TEXT_MAX_BYTES) text = finding.title;
   return { type: 'stage', anchor, text, intent: 'request-change', lane };
+}
+
+// ─── Discuss ─────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The quote thread an editor Discuss on a finding continues: the attached thread on exactly
+ * `anchor`, open or closed (the caller reopens a closed one). A detached thread (a round could not
+ * place its quote on a later board) is on no passage any more, so Discuss opens a fresh thread
+ * rather than reviving it.
+ */
+export function discussThreadOn(projection: AskProjection | null, anchor: QuoteAnchor): { threadId: string; open: boolean } | undefined {
+  if (!projection) return undefined;
+  for (const [threadId, t] of Object.entries(projection.quoteThreads)) {
+    const a = t.anchor;
+    if (!t.detached && a.generationId === anchor.generationId && a.lens === anchor.lens && a.elementId === anchor.elementId && a.quote === anchor.quote) return { threadId, open: t.open };
+  }
+  return undefined;
 }

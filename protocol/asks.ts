@@ -11,7 +11,9 @@ import { CitationSide, Lens } from './board';
  *   mints both. Size limits are enforced here.
  * - `AskEvent`: what the host appends to the session's event log (kind `ask.<type>`), one per
  *   command. Carries every id and timestamp, so folding is pure. Two events exist only as
- *   inverses (`quoteRetract`, `quoteDiscard`): every event has an exact inverse event.
+ *   inverses (`quoteRetract`, `quoteDiscard`) and one only as a host act (`quoteAnchor`: a round
+ *   re-anchors a quote thread on its successor board, or detaches it); every event has an exact
+ *   inverse event.
  * - `AskProjection`: the fold of the log. Never stored; always recomputed from events.
  *
  * Host code: host/asks/ (fold.ts is the pure fold; log.ts appends through the store).
@@ -227,10 +229,20 @@ export const QuoteMessage = z.object({ id: AskKeyPart, author: QuoteAuthor, text
 export type QuoteMessage = z.infer<typeof QuoteMessage>;
 
 export const QuoteThread = z.object({
+  /**
+   * Where the thread sits. A round moves it onto the successor generation's board when its quote
+   * occurs there exactly once; a detached thread keeps the anchor it was last placed by.
+   */
   anchor: QuoteAnchor,
   messages: z.array(QuoteMessage),
   open: z.boolean(),
   openedAt: timestamp,
+  /**
+   * True when a round could not place the thread on the successor board (its quote occurs there
+   * never, or more than once): it is listed as detached and drawn on no board. False until then
+   * (a log written before quoteAnchor existed folds to false).
+   */
+  detached: z.boolean().default(false),
 });
 export type QuoteThread = z.infer<typeof QuoteThread>;
 
@@ -301,7 +313,8 @@ const eventText = z.string().min(1);
  * What the log holds: one event per command, kind `ask.<type>`, payload = the event. Events are
  * lenient on sizes (limits are a command-time rule, so a lowered limit never drops logged acts).
  * `quoteRetract` and `quoteDiscard` are written only as inverses (undo of quoteReply and of a
- * quoteOpen that created its thread).
+ * quoteOpen that created its thread); `quoteAnchor` only by the host (ASK_HOST_EVENT_TYPES), when
+ * a round re-anchors quote threads, and as its own inverse.
  */
 export const AskEvent = z.discriminatedUnion('type', [
   /** Adds an ask (fresh: state staged, editedAt null). Inverse: unstage. */
@@ -333,8 +346,17 @@ export const AskEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('quoteRetract'), threadId: AskKeyPart, messageId: AskKeyPart }),
   /** Open → closed. Inverse: quoteOpen (reopen). */
   z.object({ type: z.literal('quoteClose'), threadId: AskKeyPart }),
-  /** Removes an open thread with no messages. Inverse: quoteOpen (create). */
+  /**
+   * Removes an open, attached thread with no messages (a detached one is refused: its re-creation
+   * could not say it was detached). Inverse: quoteOpen (create).
+   */
   z.object({ type: z.literal('quoteDiscard'), threadId: AskKeyPart }),
+  /**
+   * Host only: sets an existing thread's anchor and detached flag (open or closed; messages
+   * kept). Setting both to what they are is refused (no-change). Inverse: quoteAnchor back to the
+   * previous anchor and flag.
+   */
+  z.object({ type: z.literal('quoteAnchor'), threadId: AskKeyPart, anchor: QuoteAnchor, detached: z.boolean() }),
   /** Inverse: set back to the previous value (null included). */
   z.object({ type: z.literal('setVerdictOverride'), verdict: VerdictOverride.nullable() }),
   /** Puts the comment at lineCommentKey(anchor). Inverse: the previous comment, or clearLineComment. */
@@ -361,6 +383,7 @@ const EVENT_TYPE_TABLE: Record<AskEventType, true> = {
   quoteRetract: true,
   quoteClose: true,
   quoteDiscard: true,
+  quoteAnchor: true,
   setVerdictOverride: true,
   setLineComment: true,
   clearLineComment: true,
@@ -368,8 +391,13 @@ const EVENT_TYPE_TABLE: Record<AskEventType, true> = {
   restoreFinding: true,
   unstage: true,
 };
-/** Every event type (the thirteen commands and the two inverse-only events). */
+/** Every event type (the thirteen commands, the two inverse-only events and the one host-only event). */
 export const ASK_EVENT_TYPES = Object.keys(EVENT_TYPE_TABLE) as readonly AskEventType[];
+
+/** The host-only event: no command makes it; the host appends it (host/asks/log.ts appendHostEvent). */
+export type QuoteAnchorEvent = Extract<AskEvent, { type: 'quoteAnchor' }>;
+/** Event types the host appends of its own accord, never from a reviewer's command. */
+export const ASK_HOST_EVENT_TYPES = ['quoteAnchor'] as const satisfies readonly AskEventType[];
 
 /** The store event kind of an ask event: `ask.<type>`. */
 export const ASK_EVENT_KIND_PREFIX = 'ask.';
@@ -404,6 +432,7 @@ export const AskRefusalCode = z.enum([
   'thread-open',
   'thread-closed',
   'thread-not-empty',
+  'thread-detached',
   'anchor-mismatch',
   'not-last-message',
   'unknown-line-comment',

@@ -189,7 +189,17 @@ function check(d: Draft, e: AskEvent): AskRefusal | null {
     case 'quoteDiscard': {
       const refusal = notOpen(d, e.threadId);
       if (refusal) return refusal;
-      return must(d.threads.get(e.threadId), 'thread').messages.length === 0 ? null : refuse('thread-not-empty', `quote thread ${e.threadId} has messages`);
+      const thread = must(d.threads.get(e.threadId), 'thread');
+      if (thread.messages.length > 0) return refuse('thread-not-empty', `quote thread ${e.threadId} has messages`);
+      // Its inverse (quoteOpen, create) makes an attached thread: it could not restore this one.
+      return thread.detached ? refuse('thread-detached', `quote thread ${e.threadId} is detached`) : null;
+    }
+    case 'quoteAnchor': {
+      const thread = d.threads.get(e.threadId);
+      if (!thread) return refuse('unknown-thread', `no quote thread ${e.threadId}`);
+      return sameQuoteAnchor(thread.anchor, e.anchor) && thread.detached === e.detached
+        ? refuse('no-change', `quote thread ${e.threadId} already has this anchor and is ${e.detached ? 'detached' : 'attached'}`)
+        : null;
     }
     case 'setVerdictOverride':
       return d.verdict === e.verdict ? refuse('no-change', `the verdict override is already ${String(e.verdict)}`) : null;
@@ -240,7 +250,7 @@ function apply(d: Draft, e: AskEvent): void {
       return;
     case 'quoteOpen': {
       const thread = d.threads.get(e.threadId);
-      d.threads.set(e.threadId, thread ? { ...thread, open: true } : { anchor: copyQuoteAnchor(e.anchor), messages: [], open: true, openedAt: e.openedAt });
+      d.threads.set(e.threadId, thread ? { ...thread, open: true } : { anchor: copyQuoteAnchor(e.anchor), messages: [], open: true, openedAt: e.openedAt, detached: false });
       return;
     }
     case 'quoteReply': {
@@ -258,6 +268,9 @@ function apply(d: Draft, e: AskEvent): void {
       return;
     case 'quoteDiscard':
       d.threads.delete(e.threadId);
+      return;
+    case 'quoteAnchor':
+      d.threads.set(e.threadId, { ...must(d.threads.get(e.threadId), 'thread'), anchor: copyQuoteAnchor(e.anchor), detached: e.detached });
       return;
     case 'setVerdictOverride':
       d.verdict = e.verdict;
@@ -324,6 +337,10 @@ function inverse(d: Draft, e: AskEvent): AskEvent {
     case 'quoteDiscard': {
       const thread = must(d.threads.get(e.threadId), 'thread');
       return { type: 'quoteOpen', threadId: e.threadId, anchor: copyQuoteAnchor(thread.anchor), openedAt: thread.openedAt };
+    }
+    case 'quoteAnchor': {
+      const thread = must(d.threads.get(e.threadId), 'thread');
+      return { type: 'quoteAnchor', threadId: e.threadId, anchor: copyQuoteAnchor(thread.anchor), detached: thread.detached };
     }
     case 'setVerdictOverride':
       return { type: 'setVerdictOverride', verdict: d.verdict };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { canonicalJson } from '../capture/ids';
 import {
   ASK_EVENT_KIND_PREFIX,
+  ASK_HOST_EVENT_TYPES,
   AskEvent,
   AskReceipt,
   askEventKind,
@@ -12,6 +13,7 @@ import { err, ok, rennetError, type RennetError, type Result } from '../../proto
 import type { Session } from '../../protocol/session';
 import { isStoreError } from '../store/errors';
 import type { StoredEvent } from '../store/store';
+import { reanchorThreads, type ReanchorSuccessor, type ThreadReanchor } from '../board/quoteAnchors';
 import { mintAskEvent, parseAskCommand } from './commands';
 import { EMPTY_ASK_PROJECTION, foldAskLog, inverseOf, stepAsks, checkAskEvent } from './fold';
 
@@ -153,6 +155,47 @@ export class AskLog {
       const current = this.current(sessionId);
       if (current.lastSeq !== lastSeq) return err(rennetError('store-failed', 'the ask log moved while the receipt was checked; try again'));
       return this.append(sessionId, current, receipt.event, receipt.undoes, now);
+    });
+  }
+
+  /**
+   * Appends one host-only event (ASK_HOST_EVENT_TYPES: `quoteAnchor`) through the same path as a
+   * command: validated with the event schema, checked against the caught-up projection, one
+   * durable append, `onAppend` pushed, a receipt that undoes it. Any other event type is refused
+   * ('invalid'): a reviewer's act is a command, an inverse is an undo.
+   */
+  appendHostEvent(sessionId: string, input: unknown, now: string): Result<AskCommandOutcome> {
+    return this.guard(sessionId, () => {
+      const parsed = AskEvent.safeParse(input);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+        return err(refusalError({ code: 'invalid', message: `invalid host ask event: ${where}${issue?.message ?? 'unknown'}` }));
+      }
+      const event = parsed.data;
+      if (!(ASK_HOST_EVENT_TYPES as readonly string[]).includes(event.type)) {
+        return err(refusalError({ code: 'invalid', message: `${event.type} is not a host event (host events: ${ASK_HOST_EVENT_TYPES.join(', ')})` }));
+      }
+      return this.append(sessionId, this.current(sessionId), event, null, now);
+    });
+  }
+
+  /**
+   * After a round composed `successor`: re-anchors every quote thread anchored on generation
+   * `priorGenerationId` (reanchorThreads, host/board/quoteAnchors.ts) against the current
+   * projection, appending one quoteAnchor per thread that changes. Each append stands alone:
+   * a refused one (another writer moved the thread first) is reported in its entry and the
+   * others still land.
+   */
+  reanchorQuoteThreads(
+    sessionId: string,
+    priorGenerationId: string,
+    successor: ReanchorSuccessor,
+    now: string,
+  ): Result<Array<ThreadReanchor & { appended: Result<AskCommandOutcome> }>> {
+    return this.guard(sessionId, () => {
+      const planned = reanchorThreads(this.current(sessionId).projection, priorGenerationId, successor);
+      return ok(planned.map((entry) => ({ ...entry, appended: this.appendHostEvent(sessionId, entry.event, now) })));
     });
   }
 

@@ -12,6 +12,8 @@ import { AskSurfaceContext, BoardAsksContext, FROZEN_REASON, useBoardAsks, type 
 import {
   AUTHOR_LABELS,
   askText,
+  DETACHED_REASON,
+  detachedByLens,
   findingAnchorFor,
   findingMarksIndex,
   findingRefFor,
@@ -28,6 +30,7 @@ import {
 } from './asks';
 import { Markdown } from './MarkdownView';
 import { ASK_UI_ATTRIBUTE, selectionInElement, type ElementSelection } from './selection';
+import { shortGenerationId } from './words';
 
 const askUi = { [ASK_UI_ATTRIBUTE]: 'true' };
 const NO_PROJECTION_REASON = 'The review’s asks have not been read yet.';
@@ -38,18 +41,19 @@ const NO_TARGET_REASON = 'The review’s target is not known yet.';
 /** Narrows the App's ask surface to the shown generation (nothing when there is no surface). */
 export function BoardAsksProvider({ snapshot, children }: { snapshot: GenerationSnapshot; children: ComponentChildren }) {
   const surface = useContext(AskSurfaceContext);
-  const { sessionId, generationId, patchsetId, status } = snapshot;
+  const { sessionId, generationId, patchsetId, status, frozen } = snapshot;
   const projection = surface?.projection ?? null;
   const explains = surface?.explains;
   const marks = useMemo(() => (projection ? findingMarksIndex(projection) : new Map<string, FindingMarks>()), [projection]);
   const threads = useMemo(() => threadsByPlace(projection, generationId), [projection, generationId]);
+  const detached = useMemo(() => detachedByLens(projection, { generationId, status, frozen }), [projection, generationId, status, frozen]);
   const explainsByPlace = useMemo(() => latestExplainByPlace(explains ?? {}, generationId), [explains, generationId]);
   const value = useMemo<BoardAsks | null>(
     () =>
       surface
-        ? { ...surface, scope: { sessionId, generationId, patchsetId }, frozen: status === 'frozen', marks, threads, explainsByPlace }
+        ? { ...surface, scope: { sessionId, generationId, patchsetId }, frozen: status === 'frozen', marks, threads, detached, explainsByPlace }
         : null,
-    [surface, sessionId, generationId, patchsetId, status, marks, threads, explainsByPlace],
+    [surface, sessionId, generationId, patchsetId, status, marks, threads, detached, explainsByPlace],
   );
   return <BoardAsksContext.Provider value={value}>{children}</BoardAsksContext.Provider>;
 }
@@ -511,6 +515,28 @@ export function UnplacedThreads({ lens, byId }: { lens: Lens; byId: ReadonlyMap<
   );
 }
 
+/**
+ * Threads of this lens a round detached: their quote no longer occurs exactly once on the new
+ * board, so none is drawn on a passage. Listed here with their quote and messages; they still
+ * take replies and close.
+ */
+export function DetachedThreads({ lens }: { lens: Lens }) {
+  const asks = useBoardAsks();
+  const entries = asks?.detached.get(lens) ?? [];
+  if (!asks || entries.length === 0) return null;
+  return (
+    <section class="rn-detached-threads" data-testid="detached-threads" data-lens={lens} aria-label="Detached threads" {...askUi}>
+      <p class="rn-field-label">Detached</p>
+      <p class="rn-muted rn-detached-why" data-testid="detached-why">
+        {DETACHED_REASON}
+      </p>
+      {entries.map((entry) => (
+        <QuoteThreadView key={entry.threadId} entry={entry} asks={asks} />
+      ))}
+    </section>
+  );
+}
+
 // ─── Threads ────────────────────────────────────────────────────────────────────────────────
 
 function QuoteThreadView({ entry, asks }: { entry: ThreadEntry; asks: BoardAsks }) {
@@ -540,17 +566,25 @@ function QuoteThreadView({ entry, asks }: { entry: ThreadEntry; asks: BoardAsks 
     if (sendBlocked !== null || !checked.ok) return;
     sendAct(checked.value, { type: 'quoteReply', threadId, author: 'reviewer', text: checked.value });
   };
+  const detached = thread.detached;
+  const label = `${thread.open ? 'Thread' : 'Closed thread'} on a quoted passage${detached ? ', detached' : ''}`;
   return (
     <section
-      class={`rn-thread${thread.open ? '' : ' rn-thread-closed'}`}
+      class={`rn-thread${thread.open ? '' : ' rn-thread-closed'}${detached ? ' rn-thread-detached' : ''}`}
       data-testid="quote-thread"
       data-thread-id={threadId}
       data-state={thread.open ? 'open' : 'closed'}
-      aria-label={thread.open ? 'Thread on a quoted passage' : 'Closed thread on a quoted passage'}
+      data-detached={detached ? 'true' : 'false'}
+      aria-label={label}
     >
       <blockquote class="rn-thread-quote" data-testid="quote-thread-quote">
         {thread.anchor.quote}
       </blockquote>
+      {detached && (
+        <p class="rn-muted rn-thread-origin" data-testid="quote-thread-origin">
+          Quoted on generation <code title={thread.anchor.generationId}>{shortGenerationId(thread.anchor.generationId)}</code>.
+        </p>
+      )}
       {messages.length === 0 ? (
         <p class="rn-muted rn-thread-empty">No messages yet.</p>
       ) : (
@@ -580,6 +614,11 @@ function QuoteThreadView({ entry, asks }: { entry: ThreadEntry; asks: BoardAsks 
         </div>
       )}
       <div class="rn-thread-actions">
+        {detached && (
+          <span class="rn-ask-chip rn-ask-chip-detached" data-testid="quote-thread-detached" title={DETACHED_REASON}>
+            Detached
+          </span>
+        )}
         {!thread.open && <span class="rn-ask-chip" data-testid="quote-thread-closed">Closed</span>}
         {thread.open && !replying && (
           <AskButton testId="quote-reply" blocked={blocked} title="Reply in this thread" onClick={() => setReplying(true)}>

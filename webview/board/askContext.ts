@@ -6,7 +6,7 @@
  */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { AskCommand, AskLane, AskProjection, QuoteAnchor } from '../../protocol';
+import type { AskCommand, AskLane, AskProjection, Lens, QuoteAnchor } from '../../protocol';
 import type { RevealRequest } from '../state';
 import type { ExplainRequest, FindingMarks, GenerationScope, ThreadEntry } from './asks';
 
@@ -41,8 +41,10 @@ export interface BoardAsks extends AskSurface {
   frozen: boolean;
   /** findingKey → what the log says about that finding. */
   marks: ReadonlyMap<string, FindingMarks>;
-  /** placeKey → the quote threads under that element. */
+  /** placeKey → the quote threads under that element (detached ones are under none). */
   threads: ReadonlyMap<string, ThreadEntry[]>;
+  /** Lens → the detached threads this generation's view lists for it (asks.ts detachedByLens). */
+  detached: ReadonlyMap<Lens, ThreadEntry[]>;
   /** placeKey → the latest Explain asked there. */
   explainsByPlace: ReadonlyMap<string, ExplainRequest & { requestId: string }>;
 }

@@ -151,20 +151,72 @@ export interface ThreadEntry {
   thread: QuoteThread;
 }
 
-/** The quote threads of one generation, grouped under the element they anchor, oldest first. */
+/** Oldest first; ties by thread id. */
+const byOpening = (x: ThreadEntry, y: ThreadEntry) =>
+  x.thread.openedAt < y.thread.openedAt ? -1 : x.thread.openedAt > y.thread.openedAt ? 1 : x.threadId < y.threadId ? -1 : x.threadId > y.threadId ? 1 : 0;
+
+/**
+ * The quote threads of one generation, grouped under the element they anchor, oldest first. A
+ * detached thread is under no element: its quote was not found once on a later board, so drawing
+ * it on its old spot would be stale (it is in detachedByLens instead).
+ */
 export function threadsByPlace(projection: AskProjection | null, generationId: string): ReadonlyMap<string, ThreadEntry[]> {
   const out = new Map<string, ThreadEntry[]>();
   if (!projection) return out;
   for (const [threadId, thread] of Object.entries(projection.quoteThreads)) {
     const a = thread.anchor;
-    if (a.generationId !== generationId) continue;
+    if (a.generationId !== generationId || thread.detached) continue;
     const key = placeKey(a.generationId, a.lens, a.elementId);
     const list = out.get(key);
     if (list) list.push({ threadId, thread });
     else out.set(key, [{ threadId, thread }]);
   }
-  for (const list of out.values()) list.sort((x, y) => (x.thread.openedAt < y.thread.openedAt ? -1 : x.thread.openedAt > y.thread.openedAt ? 1 : x.threadId < y.threadId ? -1 : 1));
+  for (const list of out.values()) list.sort(byOpening);
   return out;
+}
+
+/** Why a thread is listed as detached, as the panel says it. */
+export const DETACHED_REASON =
+  'The quoted text no longer appears exactly once on the new board (it is gone, or it occurs more than once), so this thread is not placed on any passage.';
+
+/** The shown generation as the Detached list needs it: its id, whether it is the latest, the frozen ones (newest first). */
+export interface GenerationOrder {
+  generationId: string;
+  status: 'live' | 'frozen';
+  frozen: ReadonlyArray<{ generationId: string }>;
+}
+
+/**
+ * The detached threads a generation's view lists, by the lens they quote, oldest first: on the
+ * live generation every detached thread; on a frozen one those detached from it or from a
+ * generation before it (never one detached later than what is shown).
+ */
+export function detachedByLens(projection: AskProjection | null, shown: GenerationOrder): ReadonlyMap<Lens, ThreadEntry[]> {
+  const out = new Map<Lens, ThreadEntry[]>();
+  if (!projection) return out;
+  let upTo: ReadonlySet<string> | null = null;
+  if (shown.status === 'frozen') {
+    const at = shown.frozen.findIndex((f) => f.generationId === shown.generationId);
+    upTo = new Set([shown.generationId, ...(at < 0 ? [] : shown.frozen.slice(at + 1).map((f) => f.generationId))]);
+  }
+  for (const [threadId, thread] of Object.entries(projection.quoteThreads)) {
+    if (!thread.detached || (upTo && !upTo.has(thread.anchor.generationId))) continue;
+    const list = out.get(thread.anchor.lens);
+    if (list) list.push({ threadId, thread });
+    else out.set(thread.anchor.lens, [{ threadId, thread }]);
+  }
+  for (const list of out.values()) list.sort(byOpening);
+  return out;
+}
+
+/** The open, attached thread anchored on exactly `anchor` (where Discuss and Explain continue), if any. */
+export function openThreadOn(projection: AskProjection | null, anchor: QuoteAnchor): string | undefined {
+  if (!projection) return undefined;
+  for (const [id, thread] of Object.entries(projection.quoteThreads)) {
+    const a = thread.anchor;
+    if (thread.open && !thread.detached && a.generationId === anchor.generationId && a.lens === anchor.lens && a.elementId === anchor.elementId && a.quote === anchor.quote) return id;
+  }
+  return undefined;
 }
 
 /** An Explain the panel asked for, as the extension reported it. */

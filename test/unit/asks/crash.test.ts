@@ -21,7 +21,11 @@ interface ChildRun {
   stderr: string;
 }
 
-function runChild(bundle: string, config: AskChildConfig, killAfterReadyMs: number): Promise<ChildRun> {
+/**
+ * Runs the child and SIGKILLs it `killAfterMs` after its `killAfterAcks`-th acknowledged command:
+ * a random moment inside the stream of writes, however slowly a loaded machine starts the child.
+ */
+function runChild(bundle: string, config: AskChildConfig, kill: { afterAcks: number; afterMs: number }): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bundle], {
       env: { ...process.env, RENNET_ASK_CHILD: JSON.stringify(config) },
@@ -40,7 +44,7 @@ function runChild(bundle: string, config: AskChildConfig, killAfterReadyMs: numb
         const line = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
         lines.push(line);
-        if (line.startsWith('ready ')) timer = setTimeout(() => child.kill('SIGKILL'), killAfterReadyMs);
+        if (line.startsWith('ack ') && !timer && lines.filter((l) => l.startsWith('ack ')).length >= kill.afterAcks) timer = setTimeout(() => child.kill('SIGKILL'), kill.afterMs);
       }
     });
     child.on('error', reject);
@@ -86,7 +90,7 @@ describe('asks: kill -9 while commands are appended', function () {
     let acks = 0;
     for (let round = 0; round < 20; round++) {
       const config: AskChildConfig = { dir, wasmPath: WASM_PATH, compactEvery: [4, 9, 30][round % 3] as number, repoRoot, label: `r${round}` };
-      const run = await runChild(bundle, config, 5 + Math.floor(Math.random() * 200));
+      const run = await runChild(bundle, config, { afterAcks: 2 + Math.floor(Math.random() * 4), afterMs: Math.floor(Math.random() * 40) });
       assert.equal(run.signal, 'SIGKILL', `round ${round}: child was not killed: code ${run.code} ${run.lines.slice(-3).join(' / ')} ${run.stderr}`);
       if (process.env.CRASH_DEBUG) console.log(`round ${round}: ${run.lines.filter((l) => l.startsWith('ack')).length} acks, last: ${run.lines.at(-1)}`);
       for (const line of run.lines) {

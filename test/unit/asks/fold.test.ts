@@ -11,7 +11,7 @@ import {
   stepAsks,
 } from '../../../host/asks/fold';
 import { canonicalJson } from '../../../host/asks/log';
-import { inapplicableCommand, prng, testContext, validCommand } from './gen';
+import { inapplicableCommand, prng, testContext, validCommand, validHostEvent } from './gen';
 
 const SEQUENCES = 400;
 
@@ -40,6 +40,19 @@ describe('asks fold: properties over generated command sequences', function () {
       for (let i = 0; i < length; i++) {
         const roll = r.next();
         let event: AskEvent;
+        if (roll < 0.05) {
+          // A host event that does not apply (unknown thread, or a thread already so): refused, nothing changes.
+          const threads = Object.entries(p.quoteThreads);
+          const some = threads.length > 0 && r.int(2) === 0 ? r.pick(threads) : undefined;
+          const inert: AskEvent = some
+            ? { type: 'quoteAnchor', threadId: some[0], anchor: { ...some[1].anchor }, detached: some[1].detached }
+            : { type: 'quoteAnchor', threadId: 'qt-nope', anchor: { kind: 'quote', generationId: 'g-one', lens: 'design', elementId: 'e1', quote: 'x' }, detached: true };
+          const refusal = checkAskEvent(p, inert);
+          assert.equal(refusal?.code, some ? 'no-change' : 'unknown-thread');
+          seenRefusals.set(refusal?.code ?? '', (seenRefusals.get(refusal?.code ?? '') ?? 0) + 1);
+          assert.equal(applyAskEvent(p, inert), p);
+          continue;
+        }
         if (roll < 0.2) {
           // A well-formed command that does not apply: refused, nothing changes.
           const command = inapplicableCommand(r, p);
@@ -64,9 +77,14 @@ describe('asks fold: properties over generated command sequences', function () {
             continue;
           }
         } else {
-          const minted = mint(p, validCommand(r, p), ctx, log.length + 1);
-          assert.ok(minted.ok, `seed ${seed} step ${i}: valid command refused at mint: ${minted.ok ? '' : minted.refusal.message}`);
-          event = minted.event;
+          // Now and then the host re-anchors (or detaches) a thread: an event no command makes.
+          const host = roll < 0.45 ? validHostEvent(r, p) : undefined;
+          if (host) event = host;
+          else {
+            const minted = mint(p, validCommand(r, p), ctx, log.length + 1);
+            assert.ok(minted.ok, `seed ${seed} step ${i}: valid command refused at mint: ${minted.ok ? '' : minted.refusal.message}`);
+            event = minted.event;
+          }
         }
         assert.ok(AskEvent.safeParse(event).success, 'every event matches the log schema');
         const pJson = canonicalJson(p);
@@ -223,5 +241,92 @@ describe('asks fold: each event and its inverse', () => {
     assert.deepEqual(Object.keys(x.p.lineComments), ['ps-a|head|__proto__:1-1']);
     assert.equal(checkAskEvent(EMPTY_ASK_PROJECTION, { type: 'clearLineComment', key: '__proto__' })?.code, 'unknown-line-comment');
     assert.equal(checkAskEvent(EMPTY_ASK_PROJECTION, { type: 'restoreFinding', generationId: 'g', boardId: 's/g/flagged', findingId: 'constructor' })?.code, 'not-dismissed');
+  });
+});
+
+describe('asks fold: quoteAnchor (host only) re-anchors or detaches a thread', () => {
+  const AT = '2026-01-01T10:00:00.000Z';
+  const before = { kind: 'quote', generationId: 'g-one', lens: 'design', elementId: 'e4', quote: 'the cache is global' } as const;
+  const after = { kind: 'quote', generationId: 'g-two', lens: 'design', elementId: 'e9', quote: 'the cache is global' } as const;
+  const base: AskEvent[] = [
+    { type: 'quoteOpen', threadId: 'qt-1', anchor: before, openedAt: AT },
+    { type: 'quoteReply', threadId: 'qt-1', message: { id: 'qm-1', author: 'reviewer', text: 'Why global?', at: AT } },
+  ];
+  const step = (p: AskProjection, event: AskEvent) => {
+    const s = stepAsks(p, event);
+    assert.ok(s.ok, s.ok ? '' : `${event.type}: ${s.refusal.code} ${s.refusal.message}`);
+    return s;
+  };
+
+  it('a log without quoteAnchor folds every thread attached (detached: false)', () => {
+    const p = foldAsks(base);
+    assert.equal(p.quoteThreads['qt-1']?.detached, false);
+    // A projection written before the field existed reads as attached.
+    const legacy = JSON.parse(JSON.stringify(p)) as { quoteThreads: Record<string, Record<string, unknown>> };
+    delete legacy.quoteThreads['qt-1']?.detached;
+    const parsed = AskProjection.parse(legacy);
+    assert.equal(parsed.quoteThreads['qt-1']?.detached, false);
+  });
+
+  it('moves a thread: new generation and element, messages and open state kept; the inverse moves it back exactly', () => {
+    const p = foldAsks(base);
+    const moved = step(p, { type: 'quoteAnchor', threadId: 'qt-1', anchor: after, detached: false });
+    assert.deepEqual(moved.projection.quoteThreads['qt-1'], { anchor: after, messages: p.quoteThreads['qt-1']?.messages, open: true, openedAt: AT, detached: false });
+    assert.deepEqual(moved.inverse, { type: 'quoteAnchor', threadId: 'qt-1', anchor: before, detached: false });
+    const back = step(moved.projection, moved.inverse);
+    assert.deepStrictEqual(back.projection, p);
+    assert.deepEqual(back.inverse, { type: 'quoteAnchor', threadId: 'qt-1', anchor: after, detached: false });
+  });
+
+  it('detaches a thread (anchor kept); the inverse re-attaches it; setting what is already so is refused', () => {
+    const p = foldAsks(base);
+    const detach: AskEvent = { type: 'quoteAnchor', threadId: 'qt-1', anchor: before, detached: true };
+    const detached = step(p, detach);
+    assert.equal(detached.projection.quoteThreads['qt-1']?.detached, true);
+    assert.deepEqual(detached.projection.quoteThreads['qt-1']?.anchor, before);
+    assert.deepEqual(detached.inverse, { type: 'quoteAnchor', threadId: 'qt-1', anchor: before, detached: false });
+    assert.deepStrictEqual(step(detached.projection, detached.inverse).projection, p);
+    assert.equal(checkAskEvent(detached.projection, detach)?.code, 'no-change');
+    assert.equal(checkAskEvent(p, { type: 'quoteAnchor', threadId: 'qt-1', anchor: before, detached: false })?.code, 'no-change');
+    assert.equal(checkAskEvent(p, { ...detach, threadId: 'qt-nope' })?.code, 'unknown-thread');
+    // The log schema holds it; the command schema does not (no client sends it).
+    assert.ok(AskEvent.safeParse(detach).success);
+    assert.equal(parseAskCommand(detach).ok, false);
+    assert.ok(ASK_EVENT_TYPES.includes('quoteAnchor'));
+  });
+
+  it('a detached thread still takes replies, closes and reopens, and stays detached throughout', () => {
+    let p = foldAsks([...base, { type: 'quoteAnchor', threadId: 'qt-1', anchor: before, detached: true }]);
+    const ctx = testContext();
+    for (const command of [
+      { type: 'quoteReply', threadId: 'qt-1', author: 'agent', text: 'It is shared by design.' },
+      { type: 'quoteClose', threadId: 'qt-1' },
+      { type: 'quoteOpen', threadId: 'qt-1' },
+      { type: 'quoteClose', threadId: 'qt-1' },
+    ] as const satisfies readonly AskCommand[]) {
+      const minted = mint(p, command, ctx, 10);
+      assert.ok(minted.ok, minted.ok ? '' : minted.refusal.message);
+      const s = step(p, minted.event);
+      // Every one of them is undone exactly, detached flag included.
+      assert.deepStrictEqual(step(s.projection, s.inverse).projection, p);
+      p = s.projection;
+      assert.equal(p.quoteThreads['qt-1']?.detached, true, `${command.type} keeps the thread detached`);
+    }
+    const thread = p.quoteThreads['qt-1'];
+    assert.equal(thread?.open, false);
+    assert.deepEqual(thread?.messages.map((m) => m.text), ['Why global?', 'It is shared by design.']);
+  });
+
+  it('an empty detached thread cannot be discarded (its re-creation could not say it was detached)', () => {
+    const opened: AskEvent = { type: 'quoteOpen', threadId: 'qt-2', anchor: before, openedAt: AT };
+    const p = foldAsks([opened]);
+    const undoOpen = inverseOf(EMPTY_ASK_PROJECTION, opened);
+    assert.deepEqual(undoOpen, { type: 'quoteDiscard', threadId: 'qt-2' });
+    const detached = step(p, { type: 'quoteAnchor', threadId: 'qt-2', anchor: before, detached: true }).projection;
+    assert.equal(checkAskEvent(detached, undoOpen)?.code, 'thread-detached');
+    // Moved but attached, it can: the re-creation restores the moved anchor exactly.
+    const moved = step(p, { type: 'quoteAnchor', threadId: 'qt-2', anchor: after, detached: false }).projection;
+    const discarded = step(moved, undoOpen);
+    assert.deepStrictEqual(step(discarded.projection, discarded.inverse).projection, moved);
   });
 });

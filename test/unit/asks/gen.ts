@@ -3,6 +3,7 @@ import {
   flaggedBoardId,
   type AskAnchor,
   type AskCommand,
+  type AskEvent,
   type AskIntent,
   type AskProjection,
   type CodeSpan,
@@ -181,4 +182,28 @@ export function inapplicableCommand(r: Rand, p: AskProjection): AskCommand | und
     });
   }
   return r.pick(options)();
+}
+
+/** Quote anchors a host re-anchoring may set: a small pool, so moves land on and off each other. */
+const HOST_ANCHORS = [
+  { kind: 'quote', generationId: 'g-one', lens: 'sequence', elementId: 'e1', quote: 'a span' },
+  { kind: 'quote', generationId: 'g-two', lens: 'sequence', elementId: 'e7', quote: 'a span' },
+  { kind: 'quote', generationId: 'g-two', lens: 'sequence', elementId: 'e2', quote: 'a span' },
+] as const;
+
+/**
+ * A host-only event (quoteAnchor) that applies to `p`: a thread moved, detached or both, never
+ * set to what it already is; undefined when `p` has no thread.
+ */
+export function validHostEvent(r: Rand, p: AskProjection): AskEvent | undefined {
+  const threads = Object.entries(p.quoteThreads);
+  if (threads.length === 0) return undefined;
+  const [threadId, thread] = r.pick(threads);
+  for (;;) {
+    const anchor = r.int(3) === 0 ? thread.anchor : r.pick(HOST_ANCHORS);
+    const detached = r.int(2) === 0;
+    const same = anchor.generationId === thread.anchor.generationId && anchor.elementId === thread.anchor.elementId && anchor.quote === thread.anchor.quote && anchor.lens === thread.anchor.lens;
+    if (same && detached === thread.detached) continue;
+    return { type: 'quoteAnchor', threadId, anchor: { ...anchor }, detached };
+  }
 }

@@ -289,4 +289,90 @@ describe('asks: the durable ask log over the store', function () {
       store.close();
     }
   });
+
+  it('appendHostEvent: a quoteAnchor is validated, appended once, pushed, undoable, and refolds the same after a restart', async () => {
+    const dir = dirs.make();
+    let store = await openStore(dir);
+    const sessionId = newSession(store);
+    const pushed: AskAppend[] = [];
+    let log = new AskLog(store, { onAppend: (change) => pushed.push(change) });
+    const from = { kind: 'quote', generationId: 'g-1', lens: 'design', elementId: 'e3', quote: 'the cache is global' } as const;
+    const opened = value(log.command(sessionId, { type: 'quoteOpen', anchor: from }, NOW));
+    const threadId = opened.event.type === 'quoteOpen' ? opened.event.threadId : '';
+    value(log.command(sessionId, { type: 'quoteReply', threadId, author: 'reviewer', text: 'Why global?' }, NOW));
+    const count = store.countEvents(sessionId);
+
+    // Refused, appending nothing: not an event, an invalid anchor, a reviewer's event type, no change, no thread.
+    const cases: Array<[unknown, string]> = [
+      [{ type: 'quoteAnchor', threadId }, 'invalid'],
+      [{ type: 'quoteAnchor', threadId, anchor: { ...from, elementId: 'not/an id' }, detached: false }, 'invalid'],
+      [{ type: 'quoteAnchor', threadId, anchor: { ...from, lens: 'plot' }, detached: false }, 'invalid'],
+      [{ type: 'quoteClose', threadId }, 'invalid'],
+      [{ type: 'quoteDiscard', threadId }, 'invalid'],
+      [{ type: 'quoteAnchor', threadId, anchor: from, detached: false }, 'no-change'],
+      [{ type: 'quoteAnchor', threadId: 'qt-nope', anchor: from, detached: true }, 'unknown-thread'],
+    ];
+    for (const [event, code] of cases) assert.equal(refusal(log.appendHostEvent(sessionId, event, NOW)), code, JSON.stringify(event));
+    assert.equal(store.countEvents(sessionId), count, 'no refusal appended anything');
+
+    const detached = value(log.appendHostEvent(sessionId, { type: 'quoteAnchor', threadId, anchor: from, detached: true }, NOW));
+    assert.equal(detached.seq, count + 1);
+    assert.equal(store.readEvents(sessionId).at(-1)?.kind, 'ask.quoteAnchor');
+    assert.equal(detached.projection.quoteThreads[threadId]?.detached, true);
+    assert.deepEqual(detached.receipt.event, { type: 'quoteAnchor', threadId, anchor: from, detached: false });
+    assert.deepStrictEqual(pushed.at(-1)?.projection, detached.projection, 'pushed like any append');
+
+    // A detached thread takes replies and closes through ordinary commands.
+    value(log.command(sessionId, { type: 'quoteReply', threadId, author: 'agent', text: 'Shared by design.' }, NOW));
+    const closed = value(log.command(sessionId, { type: 'quoteClose', threadId }, NOW));
+    assert.equal(closed.projection.quoteThreads[threadId]?.open, false);
+    assert.equal(closed.projection.quoteThreads[threadId]?.detached, true);
+    assert.equal(closed.projection.quoteThreads[threadId]?.messages.length, 2);
+
+    store.close();
+    store = await openStore(dir);
+    log = new AskLog(store);
+    assert.deepStrictEqual(value(log.read(sessionId)).projection, closed.projection, 'a restarted host folds it the same');
+    // Its receipt still undoes it (checked against the log), once.
+    const undone = value(log.undo(sessionId, detached.receipt, NOW));
+    assert.equal(undone.projection.quoteThreads[threadId]?.detached, false);
+    assert.equal(refusal(log.undo(sessionId, detached.receipt, NOW)), 'already-undone');
+    store.close();
+  });
+
+  it('reanchorQuoteThreads: after a round, threads of the prior generation move or detach in the log', async () => {
+    const store = await openStore(dirs.make());
+    try {
+      const sessionId = newSession(store);
+      const log = new AskLog(store);
+      const open = (generationId: string, elementId: string, quote: string) => {
+        const x = value(log.command(sessionId, { type: 'quoteOpen', anchor: { kind: 'quote', generationId, lens: 'design', elementId, quote } }, NOW));
+        return x.event.type === 'quoteOpen' ? x.event.threadId : '';
+      };
+      const unique = open('g-1', 'e3', 'the cache is global');
+      const gone = open('g-1', 'e4', 'a sentence the new board dropped');
+      const older = open('g-0', 'e3', 'the cache is global');
+      value(log.command(sessionId, { type: 'quoteReply', threadId: unique, author: 'reviewer', text: 'Why global?' }, NOW));
+      const count = store.countEvents(sessionId);
+      const successor = {
+        generationId: 'g-2',
+        boards: { design: [{ id: 'e9', parent: null, author: 'claude', seq: 9, kind: 'prose', markdown: 'Here the cache is global.' } as const] },
+      };
+      const applied = value(log.reanchorQuoteThreads(sessionId, 'g-1', successor, NOW));
+      assert.deepEqual(applied.map((a) => [a.threadId, a.outcome.kind, a.appended.ok]).sort(), [[gone, 'detached', true], [unique, 'moved', true]].sort());
+      assert.equal(store.countEvents(sessionId), count + 2, 'one event per re-anchored thread');
+      const p = value(new AskLog(store).read(sessionId)).projection;
+      assert.deepEqual(p.quoteThreads[unique]?.anchor, { kind: 'quote', generationId: 'g-2', lens: 'design', elementId: 'e9', quote: 'the cache is global' });
+      assert.equal(p.quoteThreads[unique]?.detached, false);
+      assert.deepEqual(p.quoteThreads[unique]?.messages.map((m) => m.text), ['Why global?']);
+      assert.equal(p.quoteThreads[gone]?.detached, true);
+      assert.equal(p.quoteThreads[gone]?.anchor.generationId, 'g-1');
+      assert.equal(p.quoteThreads[older]?.anchor.generationId, 'g-0', 'a thread of another generation is untouched');
+      // Nothing left to do for that round.
+      assert.deepEqual(value(log.reanchorQuoteThreads(sessionId, 'g-1', successor, NOW)), []);
+      assert.equal(store.countEvents(sessionId), count + 2);
+    } finally {
+      store.close();
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { askLaneFor, type Target } from '../../../protocol/session';
 import { capturePatchset } from '../../../host/capture/capture';
 import { openRepo } from '../../../host/capture/repo';
 import { mintAskEvent, parseAskCommand } from '../../../host/asks/commands';
-import { EMPTY_ASK_PROJECTION, stepAsks } from '../../../host/asks/fold';
+import { EMPTY_ASK_PROJECTION, foldAsks, stepAsks } from '../../../host/asks/fold';
 import { ASK_QUOTE_MAX_BYTES, boundedQuote, flaggedBoardId, utf8Length, type AskCommand, type AskProjection } from '../../../protocol/asks';
 import type { Patchset } from '../../../protocol/patchset';
 import { GenerationSnapshot } from '../../../protocol/review';
@@ -13,6 +13,7 @@ import {
   askThreadLabel,
   asksOn,
   commentingSpans,
+  discussThreadOn,
   findingActs,
   findingContextValue,
   askMarkdown,
@@ -427,5 +428,28 @@ describe('extension/commentsPlan: model-written Markdown in threads', () => {
     const long = 'é'.repeat(ASK_QUOTE_MAX_BYTES);
     const cut = boundedQuote(long);
     assert.ok(utf8Length(cut) <= ASK_QUOTE_MAX_BYTES && cut.length === ASK_QUOTE_MAX_BYTES / 2, `${utf8Length(cut)} bytes`);
+  });
+});
+
+describe('extension/commentsPlan: the thread an editor Discuss continues', () => {
+  const AT = '2026-01-01T10:00:00.000Z';
+  const anchor = { kind: 'quote', generationId: 'g-1', lens: 'flagged', elementId: 'e4', quote: 'Loop bound is off by one' } as const;
+
+  it('continues the attached thread on exactly this anchor (open or closed), never a detached one', () => {
+    const opened = foldAsks([
+      { type: 'quoteOpen', threadId: 'qt-1', anchor, openedAt: AT },
+      { type: 'quoteOpen', threadId: 'qt-other', anchor: { ...anchor, elementId: 'e5' }, openedAt: AT },
+    ]);
+    assert.deepEqual(discussThreadOn(opened, anchor), { threadId: 'qt-1', open: true });
+    const closed = foldAsks([{ type: 'quoteOpen', threadId: 'qt-1', anchor, openedAt: AT }, { type: 'quoteClose', threadId: 'qt-1' }]);
+    assert.deepEqual(discussThreadOn(closed, anchor), { threadId: 'qt-1', open: false });
+    // A round detached it: Discuss opens a fresh thread instead of reviving it on a stale passage.
+    const detached = foldAsks([
+      { type: 'quoteOpen', threadId: 'qt-1', anchor, openedAt: AT },
+      { type: 'quoteAnchor', threadId: 'qt-1', anchor, detached: true },
+    ]);
+    assert.equal(discussThreadOn(detached, anchor), undefined);
+    assert.equal(discussThreadOn(null, anchor), undefined);
+    assert.equal(discussThreadOn(opened, { ...anchor, quote: 'Another title' }), undefined);
   });
 });

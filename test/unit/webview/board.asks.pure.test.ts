@@ -20,11 +20,13 @@ import {
 import {
   askText,
   cutToUtf8Bytes,
+  detachedByLens,
   findingAnchorFor,
   findingMarksIndex,
   findingRefFor,
   findingRequestText,
   latestExplainByPlace,
+  openThreadOn,
   placeKey,
   quoteAnchorFor,
   threadsByPlace,
@@ -194,6 +196,38 @@ describe('webview/board/asks: quotes, threads and Explains', () => {
     assert.deepEqual(grouped.get(placeKey(GEN, 'sequence', 's3'))?.map((t) => t.threadId), ['qt-c']);
     assert.equal([...grouped.values()].flat().length, 3, 'another generation’s thread is not shown here');
     assert.equal(threadsByPlace(null, GEN).size, 0);
+  });
+
+  it('puts a detached thread under no element, and lists it by lens for the generations it belongs to', () => {
+    const detach = (threadId: string, a: QuoteAnchor): AskEvent => ({ type: 'quoteAnchor', threadId, anchor: a, detached: true });
+    const projection = foldAsks([
+      { type: 'quoteOpen', threadId: 'qt-here', anchor: anchor('s7'), openedAt: AT },
+      { type: 'quoteOpen', threadId: 'qt-gone', anchor: anchor('s7'), openedAt: '2026-01-01T10:00:05.000Z' },
+      { type: 'quoteOpen', threadId: 'qt-old', anchor: anchor('s3', 'g-old'), openedAt: '2026-01-01T10:00:01.000Z' },
+      { type: 'quoteOpen', threadId: 'qt-flag', anchor: { ...anchor('f4', 'g-old'), lens: 'flagged' }, openedAt: AT },
+      detach('qt-gone', anchor('s7')),
+      detach('qt-old', anchor('s3', 'g-old')),
+      detach('qt-flag', { ...anchor('f4', 'g-old'), lens: 'flagged' }),
+    ]);
+    // Its old spot draws nothing: only the attached thread is under s7.
+    assert.deepEqual(threadsByPlace(projection, GEN).get(placeKey(GEN, 'sequence', 's7'))?.map((t) => t.threadId), ['qt-here']);
+    assert.equal(threadsByPlace(projection, 'g-old').size, 0, 'nor on the generation it was detached from');
+
+    // The live generation lists every detached thread, by lens, oldest first.
+    const live = detachedByLens(projection, { generationId: GEN, status: 'live', frozen: [{ generationId: 'g-old' }, { generationId: 'g-older' }] });
+    assert.deepEqual(live.get('sequence')?.map((t) => t.threadId), ['qt-old', 'qt-gone']);
+    assert.deepEqual(live.get('flagged')?.map((t) => t.threadId), ['qt-flag']);
+    assert.equal(live.get('design'), undefined);
+    // A frozen generation lists those detached from it or from an earlier one, never from a later one.
+    const frozenOld = detachedByLens(projection, { generationId: 'g-old', status: 'frozen', frozen: [{ generationId: 'g-old' }, { generationId: 'g-older' }] });
+    assert.deepEqual(frozenOld.get('sequence')?.map((t) => t.threadId), ['qt-old']);
+    const frozenOlder = detachedByLens(projection, { generationId: 'g-older', status: 'frozen', frozen: [{ generationId: 'g-old' }, { generationId: 'g-older' }] });
+    assert.equal(frozenOlder.size, 0);
+    assert.equal(detachedByLens(null, { generationId: GEN, status: 'live', frozen: [] }).size, 0);
+
+    // Discuss and Explain continue an open, attached thread on the very anchor — never a detached one.
+    assert.equal(openThreadOn(projection, anchor('s7')), 'qt-here');
+    assert.equal(openThreadOn(projection, anchor('s3', 'g-old')), undefined);
   });
 
   it('keeps the latest Explain per element', () => {

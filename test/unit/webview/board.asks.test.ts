@@ -19,7 +19,8 @@ import {
   type ToWebview,
 } from '../../../protocol';
 import { FROZEN_REASON } from '../../../webview/board/askContext';
-import { generation, PATCHSET } from './boardFixtures';
+import { DETACHED_REASON } from '../../../webview/board/asks';
+import { generation, lane, PATCHSET } from './boardFixtures';
 import { snapshot } from './fixtures';
 import { all, byTestId, click, FakeBridge, happyDomPerTest, mountApp, one, text } from './happyDom';
 
@@ -466,6 +467,101 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
       await mount();
       await click(tab('sequence'));
       assert.equal(one(one(dom.root, byTestId('unplaced-threads')), byTestId('quote-thread')).getAttribute('data-thread-id'), 'qt-9');
+    });
+  });
+
+  describe('detached threads', () => {
+    const OLD = 'g-old';
+    const s7: QuoteAnchor = { kind: 'quote', generationId: GEN, lens: 'sequence', elementId: 's7', quote: 'Both files are new' };
+    const setUp = () => {
+      // qt-1 is detached (its quote was not found once on a later board); qt-2 on the same element is not.
+      host.apply({ type: 'quoteOpen', threadId: 'qt-1', anchor: s7, openedAt: AT });
+      host.apply({ type: 'quoteReply', threadId: 'qt-1', message: { id: 'qm-1', author: 'reviewer', text: 'Why two files?', at: AT } });
+      host.apply({ type: 'quoteOpen', threadId: 'qt-2', anchor: { ...s7, quote: 'see src/retry.ts:1-20' }, openedAt: AT });
+      host.apply({ type: 'quoteAnchor', threadId: 'qt-1', anchor: s7, detached: true });
+    };
+    const threadIds = (root: ParentNode) => all(root, byTestId('quote-thread')).map((t) => t.getAttribute('data-thread-id'));
+
+    it('are listed under Detached with their quote, messages and why, and draw nothing on the passage they were quoted from', async () => {
+      setUp();
+      await mount();
+      await click(tab('sequence'));
+      // The stale spot: only the attached thread is under s7; the detached one is neither there nor "unplaced".
+      assert.deepEqual(threadIds(area('s7')), ['qt-2']);
+      assert.equal(all(dom.root, byTestId('unplaced-threads')).length, 0);
+
+      const list = one(dom.root, byTestId('detached-threads'));
+      assert.equal(list.getAttribute('data-lens'), 'sequence');
+      assert.equal(text(one(list, byTestId('detached-why'))), DETACHED_REASON);
+      assert.match(DETACHED_REASON, /no longer appears exactly once/);
+      assert.deepEqual(threadIds(list), ['qt-1']);
+      const thread = one(list, byTestId('quote-thread'));
+      assert.equal(thread.getAttribute('data-detached'), 'true');
+      assert.equal(text(one(thread, byTestId('quote-thread-quote'))), 'Both files are new');
+      assert.deepEqual(all(thread, byTestId('quote-message')).map(text), ['You Why two files?']);
+      const chip = one(thread, byTestId('quote-thread-detached'));
+      assert.equal(text(chip), 'Detached');
+      assert.equal(chip.getAttribute('title'), DETACHED_REASON);
+      assert.match(text(one(thread, byTestId('quote-thread-origin'))), /g-001122334455/);
+      assert.equal(one(area('s7'), byTestId('quote-thread')).getAttribute('data-detached'), 'false');
+
+      // Another lens lists none of them.
+      await click(tab('flagged'));
+      assert.equal(all(dom.root, byTestId('detached-threads')).length, 0);
+    });
+
+    it('still take replies and close, staying detached', async () => {
+      setUp();
+      await mount();
+      await click(tab('sequence'));
+      const list = () => one(dom.root, byTestId('detached-threads'));
+      await click(button(list(), 'quote-reply'));
+      await typeInto(one(list(), byTestId('quote-reply-text')), 'Still relevant?');
+      await click(button(list(), 'quote-reply-send'));
+      assert.deepEqual(lastCommand(), { type: 'quoteReply', threadId: 'qt-1', author: 'reviewer', text: 'Still relevant?' });
+      await hostAnswers();
+      assert.deepEqual(all(list(), byTestId('quote-message')).map(text), ['You Why two files?', 'You Still relevant?']);
+      await click(button(list(), 'quote-close'));
+      assert.deepEqual(lastCommand(), { type: 'quoteClose', threadId: 'qt-1' });
+      await hostAnswers();
+      const closed = one(list(), byTestId('quote-thread'));
+      assert.equal(closed.getAttribute('data-state'), 'closed');
+      assert.equal(closed.getAttribute('data-detached'), 'true');
+      assert.deepEqual(threadIds(area('s7')), ['qt-2'], 'closing it does not put it back on the passage');
+    });
+
+    it('a thread re-anchored by a round moves onto its new element, out of the Detached list', async () => {
+      setUp();
+      await mount();
+      await click(tab('sequence'));
+      host.apply({ type: 'quoteAnchor', threadId: 'qt-1', anchor: { ...s7, elementId: 's5' }, detached: false });
+      await pushAsks();
+      await expand('s1');
+      assert.deepEqual(threadIds(area('s5')), ['qt-1']);
+      assert.deepEqual(threadIds(area('s7')), ['qt-2']);
+      assert.equal(all(dom.root, byTestId('detached-threads')).length, 0);
+    });
+
+    it('are listed even when the new generation has no board of their lens', async () => {
+      host.apply({ type: 'quoteOpen', threadId: 'qt-3', anchor: { ...s7, generationId: OLD }, openedAt: AT });
+      host.apply({ type: 'quoteAnchor', threadId: 'qt-3', anchor: { ...s7, generationId: OLD }, detached: true });
+      const lanes = generation().lanes.map((l) => (l.lens === 'sequence' ? lane('sequence', 'absent', { absence: 'spec-only' }) : l));
+      await mount(snapshot(), generation({ lanes, frozen: [{ generationId: OLD, patchsetId: PATCHSET, createdAt: AT }] }));
+      await click(tab('sequence'));
+      assert.ok(one(dom.root, byTestId('lane-absent')));
+      assert.deepEqual(threadIds(one(dom.root, byTestId('detached-threads'))), ['qt-3']);
+    });
+
+    it('Explain on the passage a detached thread quoted opens a fresh thread rather than continuing it', async () => {
+      setUp();
+      await mount();
+      await click(tab('sequence'));
+      await select(el('s7'), 'Both files are new');
+      await click(button(area('s7'), 'selection-explain'));
+      const asked = bridge.posted.at(-1) as Extract<FromWebview, { type: 'rennet/panel/explain' }>;
+      assert.equal(asked.type, 'rennet/panel/explain');
+      assert.deepEqual(asked.anchor, s7);
+      assert.equal(asked.threadId, undefined);
     });
   });
 
