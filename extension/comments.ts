@@ -10,7 +10,7 @@ import type { CapturedHeads } from './capturedHeads';
 import type { HeadReading } from './capturedHeadsPlan';
 import * as plan from './commentsPlan';
 import type { CommandFactory } from './ctx';
-import { BLOB_SCHEME, documentRef, type TextDocumentRef } from './documentRefs';
+import { documentRef, isReviewDocumentScheme, type TextDocumentRef } from './documentRefs';
 import { describe } from './hostClient';
 import { editableBody, markdownString, notify, statusMessage } from './ui';
 import { ui, uiText } from './uiText';
@@ -331,7 +331,8 @@ export class ReviewComments implements vscode.Disposable {
   }
 
   private async commentingRanges(document: vscode.TextDocument): Promise<vscode.Range[]> {
-    if (document.uri.scheme !== 'file' && document.uri.scheme !== BLOB_SCHEME) return [];
+    // Only the review's own documents: never a round's diff (rennet-round:), whose lines are another diff's.
+    if (!isReviewDocumentScheme(document.uri.scheme)) return [];
     const target = await this.stagingTarget(document);
     if (!target.ok) return [];
     return plan
@@ -393,7 +394,7 @@ export class ReviewComments implements vscode.Disposable {
     if (view) {
       const findings = view.generation && this.findingThreadsOn() ? plan.flaggedFindings(view.generation) : [];
       for (const document of vscode.workspace.textDocuments) {
-        if (document.uri.scheme !== 'file' && document.uri.scheme !== BLOB_SCHEME) continue;
+        if (!isReviewDocumentScheme(document.uri.scheme)) continue;
         const shown = this.shownFor(document, view);
         if (!shown) continue;
         const subjects = new Map<string, { subject: Subject; span: plan.LineSpan }>();
@@ -581,19 +582,15 @@ export class ReviewComments implements vscode.Disposable {
     const { sessionId, generationId, findingId, title } = found.finding;
     // The panel's Discuss quotes the same way, so both name one thread.
     const anchor: QuoteAnchor = { kind: 'quote', generationId, lens: 'flagged', elementId: findingId, quote: boundedQuote(title) };
-    const projection = this.deps.asks.projection(sessionId) ?? null;
-    const existing = projection
-      ? Object.entries(projection.quoteThreads).find(
-          ([, t]) => t.anchor.generationId === generationId && t.anchor.lens === 'flagged' && t.anchor.elementId === findingId && t.anchor.quote === anchor.quote,
-        )
-      : undefined;
-    if (existing && !existing[1].open && !(await this.run(sessionId, { type: 'quoteOpen', threadId: existing[0] }))) return;
+    // A detached thread is on no passage any more: Discuss opens a fresh one rather than reviving it.
+    const existing = plan.discussThreadOn(this.deps.asks.projection(sessionId) ?? null, anchor);
+    if (existing && !existing.open && !(await this.run(sessionId, { type: 'quoteOpen', threadId: existing.threadId }))) return;
     try {
       await vscode.commands.executeCommand('rennet.revealElement', { sessionId, generationId, lens: 'flagged', elementId: findingId });
     } catch (error) {
       this.deps.log.warn(`Could not show finding ${findingId} on its board: ${describe(error)}`);
     }
-    const result = await this.deps.explain(sessionId, anchor, existing?.[0]);
+    const result = await this.deps.explain(sessionId, anchor, existing?.threadId);
     if (!result.ok) void notify('warning', ui`Rennet could not discuss the finding: ${result.error.message}`);
   }
 

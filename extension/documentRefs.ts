@@ -16,6 +16,17 @@ import { checkRepoRelativePath, repoRelativePath } from './paths';
  */
 export const BLOB_SCHEME = 'rennet-blob';
 
+/**
+ * The schemes of documents that show the review's own captured lines: checkout files and
+ * `rennet-blob:` documents. Only these take commenting ranges, asks' and findings' threads, and
+ * citation marks. Any other scheme — a round's own diff (`rennet-round:`, whose line numbers are
+ * the round's, measured between two checkpoints, not the review's patchset), a work order, an
+ * untitled buffer — takes none: writing an ask there would key it on coordinates of another diff.
+ */
+export function isReviewDocumentScheme(scheme: string): boolean {
+  return scheme === 'file' || scheme === BLOB_SCHEME;
+}
+
 /** What a `rennet-blob:` document shows: a side of a captured file, or the empty side of one. */
 export type BlobDocumentSide = Side | 'absent';
 

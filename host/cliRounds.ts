@@ -1,5 +1,5 @@
 import { err, ok, rennetError, type Result } from '../protocol/result';
-import type { Round } from '../protocol/rounds';
+import { ROUNDS_WORKSPACE_DEFAULT, type Round, type RoundsWorkspaceMode } from '../protocol/rounds';
 import type { Session } from '../protocol/session';
 import { AskLog } from './asks/log';
 import { listBranches, openRepo } from './capture/repo';
@@ -14,8 +14,9 @@ import type { Store } from './store';
 
 /**
  * The CLI's rounds (`rennet round`, `rennet rounds`) over the same host code as the VS Code host:
- * the branch's review session (made by `rennet review`), its staged coding asks (`rennet ask
- * --branch`), one RoundRunner.
+ * the branch's review session (made by `rennet review`) or one's own request's (`rennet review
+ * --pr`; its rounds commit on the request's head branch), its staged coding asks (`rennet ask
+ * --branch` / `--pr`), one RoundRunner.
  */
 
 /** The branch review's session in this repository (never created here: `rennet review` makes it). */
@@ -34,12 +35,12 @@ export async function branchSession(service: ReviewService, repoDir: string, bra
   return ok({ session });
 }
 
-/** The CLI's runner over the store (its receipts, asks and workspaces). */
-export function cliRoundRunner(store: Store, stderr: (text: string) => void): RoundRunner {
+/** The CLI's runner over the store (its receipts, asks and workspaces); `mode` decides a first bind (`--workspace`). */
+export function cliRoundRunner(store: Store, stderr: (text: string) => void, mode: RoundsWorkspaceMode = ROUNDS_WORKSPACE_DEFAULT): RoundRunner {
   return new RoundRunner({
     store,
     asks: new AskLog(store),
-    bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), ...options }),
+    bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode, ...options }),
     log: (level, message) => stderr(`[${level}] ${message}\n`),
   });
 }
@@ -49,11 +50,12 @@ export function cliRoundContext(store: Store, harnesses: HarnessAssignment, stde
   return {
     ...(worker ? { worker } : {}),
     reportHarness: async () => ({ harness: harnesses.design ?? harnesses.flagged.compiler, hint: harnesses.missingHint ?? null }),
-    async draftGeneration({ session, patchset, workspace, report, round, asks }) {
+    async draftGeneration({ session, patchset, workspace, report, round, asks, compose, onComposed }) {
       const deps = reviewDeps(workspace, { stdout: () => undefined, stderr });
       try {
-        const prepared = await prepareLensRun({ patchset, sessionId: session.id, workspace, harnesses, store, roundReport: { ordinal: round.ordinal, report, asks } }, deps, {
+        const prepared = await prepareLensRun({ patchset, sessionId: session.id, workspace, harnesses, store, roundReport: { ordinal: round.ordinal, report, asks }, compose }, deps, {
           onLane: (change) => stderr(progressLine(change)),
+          onComposed,
         });
         stderr(`Generation ${prepared.generationId}: drafting the lenses over the round's successor\n`);
         const outcome = await deps.runPipeline(prepared.input, prepared.seams);

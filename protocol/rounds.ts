@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AskIntent, AskKeyPart } from './asks';
 import { CitationSide } from './board';
+import { FileStatus, Side } from './patchset';
 
 /**
  * Rounds: the own-branch loop. The reviewer's coding asks go out as one work order to a coding
@@ -173,6 +174,85 @@ export const RoundReport = z.object({
 });
 export type RoundReport = z.infer<typeof RoundReport>;
 
+// ─── Workspaces and landing ──────────────────────────────────────────────────────────────────
+
+/**
+ * How a session's first bind takes its workspace (the VS Code setting `rennet.rounds.workspace`,
+ * the CLI's `rennet round --workspace`). `share`: the checkout that has the branch out, whoever's
+ * it is. `own`: when a checkout Rennet did not place has the branch out, a sibling branch
+ * `rennet/<branch>` forked from the branch's head, in a worktree of its own; otherwise as `share`.
+ * Decided once: a recorded binding is never decided again.
+ */
+export const RoundsWorkspaceMode = z.enum(['share', 'own']);
+export type RoundsWorkspaceMode = z.infer<typeof RoundsWorkspaceMode>;
+export const ROUNDS_WORKSPACE_DEFAULT: RoundsWorkspaceMode = 'share';
+
+/** The sibling work branch of `branch` (`rennet/<branch>`). */
+export const SIBLING_BRANCH_PREFIX = 'rennet/';
+export function siblingBranchOf(branch: string): string {
+  return `${SIBLING_BRANCH_PREFIX}${branch}`;
+}
+
+/** Characters of git's own refusal a land answers with, before an honest truncation marker. */
+export const LAND_REFUSAL_MAX_CHARS = 1_500;
+
+/**
+ * Where a round runs: the bound workspace's root, the reviewed branch, and the branch its commits
+ * land on when that is not the reviewed branch (a sibling, `rennet/<branch>`). Absent: the
+ * reviewed branch itself.
+ */
+export const RoundWorkspace = z.object({ root: z.string(), branch: z.string(), workBranch: z.string().optional() });
+export type RoundWorkspace = z.infer<typeof RoundWorkspace>;
+
+/** extension → host (`rennet/rounds/land`) and `rennet land`: fast-forward the reviewed branch to the session's work branch. */
+export const RoundsLandParams = z.object({ sessionId: z.string().min(1) });
+export type RoundsLandParams = z.infer<typeof RoundsLandParams>;
+
+/**
+ * What a land did. `landed` false, `message` saying why: nothing to land (the session's rounds
+ * commit on the reviewed branch itself, it has no sibling now, or the branch already contains it). A refusal by git is a failed Result instead: its
+ * message carries git's words (at most LAND_REFUSAL_MAX_CHARS of them), and nothing changed.
+ */
+export const RoundsLandResult = z.object({
+  branch: z.string(),
+  workBranch: z.string().nullable(),
+  landed: z.boolean(),
+  /** The worktree that has the reviewed branch out, where the fast-forward ran. */
+  worktree: z.string().nullable(),
+  /** The branch's commit before and after. */
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  /** In words: what moved, or why there was nothing to land. */
+  message: z.string(),
+});
+export type RoundsLandResult = z.infer<typeof RoundsLandResult>;
+
+/**
+ * extension → host (`rennet/rounds/landing`) and `rennet rounds --json`'s `landing`: the one line
+ * beside the branch that says where the round's commits stand, read from git when asked; null
+ * when there is nothing to say (no sibling, or the branch already contains its tip).
+ */
+export const RoundsLanding = z.object({ branch: z.string(), workBranch: z.string().nullable(), line: z.string().nullable() });
+export type RoundsLanding = z.infer<typeof RoundsLanding>;
+
+/** What archiving a session did with its sibling: collected, kept (and why), or nothing to collect. */
+export const SiblingCollection = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.literal('none') }),
+  z.object({ outcome: z.literal('collected'), workBranch: z.string(), root: z.string(), tip: z.string() }),
+  z.object({
+    outcome: z.literal('kept'),
+    workBranch: z.string(),
+    root: z.string(),
+    /** Commits the sibling holds that the reviewed branch does not (0 when kept for another reason). */
+    ahead: z.number().int().nonnegative(),
+    reason: z.string(),
+  }),
+]);
+export type SiblingCollection = z.infer<typeof SiblingCollection>;
+
+export const SessionArchiveResult = z.object({ sessionId: z.string(), archived: z.boolean(), collection: SiblingCollection, message: z.string() });
+export type SessionArchiveResult = z.infer<typeof SessionArchiveResult>;
+
 // ─── The round record ────────────────────────────────────────────────────────────────────────
 
 /** The phases a round passes through, in order; each ends in a durable receipt. */
@@ -210,7 +290,7 @@ export const Round = z.object({
   asks: z.array(AskKeyPart),
   workOrderDigest: z.string(),
   worker: RoundWorker,
-  workspace: z.object({ root: z.string(), branch: z.string() }),
+  workspace: RoundWorkspace,
   /** The patchset the asks were written on, and the generation live when it started (frozen when the successor lands). */
   fromPatchsetId: z.string(),
   fromGenerationId: z.string().nullable(),
@@ -228,15 +308,56 @@ export const Round = z.object({
 });
 export type Round = z.infer<typeof Round>;
 
+// ─── A round's own diff (read-only) ──────────────────────────────────────────────────────────
+
+/**
+ * Whether a round has a diff of its own to open: its worker's commits moved HEAD (range.from and
+ * range.to differ). A round that committed nothing offers no round diff at all (absent, never a
+ * disabled control).
+ */
+export function roundHasDiff(round: Pick<Round, 'range'>): boolean {
+  return round.range !== null && round.range.from !== round.range.to;
+}
+
+/** Which round of which session (`rennet/rounds/diffFiles`, and the base of `rennet/rounds/readBlob`). */
+export const RoundRef = z.object({ sessionId: z.string().min(1), roundId: z.string().min(1) });
+export type RoundRef = z.infer<typeof RoundRef>;
+
+/** One file the round's commits changed, range.from → range.to, as git names it (renames found). */
+export const RoundDiffFile = z.object({ path: z.string(), oldPath: z.string().nullable(), status: FileStatus });
+export type RoundDiffFile = z.infer<typeof RoundDiffFile>;
+
+/** A round's changed files, read from git in its bound workspace when asked (never stored). */
+export const RoundDiffFiles = z.object({
+  roundId: z.string(),
+  ordinal: z.number().int().positive(),
+  from: z.string(),
+  to: z.string(),
+  files: z.array(RoundDiffFile),
+});
+export type RoundDiffFiles = z.infer<typeof RoundDiffFiles>;
+
+/** One side of one changed file of a round: `base` is range.from, `head` is range.to. `path` names the file on that side (a rename's old path on base). */
+export const RoundBlobParams = RoundRef.extend({ path: z.string().min(1), side: Side });
+export type RoundBlobParams = z.infer<typeof RoundBlobParams>;
+
 // ─── The scripted worker ─────────────────────────────────────────────────────────────────────
 
-/** A file of edits and commits applied in the bound workspace in order, as a worker's turn would (tests and demos). */
+/** The longest a scripted worker's `wait` step may pause (ten minutes). */
+export const SCRIPTED_WAIT_MAX_MS = 600_000;
+
+/**
+ * A file of edits and commits applied in the bound workspace in order, as a worker's turn would
+ * (tests and demos). `wait` pauses the turn for that many milliseconds (a worker that takes time:
+ * the run view mid-turn, a cancel or a host stopping while the worker runs); a cancel ends it early.
+ */
 export const ScriptedWorkerFile = z.strictObject({
   steps: z.array(
     z.union([
       z.strictObject({ write: z.strictObject({ path: z.string().min(1), content: z.string() }) }),
       z.strictObject({ delete: z.string().min(1) }),
       z.strictObject({ commit: z.string().min(1) }),
+      z.strictObject({ wait: z.number().int().min(0).max(SCRIPTED_WAIT_MAX_MS) }),
     ]),
   ),
 });

@@ -4,6 +4,7 @@ import { Lens } from './board';
 import { ReviewPreview } from './exits';
 import { ErrorCode } from './result';
 import { GenerationSnapshot } from './review';
+import { Round } from './rounds';
 import { SessionSnapshot } from './session';
 
 /**
@@ -57,8 +58,25 @@ export const ToWebview = z.discriminatedUnion('type', [
   }),
   /** An ask command from the panel was refused: nothing was appended. */
   z.object({ type: z.literal('rennet/panel/askRefused'), message: z.string() }),
+  /**
+   * The session's rounds (its ledger), whole, oldest first: after ready and after every change the
+   * extension hears of (`rennet/rounds/changed`). The panel's run view, report greeting and ledger
+   * are drawn from these records alone.
+   */
+  z.object({ type: z.literal('rennet/panel/rounds'), sessionId: z.string(), rounds: z.array(Round) }),
 ]);
 export type ToWebview = z.infer<typeof ToWebview>;
+
+/**
+ * Where in a round's diff to open: a file, and a line on one side of it (`base` = the round's
+ * range.from, `head` = its range.to; null: the file's diff as a whole).
+ */
+export const RoundDiffFocus = z.object({
+  path: z.string().min(1).max(4096),
+  side: z.enum(['base', 'head']),
+  line: z.number().int().positive().nullable(),
+});
+export type RoundDiffFocus = z.infer<typeof RoundDiffFocus>;
 
 /** webview → extension */
 export const FromWebview = z.discriminatedUnion('type', [
@@ -92,6 +110,11 @@ export const FromWebview = z.discriminatedUnion('type', [
     /** An open thread on exactly this anchor to ask in again (else the host opens one). */
     threadId: z.string().optional(),
   }),
+  /**
+   * Open a round's own diff, read-only (range.from → range.to of its workspace); with `at`, one
+   * file of it at a line (a report's evidence). Never the review's diff: no commenting, no marks.
+   */
+  z.object({ type: z.literal('rennet/panel/openRoundDiff'), roundId: z.string().min(1).max(200), at: RoundDiffFocus.optional() }),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
@@ -110,6 +133,8 @@ export const PreviewFreshness = z.object({
   capturedHeadSha: z.string(),
   liveHeadSha: z.string(),
   moved: z.boolean(),
+  /** The live head is an ancestor of the captured one: how many commits the request lacks (a round's, not pushed yet). */
+  unpushed: z.number().int().positive().optional(),
   state: z.enum(['open', 'closed', 'merged']),
 });
 export type PreviewFreshness = z.infer<typeof PreviewFreshness>;

@@ -12,13 +12,14 @@ import {
   type Lens,
   type PanelState,
   type PatchsetSummary,
-  type QuoteAnchor,
   type Session,
   type SessionSnapshot,
 } from '../protocol';
 import { BoardActionsContext, normalizeRange, type BoardActions } from './board/actions';
 import { AskSurfaceContext, type AskSurface } from './board/askContext';
+import { openThreadOn } from './board/asks';
 import { GenerationView } from './board/GenerationView';
+import { RoundsArea } from './board/Rounds';
 import type { PanelBridge } from './bridge';
 import { Button, CountBadge } from './components';
 import {
@@ -149,6 +150,16 @@ export function App({ bridge }: AppProps) {
       </AskSurfaceContext.Provider>
     </BoardActionsContext.Provider>
   ) : null;
+  // The rounds area (run view, report greeting, ledger) once the review has a round; above the boards.
+  const roundsArea = model.rounds && model.rounds.length > 0 ? (
+    <BoardActionsContext.Provider value={actions}>
+      <RoundsArea
+        rounds={model.rounds}
+        generation={model.generation}
+        onOpenRoundDiff={(roundId, at) => bridge.post({ type: 'rennet/panel/openRoundDiff', roundId, ...(at ? { at } : {}) })}
+      />
+    </BoardActionsContext.Provider>
+  ) : null;
   const asksStrip = model.asks ? (
     <AsksStrip projection={model.asks} undoLabel={model.undoLabel} onUndo={() => bridge.post({ type: 'rennet/panel/undo' })} />
   ) : null;
@@ -167,7 +178,7 @@ export function App({ bridge }: AppProps) {
             {boards}
           </>
         ) : (
-          <Review snapshot={model.snapshot} refreshing={model.refreshing} onRecapture={recapture} boards={boards} asks={asksStrip} />
+          <Review snapshot={model.snapshot} refreshing={model.refreshing} onRecapture={recapture} boards={boards} asks={asksStrip} rounds={roundsArea} />
         )}
       </main>
     </BridgeContext.Provider>
@@ -310,9 +321,11 @@ interface ReviewProps {
   boards: ComponentChildren;
   /** The staged-asks strip (once the ask log is read). */
   asks: ComponentChildren;
+  /** The rounds area (once the review has a round), above the boards. */
+  rounds?: ComponentChildren;
 }
 
-function Review({ snapshot, refreshing, onRecapture, boards, asks }: ReviewProps) {
+function Review({ snapshot, refreshing, onRecapture, boards, asks, rounds }: ReviewProps) {
   const { session, patchset } = snapshot;
   return (
     <>
@@ -337,6 +350,7 @@ function Review({ snapshot, refreshing, onRecapture, boards, asks }: ReviewProps
         {asks}
         {patchset ? <PatchsetFacts patchset={patchset} /> : null}
       </header>
+      {rounds}
       {boards}
       {patchset ? <FileList patchset={patchset} /> : <NotCaptured session={session} />}
     </>
@@ -535,14 +549,4 @@ function FileRow({ file }: { file: FileSummary }) {
       </td>
     </tr>
   );
-}
-
-/** The open quote thread anchored on exactly `anchor`, if there is one. */
-function openThreadOn(projection: AskProjection | null, anchor: QuoteAnchor): string | undefined {
-  if (!projection) return undefined;
-  for (const [id, thread] of Object.entries(projection.quoteThreads)) {
-    const a = thread.anchor;
-    if (thread.open && a.generationId === anchor.generationId && a.lens === anchor.lens && a.elementId === anchor.elementId && a.quote === anchor.quote) return id;
-  }
-  return undefined;
 }

@@ -3,7 +3,7 @@
  * webview adds what belongs to the UI (a recapture in flight, a dismissed error, the lens the
  * reviewer chose, a reveal waiting for its generation, the Explains it asked for).
  */
-import type { AskProjection, GenerationSnapshot, HostStatus, Lens, PanelState, QuoteAnchor, SessionSnapshot, ToWebview } from '../protocol';
+import type { AskProjection, GenerationSnapshot, HostStatus, Lens, PanelState, QuoteAnchor, Round, SessionSnapshot, ToWebview } from '../protocol';
 import type { ExplainRequest } from './board/asks';
 import { shareGeneration } from './share';
 
@@ -54,6 +54,8 @@ export interface PanelModel {
   notice: PanelNotice | null;
   /** Acts refused (or unsendable) so far: a composer waiting on its act stops waiting when it moves. */
   refusals: number;
+  /** The session's rounds, whole, oldest first (`rennet/panel/rounds`); null until the first arrives. */
+  rounds: readonly Round[] | null;
 }
 
 export type PanelAction =
@@ -85,6 +87,7 @@ export const initialModel: PanelModel = {
   explains: {},
   notice: null,
   refusals: 0,
+  rounds: null,
 };
 
 /** The model a (re)opened panel starts from: the reviewer's lens survives a reload. */
@@ -175,5 +178,9 @@ function onMessage(model: PanelModel, message: ToWebview): PanelModel {
     }
     case 'rennet/panel/askRefused':
       return { ...model, notice: notice(model, 'ask-refused', message.message), refusals: model.refusals + 1 };
+    case 'rennet/panel/rounds':
+      // Taken whole; a ledger of another session (a panel reused for another review) is not this one's.
+      if (model.snapshot && message.sessionId !== model.snapshot.session.id) return model;
+      return { ...model, rounds: message.rounds };
   }
 }

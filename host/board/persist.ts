@@ -209,7 +209,7 @@ export function persistVerb(store: Store, place: BoardPlace, previous: BoardStat
 }
 
 /** The board filed under these parts, rebuilt from the store; null when no board is filed there. */
-export function loadBoard(store: Store, parts: BoardKeyParts): BoardState | null {
+export function loadBoard(store: Pick<Store, 'getBoardMeta' | 'readBoardEvents'>, parts: BoardKeyParts): BoardState | null {
   const key = boardKeyOf(parts);
   const meta = store.getBoardMeta(key);
   if (!meta) return null;

@@ -72,16 +72,25 @@ export function assembleSeatPrompt(entry: SeatPromptEntry, context: SeatPromptCo
   return joinParts([header, PROMPT_FILES[entry.file], ...entry.partials.map((p) => PROMPT_FILES[PARTIAL_FILES[p]])]);
 }
 
-/** The landed-round classifier's prompt: a header naming evidence.json, then round-report.md. */
+/**
+ * The landed-round classifier's prompt: a fixed header, then round-report.md and its partials.
+ * Nothing in it depends on the session — read_evidence serves evidence.json and read_context the
+ * context folder by name — so it is byte-identical across rounds and sessions. `context` is still
+ * validated, as a seat prompt's is.
+ */
 export function roundReportPrompt(context: SeatPromptContext): string {
-  const dir = contextDirOf(context);
+  contextDirOf(context);
   const entry = documentPromptEntry('round-report');
-  const header = [
-    '# Rennet: round report',
-    '',
-    `Your working directory is the repository the round ran in. Your input is \`${dir}/evidence.json\`.`,
-  ].join('\n');
-  return joinParts([header, ...documentParts(entry)]);
+  return joinParts(['# Rennet: round report', ...documentParts(entry)]);
+}
+
+/**
+ * The re-review's closure seat: a fixed header, then prior-closure.md. Nothing in it depends on the
+ * pull request — read_prior_items serves the items and the fix delta's units — so it is
+ * byte-identical across re-reviews.
+ */
+export function priorClosurePrompt(): string {
+  return joinParts(['# Rennet: prior items', ...documentParts(documentPromptEntry('prior-closure'))]);
 }
 
 /** The coding worker's prompt: a header naming the work order, then round-worker.md. Nothing of the asks is in it. */

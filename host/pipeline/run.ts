@@ -5,6 +5,7 @@ import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type Lens, type ReviewN
 import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
 import { buildCitationIndex, type CitationIndex } from '../board/citations';
 import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
+import { composeRound } from '../board/compose';
 import { changeVocabulary } from '../board/prose';
 import { citedHunkIds, deriveNoiseMembers, isSpecOnlyChange, proseCitationResolver, type CoreLaneOutcomes, type ResolveProseCitations } from '../board/noise';
 import { loadBoard, persistOpenedBoard, persistVerb } from '../board/persist';
@@ -35,6 +36,7 @@ import {
   type LensPipelineInput,
   type LensPipelineSeams,
   type PipelineFrame,
+  type RoundCompose,
 } from './types';
 
 /**
@@ -711,6 +713,7 @@ class GenerationRun {
   private settle(lane: Lane, settlement: Settlement, attempts: number, options: { write?: boolean; reconstructed?: boolean } = {}): void {
     if (lane.outcome) return;
     if (this.stopped && !options.reconstructed) return;
+    if (this.input.compose && settlement.state !== 'failed') this.compose(lane, this.input.compose);
     const at = this.now();
     if (this.store && options.write !== false) {
       this.store.putLaneOutcome({ generationId: this.input.generationId, lens: lane.lens, ...settlement, attempts, now: this.iso(at) });
@@ -723,6 +726,25 @@ class GenerationRun {
     this.laneChange(lane, settlement.state, settlement.absence, settlement.failure);
     this.emitFrame(lane, 'closed', lane.frameRevision + 1, [], lane.board);
     lane.resolveDone();
+  }
+
+  /** A round's successor lane: its board composed against the predecessor's, durable before the lane settles. */
+  private compose(lane: Lane, round: RoundCompose): void {
+    const composition = composeRound(lane.board, {
+      ordinal: round.ordinal,
+      prior: round.prior[lane.lens] ?? null,
+      addressed: round.addressed,
+      dispositions: round.dispositions,
+      resolveHunks: (path, side, start, end) => {
+        const resolved = this.citations.resolve(path, side, start, end);
+        return resolved.ok ? resolved.hunkIds : null;
+      },
+    });
+    if (composition.board !== lane.board) {
+      this.commit(lane, composition.board, { verb: 'finish' });
+      this.emitFrame(lane, 'write', composition.board.revision, [...composition.board.elements.keys()], composition.board);
+    }
+    this.seams.onComposed?.(this.input.generationId, lane.lens, composition);
   }
 
   // ─── Boards, frames and lane changes ────────────────────────────────────────────────────

@@ -2,6 +2,7 @@ import type { Absence, Lens } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
 import type { BoardState } from '../board/state';
+import type { FindingDispositionInput, LensComposition, RoundAddressed } from '../board/compose';
 import type { Store } from '../store';
 import type { NoiseOfferRegion } from './contextDir';
 import type { ChangeSource } from '../read/tools';
@@ -65,6 +66,22 @@ export interface LensPipelineInput {
    */
   waitOrigin?: Date;
   budget?: Partial<AttemptBudget>;
+  /**
+   * A round's successor: each lane's settled board is composed against the predecessor's
+   * (host/board/compose.ts) before its outcome is written — section stamps, the finding
+   * lifecycle on Flagged, the round's chapter on Sequence.
+   */
+  compose?: RoundCompose;
+}
+
+/** What a round's successor is composed against. */
+export interface RoundCompose {
+  ordinal: number;
+  priorGenerationId: string;
+  /** The predecessor's boards, by lens (a lens it has no board for is composed as all new). */
+  prior: Partial<Record<Lens, BoardState>>;
+  addressed: readonly RoundAddressed[];
+  dispositions: readonly FindingDispositionInput[];
 }
 
 /** One progressive frame: an accepted write, a lane opening (its whole board), or a lane closing. */
@@ -111,6 +128,11 @@ export interface LensPipelineSeams {
    * read_context). Omitted: git over the captured commits in workspaceDir, and the context directory.
    */
   changeSource?(input: LensPipelineInput): ChangeSource;
+  /**
+   * A lane's round composition, after its composed board is durable and before its outcome is
+   * (`compose` runs only): the caller applies what lives outside boards (cloned dismissals).
+   */
+  onComposed?(generationId: string, lens: Lens, composition: LensComposition): void;
   /** Diagnostic lines (`[seat] …`). */
   log?(line: string): void;
   /** Cancels the run: seats are aborted, unsettled lanes stay unsettled, the promise rejects. */

@@ -9,8 +9,9 @@ import type { Store } from '../store';
 import { FORMAT_NAMES, type DesignAssembly } from '../design/model';
 import type { ContextDirInput, ContextDirResult, RelatedContextItem, writeNoiseOffer } from '../pipeline/contextDir';
 import type { Clock, PromptReader } from '../pipeline/ports';
-import type { GenerationOutcome, HarnessAssignment, LaneChange, LensPipelineInput, LensPipelineSeams } from '../pipeline/types';
+import type { GenerationOutcome, HarnessAssignment, LaneChange, LensPipelineInput, LensPipelineSeams, RoundCompose } from '../pipeline/types';
 import { renderReviewHtml } from './html';
+import { resumableGeneration, roundCompositionOfGeneration, roundReportOfGeneration } from './resume';
 import { countSummary, retryText, toReviewReport } from './report';
 
 /**
@@ -18,6 +19,9 @@ import { countSummary, retryText, toReviewReport } from './report';
  * state change to stderr, print each board's title, state and counts to stdout, and write the
  * JSON report and the static HTML page when asked. Every seam is injected (cli.ts wires the real
  * ones), so this runs in-process in tests.
+ *
+ * A capture whose session's live generation was interrupted (the process stopped mid-run) resumes
+ * that generation (resume.ts): the same id, its settled lanes kept with no model call.
  *
  * Outcomes: the pipeline ran → exit 0, whatever the lanes settled as. A refusal (an output path
  * that cannot be written, a workspace the seats cannot run in) → ReviewRefusal, exit 1.
@@ -30,10 +34,17 @@ export interface ReviewRunOptions extends LensRunOptions {
   htmlFile: string | null;
   /** The report's `target` (a pull-request review). */
   reportTarget?: ReportTarget;
+  /** `--since-last-review`: the report's `delta` and `priorItems` (host/rereview/run.ts). */
+  rereview?: Pick<ReviewReport, 'delta' | 'priorItems'>;
 }
 
 export interface ReviewRunDeps {
   runPipeline(input: LensPipelineInput, seams: LensPipelineSeams): Promise<GenerationOutcome>;
+  /**
+   * resumeLensPipeline (holding the run claim, resume.ts): picks an interrupted generation back
+   * up. Absent: a lens run never resumes, it always draws a new generation.
+   */
+  resumePipeline?(input: LensPipelineInput, seams: LensPipelineSeams): Promise<GenerationOutcome>;
   writeContextDir(input: ContextDirInput): Promise<ContextDirResult>;
   writeNoiseOffer(input: Parameters<typeof writeNoiseOffer>[0]): Promise<ContextDirResult>;
   prompts: PromptReader;
@@ -72,12 +83,16 @@ export interface LensRunOptions {
   pullRequest?: { title: string; body: string; related: RelatedContextItem[] } | null;
   /** A round's successor: the round's verified report (round-report.md), the lenses' round context. */
   roundReport?: ContextDirInput['roundReport'];
+  /** A round's successor: what its lanes are composed against (host/board/compose.ts). */
+  compose?: RoundCompose | null;
+  /** A resume (resume.ts): the interrupted generation's id, instead of a freshly minted one. */
+  generationId?: string;
 }
 
 export type LensRunDeps = Pick<ReviewRunDeps, 'writeContextDir' | 'writeNoiseOffer' | 'prompts' | 'clock' | 'assembleDesign' | 'newGenerationId' | 'headWorkspace'>;
 
 /** The caller's view of a run: frames, lane changes, diagnostic lines, cancellation. */
-export type LensRunObservers = Pick<LensPipelineSeams, 'onFrame' | 'onLane' | 'log' | 'signal'>;
+export type LensRunObservers = Pick<LensPipelineSeams, 'onFrame' | 'onLane' | 'log' | 'signal' | 'onComposed'>;
 
 /** A run ready to start: `runPipeline(input, seams)`. */
 export interface PreparedLensRun {
@@ -89,7 +104,7 @@ export interface PreparedLensRun {
 /**
  * Everything between a capture and the pipeline, shared by `rennet review` and the VS Code host
  * (host/review/runner.ts): the Design fast path assembled once, the context directory written
- * (naming the same design sources), a fresh generation id, and the seams (the Noise offer written
+ * (naming the same design sources), a fresh generation id (or the resumed one), and the seams (the Noise offer written
  * into the context directory). Throws ReviewRefusal when the seats cannot run in the workspace.
  */
 export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps, observers: LensRunObservers = {}): Promise<PreparedLensRun> {
@@ -116,7 +131,7 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
     );
   }
 
-  const generationId = deps.newGenerationId();
+  const generationId = options.generationId ?? deps.newGenerationId();
   const seatDir = await seatDirectory(options, deps, observers);
   const seams: LensPipelineSeams = {
     prompts: deps.prompts,
@@ -138,6 +153,7 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
     ...(seatDir ? { seatDir } : {}),
     contextDir: context.relative,
     harnesses: options.harnesses,
+    ...(options.compose ? { compose: options.compose } : {}),
   };
   return { generationId, input, seams };
 }
@@ -167,8 +183,14 @@ export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps):
   const jsonPath = options.jsonFile === null ? null : checkOutputPath(options.jsonFile, '--json');
   const htmlPath = options.htmlFile === null ? null : checkOutputPath(options.htmlFile, '--html');
 
+  // An interrupted generation of this capture is resumed: its settled lanes are not drafted again.
+  const decision = options.store && deps.resumePipeline && !options.generationId ? resumableGeneration(options.store, options.sessionId, options.patchset.id, options.harnesses) : null;
+  const plan = decision?.plan ?? null;
+  const roundReport = options.roundReport ?? (plan && options.store ? roundReportOfGeneration(options.store, options.sessionId, plan.generationId) : null);
+  const composition = !options.compose && plan && options.store ? roundCompositionOfGeneration(options.store, options.sessionId, plan.generationId) : null;
   const latest = new Map<Lens, BoardState>();
-  const { generationId, input, seams } = await prepareLensRun(options, deps, {
+  const { generationId, input, seams } = await prepareLensRun({ ...options, ...(plan ? { generationId: plan.generationId } : {}), ...(roundReport ? { roundReport } : {}), ...(composition?.compose ? { compose: composition.compose } : {}) }, deps, {
+    ...(composition?.onComposed ? { onComposed: composition.onComposed } : {}),
     onFrame(frame) {
       latest.set(frame.lens, frame.board);
     },
@@ -176,10 +198,14 @@ export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps):
       deps.stderr(progressLine(change, latest.get(change.lens)));
     },
   });
-  deps.stderr(`Generation ${generationId}: running the lenses\n`);
-  const outcome = await deps.runPipeline(input, seams);
+  if (plan && deps.resumePipeline) {
+    deps.stderr(`Generation ${generationId}: resuming the lenses interrupted earlier (kept: ${plan.kept.join(', ') || 'none'}; drafting: ${plan.redrafted.join(', ')})\n`);
+  } else {
+    deps.stderr(`Generation ${generationId}: running the lenses\n`);
+  }
+  const outcome = await (plan && deps.resumePipeline ? deps.resumePipeline(input, seams) : deps.runPipeline(input, seams));
   const built = toReviewReport(outcome, options.patchset, outcome.generationId || generationId);
-  const report = options.reportTarget ? { target: options.reportTarget, ...built } : built;
+  const report: ReviewReport = { ...(options.reportTarget ? { target: options.reportTarget } : {}), ...built, ...(options.rereview ?? {}) };
 
   if (jsonPath) writeOutput(jsonPath, `${JSON.stringify(report, null, 2)}\n`, '--json');
   if (htmlPath) writeOutput(htmlPath, renderReviewHtml(report, options.patchset), '--html');

@@ -1,10 +1,14 @@
 import { LENSES, type Lens } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
-import type { GenerationSnapshot, LaneFailure, LaneState, LaneView } from '../../protocol/review';
+import type { GenerationSnapshot, LaneDelta, LaneFailure, LaneState, LaneView } from '../../protocol/review';
+import { lensDelta } from '../board/compose';
+import type { BoardState } from '../board/state';
+import { rereviewRecords } from '../rereview/run';
+import { foldRounds } from '../rounds/ledger';
 import { buildCitationIndex, type CitationIndex } from '../board/citations';
 import { loadBoard } from '../board/persist';
 import { readBoard } from '../board/read';
-import type { Store, StoredGeneration } from '../store';
+import { generationRunHolder, type Store, type StoredGeneration } from '../store';
 import { citationMarks } from './citationMarks';
 import { buildExcerpts, type ExcerptSpan } from './excerpts';
 
@@ -16,9 +20,12 @@ import { buildExcerpts, type ExcerptSpan } from './excerpts';
  * so both always say the same thing.
  *
  * A lane with no stored outcome is in flight when a run of the generation is live in this
- * process (its state is the run's last lane change); otherwise the run that drafted it is gone
+ * process (its state is the run's last lane change), or `working` while another run holds the
+ * generation's run claim (another process, or a draft this runner does not track); otherwise the
+ * run that drafted it is gone
  * (the host stopped, or the run was cancelled or broke), and the lane reads as failed, retryable,
- * saying so — never as a lane still coming.
+ * saying so — never as a lane still coming — and, while the generation is live, that drafting
+ * again resumes it (host/review/resume.ts): the settled boards are kept, only these are drafted.
  *
  * Every span a code_ref of any lane cites gets an excerpt (host/review/excerpts.ts) read from the
  * generation's own patchset, and every citation becomes a mark (host/review/citationMarks.ts). A
@@ -34,8 +41,14 @@ export interface SnapshotContext {
   onBoardError?(lens: Lens, error: Error): void;
 }
 
-export const INTERRUPTED_MESSAGE =
-  'The run drafting this board stopped before it settled (the Rennet host stopped or the run was cancelled); draft the boards again.';
+export const INTERRUPTED_MESSAGE = 'The run drafting this board stopped before it settled (the Rennet host stopped or the run was cancelled).';
+
+/** Said of an unsettled lane of a live generation: what drafting again does with it (host/review/resume.ts). */
+export const RESUMABLE_NOTE =
+  'Draft again resumes this generation: the boards that settled are kept as they are, with no model call, and only the boards that did not settle are drafted (a review recaptured since draws a new generation instead).';
+
+/** Said of an unsettled lane of a frozen generation: a newer one replaced it. */
+export const FROZEN_NOTE = 'A newer generation replaced this one, so it is not drafted again.';
 
 /** The session's current generation: the live one, else the newest; null when it has none. */
 export function currentGenerationId(store: Store, sessionId: string): string | null {
@@ -48,13 +61,26 @@ export function readGenerationSnapshot(store: Store, generationId: string, conte
   const generation = store.getGeneration(generationId);
   if (!generation) return null;
   const outcomes = new Map(store.listLaneOutcomes(generationId).map((o) => [o.lens, o]));
+  // A run of this generation that is not this caller's (another window's host, the CLI, a draft in
+  // this process) holds its run claim while it drafts (host/store/runClaims.ts): its lanes are in flight.
+  let elsewhere: boolean | undefined;
+  const draftedElsewhere = () => (elsewhere ??= generation.status === 'live' && !context.stopped && generationRunHolder(store.dir, generation.id) !== null);
+  const events = store.readEvents(generation.sessionId);
+  // A round's successor: each settled lane reads what its re-draft changed, from the composition's stamps.
+  const round = foldRounds(generation.sessionId, events).trails.find((t) => t.round.generationId === generation.id)?.round ?? null;
+  const predecessor = round?.fromGenerationId ? store.getGeneration(round.fromGenerationId) : undefined;
   const lanes = LENSES.map((lens): LaneView => {
-    const board = boardView(store, generation, lens, context);
+    const state = boardState(store, generation, lens, context);
+    const board = state ? readBoard(state) : null;
     const outcome = outcomes.get(lens);
-    if (outcome) return { lens, state: outcome.state, absence: outcome.absence, failure: outcome.failure, board };
+    if (outcome) {
+      const delta = round && predecessor && state && outcome.state !== 'failed' ? laneDelta(store, predecessor, lens, state, round.ordinal) : null;
+      return { lens, state: outcome.state, absence: outcome.absence, failure: outcome.failure, board, ...(delta ? { delta } : {}) };
+    }
     const live = context.live?.get(lens);
     if (live && live !== 'settled' && live !== 'absent' && live !== 'failed') return { lens, state: live, absence: null, failure: null, board };
-    return { lens, state: 'failed', absence: null, failure: interrupted(context.stopped ?? null), board };
+    if (!live && draftedElsewhere()) return { lens, state: 'working', absence: null, failure: null, board };
+    return { lens, state: 'failed', absence: null, failure: interrupted(context.stopped ?? null, generation.status === 'live'), board };
   });
   const frozen = store
     .listGenerations(generation.sessionId)
@@ -71,7 +97,26 @@ export function readGenerationSnapshot(store: Store, generationId: string, conte
     timings: generation.timings,
     frozen,
     ...codeOf(store, generation.patchsetId, lanes),
+    ...priorReviewOf(events, generation.id),
   };
+}
+
+/** A re-review's record for this generation (host/rereview/run.ts): the earlier items and their closures. */
+function priorReviewOf(events: ReadonlyArray<{ kind: string; payload: unknown }>, generationId: string): Pick<GenerationSnapshot, 'priorReview'> {
+  const record = rereviewRecords({ readEvents: () => [...events] }, '').filter((r) => r.generationId === generationId).at(-1);
+  return record ? { priorReview: record.prior } : {};
+}
+
+/** What a round successor's lane changed against the predecessor's board of that lens (host/board/compose.ts). */
+function laneDelta(store: Store, predecessor: StoredGeneration, lens: Lens, board: BoardState, round: number): LaneDelta | null {
+  let prior: BoardState | null = null;
+  try {
+    prior = loadBoard(store, { sessionId: predecessor.sessionId, generationId: predecessor.id, patchsetId: predecessor.patchsetId, lens });
+  } catch {
+    // A predecessor board that does not replay: composed against nothing, every section reads new.
+  }
+  const delta = lensDelta(board, prior && prior.status !== 'drafting' ? prior : null);
+  return { verdict: delta.verdict, round, added: delta.added.length, reworked: delta.reworked.length, removed: [...delta.removed] };
 }
 
 /** Excerpts and citation marks of the lanes, over the generation's patchset. */
@@ -113,16 +158,16 @@ function captureOf(store: Store, patchsetId: string): Capture {
   return { ok: true, patchset, citations };
 }
 
-function boardView(store: Store, generation: StoredGeneration, lens: Lens, context: SnapshotContext): LaneView['board'] {
+function boardState(store: Store, generation: StoredGeneration, lens: Lens, context: SnapshotContext): BoardState | null {
   try {
-    const state = loadBoard(store, { sessionId: generation.sessionId, generationId: generation.id, patchsetId: generation.patchsetId, lens });
-    return state ? readBoard(state) : null;
+    return loadBoard(store, { sessionId: generation.sessionId, generationId: generation.id, patchsetId: generation.patchsetId, lens });
   } catch (error) {
     context.onBoardError?.(lens, error as Error);
     return null;
   }
 }
 
-function interrupted(stopped: string | null): LaneFailure {
-  return { message: stopped ? `The run drafting this board stopped before it settled: ${stopped}` : INTERRUPTED_MESSAGE, retryable: true, attempts: 0 };
+function interrupted(stopped: string | null, live: boolean): LaneFailure {
+  const what = stopped ? `The run drafting this board stopped before it settled: ${stopped.replace(/\.?\s*$/, '.')}` : INTERRUPTED_MESSAGE;
+  return { message: `${what} ${live ? RESUMABLE_NOTE : FROZEN_NOTE}`, retryable: true, attempts: 0 };
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
+import type { Patchset } from '../../protocol/patchset';
 import { LENSES, type Lens } from '../../protocol/board';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import { HarnessConfig, type GenerationSnapshot, type LaneState } from '../../protocol/review';
-import type { HarnessAssignment } from '../pipeline/types';
+import type { HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '../pipeline/types';
 import type { ReviewService } from '../service';
 import type { Store } from '../store';
 import { prepareLensRun, ReviewRefusal, type LensRunOptions, type ReviewRunDeps } from './command';
 import { currentGenerationId, readGenerationSnapshot } from './generationSnapshot';
+import { resumableGeneration, roundCompositionOfGeneration, roundReportOfGeneration } from './resume';
 import { describeAssignment, HarnessConfigRefusal } from './harnessConfig';
 import { pullRequestContext } from '../forge/context';
 
@@ -16,6 +18,11 @@ import { pullRequestContext } from '../forge/context';
  * seams.ts), with the store on, started in the background.
  *
  * - One live run per session: a request while one runs (or is starting) answers its generation id.
+ * - A session whose live generation was interrupted (this host's predecessor was killed mid-run;
+ *   its unsettled lanes read as failed "stopped", resumable) is resumed by `runLenses`
+ *   (resume.ts): the same generation id, its settled lanes rebuilt with no model call, only the
+ *   unsettled ones drafted. Nothing resumes on host start: the harness configuration (and its
+ *   keys) comes with the extension's request — "Draft again", or opening the review again.
  * - The answer comes once the generation exists in the store (harnesses resolved, context
  *   directory written, boards opened), before any seat has run.
  * - Every frame and lane change pokes a per-session throttle; at most one `publish` per interval,
@@ -26,6 +33,17 @@ import { pullRequestContext } from '../forge/context';
  *
  * Never logs a key: the configuration is logged as harness kinds and model names only.
  */
+
+/** A round successor's composition (host/board/compose.ts): what its lanes are composed against, and who is told. */
+export type RoundComposition = Partial<Pick<LensPipelineInput, 'compose'> & Pick<LensPipelineSeams, 'onComposed'>>;
+
+interface StartOptions {
+  roundReport?: LensRunOptions['roundReport'];
+  resume?: boolean;
+  composition?: RoundComposition;
+  patchset?: Patchset;
+  filed?(generationId: string): void;
+}
 
 export const RunLensesInput = z.object({ sessionId: z.string().min(1), harness: HarnessConfig });
 export const GetGenerationInput = z.object({ sessionId: z.string().min(1), generationId: z.string().min(1).optional() });
@@ -83,17 +101,22 @@ export class LensRunner {
     const other = this.reserved.get(sessionId);
     if (other) return Promise.resolve(err(rennetError('invalid-request', `${other} of session ${sessionId} is running; draft the boards when it is done`)));
     if (this.disposed) return Promise.resolve(err(rennetError('invalid-request', 'the Rennet host is shutting down')));
-    const started = this.start(sessionId, harness).finally(() => this.starting.delete(sessionId));
+    const started = this.start(sessionId, harness, { resume: true }).finally(() => this.starting.delete(sessionId));
     this.starting.set(sessionId, started);
     return started;
   }
 
   /** A round's successor: the lenses drafted with the round's report in the context directory (round-report.md). */
-  runRoundLenses(sessionId: string, harness: HarnessConfig, roundReport: NonNullable<LensRunOptions['roundReport']>): Promise<Result<{ generationId: string }>> {
+  runRoundLenses(
+    sessionId: string,
+    harness: HarnessConfig,
+    roundReport: NonNullable<LensRunOptions['roundReport']>,
+    composition: RoundComposition = {},
+  ): Promise<Result<{ generationId: string }>> {
     const busy = this.live.get(sessionId) ?? this.starting.get(sessionId) ?? this.reserved.get(sessionId);
     if (busy) return Promise.resolve(err(rennetError('invalid-request', `the lenses of session ${sessionId} are being drafted; the round's boards are drafted when that is done`)));
     if (this.disposed) return Promise.resolve(err(rennetError('invalid-request', 'the Rennet host is shutting down')));
-    const started = this.start(sessionId, harness, roundReport).finally(() => this.starting.delete(sessionId));
+    const started = this.start(sessionId, harness, { roundReport, composition }).finally(() => this.starting.delete(sessionId));
     this.starting.set(sessionId, started);
     return started;
   }
@@ -147,12 +170,32 @@ export class LensRunner {
 
   // ---------------------------------------------------------------------------------------------
 
-  private async start(sessionId: string, config: HarnessConfig, roundReport?: LensRunOptions['roundReport']): Promise<Result<{ generationId: string }>> {
+  /** `resume`: an interrupted generation of this capture is resumed (resume.ts) rather than a new one drawn. */
+  /**
+   * A re-review's lenses (host/rereview/run.ts): drafted over `patchset` — the fix delta since the
+   * reviewer's earlier review, or the whole change — rather than the session's active capture.
+   * `filed` is told the generation id once the generation exists, before any seat runs.
+   */
+  runPatchsetLenses(sessionId: string, harness: HarnessConfig, patchset: Patchset, filed: (generationId: string) => void): Promise<Result<{ generationId: string }>> {
+    const busy = this.live.get(sessionId) ?? this.starting.get(sessionId) ?? this.reserved.get(sessionId);
+    if (busy) return Promise.resolve(err(rennetError('invalid-request', `the lenses of session ${sessionId} are being drafted; re-review when that is done`)));
+    if (this.disposed) return Promise.resolve(err(rennetError('invalid-request', 'the Rennet host is shutting down')));
+    const started = this.start(sessionId, harness, { patchset, filed }).finally(() => this.starting.delete(sessionId));
+    this.starting.set(sessionId, started);
+    return started;
+  }
+
+  /**
+   * `resume`: an interrupted generation of this capture is resumed (resume.ts) rather than a new one drawn.
+   * `patchset`: drafted over it instead of the session's active capture (a re-review's delta).
+   */
+  private async start(sessionId: string, config: HarnessConfig, options: StartOptions = {}): Promise<Result<{ generationId: string }>> {
+    const { roundReport, resume = false, composition = {} } = options;
     const { store, service } = this.deps;
     const snapshot = service.getSnapshot(sessionId);
     if (!snapshot.ok) return snapshot;
     if (!snapshot.value.patchset) return err(rennetError('not-found', `session ${sessionId} has no captured patchset to draft`));
-    const patchset = service.getPatchset(snapshot.value.patchset.id);
+    const patchset = options.patchset ? ok(options.patchset) : service.getPatchset(snapshot.value.patchset.id);
     if (!patchset.ok) return patchset;
 
     const abort = new AbortController();
@@ -167,6 +210,11 @@ export class LensRunner {
 
     const workspace = snapshot.value.session.repoRoot;
     const runDeps = this.deps.runDeps(workspace);
+    const decision = resume && runDeps.resumePipeline ? resumableGeneration(store, sessionId, patchset.value.id, harnesses) : null;
+    const plan = decision?.plan ?? null;
+    if (decision && !decision.plan && store.listGenerations(sessionId).length > 0) this.deps.log('info', `session ${sessionId}: a new generation (nothing to resume: ${decision.why})`);
+    const resumedRound = plan && !roundReport ? roundReportOfGeneration(store, sessionId, plan.generationId) : null;
+    const composing: RoundComposition = composition.compose ? composition : plan ? (roundCompositionOfGeneration(store, sessionId, plan.generationId) ?? {}) : {};
     const states = new Map<Lens, LaneState>(LENSES.map((lens) => [lens, 'queued']));
     // The generation id is minted inside prepareLensRun; the observers find the run through this box.
     const box: { run: LiveRun | null } = { run: null };
@@ -178,15 +226,21 @@ export class LensRunner {
       const target = snapshot.value.session.target;
       const record = target.kind === 'pull-request' ? (snapshot.value.pullRequest ?? null) : null;
       const pullRequest = record && target.kind === 'pull-request' ? pullRequestContext(record, target.provider) : null;
-      prepared = await prepareLensRun({ patchset: patchset.value, sessionId, workspace, harnesses, store, pullRequest, ...(roundReport ? { roundReport } : {}) }, runDeps, {
-        onFrame: poke,
-        onLane: (change) => {
-          states.set(change.lens, change.state);
-          poke();
+      const round = roundReport ?? resumedRound;
+      prepared = await prepareLensRun(
+        { patchset: patchset.value, sessionId, workspace, harnesses, store, pullRequest, ...(round ? { roundReport: round } : {}), ...(plan ? { generationId: plan.generationId } : {}), ...(composing.compose ? { compose: composing.compose } : {}) },
+        runDeps,
+        {
+          ...(composing.onComposed ? { onComposed: composing.onComposed } : {}),
+          onFrame: poke,
+          onLane: (change) => {
+            states.set(change.lens, change.state);
+            poke();
+          },
+          log: (line) => this.deps.log('info', line),
+          signal: abort.signal,
         },
-        log: (line) => this.deps.log('info', line),
-        signal: abort.signal,
-      });
+      );
     } catch (error) {
       const message = error instanceof ReviewRefusal ? error.message : `the lenses could not be prepared: ${(error as Error).message}`;
       return err(rennetError('invalid-request', message));
@@ -198,7 +252,7 @@ export class LensRunner {
     this.live.set(sessionId, run);
     this.stopped.delete(generationId);
     // Synchronously up to its first await, the pipeline files the generation and opens every board.
-    const done = runDeps.runPipeline(prepared.input, prepared.seams);
+    const done = plan && runDeps.resumePipeline ? runDeps.resumePipeline(prepared.input, prepared.seams) : runDeps.runPipeline(prepared.input, prepared.seams);
     const filed = store.getGeneration(generationId) !== undefined;
     const finished = done.then(
       (outcome) => {
@@ -221,7 +275,9 @@ export class LensRunner {
       const why = await finished;
       return err(rennetError('invalid-request', `the lenses could not start: ${typeof why === 'string' ? why : 'the generation was not filed'}`));
     }
-    this.deps.log('info', `generation ${generationId} of session ${sessionId} (patchset ${patchset.value.id}): drafting with ${describeAssignment(harnesses)}`);
+    const resuming = plan ? `resuming (kept with no model call: ${plan.kept.join(', ') || 'none'}; drafting again: ${plan.redrafted.join(', ')}), ` : '';
+    this.deps.log('info', `generation ${generationId} of session ${sessionId} (patchset ${patchset.value.id}): ${resuming}drafting with ${describeAssignment(harnesses)}`);
+    options.filed?.(generationId);
     poke();
     return ok({ generationId });
   }

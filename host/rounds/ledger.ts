@@ -1,5 +1,5 @@
 import type { FileChange } from '../../protocol/patchset';
-import { ROUND_EVENT_PREFIX, Round, RoundFailure, RoundPhase, RoundReport, RoundState, RoundWorker, type RoundDiffTotals } from '../../protocol/rounds';
+import { ROUND_EVENT_PREFIX, Round, RoundFailure, RoundPhase, RoundReport, RoundState, RoundWorker, RoundWorkspace, type RoundDiffTotals } from '../../protocol/rounds';
 import { z } from 'zod';
 
 /**
@@ -28,7 +28,7 @@ export const StartedReceipt = z.object({
   asks: z.array(z.string()),
   workOrderDigest: z.string(),
   worker: RoundWorker,
-  workspace: z.object({ root: z.string(), branch: z.string() }),
+  workspace: RoundWorkspace,
   fromPatchsetId: z.string(),
   fromGenerationId: z.string().nullable(),
   startedAt: z.string(),

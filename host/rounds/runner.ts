@@ -6,6 +6,10 @@ import type { Patchset } from '../../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import { EVIDENCE_FILE, WORK_ORDER_FILE, type EvidenceFile, type Round, type RoundPhase, type RoundReport, type RoundWorker } from '../../protocol/rounds';
 import type { Session } from '../../protocol/session';
+import type { Lens } from '../../protocol/board';
+import type { LensComposition } from '../board/compose';
+import type { RoundCompose } from '../pipeline/types';
+import { applyComposition, roundCompose, type ComposeStore } from './compose';
 import { capturePatchset, patchsetId } from '../capture/capture';
 import { openRepo, resolveCommit } from '../capture/repo';
 import { gitText } from '../git/run';
@@ -18,7 +22,9 @@ import { foldRounds, ledgerRows, ROUND_EVENT_KINDS, type RoundTrail } from './le
 import { runReportTurn } from './reportSeat';
 import { composeWorkOrder, discoverCheckCommand, dispatchRefusal, DISPATCH_REFUSAL_WORDS, type CheckProbe, type WorkOrder } from './workOrder';
 import { reverifyReport } from './verify';
+import { requestHeadRefusal, roundModeOf } from './request';
 import { readFile, access } from 'node:fs/promises';
+import { claimGenerationRun, describeHolder, generationRunHolder, type RunHolder } from '../store';
 
 /**
  * The round runner: dispatch, then every phase to its durable receipt (host/rounds/ledger.ts).
@@ -49,13 +55,22 @@ export interface WorkerPort {
 }
 
 export interface RoundStore {
+  /**
+   * The data directory: a driven round holds its run claim there (`runs/<round id>`,
+   * host/store/runClaims.ts), so another process on the same store never settles, retries or
+   * dispatches past a round a live process drives. Without it (tests' stores), only this process is known.
+   */
+  readonly dir?: string;
   getSession(id: string): Session | undefined;
   getPatchset(id: string): Patchset | undefined;
   putPatchset(patchset: Patchset): { created: boolean };
   attachPatchset(sessionId: string, patchsetId: string, now: string): Session;
   appendEvent(sessionId: string, kind: string, payload: unknown, now: string): { seq: number };
   readEvents(sessionId: string, afterSeq?: number): Array<{ seq: number; kind: string; payload: unknown }>;
-  getGeneration(id: string): { id: string; status: 'live' | 'frozen' } | undefined;
+  getGeneration(id: string): { id: string; sessionId: string; patchsetId: string; status: 'live' | 'frozen' } | undefined;
+  /** The predecessor's boards, read to compose the successor against. */
+  getBoardMeta: ComposeStore['getBoardMeta'];
+  readBoardEvents: ComposeStore['readBoardEvents'];
   listGenerations(sessionId: string): Array<{ id: string; status: 'live' | 'frozen' }>;
   freezeGeneration(id: string, now: string): unknown;
 }
@@ -67,14 +82,25 @@ export interface RoundContext {
   /** The report seat's harness. */
   reportHarness(signal: AbortSignal): Promise<LensHarness>;
   /** Drafts the five lenses over the successor (the report is their round context); answers once the generation is filed. */
-  draftGeneration(input: { session: Session; patchset: Patchset; workspace: string; report: RoundReport; round: Round; asks: ReadonlyArray<{ id: string; text: string }> }): Promise<Result<{ generationId: string }>>;
+  draftGeneration(input: {
+    session: Session;
+    patchset: Patchset;
+    workspace: string;
+    report: RoundReport;
+    round: Round;
+    asks: ReadonlyArray<{ id: string; text: string }>;
+    /** What the successor's lanes are composed against; null when the round has no predecessor generation. */
+    compose: RoundCompose | null;
+    /** Told as each lane is composed (after its board is durable): what lives outside boards. */
+    onComposed(generationId: string, lens: Lens, composition: LensComposition): void;
+  }): Promise<Result<{ generationId: string }>>;
 }
 
 export interface RoundDeps {
   store: RoundStore;
-  asks: { projection(sessionId: string): Result<AskProjection>; command(sessionId: string, input: unknown, now: string): Result<unknown> };
+  asks: { projection(sessionId: string): Result<AskProjection>; command(sessionId: string, input: unknown, now: string): Result<unknown>; appendHostEvent?(sessionId: string, input: unknown, now: string): Result<unknown> };
   /** The session's bound workspace (recorded once): where the worker runs and the successor is captured. `dryRun`: decide, make and record nothing. */
-  bindWorkspace(session: Session, options?: { dryRun?: boolean }): Promise<Result<{ root: string; branch: string }>>;
+  bindWorkspace(session: Session, options?: { dryRun?: boolean }): Promise<Result<{ root: string; branch: string; workBranch?: string }>>;
   now?: () => Date;
   newRoundId?: () => string;
   log?(level: 'info' | 'warn', message: string): void;
@@ -108,22 +134,23 @@ export class RoundRunner {
   }
 
   /** The order a dispatch would send now, or why none can be sent. */
-  async order(sessionId: string, options: { bind?: boolean } = {}): Promise<Result<{ order: WorkOrder; workspace: { root: string; branch: string } }>> {
+  async order(sessionId: string, options: { bind?: boolean } = {}): Promise<Result<{ order: WorkOrder; workspace: { root: string; branch: string; workBranch?: string } }>> {
     const session = this.deps.store.getSession(sessionId);
     if (!session) return err(rennetError('not-found', `no session ${sessionId}`));
-    if (session.target.kind !== 'branch') {
-      return err(rennetError('invalid-request', session.target.kind === 'pull-request' ? 'rounds on a pull request are not built yet: review its branch to loop rounds on it' : 'a working-tree review has no branch for a round to commit on: review the branch instead'));
-    }
+    if (session.target.kind === 'working-tree') return err(rennetError('invalid-request', 'a working-tree review has no branch for a round to commit on: review the branch instead'));
     const patchset = session.activePatchsetId ? this.deps.store.getPatchset(session.activePatchsetId) : undefined;
     if (!patchset) return err(rennetError('invalid-request', 'the session has no capture yet'));
     const projection = this.deps.asks.projection(sessionId);
     if (!projection.ok) return projection;
-    const refusal = dispatchRefusal('own', projection.value);
+    // A branch loops; a request loops when it is one's own (host/rounds/request.ts).
+    const refusal = dispatchRefusal(roundModeOf(this.deps.store, session), projection.value);
     if (refusal) return err(rennetError('invalid-request', DISPATCH_REFUSAL_WORDS[refusal], { refusal }));
     const workspace = await this.deps.bindWorkspace(session, { dryRun: options.bind !== true });
     if (!workspace.ok) return workspace;
+    const behind = await requestHeadRefusal(session, workspace.value, patchset.head);
+    if (behind) return behind;
     const probe = await checkProbe(workspace.value.root);
-    return ok({ order: composeWorkOrder({ branch: workspace.value.branch, patchset, projection: projection.value, checkCommand: discoverCheckCommand(probe) }), workspace: workspace.value });
+    return ok({ order: composeWorkOrder({ branch: workspace.value.branch, ...(workspace.value.workBranch ? { workBranch: workspace.value.workBranch } : {}), patchset, projection: projection.value, checkCommand: discoverCheckCommand(probe) }), workspace: workspace.value });
   }
 
   /**
@@ -132,6 +159,12 @@ export class RoundRunner {
    */
   async dispatch(sessionId: string, context: RoundContext & { worker: WorkerPort }, options: { expectDigest?: string } = {}): Promise<Result<Dispatched>> {
     const running = this.inFlight.get(sessionId);
+    if (!running) {
+      const elsewhere = this.drivenElsewhere(sessionId);
+      if (elsewhere) return err(elsewhere);
+      // A round a stopped process left running (no live claim) is settled before another starts.
+      this.settleInterrupted([sessionId]);
+    }
     const composed = await this.order(sessionId, { bind: running === undefined });
     if (running) {
       // One round at a time: the same order joins it; anything else waits for the next round.
@@ -165,6 +198,8 @@ export class RoundRunner {
       return err(rennetError('store-failed', `could not write the work order into ${workspace.root}: ${(error as Error).message}`));
     }
     const roundId = this.newRoundId();
+    const claim = this.claim(roundId);
+    if (!claim.ok) return claim;
     const patchset = this.deps.store.getPatchset(session.activePatchsetId as string) as Patchset;
     const fromGeneration = [...this.deps.store.listGenerations(sessionId)].reverse().find((g) => g.status === 'live')?.id ?? null;
     this.append(sessionId, ROUND_EVENT_KINDS.started, {
@@ -184,6 +219,7 @@ export class RoundRunner {
     this.inFlight.set(sessionId, { roundId, digest: order.digest, done, abort });
     void done.finally(() => {
       if (this.inFlight.get(sessionId)?.roundId === roundId) this.inFlight.delete(sessionId);
+      claim.value();
     });
     return ok({ round, done });
   }
@@ -199,16 +235,23 @@ export class RoundRunner {
   /** Resumes a failed round from its last receipt (never re-running a worker that has a receipt). */
   async retry(sessionId: string, roundId: string, context: RoundContext): Promise<Result<Dispatched>> {
     if (this.inFlight.has(sessionId)) return err(rennetError('invalid-request', 'a round is running for this review'));
+    const elsewhere = this.drivenElsewhere(sessionId);
+    if (elsewhere) return err(elsewhere);
+    // A round a stopped process left running is settled first (its worker recorded lost), then resumed.
+    this.settleInterrupted([sessionId]);
     const trail = this.trails(sessionId).find((t) => t.round.id === roundId);
     if (!trail) return err(rennetError('not-found', `no round ${roundId} in this review`));
     if (trail.round.state !== 'failed' && trail.round.state !== 'running') return err(rennetError('invalid-request', `round ${trail.round.ordinal} ${trail.round.state}; only a failed round is retried`));
     if (trail.round.failure && !trail.round.failure.retryable) return err(rennetError('invalid-request', `round ${trail.round.ordinal} cannot be retried: ${trail.round.failure.message}`));
+    const claim = this.claim(roundId);
+    if (!claim.ok) return claim;
     this.append(sessionId, ROUND_EVENT_KINDS.resumed, { round: roundId, at: this.iso() });
     const abort = new AbortController();
     const done = this.drive(sessionId, roundId, { reportHarness: context.reportHarness, draftGeneration: context.draftGeneration, order: null, signal: abort.signal });
     this.inFlight.set(sessionId, { roundId, digest: trail.round.workOrderDigest, done, abort });
     void done.finally(() => {
       if (this.inFlight.get(sessionId)?.roundId === roundId) this.inFlight.delete(sessionId);
+      claim.value();
     });
     return ok({ round: this.rounds(sessionId).find((r) => r.id === roundId) as Round, done });
   }
@@ -216,7 +259,9 @@ export class RoundRunner {
   /**
    * After a host start: a round the store says is running has no process driving it any more. It
    * ends failed at its phase (retryable), a worker turn without a receipt recorded lost — never
-   * run twice. Retry then resumes it from its receipts with the reviewer's current choices.
+   * run twice. Retry then resumes it from its receipts with the reviewer's current choices. A round
+   * stopped before its worker started (no before checkpoint) has nothing to resume: it ends failed,
+   * not retryable, its asks still staged for the next dispatch.
    */
   settleInterrupted(sessionIds: readonly string[]): Round[] {
     const settled: Round[] = [];
@@ -224,7 +269,14 @@ export class RoundRunner {
       if (this.inFlight.has(sessionId)) continue;
       for (const trail of this.trails(sessionId).filter((t) => t.round.state === 'running')) {
         const id = trail.round.id;
-        if (trail.checkpoints.before && !trail.worker) {
+        // Another live process drives it (its run claim): not interrupted.
+        if (this.holderOf(id)) continue;
+        if (!trail.checkpoints.before) {
+          // The worker runs only after the before checkpoint's receipt: it never started, and Retry runs no worker.
+          settled.push(this.end(sessionId, id, 'failed', { phase: trail.round.phase, message: 'the host stopped before the worker started: nothing ran, nothing changed. The asks stay staged: dispatch again.', retryable: false }));
+          continue;
+        }
+        if (!trail.worker) {
           this.append(sessionId, ROUND_EVENT_KINDS.worker, { round: id, outcome: 'lost', message: 'the host stopped while the worker ran; it is not run again' });
         }
         const phase = trail.round.phase;
@@ -236,6 +288,30 @@ export class RoundRunner {
       }
     }
     return settled;
+  }
+
+  /** The live process holding the round's run claim (this one included); null when none does, or nothing is known. */
+  private holderOf(roundId: string): RunHolder | null {
+    return this.deps.store.dir ? generationRunHolder(this.deps.store.dir, roundId) : null;
+  }
+
+  /** Why nothing may start on the session: a round of it another live process drives (refused, in words); else null. */
+  private drivenElsewhere(sessionId: string): ReturnType<typeof rennetError> | null {
+    for (const trail of this.trails(sessionId)) {
+      if (trail.round.state !== 'running') continue;
+      const holder = this.holderOf(trail.round.id);
+      if (holder) return rennetError('invalid-request', `round ${trail.round.ordinal} of this review is running in another Rennet process (${describeHolder(holder)}); it goes on there, and asks staged now go out with the next round`);
+    }
+    return null;
+  }
+
+  /** The round's run claim for this process while it drives the round (released when it ends); nothing to claim without a data directory. */
+  private claim(roundId: string): Result<() => void> {
+    const dir = this.deps.store.dir;
+    if (!dir) return ok(() => undefined);
+    const claimed = claimGenerationRun(dir, roundId);
+    if (!claimed.ok) return err(rennetError('invalid-request', `round ${roundId} is being driven by ${describeHolder(claimed.holder)}`));
+    return ok(() => claimed.claim.release());
   }
 
   // ─── The phases ────────────────────────────────────────────────────────────────────────────
@@ -256,6 +332,7 @@ export class RoundRunner {
 
     // worker
     if (!trail.checkpoints.before) {
+      if (!run.worker) return this.end(sessionId, roundId, 'failed', { phase: 'worker', message: 'the worker never started, and Retry runs no worker: nothing changed. The asks stay staged: dispatch again.', retryable: false });
       this.phase(sessionId, roundId, 'worker');
       const before = await takeCheckpoint(root, roundId, 'before');
       if (!before.ok) return this.end(sessionId, roundId, 'failed', { phase: 'worker', message: before.error.message, retryable: true });
@@ -306,7 +383,7 @@ export class RoundRunner {
       this.phase(sessionId, roundId, 'report');
       const from = this.deps.store.getPatchset(trail.round.fromPatchsetId);
       if (!from) return this.end(sessionId, roundId, 'failed', { phase: 'report', message: `the patchset the asks were written on (${trail.round.fromPatchsetId}) is not in the store`, retryable: false });
-      const successor = await captureSuccessor(root, from, trail.round.workspace.branch, m.range.to);
+      const successor = await captureSuccessor(root, from, trail.round.workspace.branch, m.range.to, trail.round.workspace.workBranch);
       if (!successor.ok) return this.end(sessionId, roundId, 'failed', { phase: 'report', message: `the successor could not be captured: ${successor.error.message}`, retryable: true });
       this.deps.store.putPatchset(successor.value);
       this.deps.store.attachPatchset(sessionId, successor.value.id, this.iso());
@@ -337,13 +414,13 @@ export class RoundRunner {
       });
       const evidence: EvidenceFile = { successorPatchsetId: successorId, asks: reportAsks, changedPaths: m.changedPaths, range: m.range, manifest: manifest.value };
       await writeContextFile(root, contextDir, EVIDENCE_FILE, `${JSON.stringify(evidence, null, 1)}\n`).catch(() => undefined);
-      const turn = await runReportTurn(run.reportHarness, { roundId, evidence, asks: dispatched, workspace: root, contextDir }, { signal: run.signal });
+      const turn = await runReportTurn(run.reportHarness, { roundId, evidence, asks: dispatched, workspace: root, contextDir, successor: this.deps.store.getPatchset(successorId) as Patchset }, { signal: run.signal });
       if (!turn.ok) {
         const phase: RoundPhase = turn.error.kind === 'refused' ? 'verification' : 'report';
         return this.end(sessionId, roundId, turn.error.kind === 'cancelled' && run.signal.aborted ? 'cancelled' : 'failed', { phase, message: `the round report: ${turn.error.message}`, retryable: true });
       }
       report = turn.value.report;
-      this.append(sessionId, ROUND_EVENT_KINDS.reported, { round: roundId, report, harness: turn.value.harness, model: turn.value.model });
+      this.append(sessionId, ROUND_EVENT_KINDS.reported, { round: roundId, report, harness: turn.value.harness, model: turn.value.model, spend: turn.value.spend });
     }
 
     // regeneration
@@ -351,7 +428,20 @@ export class RoundRunner {
     if (!trail.round.generationId) {
       this.phase(sessionId, roundId, 'regeneration');
       const successor = this.deps.store.getPatchset(successorId) as Patchset;
-      const drafted = await run.draftGeneration({ session, patchset: successor, workspace: root, report, round: trail.round, asks: dispatched });
+      const latest = this.deps.asks.projection(sessionId);
+      const compose = latest.ok ? roundCompose(this.deps.store, { sessionId, round: trail.round, report, projection: latest.value }) : null;
+      const drafted = await run.draftGeneration({
+        session,
+        patchset: successor,
+        workspace: root,
+        report,
+        round: trail.round,
+        asks: dispatched,
+        compose,
+        onComposed: (generationId, lens, composition) => {
+          if (compose) applyComposition(this.deps.asks, { sessionId, priorGenerationId: compose.priorGenerationId, generationId }, lens, composition, this.iso());
+        },
+      });
       if (!drafted.ok) return this.end(sessionId, roundId, 'failed', { phase: 'regeneration', message: drafted.error.message, retryable: true });
       this.append(sessionId, ROUND_EVENT_KINDS.generation, { round: roundId, generationId: drafted.value.generationId });
       const prior = trail.round.fromGenerationId ? this.deps.store.getGeneration(trail.round.fromGenerationId) : undefined;
@@ -364,7 +454,11 @@ export class RoundRunner {
   /** The after checkpoint and the measured diff, once (a receipt each); the checkpoint refs dropped after. */
   private async measure(sessionId: string, roundId: string, root: string): Promise<Result<void>> {
     let trail = this.trail(sessionId, roundId) as RoundTrail;
-    if (trail.measured) return ok(undefined);
+    if (trail.measured) {
+      // Measured before a host stopped: its refs may not have been dropped yet (idempotent).
+      await dropCheckpoints(root, roundId);
+      return ok(undefined);
+    }
     this.phase(sessionId, roundId, 'commit');
     if (!trail.checkpoints.after) {
       const after = await takeCheckpoint(root, roundId, 'after');
@@ -454,18 +548,22 @@ async function committedEverything(root: string, trail: RoundTrail): Promise<boo
   return snapshotTree === headTree;
 }
 
-/** The successor: the persisted base → the round's last commit, named by the work branch when it is there. */
-async function captureSuccessor(root: string, from: Patchset, branch: string, head: string): Promise<Result<Patchset>> {
+/**
+ * The successor: the persisted base → the round's last commit. While the work branch's tip is that
+ * commit, the reviewed branch names it (a sibling's commits are still the review of `branch`).
+ */
+async function captureSuccessor(root: string, from: Patchset, branch: string, head: string, workBranch?: string): Promise<Result<Patchset>> {
   const repo = await openRepo(root);
   if (!repo.ok) return repo;
-  const tip = await resolveCommit(repo.value, `refs/heads/${branch}`);
-  const ref = tip.ok && tip.value === head ? branch : head;
+  const tip = await resolveCommit(repo.value, `refs/heads/${workBranch ?? branch}`);
+  const named = tip.ok && tip.value === head;
+  const ref = named ? (workBranch ?? branch) : head;
   // Diffed from the persisted base commit (a base ref that moved since cannot change the round's
   // result), recorded under the review's own base ref, so a later capture of the same content by
   // the review is the same patchset.
   const captured = await capturePatchset(repo.value, { kind: 'branch', base: from.base, head: ref }, from.options);
   if (!captured.ok) return captured;
-  const { id: _id, ...body } = { ...captured.value, baseRef: from.baseRef, baseTip: from.baseTip };
+  const { id: _id, ...body } = { ...captured.value, ...(named ? { headRef: branch } : {}), baseRef: from.baseRef, baseTip: from.baseTip };
   return ok({ id: patchsetId(body), ...body });
 }
 

@@ -12,12 +12,13 @@ import { GitError, gitText, runGit } from '../git/run';
  * The scripted worker: a file of edits and commits applied in the bound workspace in order, as a
  * worker's turn would. For tests and demos; never presented as a model. It stops at the first
  * failing step and says which; what it already wrote stays (a real worker's partial work stays too).
+ * A `wait` step makes the turn take time (the host stopped or the round cancelled mid-turn).
  */
 
 export const SCRIPTED_WORKER_IDENTITY = { name: 'Rennet Scripted Worker', email: 'scripted-worker@localhost' } as const;
 
 export interface ScriptedWorkerOptions {
-  /** Checked between steps: once aborted, no further step starts. */
+  /** Checked between steps: once aborted, no further step starts (and a `wait` ends at once). */
   signal?: AbortSignal;
   /** The commits' author and committer (default SCRIPTED_WORKER_IDENTITY). */
   identity?: { name: string; email: string };
@@ -58,20 +59,20 @@ export function parseScriptedWorkerFile(script: unknown): Result<ScriptedWorkerF
   return err(rennetError('invalid-request', `the scripted worker file is invalid: ${firstProblem(parsed.error.issues, script)}`));
 }
 
-const STEP_KINDS = ['write', 'delete', 'commit'] as const;
+const STEP_KINDS = ['write', 'delete', 'commit', 'wait'] as const;
 
 function firstProblem(issues: z.ZodError['issues'], script: unknown): string {
   const issue = issues[0];
   if (!issue) return 'unknown problem';
   if (issue.code === 'invalid_union' && issue.path.length === 2 && issue.path[0] === 'steps' && typeof issue.path[1] === 'number') {
-    // A step matched none of the three shapes: say what a step is, or pick the branch its key names.
+    // A step matched none of the shapes: say what a step is, or pick the branch its key names.
     const index = issue.path[1];
     const step = (script as { steps: unknown[] }).steps[index];
     const where = `steps[${index}]`;
-    if (typeof step !== 'object' || step === null || Array.isArray(step)) return `${where}: a step is an object with one of write, delete, commit`;
+    if (typeof step !== 'object' || step === null || Array.isArray(step)) return `${where}: a step is an object with one of write, delete, commit, wait`;
     const keys = Object.keys(step);
     const kind = STEP_KINDS.findIndex((k) => keys.length === 1 && keys[0] === k);
-    if (kind < 0) return `${where}: a step has exactly one key, write, delete or commit (it has ${keys.length === 0 ? 'none' : keys.map((k) => JSON.stringify(k)).join(', ')})`;
+    if (kind < 0) return `${where}: a step has exactly one key, write, delete, commit or wait (it has ${keys.length === 0 ? 'none' : keys.map((k) => JSON.stringify(k)).join(', ')})`;
     const branch = issue.errors[kind]?.[0];
     if (branch) return `${where}${formatPath(branch.path)}: ${branch.message}`;
   }
@@ -85,8 +86,9 @@ function formatPath(path: readonly PropertyKey[]): string {
 /**
  * Applies a script's steps in order in the workspace at `root`: `write` (creates parent
  * directories), `delete` (a file or symlink; a missing one is an error), `commit` (`git add --all`
- * then a commit with the scripted worker's identity, no hooks, no signing; nothing staged is an
- * error). Paths are repo-relative, never inside `.git`, and never reach outside the workspace
+ * then a commit with the scripted worker's identity, no pre-commit or commit-msg hook, no signing;
+ * nothing staged is an error), `wait` (pauses that many milliseconds; an abort ends the wait and
+ * the run, as stopped during that step). Paths are repo-relative, never inside `.git`, and never reach outside the workspace
  * through a symlink. Stops at the first failing step and names it.
  */
 export async function runScriptedWorker(root: string, script: unknown, options: ScriptedWorkerOptions = {}): Promise<Result<ScriptedWorkerRun>> {
@@ -113,8 +115,11 @@ export async function runScriptedWorker(root: string, script: unknown, options: 
     if (options.signal?.aborted) {
       return err(rennetError('invalid-request', `the scripted worker was stopped before ${name}; ${index} of ${steps.length} steps applied`, { step: String(index + 1), reason: 'aborted' }));
     }
-    const applied = await applyStep(workspace, step, identity);
+    const applied = await applyStep(workspace, step, identity, options.signal);
     if (!applied.ok) {
+      if (applied.error.detail?.reason === 'aborted') {
+        return err(rennetError('invalid-request', `the scripted worker was stopped during ${name}; ${index} of ${steps.length} steps applied`, { step: String(index + 1), reason: 'aborted' }));
+      }
       return err(rennetError(applied.error.code, `${name} failed: ${applied.error.message}`, { ...applied.error.detail, step: String(index + 1) }));
     }
     if (applied.value) commits.push(applied.value);
@@ -125,6 +130,7 @@ export async function runScriptedWorker(root: string, script: unknown, options: 
 function describe(step: Step): string {
   if ('write' in step) return `write ${step.write.path}`;
   if ('delete' in step) return `delete ${step.delete}`;
+  if ('wait' in step) return `wait ${step.wait} ms`;
   return `commit "${step.commit}"`;
 }
 
@@ -136,7 +142,8 @@ interface Workspace {
 }
 
 /** Applies one step; a commit step answers its commit id, the others null. */
-async function applyStep(workspace: Workspace, step: Step, identity: { name: string; email: string }): Promise<Result<string | null>> {
+async function applyStep(workspace: Workspace, step: Step, identity: { name: string; email: string }, signal?: AbortSignal): Promise<Result<string | null>> {
+  if ('wait' in step) return pause(step.wait, signal);
   if ('write' in step) {
     const target = checkWorkspacePath(workspace, step.write.path, 'write');
     if (!target.ok) return target;
@@ -162,6 +169,22 @@ async function applyStep(workspace: Workspace, step: Step, identity: { name: str
     return ok(null);
   }
   return commitAll(workspace, step.commit, identity);
+}
+
+/** Waits `ms` milliseconds; an abort ends the wait early, as an error whose reason is `aborted`. */
+function pause(ms: number, signal?: AbortSignal): Promise<Result<null>> {
+  return new Promise((resolve) => {
+    const stopped = () => {
+      clearTimeout(timer);
+      resolve(err(rennetError('invalid-request', 'stopped while waiting', { reason: 'aborted' })));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stopped);
+      resolve(ok(null));
+    }, ms);
+    if (signal?.aborted) stopped();
+    else signal?.addEventListener('abort', stopped, { once: true });
+  });
 }
 
 async function commitAll(workspace: Workspace, message: string, identity: { name: string; email: string }): Promise<Result<string>> {

@@ -100,6 +100,8 @@ export function discoverCheckCommand(probe: CheckProbe): CheckCommand | null {
 
 export interface WorkOrderInput {
   branch: string;
+  /** The branch the worker commits on when it is not the reviewed branch (a sibling, `rennet/<branch>`). */
+  workBranch?: string;
   /** The patchset the asks were written on: their anchors and diff lines come from it. */
   patchset: Patchset;
   projection: AskProjection;
@@ -155,7 +157,11 @@ export function composeWorkOrder(input: WorkOrderInput): WorkOrder {
   lines.push('');
   lines.push('## How to work');
   lines.push('');
-  lines.push(`- Work on \`${input.branch}\` in this directory. Change only what the asks need.`);
+  lines.push(
+    input.workBranch && input.workBranch !== input.branch
+      ? `- Work on \`${input.workBranch}\` (a branch of \`${input.branch}\` for this review's rounds), as it is checked out in this directory. Change only what the asks need.`
+      : `- Work on \`${input.branch}\` in this directory. Change only what the asks need.`,
+  );
   lines.push('- Commit your work (one or more commits) before you finish; do not push, and do not rewrite commits that were there before you started.');
   if (input.checkCommand) {
     lines.push(`- Run \`${input.checkCommand.command}\` (this repository's check, from its ${input.checkCommand.source}) before committing. If it fails, fix what your change broke; if it still fails, commit anyway and say in your last message which checks fail and why.`);

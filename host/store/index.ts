@@ -20,3 +20,4 @@ export {
   type LaneOutcomeInput,
   type StoredLaneOutcome,
 } from './generations';
+export { claimGenerationRun, generationRunHolder, describeHolder, type ClaimResult, type RunClaim, type RunHolder } from './runClaims';

@@ -6,7 +6,7 @@ import type { TestRepo } from '../fixtures/gitRepo';
 import { startOpenAiServer, type ScriptedOpenAiServer, type Step } from '../servers';
 import { codeChange, compileTurn, decisionsTurn, designTurn, noiseTurn, regionsOf, reviewTurn, sequenceTurn, type Region } from '../unit/pipeline/fixtures';
 import { removeDir, tempDir } from './harnessSupport';
-import { startHost, type HostUnderTest } from './hostProcess';
+import { killAndRestart, startHost, type HostUnderTest } from './hostProcess';
 
 /**
  * `rennet/review/runLenses`, `rennet/generation/changed` and `rennet/generation/get` against the
@@ -180,9 +180,7 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     assert.ok(!host.stderr().includes(SECRET), 'the host stderr quotes the key');
 
     // Killed and started again on the same store: the same snapshot, read back.
-    host.child.kill('SIGKILL');
-    await host.stop();
-    host = await startHost(storeDir);
+    host = await killAndRestart(host, storeDir);
     const restarted = await host.connection.sendRequest(GenerationGet, { sessionId });
     assert.ok(restarted.ok && restarted.value, restarted.ok ? 'no generation after the restart' : restarted.error.message);
     assert.deepEqual(restarted.value, last);

@@ -12,7 +12,7 @@ import {
   SessionList,
 } from '../../protocol/rpc';
 import { TestRepo, tempDir } from '../fixtures/gitRepo';
-import { startHost, type HostUnderTest } from './hostProcess';
+import { killAndRestart, startHost, type HostUnderTest } from './hostProcess';
 
 /** Speaks JSON-RPC to the built host process exactly as the extension does (typed constants). */
 describe('host JSON-RPC contract (built dist/host.js)', function () {
@@ -97,12 +97,7 @@ describe('host JSON-RPC contract (built dist/host.js)', function () {
     host = await startHost(storeDir);
     const opened = await host.connection.sendRequest(ReviewOpen, { repo: repo.dir, target: { kind: 'branch', head: 'feature', base: 'main' } });
     assert.ok(opened.ok);
-    const exited = new Promise((resolve) => host!.child.once('exit', resolve));
-    host.child.kill('SIGKILL');
-    await exited;
-    host.connection.dispose();
-
-    host = await startHost(storeDir);
+    host = await killAndRestart(host, storeDir);
     const hello = await host.connection.sendRequest(HostHello, {});
     assert.equal(hello.sessions, 1);
     const snapshot = await host.connection.sendRequest(SessionGet, { sessionId: opened.value.snapshot.session.id });

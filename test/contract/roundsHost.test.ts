@@ -11,7 +11,7 @@ import { AsksCommand, ReviewOpen, RoundsChanged, RoundsDispatch, RoundsList, Rou
 import { TestRepo } from '../fixtures/gitRepo';
 import type { Step } from '../servers/common';
 import { startOpenAiServer, type ScriptedOpenAiServer } from '../servers/openai';
-import { startHost, type HostUnderTest } from './hostProcess';
+import { killAndRestart, startHost, type HostUnderTest } from './hostProcess';
 
 /**
  * Rounds over JSON-RPC against the built host (dist/host.js): the order, a dispatch with the
@@ -102,11 +102,7 @@ describe('rennet/rounds/* over JSON-RPC (built dist/host.js): dispatch, phases, 
     assert.ok(phases.includes('worker') && phases.includes('commit') && phases.at(-1) === 'verification', JSON.stringify(phases));
     const head = repo.git('rev-parse', 'feature');
     assert.equal(repo.git('log', '-1', '--format=%s', 'feature'), 'Write the notes');
-    host.child.kill('SIGKILL');
-    await new Promise((r) => host!.child.once('exit', r));
-    host.connection.dispose();
-
-    host = await startHost(store);
+    host = await killAndRestart(host, store);
     const listed = await host.connection.sendRequest(RoundsList, { sessionId });
     assert.ok(listed.ok);
     const settled = listed.value.find((r: Round) => r.id === roundId);

@@ -9,6 +9,16 @@
 // of the repository, measured with host/rounds/checkpoint.ts + evidence.ts); the round returns, the
 // change request is consumed, the question stays, the board shows the worker's commit as its head;
 // a second dispatch with only the question staged is refused in the host's words.
+// What the panel shows of it: the rounds area's run view while the round runs (its phases read from
+// the round's record), the report greeting after ("Round 1 is back", the ask's outcome, the ask's
+// own words rendered as text), the composed successor (the rail's lane verdicts, Sequence's
+// "Round 1 · Addressed" chapter stamped new and opened, the addressed finding dropped from Flagged,
+// the earlier generation frozen behind the switcher), the ledger's row and its "Open round diff"
+// (VS Code's multi-file diff over read-only `rennet-round:` documents, no comment gutter). Last,
+// with the question unstaged, the Hand off view's "Open pull request…" against the fake forge
+// (test/servers/fakeForge, served as acme/rounds and the checkout's origin): the modal shows the
+// Design lens's scripted title and description, and Push and Open Pull Request pushes the worker's
+// commit and opens #1.
 //
 // Its own fixture repository (no submodule: rounds refuse repositories with one), code-server
 // profile and browser page. Called from run.mjs; `RENNET_E2E_SCENARIOS=rounds` runs only this.
@@ -17,9 +27,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as rig from './rig.mjs';
-import { board, dumpDiagnostics, editorOf, openCommentWidget, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
+import { board, dumpDiagnostics, editorOf, generationId, openCommentWidget, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
 import { diffHunks, git, initRepo, uncitedHunkCount } from './fixture.mjs';
-import { harnessSettings, startModelServers } from './modelServers.mjs';
+import { harnessSettings, startModelServers, startServerProcess } from './modelServers.mjs';
 
 const { expect } = rig;
 
@@ -37,6 +47,17 @@ const REPORT_NOTE = 'The two inserted lines now name the helper totalOf.';
 const REPORT_DELAY_MS = 2_500;
 const ONLY_QUESTIONS = 'Only questions and approvals are staged.';
 const NOTHING_STAGED = 'Nothing is staged for the Changes lane';
+/** A round's phases in order (protocol ROUND_PHASES) and the run view's label of each (webview/board/roundsModel.ts). */
+const ROUND_PHASES = ['prep', 'worker', 'commit', 'report', 'verification', 'regeneration'];
+const PHASE_LABELS = { prep: 'Prep', worker: 'Worker', commit: 'Commit', report: 'Report', verification: 'Verification', regeneration: 'Regeneration' };
+/** The lane verdicts the composition must reach (host/board/compose.ts): Design, Decisions and Noise are re-drafted from the same script on unchanged lines; Sequence gains the round's chapter; Flagged loses the addressed finding. */
+const LANE_VERDICTS = { design: 'carrying-forward', sequence: 'reworked', decisions: 'carrying-forward', flagged: 'reworked', noise: 'carrying-forward' };
+const CHAPTER_TITLE = 'Round 1 · Addressed';
+/** The fake forge's repository (the checkout's origin) and what the Design lens's scripted opener writes. */
+const OWNER = 'acme';
+const NAME = 'rounds';
+const OPENER_TITLE = 'Name the helper on the two inserted lines of app.js';
+const OPENER_BODY = ['`src/app.js` changes three lines and inserts two near its end, which now name the helper `totalOf`.', '', '- `src/new feature.js`: twelve new lines'].join('\n');
 
 // ---------------------------------------------------------------------------------------------
 // The repository and what each lens cites of it (from git's own hunks).
@@ -157,6 +178,22 @@ function oracleManifest(repo, workerFile, work) {
   return JSON.parse(out);
 }
 
+/**
+ * `tsx test/servers/fakeForge/main.ts` in its own process group: answers `{url, githubApiUrl,
+ * call(method, args), stop()}`; `call` is its control API (POST /_fake/<method>).
+ */
+async function startForgeProcess() {
+  const { urls, stderr, stop, pid } = await startServerProcess({ script: 'test/servers/fakeForge/main.ts', what: 'the fake forge' });
+  async function call(method, args = {}) {
+    const res = await fetch(`${urls.url}/_fake/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) });
+    const answer = await res.json().catch(() => ({ error: `HTTP ${res.status}, not JSON` }));
+    if (!res.ok || 'error' in answer) throw new Error(`fake forge ${method}(${JSON.stringify(args)}): ${answer.error ?? res.status}`);
+    return answer.result;
+  }
+  rig.log(`rounds: fake forge on ${urls.url} (pid ${pid})`);
+  return { ...urls, call, stop, stderr };
+}
+
 async function poll(read, ok, timeout = 15_000, every = 200) {
   const deadline = Date.now() + timeout;
   let value = await read();
@@ -173,6 +210,7 @@ export async function runRounds({ paths, vsix, runner, browser }) {
   let page = null;
   let cs = null;
   let models = null;
+  let forge = null;
   const consoleErrors = [];
   const { screenshot, test } = scenarioKit({ label: 'rounds', runner, page: () => page });
   const requestCount = () => models?.requests.length ?? 0;
@@ -183,6 +221,8 @@ export async function runRounds({ paths, vsix, runner, browser }) {
   const hunks = diffHunks(repo, { base: 'main', head: 'feature' });
   const reportFile = path.join(work, 'round-report.json');
   const plan = roundsPlan(hunks, reportFile);
+  // Open Pull Request's draft: the Design lens's one-turn pass over the branch's review (the plan's opener seat).
+  plan.opener = { path: 'src/app.js', title: OPENER_TITLE, description: OPENER_BODY };
   const inserted = plan.flagged[0];
   const questionLine = plan.sequence[0].start;
   const headBefore = git(repo, ['rev-parse', 'feature']).trim();
@@ -347,6 +387,18 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(/^ev-[0-9a-f]{16}$/.test(hunksOfApp[0].id), `the oracle's evidence id is ${JSON.stringify(hunksOfApp[0].id)}`);
     expect(git(repo, ['rev-parse', 'feature']).trim() === headBefore && git(repo, ['status', '--porcelain']).trim() === '', 'the oracle touched the fixture repository');
 
+    // The fake forge serves the repository as acme/rounds, the checkout's origin: fetched without
+    // credentials, pushed with bob's (the fake forge's git push needs HTTP basic auth).
+    forge = await startForgeProcess();
+    const forgeUrl = new URL(forge.url);
+    expect(/^127\.0\.0\.1:\d+$/.test(forgeUrl.host), `the fake forge is not on loopback: ${forge.url}`);
+    await forge.call('addUser', { login: 'bob', token: 'bob-token' });
+    await forge.call('createRepo', { provider: 'github', owner: OWNER, name: NAME, from: repo, defaultBranch: 'main' });
+    git(repo, ['remote', 'add', 'origin', `${forge.url}/${OWNER}/${NAME}.git`]);
+    git(repo, ['remote', 'set-url', '--push', 'origin', `${forgeUrl.protocol}//bob:bob-token@${forgeUrl.host}/${OWNER}/${NAME}.git`]);
+    git(repo, ['fetch', '--quiet', 'origin']);
+    expect(git(repo, ['rev-parse', 'origin/feature']).trim() === headBefore && git(repo, ['status', '--porcelain']).trim() === '', 'the fetch from the fake forge did not bring feature as it is');
+
     models = await startModelServers({ script: 'e2eReading.ts', plan, dir: work, label: 'rounds' });
     for (const url of [models.openaiBaseUrl, models.anthropicOrigin]) expect(/^http:\/\/127\.0\.0\.1:\d+/.test(url), `a model server is not on loopback: ${url}`);
     cs = await rig.startCodeServer({
@@ -358,6 +410,13 @@ export async function runRounds({ paths, vsix, runner, browser }) {
         'javascript.validate.enable': false,
         // The work order is read line by line from the editor: one view line per line.
         '[markdown]': { 'editor.wordWrap': 'off' },
+      },
+      // The forge's host:port → github; bob's token as GH_TOKEN (code-server swallows GITHUB_TOKEN).
+      env: {
+        RENNET_FORGES: JSON.stringify([{ host: forgeUrl.host, provider: 'github', apiUrl: forge.githubApiUrl }]),
+        GITHUB_TOKEN: '',
+        GH_TOKEN: 'bob-token',
+        RENNET_FORGE_CLI_TOKENS: '0',
       },
     });
     // rennet.rounds.worker is a machine-scoped setting: in a remote window (code-server's is one)
@@ -544,6 +603,8 @@ export async function runRounds({ paths, vsix, runner, browser }) {
 
     // The classification the scripted report seat hands in: the ask, addressed, citing every manifest id once.
     fs.writeFileSync(reportFile, JSON.stringify({ outcomes: [{ askId, outcome: 'addressed', evidenceIds: oracle.manifest.map((u) => u.id), note: REPORT_NOTE }], beyond: [] }, null, 2));
+    // The board in front of the work order, so the panel's run view can be watched while the round runs.
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · feature vs main' }).first().click();
     await focusHandOff();
     await clickRow('Dispatch round 1…');
     await dialog().waitFor({ state: 'visible', timeout: 20_000 });
@@ -555,13 +616,47 @@ export async function runRounds({ paths, vsix, runner, browser }) {
   });
 
   const seenRunning = [];
+  /** What the panel's run view drew while the round ran: each distinct reading, in order. */
+  const runViews = [];
+  /** The panel's rounds run view (data-testid rounds-run): its round, state, phase, title, facts, current-phase line and phase list; null when not drawn. */
+  async function readRunView() {
+    const read = board(page)
+      .locator('[data-testid="rounds-run"]')
+      .evaluateAll((els) =>
+        els.map((e) => ({
+          roundId: e.getAttribute('data-round-id'),
+          state: e.getAttribute('data-state'),
+          phase: e.getAttribute('data-phase'),
+          title: e.querySelector('.rn-round-title')?.textContent?.trim() ?? null,
+          facts: e.querySelector('[data-testid="rounds-facts"]')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
+          now: e.querySelector('[data-testid="rounds-now"]')?.textContent?.trim() ?? null,
+          steps: [...e.querySelectorAll('[data-testid="rounds-phase"]')].map((li) => ({ phase: li.getAttribute('data-phase'), mark: li.getAttribute('data-mark'), current: li.getAttribute('aria-current'), text: li.textContent.replace(/\s+/g, ' ').trim() })),
+        })),
+      )
+      .then((views) => (views.length === 0 ? null : views.length === 1 ? views[0] : { many: views.length, ...views[0] }))
+      .catch(() => null);
+    return Promise.race([read, rig.sleep(1_500).then(() => null)]);
+  }
   let returned = null;
   await test('the round runs: Hand off shows "Round 1: …" while it runs, then "Round 1 is back: 1 addressed · 0 partial · 0 untouched" under Rounds', async () => {
     expect(dispatched, 'the round was not dispatched (see the previous test)');
     const deadline = Date.now() + 240_000;
     let shotRunning = false;
+    let shotRunView = false;
     let view = null;
     for (;;) {
+      const run = await readRunView();
+      if (run) {
+        const key = JSON.stringify(run);
+        if (runViews.at(-1)?.key !== key) {
+          runViews.push({ key, at: Date.now(), ...run });
+          rig.log(`rounds: panel run view ${key}`);
+          if (!shotRunView && run.state === 'running') {
+            shotRunView = true;
+            await screenshot('panel-run-view');
+          }
+        }
+      }
       view = await readHandOff();
       const running = view.rows.find((r) => /^Round 1: /.test(r.label ?? ''));
       if (running && seenRunning.at(-1) !== running.label) {
@@ -594,6 +689,7 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(seenRunning.every((l) => /^Round 1: .+…$/.test(l)), `running rows ${JSON.stringify(seenRunning)}`);
   });
 
+  let successorGeneration = null;
   await test('after the round: the change request left the Changes lane and the question stayed; the board shows the worker\'s commit as its head; git has the commit on feature; the report seat read the evidence only through its tool and its report was accepted', async () => {
     expect(returned, 'the round did not return (see the previous test)');
     // git: the worker's one commit on feature, in the reviewer's checkout, nothing left uncommitted.
@@ -621,6 +717,7 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     // The board: a new generation over the successor, whose head is the worker's commit.
     await page.locator('.tabs-container .tab', { hasText: 'Rennet · feature vs main' }).first().click();
     const successor = await waitForTerminalGeneration(page, { previous: generation.id, what: 'after the round', requestCount });
+    successorGeneration = successor;
     const headShown = await poll(
       () => board(page).locator('[data-testid="head-id"]').getAttribute('data-full-id', { timeout: 2_000 }).catch(() => null),
       (h) => h === headAfter,
@@ -630,8 +727,6 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await screenshot('board-after');
     const headText = await board(page).locator('[data-testid="head-id"]').innerText().catch(() => null);
     rig.log(`rounds: board after the round: generation ${generation.id} → ${successor.id}; head ${headShown} (${headText}); rail ${successor.rail.map((t) => `${t.lens}=${t.state}`).join(', ')}`);
-    expect(headShown === headAfter, `the board's head is ${headShown}, git rev-parse feature is ${headAfter}`);
-    expect(headText && headAfter.startsWith(headText.trim()), `the header shows head ${JSON.stringify(headText)}, not a prefix of ${headAfter}`);
     expect(successor.rail.every((t) => t.state === 'settled'), `the successor's lenses did not all settle: ${JSON.stringify(successor.rail)}`);
 
     // The host's evidence file in the workspace carries exactly the oracle's manifest.
@@ -667,6 +762,328 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(/^The report is accepted: 1 addressed, 0 partial, 0 untouched, 0 beyond\./.test(accepted), `submit_report was answered ${JSON.stringify(accepted)}`);
     const unresolved = models.requests.filter((r) => r.unresolved?.length > 0);
     expect(unresolved.length === 0, `scripted ids did not resolve: ${JSON.stringify(unresolved.map((r) => [r.seat, r.unresolved]))}`);
+
+    // Last, so the checks above run either way: the panel (in view through the whole round) shows the successor's head.
+    expect(headShown === headAfter, `the board's head is ${headShown}, git rev-parse feature is ${headAfter} (the panel shows generation ${successor.id}, drafted over the successor, but its header still reads the capture before the round)`);
+    expect(headText && headAfter.startsWith(headText.trim()), `the header shows head ${JSON.stringify(headText)}, not a prefix of ${headAfter}`);
+  });
+
+  // ─── The panel: run view, greeting, composed successor, ledger and round diff ───────────────
+
+  const short7 = (sha) => sha.slice(0, 7);
+  const shortGen = (id) => (id.length > 14 ? id.slice(0, 14) : id);
+  /** The board tab in front, its generation drawn. */
+  async function showBoard() {
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · feature vs main' }).first().click();
+    await board(page).locator('[data-testid="generation"]').waitFor({ state: 'visible', timeout: 15_000 });
+  }
+  /** Selects `lens` on the rail (no Expand all: the board's own folding is what is read). */
+  async function showLens(lens) {
+    await board(page).locator(`[data-testid="lens-tab"][data-lens="${lens}"]`).click();
+    const shown = board(page).locator(`[data-testid="board"][data-lens="${lens}"]`);
+    await shown.waitFor({ state: 'visible', timeout: 15_000 });
+    await rig.sleep(300);
+    return shown;
+  }
+
+  await test('the panel\'s run view while the round ran: "Round 1 is running" with its phases read from the round\'s record (done before the current one, pending after, in order, through the report seat\'s turn); once back, the run view is gone and the greeting names the same round', async () => {
+    expect(returned, 'the round did not return (see "the round runs")');
+    rig.log(`rounds: panel run views seen ${JSON.stringify(runViews.map((v) => ({ phase: v.phase, state: v.state, marks: v.steps.map((s) => `${s.phase}:${s.mark}`).join(' '), now: v.now })))}`);
+    expect(runViews.length > 0, `the panel drew no run view (data-testid rounds-run) while the round ran (Hand off rows seen ${JSON.stringify(seenRunning)})`);
+    const marksWords = { done: 'done', current: 'in progress', pending: 'pending' };
+    for (const v of runViews) {
+      const at = ROUND_PHASES.indexOf(v.phase);
+      const want = ROUND_PHASES.map((_, i) => (i < at ? 'done' : i === at ? 'current' : 'pending'));
+      expect(!v.many && v.state === 'running' && v.title === 'Round 1 is running', `the run view read ${JSON.stringify(v)}, expected one running view titled "Round 1 is running"`);
+      expect(v.facts === 'scripted worker · 1 ask dispatched' || v.facts?.startsWith('scripted worker · 1 ask dispatched · '), `the run view's facts read ${JSON.stringify(v.facts)}`);
+      expect(JSON.stringify(v.steps.map((s) => s.phase)) === JSON.stringify(ROUND_PHASES), `the run view lists phases ${JSON.stringify(v.steps.map((s) => s.phase))}, expected ${JSON.stringify(ROUND_PHASES)}`);
+      expect(at >= 0 && JSON.stringify(v.steps.map((s) => s.mark)) === JSON.stringify(want), `at phase ${v.phase} the run view marks ${JSON.stringify(v.steps.map((s) => s.mark))}, expected ${JSON.stringify(want)}`);
+      expect(v.steps.filter((s) => s.current === 'step').map((s) => s.phase).join() === v.phase, `aria-current="step" sits on ${JSON.stringify(v.steps.filter((s) => s.current).map((s) => s.phase))}, the round is at ${v.phase}`);
+      expect(v.steps.every((s) => s.text.includes(PHASE_LABELS[s.phase]) && s.text.endsWith(marksWords[s.mark])), `the phase rows read ${JSON.stringify(v.steps.map((s) => s.text))}`);
+      expect(v.now?.startsWith(`${PHASE_LABELS[v.phase]}: `) && v.now.endsWith('…'), `the current-phase line reads ${JSON.stringify(v.now)} at phase ${v.phase}`);
+    }
+    const order = runViews.map((v) => ROUND_PHASES.indexOf(v.phase));
+    expect(order.every((n, i) => i === 0 || n >= order[i - 1]), `the run view went back a phase: ${JSON.stringify(runViews.map((v) => v.phase))}`);
+    // The host records the report seat's turn in the verification phase (report: the successor's capture, quick).
+    const verifying = runViews.find((v) => v.phase === 'verification');
+    expect(verifying, `the run view was never seen in the verification phase (the report seat's turn, whose first answer waits ${REPORT_DELAY_MS} ms): phases seen ${JSON.stringify(runViews.map((v) => v.phase))}`);
+    expect(verifying.now === 'Verification: drafting the report on each ask and checking every claim against the measured diff…' && verifying.steps.find((s) => s.phase === 'report')?.mark === 'done', `while the report seat drafts, the run view reads ${JSON.stringify(verifying.now)} with Report ${verifying.steps.find((s) => s.phase === 'report')?.mark}`);
+    expect(new Set(runViews.map((v) => v.phase)).size >= 2, `the run view was seen in one phase only: it did not follow the round (${JSON.stringify(runViews.map((v) => v.phase))})`);
+    const ids = [...new Set(runViews.map((v) => v.roundId))];
+    expect(ids.length === 1 && ids[0], `the run view named rounds ${JSON.stringify(ids)}`);
+    await showBoard();
+    const after = await readRunView();
+    const greetingRound = await board(page).locator('[data-testid="rounds-greeting"]').getAttribute('data-round-id', { timeout: 10_000 }).catch(() => null);
+    expect(after === null, `the run view is still drawn after the round returned: ${JSON.stringify(after)}`);
+    expect(greetingRound === ids[0], `the greeting names round ${JSON.stringify(greetingRound)}, the run view named ${ids[0]}`);
+  });
+
+  let roundId = null;
+  await test('the report greeting: "Round 1 is back", its facts and verified counts, the dispatched ask\'s outcome "Addressed" with the ask\'s own words rendered as text, the report\'s note and its evidence; an "Open round diff" button', async () => {
+    expect(returned && askId, 'the round did not return (see "the round runs")');
+    await showBoard();
+    const greeting = board(page).locator('[data-testid="rounds-greeting"]');
+    await greeting.waitFor({ state: 'visible', timeout: 15_000 });
+    await greeting.scrollIntoViewIfNeeded();
+    const g = await greeting.evaluate((e) => {
+      const txt = (n) => (n ? n.textContent.replace(/\s+/g, ' ').trim() : null);
+      return {
+        roundId: e.getAttribute('data-round-id'),
+        state: e.getAttribute('data-state'),
+        title: txt(e.querySelector('.rn-round-title')),
+        facts: txt(e.querySelector('[data-testid="rounds-facts"]')),
+        // Each count after the first carries its " · " separator.
+        counts: Object.fromEntries([...e.querySelectorAll('[data-count]')].map((c) => [c.getAttribute('data-count'), { value: c.getAttribute('data-value'), text: txt(c).replace(/^·\s*/, '') }])),
+        outcomes: [...e.querySelectorAll('[data-testid="rounds-outcome"]')].map((o) => {
+          const ask = o.querySelector('[data-testid="rounds-ask-text"]');
+          return {
+            askId: o.getAttribute('data-ask-id'),
+            outcome: o.getAttribute('data-outcome'),
+            kind: txt(o.querySelector('[data-testid="rounds-outcome-kind"]')),
+            paragraphs: ask ? [...ask.querySelectorAll('p')].map((p) => txt(p)) : null,
+            askTags: ask ? [...new Set([...ask.querySelectorAll('*')].map((n) => n.tagName.toLowerCase()))] : null,
+            askText: ask?.innerText ?? null,
+            note: txt(o.querySelector('[data-testid="rounds-note"]')),
+            evidence: [...o.querySelectorAll('[data-testid="rounds-evidence"]')].map((b) => ({ tag: b.tagName.toLowerCase(), text: txt(b), path: b.getAttribute('data-path'), side: b.getAttribute('data-side'), line: b.getAttribute('data-line') })),
+          };
+        }),
+        diffButton: txt(e.querySelector('[data-testid="round-diff"]')),
+      };
+    });
+    await screenshot('round-greeting');
+    rig.log(`rounds: greeting ${JSON.stringify(g)}`);
+    roundId = g.roundId;
+    const range = `${short7(headBefore)}..${short7(git(repo, ['rev-parse', 'feature']).trim())}`;
+    expect(g.title === 'Round 1 is back' && g.state === 'returned', `the greeting reads ${JSON.stringify({ title: g.title, state: g.state })}`);
+    expect(g.facts === `scripted worker · 1 ask dispatched · ${range}`, `the greeting's facts read ${JSON.stringify(g.facts)}, expected "scripted worker · 1 ask dispatched · ${range}"`);
+    const counts = Object.fromEntries(Object.entries(g.counts).map(([k, v]) => [k, v.text]));
+    expect(JSON.stringify(counts) === JSON.stringify({ addressed: '1 addressed', partial: '0 partial', untouched: '0 untouched', beyond: '0 beyond' }), `the greeting's counts read ${JSON.stringify(g.counts)}`);
+    expect(g.outcomes.length === 1, `the greeting lists ${g.outcomes.length} outcomes, expected the one dispatched ask: ${JSON.stringify(g.outcomes)}`);
+    const [o] = g.outcomes;
+    expect(o.askId === askId && o.outcome === 'addressed' && o.kind === 'Addressed', `the outcome row is ${JSON.stringify({ askId: o.askId, outcome: o.outcome, kind: o.kind })}, expected ask ${askId} "Addressed"`);
+    expect(JSON.stringify(o.paragraphs) === JSON.stringify([FINDING_TITLE, FINDING_REMEDY]), `the ask's words are drawn as ${JSON.stringify(o.paragraphs)} (text ${JSON.stringify(o.askText)}), expected the two paragraphs ${JSON.stringify([FINDING_TITLE, FINDING_REMEDY])}`);
+    expect(o.askTags.every((t) => ['div', 'p'].includes(t)), `the ask's words are drawn with ${JSON.stringify(o.askTags)}: plain paragraphs expected (no link, no citation, no markup left raw)`);
+    expect(o.note === REPORT_NOTE, `the report's note reads ${JSON.stringify(o.note)}, expected ${JSON.stringify(REPORT_NOTE)}`);
+    expect(o.evidence.length === 1 && o.evidence[0].tag === 'button' && o.evidence[0].text === `src/app.js:${inserted.start} (new)` && o.evidence[0].side === 'head' && o.evidence[0].line === String(inserted.start), `the outcome's evidence is ${JSON.stringify(o.evidence)}, expected one button "src/app.js:${inserted.start} (new)"`);
+    expect(g.diffButton === 'Open round diff', `the greeting's round diff button reads ${JSON.stringify(g.diffButton)}`);
+  });
+
+  await test('the composed successor: the rail\'s lane verdicts (Sequence and Flagged reworked, Design, Decisions and Noise carrying forward); Sequence\'s "Round 1 · Addressed" chapter stamped new and opened, its outcome on the worker\'s lines, carried sections folded; the addressed finding gone from Flagged; the switcher lists the earlier generation, frozen, which still holds it', async () => {
+    expect(successorGeneration && askId, 'no successor generation (see "after the round")');
+    await showBoard();
+    const rail = await board(page)
+      .locator('[data-testid="lens-tab"]')
+      .evaluateAll((els) =>
+        els.map((e) => {
+          const d = e.querySelector('[data-testid="lens-tab-delta"]');
+          return { lens: e.getAttribute('data-lens'), verdict: d?.getAttribute('data-verdict') ?? null, words: d ? d.textContent.replace(/[•\s]+/g, ' ').trim() : null, title: e.getAttribute('title') };
+        }),
+      );
+    rig.log(`rounds: successor rail ${JSON.stringify(rail)}`);
+    const verdicts = Object.fromEntries(rail.map((t) => [t.lens, t.verdict]));
+    expect(JSON.stringify(verdicts) === JSON.stringify(LANE_VERDICTS), `the rail's lane verdicts are ${JSON.stringify(verdicts)}, expected ${JSON.stringify(LANE_VERDICTS)}`);
+    const wordsOf = { 'carrying-forward': 'carrying forward', reworked: 'reworked' };
+    expect(rail.every((t) => t.words === wordsOf[t.verdict]), `the rail's verdict words read ${JSON.stringify(rail.map((t) => [t.lens, t.words]))}`);
+    const seqTitle = rail.find((t) => t.lens === 'sequence')?.title ?? '';
+    expect(seqTitle.endsWith('Round 1: re-drafted; sections 1 new.'), `the Sequence tab's title reads ${JSON.stringify(seqTitle)}, expected it to end "Round 1: re-drafted; sections 1 new."`);
+    expect(rail.filter((t) => t.verdict === 'carrying-forward').every((t) => t.title?.endsWith('Round 1: re-drafted, and nothing on this board changed.')), `the carrying-forward tabs' titles read ${JSON.stringify(rail.map((t) => [t.lens, t.title]))}`);
+
+    // Sequence, freshly drawn (another lens first): touched sections open, carried ones folded.
+    await showLens('design');
+    const sequence = await showLens('sequence');
+    const sections = await sequence.locator('[data-testid="element"][data-kind="section"]').evaluateAll((els) =>
+      els.map((e) => {
+        const txt = (n) => (n ? n.textContent.replace(/\s+/g, ' ').trim() : null);
+        const heading = e.querySelector(':scope > :is(h1,h2,h3,h4,h5,h6)');
+        return {
+          id: e.getAttribute('data-id'),
+          folded: e.classList.contains('rn-fold'),
+          expanded: e.getAttribute('data-expanded'),
+          title: txt(heading?.querySelector('.rn-fold-title') ?? heading)?.replace(/\s*(new|reworked)$/, '') ?? null,
+          delta: txt(heading?.querySelector('[data-testid="delta"]')),
+          outcomes: [...e.querySelectorAll('[data-kind="round_outcome"]')].map((o) => ({ badge: txt(o.querySelector('[data-testid="outcome"]')), ask: txt(o.querySelector('code')), text: o.innerText })),
+          cards: [...e.querySelectorAll('[data-testid="code-card"]')].map((c) => ({ path: c.getAttribute('data-path'), side: c.getAttribute('data-side'), start: Number(c.getAttribute('data-start')), end: Number(c.getAttribute('data-end')) })),
+        };
+      }),
+    );
+    const chapterEl = sequence.locator('[data-testid="element"][data-kind="section"]').filter({ hasText: CHAPTER_TITLE }).first();
+    await chapterEl.scrollIntoViewIfNeeded().catch(() => {});
+    await rig.sleep(200);
+    await screenshot('sequence-round-chapter');
+    rig.log(`rounds: successor Sequence sections ${JSON.stringify(sections.map((s) => ({ ...s, outcomes: s.outcomes.map((o) => ({ ...o, text: o.text.slice(0, 120) })) })))}`);
+    const chapter = sections.find((s) => s.title === CHAPTER_TITLE);
+    expect(chapter, `Sequence has no section titled ${JSON.stringify(CHAPTER_TITLE)}: ${JSON.stringify(sections.map((s) => s.title))}`);
+    expect(chapter.delta === 'new', `the chapter's delta badge reads ${JSON.stringify(chapter.delta)}, expected "new"`);
+    expect(!chapter.folded || chapter.expanded === 'true', `the chapter is folded (data-expanded ${chapter.expanded}): a touched section opens expanded`);
+    expect(chapter.outcomes.length === 1 && chapter.outcomes[0].badge === 'addressed' && chapter.outcomes[0].ask === askId, `the chapter's round outcomes are ${JSON.stringify(chapter.outcomes)}, expected one "addressed" for ask ${askId}`);
+    expect(chapter.outcomes[0].text.includes(FINDING_TITLE) && chapter.outcomes[0].text.includes(FINDING_REMEDY), `the chapter's outcome does not carry the ask's words: ${JSON.stringify(chapter.outcomes[0].text)}`);
+    expect(chapter.cards.some((c) => c.path === 'src/app.js' && c.side === 'head' && c.start === inserted.start), `the chapter's code cards are ${JSON.stringify(chapter.cards)}, expected one on src/app.js head line ${inserted.start} (the worker's lines)`);
+    const carried = sections.filter((s) => s.folded && s.delta === null);
+    expect(carried.length > 0 && carried.every((s) => s.expanded === 'false'), `carried (unstamped) top-level sections should stay folded: ${JSON.stringify(sections.map((s) => [s.title, s.delta, s.folded, s.expanded]))}`);
+    expect(sections.filter((s) => s.folded && s.delta !== null).every((s) => s.expanded === 'true'), `a stamped section is folded: ${JSON.stringify(sections.map((s) => [s.title, s.delta, s.folded, s.expanded]))}`);
+
+    // Flagged: the compiler re-raised the same finding (same category and title); the report verified its ask addressed, so the composition dropped it.
+    const flagged = await showLens('flagged');
+    const findings = await flagged.locator('[data-testid="element"][data-kind="finding"]').allInnerTexts();
+    const flaggedText = (await flagged.innerText()).replace(/\s+/g, ' ');
+    await screenshot('flagged-after-round');
+    rig.log(`rounds: successor Flagged: ${findings.length} findings; text ${JSON.stringify(flaggedText.slice(0, 500))}`);
+    expect(findings.length === 0, `the successor's Flagged board still shows ${findings.length} findings: ${JSON.stringify(findings.map((f) => f.slice(0, 120)))}`);
+    expect(!flaggedText.includes(FINDING_TITLE), `the successor's Flagged board still reads ${JSON.stringify(FINDING_TITLE)}`);
+    expect(!/Round 1: an earlier disposition/.test(flaggedText), `Flagged says the disposition matched more than one finding: ${JSON.stringify(flaggedText.slice(0, 400))}`);
+
+    // The switcher: the latest, and the earlier generation, read-only.
+    const switcher = board(page).locator('[data-testid="generation-switcher"]');
+    const options = await switcher.locator('option').evaluateAll((os) => os.map((o) => ({ value: o.value, label: o.textContent.trim(), selected: o.selected })));
+    rig.log(`rounds: generation switcher ${JSON.stringify(options)}`);
+    expect(options.length === 2 && options[0].value === '' && options[0].label === `Latest (${shortGen(successorGeneration.id)})` && options[0].selected, `the switcher's first option is ${JSON.stringify(options[0])} (of ${options.length}), expected "Latest (${shortGen(successorGeneration.id)})", selected`);
+    expect(options[1]?.value === generation.id && options[1].label.endsWith(`· ${shortGen(generation.id)} (read-only)`), `the switcher's second option is ${JSON.stringify(options[1])}, expected the earlier generation ${generation.id}, read-only`);
+    await switcher.selectOption(generation.id);
+    try {
+      const frozen = await poll(
+        async () => ({ id: await generationId(page), status: await board(page).locator('[data-testid="generation"]').getAttribute('data-status', { timeout: 2_000 }).catch(() => null) }),
+        (g) => g.id === generation.id && g.status === 'frozen',
+        15_000,
+      );
+      expect(frozen.id === generation.id && frozen.status === 'frozen', `after picking the earlier generation the board shows ${JSON.stringify(frozen)}`);
+      // Its Flagged board folds the finding's section: unfolded (Expand all) to draw the finding.
+      const oldFlagged = await selectLens(page, 'flagged');
+      const oldFinding = oldFlagged.locator('[data-testid="element"][data-kind="finding"]').filter({ hasText: FINDING_TITLE });
+      await oldFinding.first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {});
+      const oldCount = await oldFinding.count();
+      const note = await board(page).locator('[data-testid="frozen-note"]').textContent({ timeout: 5_000 }).then((t) => t.replace(/\s+/g, ' ').trim()).catch(() => null);
+      const oldDeltas = await board(page).locator('[data-testid="lens-tab-delta"]').count();
+      const requestButtons = await oldFinding.first().locator('[data-testid="finding-request"]').evaluateAll((bs) => bs.map((b) => ({ disabled: b.disabled || b.getAttribute('aria-disabled') === 'true' }))).catch(() => []);
+      await screenshot('frozen-generation-flagged');
+      rig.log(`rounds: frozen generation ${generation.id}: ${oldCount} "${FINDING_TITLE}"; note ${JSON.stringify(note)}; lane verdicts ${oldDeltas}; request buttons ${JSON.stringify(requestButtons)}`);
+      expect(oldCount === 1, `the frozen generation's Flagged board shows ${oldCount} findings titled ${JSON.stringify(FINDING_TITLE)}, expected the one the change request was staged on`);
+      expect(note?.includes('Read-only') && note.includes('An earlier generation of this review'), `the frozen generation's note reads ${JSON.stringify(note)}`);
+      expect(oldDeltas === 0, `the first generation's rail shows ${oldDeltas} lane verdicts (it has no predecessor)`);
+    } finally {
+      await board(page).locator('[data-testid="show-live"]').click({ timeout: 10_000 }).catch((e) => rig.log(`rounds: "Show the latest": ${e.message.split('\n')[0]}`));
+    }
+    const live = await poll(
+      async () => ({ id: await generationId(page), status: await board(page).locator('[data-testid="generation"]').getAttribute('data-status', { timeout: 2_000 }).catch(() => null) }),
+      (g) => g.id === successorGeneration.id && g.status === 'live',
+      15_000,
+    );
+    expect(live.id === successorGeneration.id && live.status === 'live', `"Show the latest" shows ${JSON.stringify(live)}, expected the successor ${successorGeneration.id}, live`);
+  });
+
+  await test('the ledger: one row for round 1 (back, 1 ask, its range, the scripted worker, the checkout, the generation it minted and the frozen one before it); "Open round diff" opens VS Code\'s multi-file diff over rennet-round: documents showing the worker\'s change, read-only, with no comment gutter', async () => {
+    expect(successorGeneration && roundId, 'no successor or no greeting (see the previous tests)');
+    await showBoard();
+    const headAfter = git(repo, ['rev-parse', 'feature']).trim();
+    const range = `${short7(headBefore)}..${short7(headAfter)}`;
+    const ledger = board(page).locator('[data-testid="rounds-ledger"]');
+    await ledger.waitFor({ state: 'visible', timeout: 10_000 });
+    const summary = (await ledger.locator('summary').innerText()).trim();
+    if (!(await ledger.evaluate((d) => d.open))) await ledger.locator('summary').click();
+    const rows = await ledger.locator('[data-testid="rounds-row"]').evaluateAll((els) =>
+      els.map((e) => {
+        const txt = (sel) => e.querySelector(sel)?.textContent?.replace(/\s+/g, ' ').trim() ?? null;
+        return {
+          id: e.getAttribute('data-round-id'),
+          ordinal: e.getAttribute('data-ordinal'),
+          state: e.getAttribute('data-state'),
+          title: txt('.rn-rounds-row-title'),
+          stateWords: txt('[data-testid="rounds-row-state"]'),
+          asks: txt('[data-testid="rounds-row-asks"]'),
+          range: txt('[data-testid="rounds-row-range"]'),
+          worker: txt('[data-testid="rounds-row-worker"]'),
+          workspace: txt('[data-testid="rounds-row-workspace"]'),
+          generation: txt('[data-testid="rounds-row-generation"]'),
+          earlier: txt('[data-testid="rounds-row-earlier"]'),
+          earlierSelect: e.querySelector('[data-testid="rounds-row-earlier"] [data-testid="rounds-select-generation"]')?.getAttribute('data-generation-id') ?? null,
+          diff: txt('[data-testid="round-diff"]'),
+        };
+      }),
+    );
+    const rowEl = ledger.locator('[data-testid="rounds-row"][data-ordinal="1"]').first();
+    await rowEl.scrollIntoViewIfNeeded();
+    await rig.sleep(200);
+    await screenshot('rounds-ledger');
+    rig.log(`rounds: ledger ${JSON.stringify(summary)} ${JSON.stringify(rows)}`);
+    expect(summary === 'Rounds (1)' && rows.length === 1, `the ledger reads ${JSON.stringify(summary)} with ${rows.length} rows`);
+    const [row] = rows;
+    expect(row.id === roundId && row.ordinal === '1' && row.state === 'returned' && row.title === 'Round 1' && row.stateWords === 'back', `the ledger row is ${JSON.stringify(row)}`);
+    expect(row.asks === '1 ask' && row.range === range && row.worker === 'scripted worker' && row.workspace === `${repo} · feature`, `the ledger row's facts are ${JSON.stringify({ asks: row.asks, range: row.range, worker: row.worker, workspace: row.workspace })}, expected 1 ask, ${range}, scripted worker, ${repo} · feature`);
+    expect(row.generation === `${shortGen(successorGeneration.id)} minted by this round; shown now`, `the row's generation reads ${JSON.stringify(row.generation)}`);
+    expect(row.earlier?.startsWith(`${shortGen(generation.id)} frozen, kept read-only`) && row.earlierSelect === generation.id, `the row's earlier generation reads ${JSON.stringify(row.earlier)} (select ${row.earlierSelect}), expected ${shortGen(generation.id)}, frozen`);
+    expect(row.diff === 'Open round diff', `the row's diff button reads ${JSON.stringify(row.diff)}`);
+
+    // Open round diff → vscode.changes over rennet-round: documents.
+    const controlGlyphs = await page.locator('.part.editor .monaco-editor[data-uri$="/src/app.js"]:not([data-uri^="rennet-"]) .comment-range-glyph').count();
+    await rowEl.locator('[data-testid="round-diff"]').click();
+    const tabTitle = `Round 1 · ${range} (read-only)`;
+    await page.locator('.tabs-container .tab', { hasText: tabTitle }).first().waitFor({ state: 'visible', timeout: 20_000 }).catch(async () => {
+      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+      throw new Error(`"Open round diff" opened no tab titled ${JSON.stringify(tabTitle)} (tabs ${JSON.stringify(tabs)}; notifications ${JSON.stringify(await notificationTexts())})`);
+    });
+    const roundEditors = page.locator('.part.editor .monaco-editor[data-uri^="rennet-round:"]').filter({ visible: true });
+    await poll(() => roundEditors.count(), (n) => n >= 2, 15_000);
+    const sides = await roundEditors.evaluateAll((els) =>
+      els.map((e) => {
+        const raw = e.getAttribute('data-uri');
+        const decoded = decodeURIComponent(raw);
+        const q = new URLSearchParams(decoded.slice(decoded.indexOf('?') + 1));
+        return { raw, path: decoded.slice('rennet-round:'.length, decoded.indexOf('?')), side: q.get('side'), round: q.get('round'), pane: e.closest('.editor.original') ? 'original' : e.closest('.editor.modified') ? 'modified' : null, multi: Boolean(e.closest('.multiDiffEditor, [class*="multiDiff"]')) };
+      }),
+    );
+    rig.log(`rounds: round diff editors ${JSON.stringify(sides)}`);
+    const base = sides.findIndex((s) => s.side === 'base');
+    const headIdx = sides.findIndex((s) => s.side === 'head');
+    expect(base >= 0 && headIdx >= 0 && sides.every((s) => s.path === '/src/app.js' && s.round === roundId), `the round diff's editors are ${JSON.stringify(sides)}, expected src/app.js before (side=base) and after (side=head) of round ${roundId}`);
+    expect(sides[base].pane === 'original' && sides[headIdx].pane === 'modified' && sides.every((s) => s.multi), `the round diff's editors sit in ${JSON.stringify(sides.map((s) => [s.side, s.pane, s.multi]))}: expected VS Code's multi-file diff, before as original, after as modified`);
+    const before = await poll(() => drawnLines(roundEditors.nth(base)), (l) => l[inserted.start] === 'app inserted A' && l[inserted.end] === 'app inserted B', 10_000);
+    const after = await poll(() => drawnLines(roundEditors.nth(headIdx)), (l) => l[inserted.start] === NAMED[0] && l[inserted.end] === NAMED[1], 10_000);
+    await rig.sleep(300);
+    await screenshot('round-diff');
+    expect(before[inserted.start] === 'app inserted A' && before[inserted.end] === 'app inserted B', `the round diff's before side draws ${JSON.stringify(before)}, expected lines ${inserted.start}-${inserted.end} "app inserted A/B"`);
+    expect(after[inserted.start] === NAMED[0] && after[inserted.end] === NAMED[1], `the round diff's after side draws ${JSON.stringify(after)}, expected lines ${inserted.start}-${inserted.end} ${JSON.stringify(NAMED)}`);
+
+    // No comment gutter: no commenting-range glyph, and hovering and clicking the gutter opens nothing. The
+    // positive control is the question staged earlier through src/app.js's glyph (openCommentWidget). The
+    // checkout's src/app.js beside the diff is only logged: after the round the window still holds the
+    // pre-round session (see "after the round"), so it offers no range there either.
+    const modified = roundEditors.nth(headIdx);
+    const glyphs = await roundEditors.locator('.comment-range-glyph').count();
+    const tops = await visibleLineTops(modified);
+    expect(inserted.start in tops, `line ${inserted.start} is not drawn in the round diff's after side (drawn: ${Object.keys(tops).join(',')})`);
+    const gutter = await modified.evaluate((ed, top) => {
+      const n = [...ed.querySelectorAll('.margin-view-overlays .line-numbers')].find((e) => Math.abs(parseFloat(e.parentElement?.style.top || e.style.top) - top) < 2);
+      const text = ed.querySelector('.view-lines')?.getBoundingClientRect();
+      const r = n?.getBoundingClientRect();
+      return r && text ? { x: Math.round((r.right + text.left) / 2), y: Math.round(r.y + r.height / 2), numberRight: r.right, textLeft: text.left } : null;
+    }, tops[inserted.start]);
+    expect(gutter, `no line number ${inserted.start} to hover in the round diff's after side`);
+    await page.mouse.move(gutter.x - 30, gutter.y);
+    await page.mouse.move(gutter.x, gutter.y);
+    await rig.sleep(800);
+    const hoverGlyphs = await roundEditors.locator('.comment-range-glyph').count();
+    await screenshot('round-diff-gutter-hover');
+    await page.mouse.click(gutter.x, gutter.y);
+    await rig.sleep(1_500);
+    const widgets = await roundEditors.locator('.review-widget').count();
+    // Read-only: a key typed on the after side changes nothing.
+    const lineBox = await modified.locator('.view-lines .view-line').evaluateAll((els, top) => {
+      const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
+      const r = el?.getBoundingClientRect();
+      return r ? { x: r.x + 20, y: r.y + r.height / 2 } : null;
+    }, tops[inserted.start]);
+    await page.mouse.click(lineBox.x, lineBox.y);
+    await page.keyboard.type('x');
+    await rig.sleep(500);
+    const typed = await drawnLines(modified);
+    const readOnlyNote = await page.locator('.monaco-editor-overlaymessage, .monaco-hover').filter({ hasText: /read-only/i }).allInnerTexts().catch(() => []);
+    await screenshot('round-diff-gutter-clicked');
+    rig.log(`rounds: round diff gutter at ${JSON.stringify(gutter)}: comment glyphs ${glyphs} (the checkout's app.js: ${controlGlyphs}), on hover ${hoverGlyphs}, review widgets after the click ${widgets}; after typing line ${inserted.start} reads ${JSON.stringify(typed[inserted.start])}; read-only notes ${JSON.stringify(readOnlyNote)}`);
+    expect(glyphs === 0 && hoverGlyphs === 0, `the round diff offers a comment gutter: ${glyphs} comment-range glyphs, ${hoverGlyphs} on hover`);
+    expect(widgets === 0, `clicking the round diff's gutter opened ${widgets} comment widgets`);
+    expect(typed[inserted.start] === NAMED[0], `typing on the round diff's after side changed line ${inserted.start} to ${JSON.stringify(typed[inserted.start])}: it is not read-only`);
+    await page.keyboard.press('Escape');
+    await rig.runCommand(page, 'View: Close Editor');
+    await page.locator('.tabs-container .tab', { hasText: tabTitle }).first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
   });
 
   await test('Dispatch with only the question staged: the row reads the host\'s refusal, not a Dispatch action; Dispatch Round says so and opens no modal', async () => {
@@ -693,10 +1110,88 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(git(repo, ['rev-parse', 'feature']).trim() === git(repo, ['rev-parse', 'HEAD']).trim() && git(repo, ['rev-list', '--count', `${headBefore}..feature`]).trim() === '1', 'a second round ran: feature moved again');
   });
 
+
+  await test('Open pull request… from the Hand off view: while the question is staged the row waits; with it unstaged "Open pull request…" is offered for feature → main; its modal shows the Design lens\'s title and description; Push and Open Pull Request pushes the worker\'s commit and the fake forge holds #1 with exactly that text', async () => {
+    expect(returned && forge, 'the round did not return or the forge did not start (see the previous tests)');
+    const headAfter = git(repo, ['rev-parse', 'feature']).trim();
+    const waiting = 'Pull request: feature → main opens from here once nothing is left to ask.';
+    await focusHandOff();
+    let view = await poll(readHandOff, (v) => v.rows.some((r) => r.label === waiting), 10_000);
+    rig.log(`rounds: hand off before unstaging the question ${showRows(view)}`);
+    expect(view.rows.some((r) => r.level === 1 && r.label === waiting) && !view.rows.some((r) => r.label === 'Open pull request…'), `with the question staged the Hand off rows are ${showRows(view)}, expected "${waiting}" and no "Open pull request…"`);
+    // Unstage the question: its row's inline Unstage action.
+    const questionRow = page.locator('.part.sidebar .pane .monaco-list-row').filter({ hasText: QUESTION }).first();
+    const box = await questionRow.boundingBox();
+    await page.mouse.move(box.x + 60, box.y + box.height / 2);
+    await questionRow.locator('.action-label[aria-label="Unstage"]').click();
+    view = await poll(readHandOff, (v) => v.rows.some((r) => r.label === 'Open pull request…'), 15_000);
+    await screenshot('hand-off-open-pr');
+    rig.log(`rounds: hand off with nothing staged ${showRows(view)}`);
+    const row = view.rows.find((r) => r.label === 'Open pull request…');
+    expect(row?.level === 1 && row.description === 'feature → main' && row.icons.includes('codicon-git-pull-request-create'), `the "Open pull request…" row is ${JSON.stringify(row)} (rows ${showRows(view)})`);
+    expect(changesLane(view)?.lane.description === 'nothing staged' && !view.rows.some((r) => r.label === QUESTION), `after Unstage the Changes lane reads ${JSON.stringify(changesLane(view))}`);
+    expect((await forge.call('pullRequests', { owner: OWNER, name: NAME })).length === 0, 'the forge holds a request before Open');
+
+    const requestsBefore = models.requests.length;
+    await rig.runCommand(page, 'Notifications: Clear All Notifications');
+    await clickRow('Open pull request…');
+    await dialog().waitFor({ state: 'visible', timeout: 120_000 }).catch(async () => {
+      throw new Error(`no modal within 120 s of "Open pull request…" (notifications ${JSON.stringify(await notificationTexts())}; opener requests ${JSON.stringify(models.requests.slice(requestsBefore).map((r) => r.seat))})`);
+    });
+    const modal = await dialog().evaluate((d) => ({
+      message: d.querySelector('.dialog-message-text')?.innerText ?? null,
+      detail: d.querySelector('.dialog-message-detail')?.innerText ?? null,
+      buttons: [...d.querySelectorAll('.dialog-buttons .monaco-button')].map((b) => b.textContent.trim()),
+    }));
+    await rig.sleep(300);
+    await screenshot('open-pr-modal');
+    rig.log(`rounds: the Open Pull Request modal ${JSON.stringify(modal)}`);
+    const opener = models.requests.slice(requestsBefore).filter((r) => /^design:opener@/.test(r.seat ?? '')).map((r) => `${r.server} ${r.seat}`);
+    expect(JSON.stringify(opener) === JSON.stringify([0, 1, 2, 3, 4, 5].map((n) => `openai design:opener@${n}`)), `the opener's requests were ${JSON.stringify(opener)}`);
+    expect(modal.message === `feature → main: ${OPENER_TITLE}`, `the modal's message reads ${JSON.stringify(modal.message)}, expected ${JSON.stringify(`feature → main: ${OPENER_TITLE}`)}`);
+    const host = new URL(forge.url).host;
+    const wantDetail = [
+      `Pushes feature to ${OWNER}/${NAME} on ${host} (remote origin) and opens a request feature → main with this title and description:`,
+      '',
+      OPENER_TITLE,
+      '',
+      OPENER_BODY,
+      '',
+      "Title and description written by openai-compatible (scripted-model) from the branch's review.",
+    ].join('\n');
+    expect(modal.detail === wantDetail, `the modal's detail reads\n  ${JSON.stringify(modal.detail)}\nexpected\n  ${JSON.stringify(wantDetail)}`);
+    const open = 'Push and Open Pull Request';
+    expect(modal.buttons.includes(open), `the modal's buttons are ${JSON.stringify(modal.buttons)}`);
+
+    await dialog().locator('.dialog-buttons .monaco-button', { hasText: open }).first().click();
+    const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Rennet: opened / }).first();
+    await toast.waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
+      throw new Error(`no "Rennet: opened …" notification within 60 s of ${open} (notifications ${JSON.stringify(await notificationTexts())})`);
+    });
+    const said = (await toast.locator('.notification-list-item-message').first().innerText()).trim();
+    await rig.sleep(300);
+    await screenshot('open-pr-opened');
+    const pulls = await forge.call('pullRequests', { owner: OWNER, name: NAME });
+    const remoteHead = git(repo, ['ls-remote', 'origin', 'refs/heads/feature']).trim().split(/\s+/)[0];
+    rig.log(`rounds: after ${open}: ${JSON.stringify(said)}; the forge's requests ${JSON.stringify(pulls.map((p) => ({ number: p.number, head: p.head?.ref, sha: p.head?.sha, base: p.base?.ref, user: p.user?.login, title: p.title })))}; origin's feature ${remoteHead}`);
+    expect(pulls.length === 1 && said === `Rennet: opened Pull Request #${pulls[0].number}.` && pulls[0].number === 1, `the notification says ${JSON.stringify(said)}; the forge holds ${JSON.stringify(pulls.map((p) => p.number))}, expected #1`);
+    const [pr] = pulls;
+    expect(pr.user?.login === 'bob' && pr.state === 'open' && pr.head?.ref === 'feature' && pr.base?.ref === 'main', `the forge's request is ${JSON.stringify({ user: pr.user?.login, state: pr.state, head: pr.head?.ref, base: pr.base?.ref })}, expected bob's open feature → main`);
+    expect(pr.head?.sha === headAfter && remoteHead === headAfter, `the request's head is ${pr.head?.sha} (origin's feature ${remoteHead}), expected the worker's commit ${headAfter}`);
+    expect(pr.title === OPENER_TITLE && pr.body === OPENER_BODY, `the request reads ${JSON.stringify({ title: pr.title, body: pr.body })}, expected the modal's text`);
+    await focusHandOff();
+    await rig.sleep(500);
+    const afterOpen = await readHandOff();
+    await screenshot('hand-off-after-open-pr');
+    rig.log(`rounds: hand off after the request opened ${showRows(afterOpen)} (description ${JSON.stringify(afterOpen.description)})`);
+  });
+
   if (runner.results.slice(first).some((r) => !r.ok)) {
     dumpDiagnostics({ label: 'rounds', cs, models, consoleErrors, codeServerLines: 60, rennetLogLines: 150, extHostErrors: true, modelRequests: true });
+    if (forge?.stderr.length) console.log(`--- rounds: fake forge stderr ---\n${forge.stderr.join('\n')}`);
   }
   await page?.close().catch(() => {});
   await cs?.stop();
   await models?.stop();
+  await forge?.stop();
 }

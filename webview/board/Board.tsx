@@ -9,7 +9,7 @@ import { LENS_TITLES, MEASURE_BY_LENS, type ElementOf, type Lens, type LaneView,
 import { Button } from '../components';
 import { useBoardActions } from './actions';
 import { useAskSurface } from './askContext';
-import { ElementAsks, SelectionScope, UnplacedThreads } from './AskViews';
+import { DetachedThreads, ElementAsks, SelectionScope, UnplacedThreads } from './AskViews';
 import { Children, ElementCtx, elementDomId, NoiseGroupBody, SectionBody, type ElementContext } from './Elements';
 import { Markdown } from './MarkdownView';
 import { openCountText } from './openCount';
@@ -77,6 +77,7 @@ export function LanePanel({ lane, spend, readOnly, headingId, openCount = null }
       </header>
       <LaneStatus lane={lane} readOnly={readOnly} />
       {showBoard && <BoardBody board={board} />}
+      <DetachedThreads lens={lens} />
       <p class="rn-lane-spend rn-muted" data-testid="lane-spend">
         {`${LENS_TITLES[lens]} spend: `}
         {spendParts(spend)
@@ -188,6 +189,16 @@ export function BoardBody({ board }: { board: LensBoardView }) {
   shownTree.current = tree;
   const folds = useMemo(() => new Map(board.folds.map((fold) => [fold.sectionId, fold])), [board.folds]);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
+  // A round's successor: the sections its composition touched (new / reworked) open expanded once,
+  // carried ones stay folded to their previews — the board's own shape says what changed.
+  const touched = useMemo(() => tree.roots.flatMap((n) => (n.element.kind === 'section' && n.element.delta ? [n.element.id] : [])).join('\n'), [tree]);
+  const autoOpened = useRef(new Set<string>());
+  useEffect(() => {
+    const fresh = touched.split('\n').filter((id) => id !== '' && !autoOpened.current.has(id));
+    if (fresh.length === 0) return;
+    for (const id of fresh) autoOpened.current.add(id);
+    setExpanded((current) => new Set([...current, ...fresh]));
+  }, [touched]);
   const [focusId, setFocusId] = useState<string | null>(null);
   const ctx = useMemo<ElementContext>(
     () => ({

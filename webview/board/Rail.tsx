@@ -8,7 +8,7 @@ import { useRef } from 'preact/hooks';
 import { LENS_TITLES, type Lens, type LaneView } from '../../protocol';
 import { rovingIndex } from './Elements';
 import { openCountText } from './openCount';
-import { LANE_STATE_ICONS, LANE_STATE_LABELS, NOISE_WAITING_EXPLANATION, laneStateTitle } from './words';
+import { LANE_STATE_ICONS, LANE_STATE_LABELS, NOISE_WAITING_EXPLANATION, laneDeltaWords, laneStateTitle } from './words';
 
 export const LENS_PANEL_ID = 'rn-lens-panel';
 export const NOISE_WAITING_ID = 'rn-noise-waiting';
@@ -35,6 +35,8 @@ export function Rail({ lanes, selected, onSelect, openCounts = {} }: RailProps) 
           const isSelected = lane.lens === selected;
           const describe = lane.lens === 'noise' && lane.state === 'waiting';
           const open = openCounts[lane.lens];
+          // A round successor's settled lane reads what its re-draft found, from the composition's stamps.
+          const delta = lane.delta && (lane.state === 'settled' || lane.state === 'absent') ? laneDeltaWords(lane.delta) : null;
           return (
             <Fragment key={lane.lens}>
               <button
@@ -52,7 +54,7 @@ export function Rail({ lanes, selected, onSelect, openCounts = {} }: RailProps) 
                 aria-controls={LENS_PANEL_ID}
                 aria-describedby={describe ? NOISE_WAITING_ID : undefined}
                 tabIndex={isSelected ? 0 : -1}
-                title={laneStateTitle(lane.lens, lane.state)}
+                title={delta ? `${laneStateTitle(lane.lens, lane.state)} ${delta.title}` : laneStateTitle(lane.lens, lane.state)}
                 onClick={() => onSelect(lane.lens)}
                 onKeyDown={(event: KeyboardEvent) => {
                   const next = rovingIndex(event.key, index, lanes.length);
@@ -71,6 +73,19 @@ export function Rail({ lanes, selected, onSelect, openCounts = {} }: RailProps) 
                   </span>{' '}
                   {LANE_STATE_LABELS[lane.state]}
                 </span>
+                {delta && (
+                  <>
+                    {' '}
+                    <span class={`rn-tab-delta rn-tab-delta-${lane.delta?.verdict}`} data-testid="lens-tab-delta" data-verdict={lane.delta?.verdict}>
+                      {lane.delta?.verdict === 'reworked' && (
+                        <span class="rn-delta-dot" aria-hidden="true">
+                          •
+                        </span>
+                      )}
+                      {delta.label}
+                    </span>
+                  </>
+                )}
                 {open !== undefined && (
                   <>
                     {' '}

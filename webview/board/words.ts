@@ -12,6 +12,7 @@ import {
   type FoldCount,
   type GenerationSnapshot,
   type Lens,
+  type LaneDelta,
   type LaneFailure,
   type LaneState,
   type LaneView,
@@ -44,6 +45,21 @@ export const LANE_STATE_ICONS: Record<LaneState, string> = {
 /** Why the Noise lane waits: it files only what the four core readings leave uncited. */
 export const NOISE_WAITING_EXPLANATION =
   'Noise starts after Design, Sequence, Decisions and Flagged have settled: it lists the changed regions none of them cites, so it needs their citations first.';
+
+/**
+ * A round successor's settled lane: what its re-draft found, from the composition's stamps. A lane
+ * whose sections moved can never read "carrying forward".
+ */
+export function laneDeltaWords(delta: LaneDelta): { label: string; title: string } {
+  if (delta.verdict === 'carrying-forward') return { label: 'carrying forward', title: `Round ${delta.round}: re-drafted, and nothing on this board changed.` };
+  const parts = [
+    delta.added > 0 ? `${delta.added} new` : null,
+    delta.reworked > 0 ? `${delta.reworked} reworked` : null,
+    delta.removed.length > 0 ? `${delta.removed.length} removed` : null,
+  ].filter((p): p is string => p !== null);
+  const what = parts.length > 0 ? `sections ${parts.join(', ')}` : 'its title, introduction or loose notes changed';
+  return { label: 'reworked', title: `Round ${delta.round}: re-drafted; ${what}.` };
+}
 
 /** The rail tab's hover text. */
 export function laneStateTitle(lens: Lens, state: LaneState): string {

@@ -13,8 +13,9 @@ import { LENSES } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
 import { ReviewReport } from '../../../protocol/review';
 import { TestRepo, tempDir } from '../../fixtures/gitRepo';
-import { captureBranch, compileTurn, decisionsTurn, designTurn, lines, noiseTurn, regionsOf, reviewTurn, sequenceTurn, testPrompts, tickingClock, type Region } from '../pipeline/fixtures';
+import { T0, captureBranch, compileTurn, openStore, sessionFor, decisionsTurn, designTurn, lines, noiseTurn, regionsOf, reviewTurn, sequenceTurn, testPrompts, tickingClock, type Region } from '../pipeline/fixtures';
 import { reviewFixture, settledOutcome, type ReviewFixture } from './fixtures';
+import { ROUND_EVENT_KINDS } from '../../../host/rounds/ledger';
 
 const LOCAL_DOWN: DiscoveredLocalServer[] = [
   { kind: 'ollama', label: 'Ollama', baseUrl: 'http://127.0.0.1:11434', status: 'not-running', detail: 'connection refused', models: [], omitted: 0 },
@@ -138,6 +139,46 @@ describe('rennet review: the run after the capture (fake pipeline)', function ()
       /cannot prepare the seats' context directory in \/ro: EACCES: permission denied/,
     );
     assert.equal(out.inputs.length, 0);
+  });
+
+  it('resumes the session\'s interrupted generation of this capture (resumePipeline, the same id, its round report again); else draws a new one', async () => {
+    const store = await openStore(join(dir, 'store'));
+    try {
+      const sessionId = sessionFor(store, fx.repo, fx.patchset);
+      const id = 'g-00000000000000b1';
+      store.createGeneration({ id, sessionId, patchsetId: fx.patchset.id, now: T0 });
+      store.putLaneOutcome({ generationId: id, lens: 'design', state: 'settled', absence: null, failure: null, attempts: 0, now: T0 });
+      // The generation is a round's successor: its report goes back into the context directory.
+      const report = { roundId: 'r-1', successorPatchsetId: fx.patchset.id, outcomes: [{ askId: 'ask-1', askText: 'Say retry once.', outcome: 'untouched' as const, evidence: [], note: 'not done' }], beyond: [], counts: { addressed: 0, partial: 0, untouched: 1, beyond: 0 } };
+      store.appendEvent(sessionId, ROUND_EVENT_KINDS.started, { round: 'r-1', ordinal: 2, asks: ['ask-1'], workOrderDigest: 'd', worker: { kind: 'scripted', version: null }, workspace: { root: fx.repo.dir, branch: 'feature' }, fromPatchsetId: fx.patchset.id, fromGenerationId: null, startedAt: T0 }, T0);
+      store.appendEvent(sessionId, ROUND_EVENT_KINDS.reported, { round: 'r-1', report, harness: 'scripted', model: null }, T0);
+      store.appendEvent(sessionId, ROUND_EVENT_KINDS.generation, { round: 'r-1', generationId: id }, T0);
+
+      const out = { stdout: [] as string[], stderr: [] as string[], inputs: [] as LensPipelineInput[], contexts: [] as ContextDirInput[] };
+      const base = deps(out);
+      const resumed: string[] = [];
+      const withResume: ReviewRunDeps = { ...base, resumePipeline: (input, seams) => (resumed.push(input.generationId), base.runPipeline(input, seams)) };
+      const options = { patchset: fx.patchset, sessionId, workspace: fx.repo.dir, harnesses: NO_HARNESS, jsonFile: null, htmlFile: null, store };
+      const first = await runReview(options, withResume);
+      assert.deepEqual(resumed, [id]);
+      assert.equal(first.generation, id);
+      assert.match(out.stderr.join(''), /^Generation g-00000000000000b1: resuming the lenses interrupted earlier \(kept: design; drafting: sequence, decisions, flagged, noise\)$/m);
+      assert.deepEqual(out.contexts[0]!.roundReport, { ordinal: 2, report, asks: [{ id: 'ask-1', text: 'Say retry once.' }] });
+
+      // Without resumePipeline nothing resumes.
+      const plain = { stdout: [] as string[], stderr: [] as string[], inputs: [] as LensPipelineInput[], contexts: [] as ContextDirInput[] };
+      assert.equal((await runReview(options, deps(plain))).generation, 'g-00000000000000aa');
+      // Every lane settled: a new generation, announced as a run.
+      for (const lens of ['sequence', 'decisions', 'flagged', 'noise'] as const) store.putLaneOutcome({ generationId: id, lens, state: 'settled', absence: null, failure: null, attempts: 1, now: T0 });
+      out.stderr.length = 0;
+      const second = await runReview(options, withResume);
+      assert.deepEqual(resumed, [id], 'not resumed again');
+      assert.equal(second.generation, 'g-00000000000000aa');
+      assert.match(out.stderr.join(''), /^Generation g-00000000000000aa: running the lenses$/m);
+      assert.equal(out.contexts[1]!.roundReport, undefined, 'a new generation of the capture is no round\'s');
+    } finally {
+      store.close();
+    }
   });
 
   it('progress lines name the state, the counts, the absence or the failure and its ladder', () => {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { persistOpenedBoard, persistVerb } from '../../../host/board/persist';
 import type { BoardState, VerbCall } from '../../../host/board/state';
 import { applyVerb } from '../../../host/board/writer';
-import { readGenerationSnapshot } from '../../../host/review/generationSnapshot';
-import { Store } from '../../../host/store';
+import { FROZEN_NOTE, INTERRUPTED_MESSAGE, RESUMABLE_NOTE, readGenerationSnapshot } from '../../../host/review/generationSnapshot';
+import { Store, claimGenerationRun } from '../../../host/store';
 import { GenerationSnapshot, excerptKey } from '../../../protocol/review';
 import { T0, Temp, WASM_PATH, sessionFor } from '../pipeline/fixtures';
 import { boardFor, changeFixture, cite, contextFor, type ChangeFixture } from '../board/writerFixtures';
@@ -99,5 +99,36 @@ describe('review/generationSnapshot: excerpts and citation marks', function () {
       assert.match(excerpt.note ?? '', new RegExp(`The capture this generation reads \\(${fx.patchset.id}\\) could not be read from the store`));
     }
     assert.equal(snapshot.citations.length, 4);
+  });
+  it('a lane with no outcome and no live run reads as failed, stopped, and — while the generation is live — resumable', async () => {
+    const { store, generationId } = await filed();
+    store.putLaneOutcome({ generationId, lens: 'design', state: 'settled', absence: null, failure: null, attempts: 0, now: T0 });
+    const live = readGenerationSnapshot(store, generationId);
+    assert.ok(live);
+    assert.equal(live.lanes[0]!.state, 'settled');
+    for (const lane of live.lanes.slice(1)) {
+      assert.equal(lane.state, 'failed', lane.lens);
+      assert.deepEqual(lane.failure, { message: `${INTERRUPTED_MESSAGE} ${RESUMABLE_NOTE}`, retryable: true, attempts: 0 });
+    }
+    assert.match(RESUMABLE_NOTE, /^Draft again resumes this generation: the boards that settled are kept/);
+    // This process's run stopped, with a reason: the reason, then the same note.
+    const stopped = readGenerationSnapshot(store, generationId, { stopped: 'the run was cancelled' });
+    assert.equal(stopped?.lanes[1]?.failure?.message, `The run drafting this board stopped before it settled: the run was cancelled. ${RESUMABLE_NOTE}`);
+    // A run in flight here: its lane states, no failure.
+    const inFlight = readGenerationSnapshot(store, generationId, { live: new Map([['flagged', 'working']]) });
+    assert.equal(inFlight?.lanes[3]?.state, 'working');
+    assert.equal(inFlight?.lanes[3]?.failure, null);
+    // Another run holds the generation's run claim (another window's host, the CLI): its lanes are in flight, not stopped.
+    const claimed = claimGenerationRun(store.dir, generationId);
+    assert.ok(claimed.ok);
+    const elsewhere = readGenerationSnapshot(store, generationId);
+    assert.deepEqual(elsewhere?.lanes.map((l) => [l.state, l.failure]), [['settled', null], ...Array.from({ length: 4 }, () => ['working', null])]);
+    claimed.claim.release();
+    assert.equal(readGenerationSnapshot(store, generationId)?.lanes[1]?.state, 'failed', 'released: stopped again');
+    // Frozen: a newer generation replaced it, nothing drafts it again.
+    store.freezeGeneration(generationId, T0);
+    const frozen = readGenerationSnapshot(store, generationId);
+    assert.equal(frozen?.lanes[1]?.failure?.message, `${INTERRUPTED_MESSAGE} ${FROZEN_NOTE}`);
+    assert.equal(frozen?.lanes[0]?.state, 'settled');
   });
 });

@@ -4,12 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Harness, TurnRequest, TurnResult } from '../../../host/pipeline/ports';
 import { AskLog } from '../../../host/asks/log';
+import { branchOpenPrInput } from '../../../host/exits/openPr';
+import { draftPullRequest } from '../../../host/exits/prDraft';
 import { RoundRunner, type RoundContext, type WorkerPort } from '../../../host/rounds/runner';
 import { runScriptedWorker } from '../../../host/rounds/scriptedWorker';
 import { bindWorkspace } from '../../../host/rounds/workspace';
 import { ReviewService } from '../../../host/service';
 import { Store } from '../../../host/store';
+import { READ_DIFF, READ_TOOL_NAMES } from '../../../protocol/read';
 import type { EvidenceUnit } from '../../../protocol/rounds';
+import type { SeatSpend } from '../../../protocol/review';
 import { TestRepo } from '../../fixtures/gitRepo';
 
 /**
@@ -20,7 +24,8 @@ import { TestRepo } from '../../fixtures/gitRepo';
  * same before the first round and after the sixth.
  *
  * The classifier here is an in-process harness that behaves like a model: it reads every evidence
- * page through read_evidence, then cites exactly the ids it read. Landing the generation is
+ * page through read_evidence, reads the changed file's diff through read_diff (the read tools over
+ * the round's successor), then cites exactly the ids it read. Landing the generation is
  * fabricated (labelled): draftGeneration answers a generation id without drafting lenses.
  */
 
@@ -30,8 +35,12 @@ class ReadingClassifier implements Harness {
   readonly origin = 'other' as const;
   readonly model = null;
   turns = 0;
+  /** Per turn: the tools it was offered, and what read_diff answered for the changed file. */
+  readonly offered: string[][] = [];
+  readonly diffs: string[] = [];
   async runTurn(request: TurnRequest): Promise<TurnResult> {
     this.turns++;
+    this.offered.push(request.tools.tools.map((t) => t.name));
     const ids: string[] = [];
     let asks: string[] = [];
     for (let page = 1; ; page++) {
@@ -45,6 +54,9 @@ class ReadingClassifier implements Harness {
       }
       if (!/continue with read_evidence/.test(read.text)) break;
     }
+    const diff = await request.tools.call(READ_DIFF, { path: 'src/counter.txt' });
+    assert.equal(diff.isError, false, diff.text);
+    this.diffs.push(diff.text);
     const outcomes = asks.map((askId, i) => ({ askId, outcome: i === 0 ? 'addressed' : 'untouched', evidenceIds: i === 0 ? ids : [], note: i === 0 ? 'Done as asked.' : 'Not touched.' }));
     const submitted = await request.tools.call('submit_report', { outcomes, beyond: [] });
     assert.equal(submitted.isError, false, submitted.text);
@@ -91,6 +103,30 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
     const before = await runner.order(sessionId);
     assert.ok(!before.ok && before.error.detail?.['refusal'] === 'nothing-staged');
 
+    // The PR exit, composed from this review, and from a review of the same branch in a store that never ran a round.
+    const exitOf = async (reviews: Store, reviewService: ReviewService) => {
+      const input = branchOpenPrInput({ store: reviews, findSession: (root, target) => reviewService.findSession(root, target) }, repo.dir, { repoDir: repo.dir, branch: 'feature', base: 'main' });
+      const commits = repo
+        .git('log', '--reverse', '--format=%H%x00%s', 'main..feature')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => ({ sha: line.split('\0')[0] as string, subject: line.split('\0')[1] as string }));
+      const draft = draftPullRequest({ branch: 'feature', base: 'main', commits, generation: input.generation?.('feature', 'main') ?? null, edit: input.draftEdits?.read('feature', 'main') ?? null });
+      return JSON.stringify(draft);
+    };
+    const control = async () => {
+      const controlStore = await Store.open(join(dir, `control-${Date.now()}`));
+      try {
+        const controlService = new ReviewService({ store: controlStore });
+        assert.ok((await controlService.openReview({ repo: repo.dir, target: { kind: 'branch', head: 'feature', base: 'main' } })).ok);
+        return await exitOf(controlStore, controlService);
+      } finally {
+        controlStore.close();
+      }
+    };
+    const exitAtZero = await exitOf(store, service);
+    assert.equal(exitAtZero, await control(), 'at zero rounds the exit is what a review with no rounds composes');
+
     const N = 6;
     const sequences: string[][] = [];
     let previousSuccessor = opened.value.snapshot.patchset?.id ?? '';
@@ -117,6 +153,18 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
       assert.deepEqual(round.report?.outcomes.map((o) => o.outcome), ['addressed']);
       const added = round.report?.outcomes[0]?.evidence[0];
       assert.equal(repo.git('show', `feature:src/counter.txt`).split('\n')[(added?.line ?? 0) - 1], `step ${n}`, `round ${n}'s evidence is the line it added`);
+      // The report seat read the round's successor: its read_diff carries the line this round added, at its head line.
+      for (const name of READ_TOOL_NAMES) assert.ok(classifier.offered[n - 1]?.includes(name), `round ${n}'s report seat was not offered ${name}`);
+      const diff = classifier.diffs[n - 1] ?? '';
+      assert.match(diff, new RegExp(`^\\+ +${n + 2} \\| step ${n}$`, 'm'), `round ${n}'s read_diff does not carry the successor's added line:\n${diff}`);
+      // Its spend rides on the reported receipt: one read of the change, its bytes and time.
+      const reported = store.readEvents(sessionId).filter((e) => e.kind === 'round.reported').at(-1)?.payload as { spend?: SeatSpend } | undefined;
+      assert.equal(reported?.spend?.seat, 'round:report');
+      assert.equal(reported?.spend?.harness, 'scripted');
+      assert.equal(reported?.spend?.readCalls, 1);
+      assert.ok((reported?.spend?.readBytes ?? 0) >= Buffer.byteLength(diff), JSON.stringify(reported?.spend));
+      assert.equal(typeof reported?.spend?.readMs, 'number');
+      assert.ok((reported?.spend?.toolCalls ?? 0) >= 3, JSON.stringify(reported?.spend));
       // The receipts of this cycle, as kinds (phase receipts name their phase), with ordinals stripped.
       const cycle = store
         .readEvents(sessionId)
@@ -153,6 +201,12 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
     assert.equal(classifier.turns, N, 'one classification turn per round');
     assert.equal(store.readEvents(sessionId).filter((e) => e.kind === 'session.workspace').length, 1, 'the workspace is bound once');
     assert.deepEqual(runner.rounds(sessionId).map((r) => [r.ordinal, r.state]), Array.from({ length: N }, (_, i) => [i + 1, 'returned']));
+    // The exit after the Nth round: byte-equal to the one a review that never ran a round composes
+    // over the same branch — the rounds leave nothing in it but the commits they made.
+    const exitAtN = await exitOf(store, service);
+    assert.equal(exitAtN, await control(), `after round ${N} the exit is what a review with no rounds composes`);
+    assert.notEqual(exitAtN, exitAtZero, 'the commits the rounds made are in it');
+    assert.ok(!/Round \d/.test(exitAtN), 'no round ordinal reaches the exit');
     // Only questions are left: the refusal is the same words it would be before any round.
     const after = await runner.order(sessionId);
     assert.ok(!after.ok && after.error.detail?.['refusal'] === 'no-coding-asks', JSON.stringify(after));

@@ -134,11 +134,14 @@ describe('rounds: the scripted worker', function () {
       [{}, /invalid: steps: .*expected array/],
       [{ steps: [], extra: 1 }, /invalid: \(the file\): Unrecognized key: "extra"/],
       [{ steps: [{ commit: 'ok' }, 'write'] }, /invalid: steps\[1\]: a step is an object/],
-      [{ steps: [{ wrote: { path: 'a', content: 'b' } }] }, /invalid: steps\[0\]: a step has exactly one key, write, delete or commit \(it has "wrote"\)/],
+      [{ steps: [{ wrote: { path: 'a', content: 'b' } }] }, /invalid: steps\[0\]: a step has exactly one key, write, delete, commit or wait \(it has "wrote"\)/],
       [{ steps: [{ commit: 'a', delete: 'b' }] }, /it has "commit", "delete"/],
       [{ steps: [{ write: { path: 'a' } }] }, /invalid: steps\[0\]\.write\.content: .*expected string/],
       [{ steps: [{ write: { path: 'a', content: 'b' } }, { commit: '' }] }, /invalid: steps\[1\]\.commit: /],
       [{ steps: [{ delete: 7 }] }, /invalid: steps\[0\]\.delete: .*expected string/],
+      [{ steps: [{ wait: -1 }] }, /invalid: steps\[0\]\.wait: /],
+      [{ steps: [{ wait: 600_001 }] }, /invalid: steps\[0\]\.wait: /],
+      [{ steps: [{ wait: 'soon' }] }, /invalid: steps\[0\]\.wait: .*expected number/],
     ];
     for (const [script, message] of cases) {
       const run = await runScriptedWorker(repo.dir, script);
@@ -173,6 +176,27 @@ describe('rounds: the scripted worker', function () {
     assert.ok(!none.ok);
     assert.match(none.error.message, /stopped before step 1 \(write three\.txt\); 0 of 1 steps applied/);
     assert.ok(!existsSync(join(repo.dir, 'three.txt')));
+  });
+
+  it('waits between steps, and a cancel ends a wait at once, naming the step', async () => {
+    base();
+    const started = Date.now();
+    const waited = await runScriptedWorker(repo.dir, { steps: [{ write: { path: 'one.txt', content: '1\n' } }, { wait: 300 }, { commit: 'one' }] });
+    assert.ok(waited.ok, waited.ok ? '' : waited.error.message);
+    assert.ok(Date.now() - started >= 290, 'the wait took its time');
+    assert.equal(repo.git('log', '-1', '--format=%s'), 'one');
+
+    const abort = new AbortController();
+    const stopping = runScriptedWorker(repo.dir, { steps: [{ write: { path: 'two.txt', content: '2\n' } }, { wait: 600_000 }, { commit: 'two' }] }, { signal: abort.signal });
+    setTimeout(() => abort.abort(), 100);
+    const t0 = Date.now();
+    const stopped = await stopping;
+    assert.ok(Date.now() - t0 < 10_000, 'the cancel ended the wait');
+    assert.ok(!stopped.ok);
+    assert.match(stopped.error.message, /stopped during step 2 \(wait 600000 ms\); 1 of 3 steps applied/);
+    assert.equal(stopped.error.detail?.reason, 'aborted');
+    assert.equal(read('two.txt'), '2\n');
+    assert.equal(repo.git('log', '-1', '--format=%s'), 'one', 'no step after the wait ran');
   });
 
   it('loads a scripted worker file, or says why not', async () => {

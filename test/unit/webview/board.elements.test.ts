@@ -52,6 +52,23 @@ describe('webview/board: every element kind and lane state (happy-dom)', () => {
       assert.equal(all(dom.root, '[data-id="f9"]').length, 0);
     });
 
+    it("a round successor's touched sections (new, reworked) open expanded once; carried ones stay folded; a reader's fold sticks", async () => {
+      const pool = elements([
+        { id: 's1', kind: 'section', title: 'Carried', body_markdown: 'Unchanged.', delta: null },
+        { id: 's2', kind: 'section', title: 'Reworked', body_markdown: 'Changed.', delta: 'reworked' },
+        { id: 's3', kind: 'section', title: 'New', body_markdown: 'Added.', delta: 'new' },
+      ]);
+      await showBoard(boardView('decisions', pool));
+      assert.deepEqual(
+        ['s1', 's2', 's3'].map((id) => element(id).getAttribute('data-expanded')),
+        ['false', 'true', 'true'],
+      );
+      assert.deepEqual(all(dom.root, byTestId('delta')).map(text), ['reworked', 'new']);
+      await click(one(element('s2'), byTestId('fold-toggle')));
+      await showBoard(boardView('decisions', pool, { title: 'A later snapshot' }));
+      assert.equal(element('s2').getAttribute('data-expanded'), 'false', 'the same stamps do not reopen what the reader folded');
+    });
+
     it('expand with aria-expanded, and a preview entry opens the section and focuses its element', async () => {
       await showBoard(flaggedBoard());
       const entry = all(element('f1'), byTestId('fold-preview-entry'))[1] as HTMLElement;

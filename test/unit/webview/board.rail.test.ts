@@ -141,4 +141,27 @@ describe('webview/board: the lens rail (happy-dom)', () => {
       assert.equal(all(dom.root, byTestId('board')).length, 1, `a board view for ${state}`);
     }
   });
+
+  it("a round successor's settled lanes read carrying forward or reworked from the composition's verdict; other lanes and generations read nothing more", async () => {
+    const delta = (verdict: 'carrying-forward' | 'reworked', patch: Partial<{ added: number; reworked: number; removed: string[] }> = {}) => ({ verdict, round: 3, added: 0, reworked: 0, removed: [], ...patch });
+    await show(
+      generation({
+        lanes: [
+          lane('design', 'settled', { delta: delta('carrying-forward') }),
+          lane('sequence', 'settled', { delta: delta('reworked', { added: 1 }) }),
+          lane('decisions', 'absent', { absence: 'no-decisions', board: boardView('decisions', [], { status: 'absent', absence: 'no-decisions' }), delta: delta('reworked', { removed: ['Storage'] }) }),
+          lane('flagged', 'working', { board: boardView('flagged', [], { status: 'drafting' }), delta: delta('carrying-forward') }),
+          lane('noise', 'settled'),
+        ],
+      }),
+    );
+    assert.deepEqual(
+      tabs().map((t) => text(t)),
+      ['Design ✓ settled carrying forward', 'Sequence ✓ settled •reworked', 'Decisions ∅ absent •reworked', 'Flagged ◐ working', 'Noise ✓ settled'],
+    );
+    assert.match(tab('sequence').getAttribute('title') ?? '', /Round 3: re-drafted; sections 1 new\.$/);
+    assert.match(tab('decisions').getAttribute('title') ?? '', /sections 1 removed\.$/);
+    assert.match(tab('design').getAttribute('title') ?? '', /Round 3: re-drafted, and nothing on this board changed\.$/);
+  });
 });
+
