@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
-import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type SessionSnapshot, type ToWebview } from '../protocol';
+import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type RoundDiffFocus, type SessionSnapshot, type ToWebview } from '../protocol';
 import type { Lens } from '../protocol/board';
 import { fileOnSide, type FileStatus } from '../protocol/patchset';
 import { GenerationGet, SessionGet } from '../protocol/rpc';
@@ -12,8 +12,10 @@ import { describe, type HostClient } from './hostClient';
 import { panelHtml } from './html';
 import { explainSpan } from './explain';
 import type { LensRuns } from './lenses';
-import { checkRepoRelativePath } from './paths';
+import { checkRepoRelativePath, resolvesInsideRepo } from './paths';
 import { openReview } from './review';
+import type { RoundDiffs } from './roundDiff';
+import type { RoundsState } from './rounds';
 import { panelTitle } from './titles';
 import { notify, webviewPanel } from './ui';
 import { ui } from './uiText';
@@ -45,9 +47,13 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
     private readonly asks: AskClient,
     private readonly heads: CapturedHeads,
     private readonly captures: Captures,
+    private readonly rounds: RoundsState,
+    private readonly roundDiffs: RoundDiffs,
   ) {
     this.disposables.push(
       this.shownEmitter,
+      // The session's rounds, whole, to its panel after every change the window hears of.
+      rounds.onDidChange((sessionId) => this.panels.get(sessionId)?.postRounds()),
       asks.onDidChange(({ sessionId, projection }) => this.panels.get(sessionId)?.postAsks(projection, asks.undoLabel(sessionId))),
       host.onSessionChanged((snapshot) => this.panels.get(snapshot.session.id)?.update(snapshot)),
       host.onGenerationChanged((snapshot) => this.panels.get(snapshot.sessionId)?.onGeneration(snapshot)),
@@ -55,8 +61,11 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
         for (const panel of this.panels.values()) panel.postStatus(status);
       }),
       host.onDidRecover(() => {
-        // Sessions and generations are in the store: read both back and send them again.
-        for (const panel of this.panels.values()) void panel.reloadAll();
+        // Sessions, generations and rounds are in the store: read them back and send them again.
+        for (const panel of this.panels.values()) {
+          void panel.reloadAll();
+          void rounds.readLedger(panel.sessionId);
+        }
       }),
     );
   }
@@ -135,6 +144,8 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       asks: this.asks,
       heads: this.heads,
       captures: this.captures,
+      rounds: this.rounds,
+      roundDiffs: this.roundDiffs,
       onShown: () => this.shownEmitter.fire(sessionId),
       onDisposed: () => {
         if (this.panels.get(sessionId) === board) this.panels.delete(sessionId);
@@ -170,6 +181,9 @@ interface BoardPanelDeps {
   heads: CapturedHeads;
   /** Whole captures (a frozen generation's earlier one), the window's one cache. */
   captures: Captures;
+  /** The window's rounds ledgers (the panel's rounds area) and the read-only round diffs. */
+  rounds: RoundsState;
+  roundDiffs: RoundDiffs;
   /** The panel took a session snapshot or a generation (editor surfaces follow it). */
   onShown(): void;
   onDisposed(): void;
@@ -270,6 +284,11 @@ export class BoardPanel implements vscode.Disposable {
     if (!pending || this.postedGeneration?.generationId !== pending.generationId) return;
     this.pendingReveal = null;
     void this.post({ type: 'rennet/panel/reveal', ...pending });
+  }
+
+  /** The session's rounds, whole, as the window knows them (after ready and after every change). */
+  postRounds(): void {
+    void this.post({ type: 'rennet/panel/rounds', sessionId: this.sessionId, rounds: this.deps.rounds.ledger(this.sessionId) });
   }
 
   postStatus(status: HostStatus): void {
@@ -385,6 +404,9 @@ export class BoardPanel implements vscode.Disposable {
         this.ready = true;
         this.postStatus(this.deps.host.status ?? { state: 'starting', message: null });
         void this.reloadAll().then(() => this.deps.asks.refresh(this.sessionId));
+        // What the window knows now, then the ledger read whole (onDidChange posts it again).
+        this.postRounds();
+        void this.deps.rounds.readLedger(this.sessionId);
         return;
       case 'rennet/panel/refresh':
         void this.recapture();
@@ -411,6 +433,9 @@ export class BoardPanel implements vscode.Disposable {
         return;
       case 'rennet/panel/explain':
         void this.explain(message.requestId, message.anchor, message.threadId);
+        return;
+      case 'rennet/panel/openRoundDiff':
+        void this.openRoundDiff(message.roundId, message.at);
         return;
     }
   }
@@ -479,7 +504,11 @@ export class BoardPanel implements vscode.Disposable {
     const blobSide = onSide ? side : side === 'head' ? 'base' : 'head';
     try {
       const workspaceUri = vscode.Uri.joinPath(vscode.Uri.file(snapshot.session.repoRoot), ...check.segments);
-      const useWorkspace = blobSide === 'head' && (await exists(workspaceUri)) && (!lines || (await this.readsAsCaptured(workspaceUri, patchsetId, path)));
+      const useWorkspace =
+        blobSide === 'head' &&
+        (await exists(workspaceUri)) &&
+        (await this.staysInRepo(snapshot.session.repoRoot, check.segments, path)) &&
+        (!lines || (await this.readsAsCaptured(workspaceUri, patchsetId, path)));
       const uri = useWorkspace ? workspaceUri : blobUri(patchsetId, path, blobSide);
       // Always the group right of the board, so repeated clicks do not keep adding columns.
       const viewColumn = ((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn;
@@ -494,6 +523,17 @@ export class BoardPanel implements vscode.Disposable {
     } catch (error) {
       this.postError(`Could not open ${path}: ${describe(error)}`);
     }
+  }
+
+  /**
+   * Whether the workspace file is inside the repository once symlinks are followed: a committed
+   * symlink (or a symlinked folder) may point anywhere on the machine, and then the captured blob
+   * is opened instead.
+   */
+  private async staysInRepo(repoRoot: string, segments: readonly string[], path: string): Promise<boolean> {
+    if (await resolvesInsideRepo(repoRoot, segments)) return true;
+    this.deps.log.warn(`[panel ${this.sessionId}] ${JSON.stringify(path)} resolves outside the repository (a symlink); opening its captured blob instead.`);
+    return false;
   }
 
   /**
@@ -525,6 +565,25 @@ export class BoardPanel implements vscode.Disposable {
       this.deps.onShown();
       this.flushReveal();
     }
+  }
+
+  /** Open a round's own diff, read-only, beside the board (with `at`: one file at a line). */
+  private async openRoundDiff(roundId: string, at: RoundDiffFocus | undefined): Promise<void> {
+    const round = this.deps.rounds.ledger(this.sessionId).find((r) => r.id === roundId);
+    if (!round) {
+      this.postError(`Round ${roundId} is not a round of this review.`);
+      return;
+    }
+    if (at) {
+      const check = checkRepoRelativePath(at.path);
+      if (!check.ok) {
+        this.postError(`Refused to open “${at.path}”: ${check.reason}.`);
+        return;
+      }
+    }
+    const viewColumn = ((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn;
+    const opened = await this.deps.roundDiffs.open(this.sessionId, round, at, viewColumn);
+    if (!opened.ok && !this.disposed) this.postError(opened.message);
   }
 
   private async runAskCommand(command: import('../protocol').AskCommand): Promise<void> {

@@ -9,14 +9,18 @@ import type { BoardPanels } from './boardPanel';
 import { flaggedFindings } from './commentsPlan';
 import type { CommandFactory } from './ctx';
 import type { ExitsState } from './exits';
+import type { GatesState } from './gates';
+import { mergeMethodsOf, type MergeMethod } from '../protocol/gates';
+import { pullRequestLabel } from '../protocol/forge';
 import { ROUNDS_WORKER_SETTING, type RoundsState } from './rounds';
-import { isForgeLink } from './forgePlan';
+import { isForgeLink, unlinkableUrl } from './forgePlan';
 import {
   boardElement,
   editableText,
   editedText,
   findingTitlesOf,
   HAND_OFF_COMMANDS,
+  loopsRounds,
   openableSpan,
   planHandOff,
   type HandOffPlan,
@@ -25,7 +29,7 @@ import {
 } from './handOffPlan';
 import { describe, type HostClient } from './hostClient';
 import { confirmModal, inputBox, markdownString, notify, treeItem, treeView } from './ui';
-import { Md, ui } from './uiText';
+import { Md, ui, uiText } from './uiText';
 
 export const HAND_OFF_VIEW = 'rennet.handOff';
 
@@ -46,6 +50,8 @@ export interface HandOffDeps {
   asks: AskClient;
   exits: ExitsState;
   rounds: RoundsState;
+  /** A request's merge gates and its merge. */
+  gates: GatesState;
   panels: BoardPanels;
   log: vscode.LogOutputChannel;
 }
@@ -69,6 +75,8 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
   readonly onDidChangeTreeData = this.changeEmitter.event;
   /** The session whose head was read since it became active (null: read it when visible). */
   private checkedSession: string | null = null;
+  /** The session and capture whose merge gates were last asked for (null: read them when visible). */
+  private gatesReadFor: string | null = null;
   private recomposeTimer: ReturnType<typeof setTimeout> | undefined;
   private roundsTimer: ReturnType<typeof setTimeout> | undefined;
   /** What the rounds order was last read for. */
@@ -91,11 +99,17 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       deps.rounds.onDidChange((sessionId) => {
         if (sessionId === this.sessionId()) this.redraw();
       }),
+      deps.gates.onDidChange((sessionId) => {
+        if (sessionId === this.sessionId()) this.redraw();
+      }),
       deps.host.onExitsPosted((receipt) => {
         if (receipt.sessionId === this.sessionId()) void this.deps.exits.preview(receipt.sessionId);
+        // A posted approval can change review-at-head and required-reviews.
+        if (receipt.sessionId === this.sessionId()) void this.deps.gates.read(receipt.sessionId);
       }),
       deps.host.onDidRecover(() => {
         this.checkedSession = null;
+        this.gatesReadFor = null;
         this.composedFrom = null;
         this.onReviewChanged();
       }),
@@ -103,6 +117,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
         if (!visible) return;
         // Every time the view is shown, the request's head is read again.
         this.checkedSession = null;
+        this.gatesReadFor = null;
         this.composedFrom = null;
         this.onReviewChanged();
       }),
@@ -119,6 +134,9 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       [HAND_OFF_COMMANDS.dispatchRound]: command((arg) => this.dispatchRound(arg)),
       [HAND_OFF_COMMANDS.retryRound]: command((arg, ...rest) => this.retryRound(arg, rest[0])),
       [HAND_OFF_COMMANDS.cancelRound]: command((arg) => this.cancelRound(arg)),
+      [HAND_OFF_COMMANDS.land]: command((arg) => this.land(arg)),
+      [HAND_OFF_COMMANDS.merge]: command((arg, ...rest) => this.mergeRequest(arg, rest[0], rest[1], rest[2])),
+      [HAND_OFF_COMMANDS.refreshGates]: command(() => this.refresh()),
     };
     this.onReviewChanged();
   }
@@ -130,9 +148,9 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
     item.id = row.id;
     if (row.description) item.description = row.description;
     if (row.tooltip) item.tooltip = row.tooltip instanceof Md ? markdownString(row.tooltip) : row.tooltip;
-    item.iconPath = new vscode.ThemeIcon(row.icon);
+    item.iconPath = row.iconColor ? new vscode.ThemeIcon(row.icon, new vscode.ThemeColor(row.iconColor)) : new vscode.ThemeIcon(row.icon);
     item.contextValue = row.contextValue;
-    if (row.command) item.command = { command: row.command.id, title: row.command.title, arguments: row.command.arguments ?? [row] };
+    if (row.command) item.command = { command: row.command.id, title: uiText(row.command.title), arguments: row.command.arguments ?? [row] };
     return item;
   }
 
@@ -168,8 +186,8 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
   private onReviewChanged(): void {
     this.redraw();
     const current = this.deps.review.current;
-    if (current && current.session.session.target.kind === 'branch') {
-      // One's own branch: what a round would send follows the asks and the capture.
+    if (current && loopsRounds(current.session)) {
+      // One's own branch or request: what a round would send follows the asks and the capture.
       const inputs = { sessionId: current.sessionId, patchsetId: current.session.session.activePatchsetId, projection: current.projection, generation: null };
       const last = this.roundsFrom;
       if (!last || last.sessionId !== inputs.sessionId || last.patchsetId !== inputs.patchsetId || last.projection !== inputs.projection || this.deps.rounds.order(inputs.sessionId) === undefined) {
@@ -177,7 +195,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
         clearTimeout(this.roundsTimer);
         this.roundsTimer = setTimeout(() => void this.deps.rounds.refresh(inputs.sessionId), RECOMPOSE_SETTLE_MS);
       }
-      return;
+      if (current.session.session.target.kind === 'branch') return;
     }
     if (!current || current.session.session.target.kind !== 'pull-request' || !this.view.visible) return;
     const sessionId = current.sessionId;
@@ -190,9 +208,17 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       clearTimeout(this.recomposeTimer);
       this.recomposeTimer = setTimeout(() => void this.deps.exits.preview(sessionId), RECOMPOSE_SETTLE_MS);
     }
-    if (this.checkedSession !== sessionId) {
-      this.checkedSession = sessionId;
+    // Read again for each new capture too: a round's successor on one's own request is ahead of the forge's head until pushed.
+    const freshKey = `${sessionId}\0${current.session.session.activePatchsetId ?? ''}`;
+    if (this.checkedSession !== freshKey) {
+      this.checkedSession = freshKey;
       void this.deps.exits.freshness(sessionId);
+    }
+    // The merge gates (forge calls) are read when the view shows the session and again for each new capture.
+    const gatesKey = `${sessionId}\0${current.session.session.activePatchsetId ?? ''}`;
+    if (this.gatesReadFor !== gatesKey) {
+      this.gatesReadFor = gatesKey;
+      void this.deps.gates.read(sessionId);
     }
   }
 
@@ -220,7 +246,8 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       receipt,
       composeRefusal,
       freshness: sessionId ? (this.deps.exits.lastFreshness(sessionId) ?? null) : null,
-      rounds: sessionId && session?.session.target.kind === 'branch' ? { order: this.deps.rounds.order(sessionId), ledger: this.deps.rounds.ledger(sessionId) } : null,
+      rounds: sessionId && session && loopsRounds(session) ? { order: this.deps.rounds.order(sessionId), ledger: this.deps.rounds.ledger(sessionId), landing: this.deps.rounds.landing(sessionId) } : null,
+      gates: sessionId && session?.session.target.kind === 'pull-request' ? { read: this.deps.gates.last(sessionId), merged: this.deps.gates.merged(sessionId) ?? null } : null,
     });
     this.view.description = this.plan.description;
     this.view.message = this.plan.message;
@@ -254,7 +281,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       const chosen = await confirmModal(
         'info',
         ui`Dispatch round ${n}: ${asks.length} ask${asks.length === 1 ? '' : 's'} to ${worker}`,
-        ui`The work order goes to ${worker} in ${workspace.root}, on ${workspace.branch}: it edits and commits there. The round then measures what changed, has the report verified against that diff, and drafts the boards again.`,
+        ui`The work order goes to ${worker} in ${workspace.root}, on ${workspace.workBranch ?? workspace.branch}: it edits and commits there. The round then measures what changed, has the report verified against that diff, and drafts the boards again.`,
         go,
         show,
       );
@@ -298,6 +325,33 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
     return cancelled.ok ? cancelled.value : undefined;
   }
 
+  /** Land: the branch fast-forwarded to the review's sibling, after saying what runs where. */
+  private async land(arg: unknown): Promise<unknown> {
+    const sessionId = typeof arg === 'string' ? arg : this.sessionId();
+    if (!sessionId) return undefined;
+    await this.deps.rounds.refresh(sessionId);
+    const landing = this.deps.rounds.landing(sessionId);
+    if (!landing?.workBranch) {
+      void notify('info', ui`Rennet: nothing to land — this review's rounds commit on its branch itself.`);
+      return undefined;
+    }
+    const go = ui`Land`;
+    const chosen = await confirmModal(
+      'info',
+      ui`Land ${landing.workBranch} on ${landing.branch}?`,
+      ui`Runs git merge --ff-only ${landing.workBranch} in the checkout that has ${landing.branch} out. Git refuses a diverged branch, or a merge that would overwrite your uncommitted edits; then nothing changes.`,
+      go,
+    );
+    if (chosen !== go) return undefined;
+    const landed = await this.deps.rounds.land(sessionId);
+    if (!landed.ok) {
+      void notify('error', ui`Rennet could not land: ${landed.error.message}`);
+      return undefined;
+    }
+    void notify('info', ui`Rennet: ${landed.value.message}`);
+    return landed.value;
+  }
+
   private readonly contextKeys = new Map<string, boolean>();
 
   private setContext(key: string, value: boolean): void {
@@ -314,8 +368,47 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       this.redraw();
       return;
     }
-    this.checkedSession = current.sessionId;
-    await Promise.all([this.deps.exits.freshness(current.sessionId), this.deps.exits.preview(current.sessionId)]);
+    this.checkedSession = `${current.sessionId}\0${current.session.session.activePatchsetId ?? ''}`;
+    this.gatesReadFor = `${current.sessionId}\0${current.session.session.activePatchsetId ?? ''}`;
+    await Promise.all([this.deps.exits.freshness(current.sessionId), this.deps.exits.preview(current.sessionId), this.deps.gates.read(current.sessionId)]);
+  }
+
+  // ─── Merge ────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Merge…: one modal naming the head (sha7) with one button per merge method the forge takes;
+   * the merge is pinned to that head. A moved head or a gate that no longer passes comes back as
+   * the host's stated refusal, and the gates are read again.
+   */
+  private async mergeRequest(arg: unknown, head: unknown, provider: unknown, number: unknown): Promise<unknown> {
+    const sessionId = typeof arg === 'string' ? arg : this.sessionId();
+    if (!sessionId || typeof head !== 'string' || (provider !== 'github' && provider !== 'gitlab') || typeof number !== 'number') return undefined;
+    const sha7 = head.slice(0, 7);
+    const label = pullRequestLabel({ provider, number });
+    const forge = provider === 'gitlab' ? 'GitLab' : 'GitHub';
+    const buttons: Record<MergeMethod, ReturnType<typeof ui>> = {
+      merge: ui`Merge commit at ${sha7}`,
+      squash: ui`Squash and merge ${sha7}`,
+      rebase: ui`Rebase and merge ${sha7}`,
+    };
+    const methods = mergeMethodsOf(provider);
+    const chosen = await confirmModal(
+      'warning',
+      ui`Merge ${label} at ${sha7}?`,
+      ui`${forge} merges the request pinned to head ${head}, by the method you choose (${methods.join(', ')}). If the head moves first, ${forge} refuses and nothing is merged.`,
+      ...methods.map((m) => buttons[m]),
+    );
+    const method = methods.find((m) => buttons[m] === chosen);
+    if (!method) return undefined;
+    const merged = await this.deps.gates.merge(sessionId, head, method);
+    if (!merged.ok) {
+      const refused = merged.error.code === 'head-moved' || merged.error.code === 'gates-blocked';
+      void notify(refused ? 'warning' : 'error', refused ? ui`Rennet did not merge ${label}: ${merged.error.message}` : ui`Rennet could not merge ${label}: ${merged.error.message}`);
+      await this.deps.gates.read(sessionId);
+      return undefined;
+    }
+    void notify('info', ui`Rennet: merged ${label} at ${sha7} (${method}).`);
+    return merged.value;
   }
 
   // ─── Row commands ────────────────────────────────────────────────────────────────────────
@@ -397,7 +490,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
     const session = await this.session(subject.sessionId);
     const target = session?.session.target;
     if (!target || target.kind !== 'pull-request' || !isForgeLink(subject.url, target.host)) {
-      this.deps.log.warn(`Hand off: a link that is not an http(s) page of the review's forge was not opened: ${subject.url}`);
+      this.deps.log.warn(`Hand off: a link that is not an http(s) page of the review's forge was not opened: ${unlinkableUrl(subject.url)}`);
       void notify('warning', ui`Rennet did not open ${subject.url}: it is not a page of the review's forge.`);
       return;
     }

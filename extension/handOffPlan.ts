@@ -10,17 +10,19 @@
  *   `post-review` asks and bare line comments), then "Preview and post review…" and, once posted,
  *   what was posted;
  * - one's own request, a branch or the working tree continues in rounds: the lane is "Changes"
- *   (`changes` and `dispatch-round` asks), and where Dispatch Round would be, the row says it is
- *   not here yet. Asks staged for another exit than the mode's are listed too (never hidden), each
- *   lane with what becomes of them.
+ *   (`changes` and `dispatch-round` asks), then Dispatch Round (or the host's refusal in its
+ *   words; a working-tree review has no branch to commit on). One's own request whose head is
+ *   behind a round's commits says so where the head is checked, with the push. Asks staged for
+ *   another exit than the mode's are listed too (never hidden), each lane with what becomes of them.
  */
 import { findingKey, type Ask, type AskAnchor, type AskIntent, type AskLane, type AskProjection, type CodeSpan, type LineComment } from '../protocol/asks';
 import { LENS_TITLES, type Lens } from '../protocol/board';
 import type { PublishReceipt } from '../protocol/exits';
 import { pullRequestLabel } from '../protocol/forge';
+import { allGatesPass, type Gate, type GateKind, type GatesReport, type MergeResult, type RefreshAction } from '../protocol/gates';
 import type { Result } from '../protocol/result';
 import type { PullRequestFreshness, RoundsOrderResult } from '../protocol/rpc';
-import type { Round, RoundPhase } from '../protocol/rounds';
+import type { Round, RoundPhase, RoundsLanding } from '../protocol/rounds';
 import type { SessionSnapshot } from '../protocol/session';
 import { eventWords } from './forgePlan';
 import { targetLabel } from './titles';
@@ -38,8 +40,11 @@ export const HAND_OFF_COMMANDS = {
   dispatchRound: 'rennet.dispatchRound',
   retryRound: 'rennet.retryRound',
   cancelRound: 'rennet.cancelRound',
+  land: 'rennet.rounds.land',
   captureNewHead: 'rennet.captureNewHead',
   openPullRequest: 'rennet.openPullRequest',
+  merge: 'rennet.gates.merge',
+  refreshGates: 'rennet.gates.refresh',
 } as const;
 
 /** The longest label an ask's first line gets before it is cut with "…". */
@@ -61,8 +66,18 @@ export interface HandOffInput {
   composeRefusal?: string | null;
   /** The request's live head (pull-request sessions): null while unchecked. */
   freshness?: Result<PullRequestFreshness> | null;
-  /** One's own branch: the order a dispatch would send now (or the host's refusal; undefined while read) and the rounds ledger. */
-  rounds?: { order: Result<RoundsOrderResult> | undefined; ledger: readonly Round[] } | null;
+  /**
+   * One's own branch: the order a dispatch would send now (or the host's refusal; undefined while
+   * read), the rounds ledger, and where a sibling's commits stand (the landing line; undefined while read).
+   */
+  rounds?: { order: Result<RoundsOrderResult> | undefined; ledger: readonly Round[]; landing?: RoundsLanding | undefined } | null;
+  /** Pull-request sessions: the merge gates as last read (undefined while read) and a merge made from here. */
+  gates?: HandOffGates | null;
+}
+
+export interface HandOffGates {
+  read: Result<GatesReport> | undefined;
+  merged?: MergeResult | null;
 }
 
 /** What a row stands for, for the commands run on it. */
@@ -77,8 +92,10 @@ export interface HandOffRow {
   label: UiText;
   description?: UiText;
   tooltip?: UiText | Md;
-  /** A codicon id. */
+  /** A codicon id (a ThemeIcon id). */
   icon: string;
+  /** A theme color id for the icon (`testing.iconPassed`, …). */
+  iconColor?: string;
   /** package.json's view/item/context menus match it. */
   contextValue: string;
   /** What a click runs; its argument is the row itself unless `arguments` says otherwise. */
@@ -104,6 +121,12 @@ export function handOffMode(session: SessionSnapshot): HandOffMode {
   if (target.kind === 'working-tree') return 'working-tree';
   // A request read without credentials (viewer unknown) is a teammate's until the forge says otherwise.
   return session.pullRequest?.entry === 'own' ? 'own-request' : 'teammate';
+}
+
+/** Whether the review loops rounds: a branch review, or one's own request (the host still decides what a dispatch would send). */
+export function loopsRounds(session: SessionSnapshot): boolean {
+  const mode = handOffMode(session);
+  return mode === 'branch' || mode === 'own-request';
 }
 
 const INTENT_ICONS: Record<AskIntent, string> = {
@@ -147,13 +170,13 @@ export function planHandOff(input: HandOffInput): HandOffPlan {
   const postRows = [...inLanes(['post-review']), ...lineRows];
   const changeRows = inLanes(['changes', 'dispatch-round']);
 
-  const rows: HandOffRow[] = [...freshnessRows(sessionId, input.freshness ?? null)];
+  const rows: HandOffRow[] = [...freshnessRows(sessionId, input.freshness ?? null, mode === 'own-request' ? session : null)];
   if (mode === 'teammate') {
     rows.push(lane('post-review', 'Post review', postRows, ui`Nothing staged: with no asks the review proposes Approve, grounded in the boards.`));
     rows.push(...postExitRows(sessionId, input));
     if (changeRows.length > 0) {
       rows.push(lane('changes', 'Changes', changeRows, null));
-      rows.push(notice('changes-note', ui`Work orders are for your own branch; on a teammate's request these asks stay staged.`, 'info'));
+      rows.push(notice('changes-note', ui`Work orders are for your own branch or request; on a teammate's request these asks stay staged.`, 'info'));
     }
   } else {
     rows.push(lane('changes', 'Changes', changeRows, ui`No changes staged.`));
@@ -176,6 +199,7 @@ export function planHandOff(input: HandOffInput): HandOffPlan {
       }
     }
   }
+  if (session.session.target.kind === 'pull-request') rows.push(...gateRows(sessionId, session.session.target.provider, input.gates ?? null));
   return { description, message: undefined, badge, mode, rows };
 }
 
@@ -195,7 +219,8 @@ export const ROUND_PHASE_WORDS: Record<RoundPhase, string> = {
  * Cancel, and the ledger — each round's outcome, a failed one with Retry when it can be retried.
  */
 function roundRows(sessionId: string, session: SessionSnapshot, rounds: NonNullable<HandOffInput['rounds']> | null): HandOffRow[] {
-  if (session.session.target.kind !== 'branch') {
+  // A branch review and one's own request loop (the host composes or refuses the order); the working tree has no branch to commit on.
+  if (session.session.target.kind === 'working-tree') {
     return [notice('dispatch-refusal', ui`Rounds run on a branch review: review the branch (Rennet: Review Branch) to dispatch these asks to a coding agent. They stay staged.`, 'info')];
   }
   const rows: HandOffRow[] = [];
@@ -206,7 +231,7 @@ function roundRows(sessionId: string, session: SessionSnapshot, rounds: NonNulla
       id: `round:running:${running.id}`,
       label: ui`Round ${running.ordinal}: ${ROUND_PHASE_WORDS[running.phase]}…`,
       description: ui`${running.asks.length} ask${running.asks.length === 1 ? '' : 's'} · ${running.worker.kind}`,
-      tooltip: ui`Round ${running.ordinal} runs in ${running.workspace.root} on ${running.workspace.branch}. Click to cancel it (the agent's process is stopped; what it changed stays in the workspace).`,
+      tooltip: ui`Round ${running.ordinal} runs in ${running.workspace.root} on ${running.workspace.workBranch ?? running.workspace.branch}. Click to cancel it (the agent's process is stopped; what it changed stays in the workspace).`,
       icon: 'sync~spin',
       contextValue: 'handoff-round-running',
       command: { id: HAND_OFF_COMMANDS.cancelRound, title: 'Cancel Round', arguments: [sessionId] },
@@ -220,7 +245,7 @@ function roundRows(sessionId: string, session: SessionSnapshot, rounds: NonNulla
       id: 'exit:dispatch-round',
       label: ui`Dispatch round ${ledger.length + 1}…`,
       description: ui`${n} ask${n === 1 ? '' : 's'} to the coding agent`,
-      tooltip: ui`Write the work order (${n} ask${n === 1 ? '' : 's'}, verbatim with their lines) and hand it to the coding agent in ${order.workspace.root}, on ${order.workspace.branch}. Shown before anything runs.`,
+      tooltip: ui`Write the work order (${n} ask${n === 1 ? '' : 's'}, verbatim with their lines) and hand it to the coding agent in ${order.workspace.root}, on ${order.workspace.workBranch ?? order.workspace.branch}. Shown before anything runs.`,
       icon: 'run-all',
       contextValue: 'handoff-exit-dispatch',
       command: { id: HAND_OFF_COMMANDS.dispatchRound, title: 'Dispatch Round', arguments: [sessionId] },
@@ -228,6 +253,8 @@ function roundRows(sessionId: string, session: SessionSnapshot, rounds: NonNulla
   } else {
     rows.push(notice('dispatch-refusal', ui`${rounds.order.error.message}`, 'circle-slash'));
   }
+  const landing = rounds?.landing;
+  if (landing?.line && landing.workBranch) rows.push(landingRow(sessionId, landing.line, landing.branch, landing.workBranch));
   const finished = ledger.filter((r) => r.state !== 'running');
   if (finished.length > 0) {
     rows.push({
@@ -240,6 +267,22 @@ function roundRows(sessionId: string, session: SessionSnapshot, rounds: NonNulla
     });
   }
   return rows;
+}
+
+/**
+ * The sibling's commits against the branch, in the host's words (read from git when asked), with
+ * Land: `git merge --ff-only` of the sibling in the checkout that has the branch out.
+ */
+function landingRow(sessionId: string, line: string, branch: string, workBranch: string): HandOffRow {
+  return {
+    id: `landing:${workBranch}`,
+    label: uiText(line),
+    description: ui`Land`,
+    tooltip: ui`Land fast-forwards ${branch} to ${workBranch} (git merge --ff-only ${workBranch}, in the checkout that has ${branch} out). Git refuses a ${branch} that has moved its own way, or a merge that would overwrite your uncommitted edits; then nothing changes and git's words are shown.`,
+    icon: 'git-merge',
+    contextValue: 'handoff-landing',
+    command: { id: HAND_OFF_COMMANDS.land, title: 'Land', arguments: [sessionId] },
+  };
 }
 
 function roundRow(sessionId: string, round: Round): HandOffRow {
@@ -337,7 +380,23 @@ function postExitRows(sessionId: string, input: HandOffInput): HandOffRow[] {
   }
   const held = input.receipt;
   if (held) rows.push(receiptRow(sessionId, held.receipt, held.current));
+  rows.push(rereviewRow(sessionId));
   return rows;
+}
+
+/** The command a re-review row runs (extension/commands/rereview.ts). */
+export const REREVIEW_COMMAND = 'rennet.rereviewSinceLastReview';
+
+/** "Re-review since your last review…": the delta since it, and each of its items resolved or open. */
+export function rereviewRow(sessionId: string): HandOffRow {
+  return {
+    id: 'exit:rereview',
+    label: ui`Re-review since your last review…`,
+    tooltip: ui`Reads only what changed since your earlier review of this request (the whole change after a force push or rebase, said), judges each of its comments resolved, with the changed lines that show it, or still open, and drafts new boards. The next post opens with "Prior review: k of n resolved".`,
+    icon: 'history',
+    contextValue: 'handoff-rereview',
+    command: { id: REREVIEW_COMMAND, title: 'Re-review since your last review', arguments: [sessionId] },
+  };
 }
 
 /** "Posted: Approve · 2 comments": opens the review on its forge. */
@@ -359,8 +418,13 @@ export function receiptRow(sessionId: string, receipt: PublishReceipt, current: 
   };
 }
 
-/** The request's head as last read: moved (Capture New Head), closed or merged, or unreadable. */
-function freshnessRows(sessionId: string, freshness: Result<PullRequestFreshness> | null): HandOffRow[] {
+/**
+ * The request's head as last read: moved (Capture New Head), closed or merged, or unreadable. One's
+ * own request (`own`) whose head is behind the review's — a round's commits not pushed yet — says
+ * so instead, and its action is the push (Open pull request… reuses the request): capturing the
+ * request's head would go back to before the round.
+ */
+function freshnessRows(sessionId: string, freshness: Result<PullRequestFreshness> | null, own: SessionSnapshot | null = null): HandOffRow[] {
   if (!freshness) return [];
   if (!freshness.ok) {
     return [
@@ -376,7 +440,19 @@ function freshnessRows(sessionId: string, freshness: Result<PullRequestFreshness
   }
   const rows: HandOffRow[] = [];
   const f = freshness.value;
-  if (f.moved) {
+  const record = own?.pullRequest;
+  if (f.moved && f.unpushed && own && record) {
+    const n = f.unpushed;
+    rows.push({
+      id: `fresh:unpushed:${f.liveHeadSha}:${f.capturedHeadSha}`,
+      label: ui`The request's head is ${n} commit${n === 1 ? '' : 's'} behind your ${record.headRef} — Push`,
+      description: ui`${f.liveHeadSha.slice(0, 7)} → ${f.capturedHeadSha.slice(0, 7)}`,
+      tooltip: ui`This review read ${f.capturedHeadSha} on ${record.headRef}; the request's head on the forge is still ${f.liveHeadSha}, ${n} commit${n === 1 ? '' : 's'} behind it (a round's commits are not pushed yet). Nothing is posted or merged on lines the forge does not have: click to push ${record.headRef} (Open pull request… reuses this request), then post.`,
+      icon: 'cloud-upload',
+      contextValue: 'handoff-unpushed',
+      command: { id: HAND_OFF_COMMANDS.openPullRequest, title: 'Push', arguments: [{ repo: own.session.repoRoot, branch: record.headRef, base: record.baseRef }] },
+    });
+  } else if (f.moved) {
     rows.push({
       id: `fresh:moved:${f.liveHeadSha}`,
       label: ui`Head moved to ${f.liveHeadSha.slice(0, 7)} since capture — Capture New Head`,
@@ -518,4 +594,138 @@ export function findingTitlesOf(findings: ReadonlyArray<{ key: string; title: st
 export function requestLabel(session: SessionSnapshot): UiText | null {
   const target = session.session.target;
   return target.kind === 'pull-request' ? ui`${pullRequestLabel(target)} · ${target.owner}/${target.repo}` : null;
+}
+
+// ─── Merge gates and Merge… ──────────────────────────────────────────────────────────────────
+
+const GATE_ICONS: Record<Gate['state'], { icon: string; color: string }> = {
+  pass: { icon: 'pass', color: 'testing.iconPassed' },
+  fail: { icon: 'error', color: 'testing.iconFailed' },
+  pending: { icon: 'watch', color: 'testing.iconQueued' },
+};
+
+const GATE_KIND_WORDS: Record<GateKind, string> = {
+  check: 'check run',
+  status: 'commit status',
+  job: 'pipeline job',
+  pipeline: 'pipeline',
+  draft: 'not a draft',
+  mergeable: 'merges without conflicts',
+  'behind-base': 'contains the base',
+  'required-reviews': 'required reviews',
+  'review-at-head': 'approved at the head',
+};
+
+/** The one refresh action, as the freshness row names it. */
+export const REFRESH_ACTION_WORDS: Record<RefreshAction, string> = {
+  none: 'up to date',
+  fetch: 'Fetch',
+  checkout: 'Check out',
+  pull: 'Pull',
+  push: 'Push',
+  rebase: 'Rebase',
+  'capture-new-head': 'Capture New Head',
+};
+
+const short = (sha: string) => sha.slice(0, 7);
+
+/**
+ * A request's merge gates: the freshness line first (with its one refresh action when the local
+ * copy is not the head), the gates by name with their detail (forge text, kept as text), and
+ * "Merge…" only when every gate passes on an open request whose local copy is at the head — it
+ * carries that head, which the merge is pinned to. A merge made from here replaces them all.
+ */
+export function gateRows(sessionId: string, provider: 'github' | 'gitlab', gates: HandOffGates | null): HandOffRow[] {
+  if (!gates) return [];
+  if (gates.merged) {
+    const m = gates.merged;
+    return [
+      {
+        id: `gates:merged:${m.head}`,
+        label: ui`Merged at ${short(m.head)} (${m.method})`,
+        description: m.sha ? uiText(short(m.sha)) : undefined,
+        tooltip: ui`Merged on ${provider === 'gitlab' ? 'GitLab' : 'GitHub'}, pinned to ${m.head}${m.sha ? `; the base is now ${m.sha}` : ''}. Opens ${m.url}`,
+        icon: 'git-merge',
+        contextValue: 'handoff-merged',
+        command: { id: HAND_OFF_COMMANDS.openLink, title: 'Open the merged request' },
+        subject: { kind: 'link', sessionId, url: m.url },
+      },
+    ];
+  }
+  const read = gates.read;
+  if (read === undefined) return [notice('gates-reading', ui`Reading the merge gates…`, 'loading~spin')];
+  if (!read.ok) {
+    return [
+      {
+        id: 'gates:error',
+        label: ui`Could not read the merge gates: ${read.error.message}`,
+        tooltip: ui`${read.error.message} — click to try again.`,
+        icon: 'warning',
+        contextValue: 'handoff-gates-error',
+        command: { id: HAND_OFF_COMMANDS.refreshGates, title: 'Read the Merge Gates Again', arguments: [sessionId] },
+      },
+    ];
+  }
+  const report = read.value;
+  const rows: HandOffRow[] = [freshnessRow(sessionId, report)];
+  const passing = report.gates.filter((g) => g.state === 'pass').length;
+  rows.push({
+    id: 'gates',
+    label: ui`Merge gates`,
+    description: ui`${passing} of ${report.gates.length} pass at ${short(report.head)}`,
+    tooltip: ui`What must hold before ${pullRequestLabel({ provider, number: report.number })} merges, read from its forge at head ${report.head}. A gate that cannot be read is pending, never a pass.`,
+    icon: 'checklist',
+    contextValue: 'handoff-gates',
+    children: report.gates.map((g) => gateRow(g)),
+  });
+  const ready = report.state === 'open' && allGatesPass(report.gates);
+  if (report.state !== 'open') rows.push(notice('merge-closed', ui`This request is ${report.state}: nothing to merge.`, 'circle-slash'));
+  else if (!ready) {
+    const blocking = report.gates.filter((g) => g.state !== 'pass').length;
+    rows.push(notice('merge-blocked', ui`Merge is offered once every gate passes (${blocking} ${blocking === 1 ? 'does' : 'do'} not yet).`, 'circle-slash'));
+  } else if (report.freshness.state !== 'in-sync') {
+    rows.push(notice('merge-stale', ui`Every gate passes; bring your copy to the head ${short(report.head)} first (above), then Merge is offered.`, 'circle-slash'));
+  } else {
+    rows.push({
+      id: `exit:merge:${report.head}`,
+      label: ui`Merge…`,
+      description: ui`${short(report.head)} · every gate passes`,
+      tooltip: ui`Merge ${pullRequestLabel({ provider, number: report.number })} pinned to head ${report.head}: you choose the method and confirm first. If the head moves before the forge merges, it refuses and nothing is merged.`,
+      icon: 'git-merge',
+      contextValue: 'handoff-exit-merge',
+      command: { id: HAND_OFF_COMMANDS.merge, title: 'Merge', arguments: [sessionId, report.head, provider, report.number] },
+    });
+  }
+  return rows;
+}
+
+function gateRow(g: Gate): HandOffRow {
+  const look = GATE_ICONS[g.state];
+  return {
+    id: `gate:${g.kind}:${g.name}`,
+    label: uiText(g.name),
+    description: uiText(g.detail),
+    tooltip: ui`${g.name} (${GATE_KIND_WORDS[g.kind]}): ${g.state} — ${g.detail}`,
+    icon: look.icon,
+    iconColor: look.color,
+    contextValue: `handoff-gate-${g.state}`,
+  };
+}
+
+/** The local copy against the head: in sync, or the state with its one refresh action (Capture New Head runs it; the others name the git command). */
+function freshnessRow(sessionId: string, report: GatesReport): HandOffRow {
+  const f = report.freshness;
+  if (f.state === 'in-sync') {
+    return { id: `gates:fresh:in-sync:${f.prHead}`, label: ui`Up to date with the head ${short(f.prHead)}`, tooltip: uiText(f.message), icon: 'pass', iconColor: GATE_ICONS.pass.color, contextValue: 'handoff-gates-fresh' };
+  }
+  const capture = f.action === 'capture-new-head';
+  return {
+    id: `gates:fresh:${f.state}:${f.prHead}`,
+    label: uiText(f.message),
+    description: uiText(REFRESH_ACTION_WORDS[f.action]),
+    tooltip: capture ? ui`${f.message} Click to capture the request's head as the next patchset.` : ui`${f.message} Click to read the gates and refs again once you have.`,
+    icon: 'warning',
+    contextValue: `handoff-gates-stale-${f.action}`,
+    command: capture ? { id: HAND_OFF_COMMANDS.captureNewHead, title: 'Capture New Head', arguments: [sessionId] } : { id: HAND_OFF_COMMANDS.refreshGates, title: 'Read the Merge Gates Again', arguments: [sessionId] },
+  };
 }

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { LENS_TITLES } from '../protocol/board';
 import { err, rennetError, type Result } from '../protocol/result';
-import { HarnessName, type GenerationSnapshot, type HarnessConfig } from '../protocol/review';
-import { GenerationGet, ReviewRunLenses } from '../protocol/rpc';
+import { HarnessName, type GenerationSnapshot, type HarnessConfig, type PriorReview } from '../protocol/review';
+import { GenerationGet, RereviewRun, ReviewRunLenses } from '../protocol/rpc';
 import { apiKeySecret, API_KEY_PROVIDERS, type ApiKeyProvider } from './apiKeys';
 import { describe, type HostClient } from './hostClient';
 import { notify } from './ui';
@@ -20,6 +20,8 @@ import { ui, uiText } from './uiText';
 
 /** Resolving harnesses (CLI discovery, VS Code's model list) and opening the boards. */
 export const RUN_LENSES_TIMEOUT_MS = 60_000;
+/** A re-review reads the forge and runs the closure seat's turn before the generation is filed. */
+export const REREVIEW_TIMEOUT_MS = 12 * 60_000;
 
 const SHOW_HARNESSES = ui`Show Harnesses`;
 const OPEN_SETTINGS = ui`Open Settings`;
@@ -94,9 +96,35 @@ export class LensRuns implements vscode.Disposable {
   }
 
   /**
+   * "Re-review Since Last Review" (`rennet/rereview/run`): the host measures the request against
+   * the reviewer's earlier review, judges its items, and drafts a generation over the delta. The
+   * answer's line is what the next post opens with; it is shown, escaped, as it will be posted.
+   */
+  async rereview(sessionId: string): Promise<Result<{ generationId: string | null; prior: PriorReview }>> {
+    let result: Result<{ generationId: string | null; prior: PriorReview }>;
+    try {
+      const harness = await readHarnessConfig(this.secrets);
+      result = await this.host.request(RereviewRun, { sessionId, harness }, REREVIEW_TIMEOUT_MS);
+    } catch (error) {
+      result = err(rennetError('host-unavailable', describe(error)));
+    }
+    if (!result.ok) {
+      this.log.warn(`Re-reviewing ${sessionId} was refused: ${result.error.message}`);
+      this.warn(`Rennet could not re-review since your last review: ${result.error.message}`);
+      return result;
+    }
+    const { generationId, prior } = result.value;
+    if (generationId) this.watching.add(generationId);
+    this.log.info(`Re-review of ${sessionId}: ${prior.statement} ${prior.line}`);
+    void notify('info', ui`Rennet: ${prior.statement} ${prior.line}.`);
+    return result;
+  }
+
+  /**
    * After a review is opened: draft its boards, unless its current generation already covers the
    * active patchset and nothing in it failed (re-opening a review shows what it has; "Rennet: Draft
-   * Boards" drafts again).
+   * Boards" drafts again). A generation a stopped host left unsettled reads as failed, so opening
+   * the review again asks runLenses, and the host resumes that generation (host/review/resume.ts).
    */
   async startUnlessDrafted(sessionId: string, patchsetId: string | null): Promise<void> {
     try {

@@ -10,6 +10,7 @@ import { BLOB_SCHEME } from './documentRefs';
 import { BOARD_VIEW_TYPE, BoardPanels } from './boardPanel';
 import { ReviewDraftLens } from '../protocol/rpc';
 import { draftBoards } from './commands/draftBoards';
+import { rereviewSinceLastReview } from './commands/rereview';
 import { restartHost } from './commands/restartHost';
 import { reviewBranch } from './commands/reviewBranch';
 import { reviewWorkingTree } from './commands/reviewWorkingTree';
@@ -34,7 +35,9 @@ import { setGitLabToken } from './commands/setGitLabToken';
 import { openPullRequestCommand } from './commands/openPullRequest';
 import { ExitsState } from './exits';
 import { RoundsState } from './rounds';
+import { RoundDiffs } from './roundDiff';
 import { Forges } from './forges';
+import { GatesState } from './gates';
 import { HandOffView } from './handOff';
 import { PREVIEW_VIEW_TYPE, ReviewPreviews } from './reviewPreview';
 
@@ -64,15 +67,20 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   const heads = new CapturedHeads(host, log);
   // Whole captures, read once per id for the panels, the marks and the threads.
   const captures = new Captures(hostClient, log);
-  const panels = new BoardPanels(context, host, log, lenses, asks, heads, captures);
+  // The rounds of each session (the Hand off rows, the panel's rounds area) and their read-only diffs.
+  const rounds = new RoundsState(host, context.secrets);
+  const roundDiffs = new RoundDiffs(host);
+  context.subscriptions.push(rounds, roundDiffs);
+  const panels = new BoardPanels(context, host, log, lenses, asks, heads, captures, rounds, roundDiffs);
   const review = new ActiveReview(captures, panels, asks);
   const previews = new ReviewPreviews({ context, host, log, asks, exits, forges });
   const ctx: Ctx = { extension: context, host, panels, lenses, log, asks, review, forges, exits, previews };
   context.subscriptions.push(asks, heads, panels, lenses, review, forges, exits, previews);
   // The Hand off view (Source Control container): the active review's asks by exit, and the exit.
-  const rounds = new RoundsState(host, context.secrets);
-  context.subscriptions.push(rounds);
-  const handOff = new HandOffView({ host, review, asks, exits, rounds, panels, log });
+  // A pull request's merge gates (rennet/gates/read) and its merge (rennet/gates/merge).
+  const gates = new GatesState(host);
+  context.subscriptions.push(gates);
+  const handOff = new HandOffView({ host, review, asks, exits, rounds, gates, panels, log });
   context.subscriptions.push(handOff);
   // Combined gutter icons (a line several lenses cite) are written beside the store, in their own folder.
   const citationMarks = new CitationMarks(context.extensionUri, vscode.Uri.joinPath(context.globalStorageUri, 'gutter-icons'), heads, review, log);
@@ -88,6 +96,7 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
     'rennet.showHarnesses': showHarnesses,
     'rennet.setApiKey': setApiKey,
     'rennet.draftBoards': draftBoards,
+    'rennet.rereviewSinceLastReview': rereviewSinceLastReview,
     'rennet.openChanges': openChanges,
     'rennet.toggleCitationMarks': toggleCitationMarks,
     'rennet.revealElement': revealElement,

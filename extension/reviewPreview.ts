@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { FromPreview, PreviewState, type HostStatus, type PreviewPostRefusal, type PreviewSnapshot, type ToPreview } from '../protocol/webview';
 import { askActLabel, type AskClient } from './asks';
 import type { ExitsState } from './exits';
-import { isForgeLink } from './forgePlan';
+import { isForgeLink, unlinkableUrl } from './forgePlan';
 import type { Forges } from './forges';
 import { describe, type HostClient } from './hostClient';
 import { panelHtml } from './html';
@@ -288,7 +288,7 @@ export class ReviewPreviewPanel implements vscode.Disposable {
     const preview = this.deps.exits.lastPreview(this.sessionId);
     const host = preview?.ok ? preview.value.target.host : null;
     if (!host || !isForgeLink(url, host)) {
-      this.deps.log.warn(`Review preview: a link that is not an http(s) page of the review's forge was not opened: ${url}`);
+      this.deps.log.warn(`Review preview: a link that is not an http(s) page of the review's forge was not opened: ${unlinkableUrl(url)}`);
       void notify('warning', ui`Rennet did not open ${url}: it is not a page of the review's forge.`);
       return;
     }

@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LENSES, type Lens } from '../protocol/board';
 import type { Patchset, PatchsetSummary } from '../protocol/patchset';
-import type { RennetError } from '../protocol/result';
-import type { Target } from '../protocol/session';
+import type { RennetError, Result } from '../protocol/result';
+import type { Session, Target } from '../protocol/session';
 import { buildCitationIndex } from './board/citations';
 import { startSeatServer } from './board/mcpServer';
 import { BoardSeat, openDraftingBoard } from './board/seat';
@@ -17,16 +18,24 @@ import type { HarnessAssignment } from './pipeline/types';
 import { resolveStoreDir } from './storeDir';
 import { ReviewService } from './service';
 import { branchSession, cliRoundContext, cliRoundRunner, roundJson, workerFromFlag } from './cliRounds';
-import { cliAsk, cliForges, cliPostReview, cliPublisher, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
+import { cliAsk, cliForges, cliGates, cliMerge, cliPostReview, cliPublisher, gatesText, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
+import { MergeMethod } from '../protocol/gates';
 import { pullRequestContext } from './forge/context';
 import type { Harness } from './pipeline/ports';
 import { branchOpenPrInput, openPullRequest, previewPullRequest } from './exits/openPr';
 import { currentBranch, openRepo } from './capture/repo';
 import { foldRounds, ledgerRows } from './rounds/ledger';
+import { landingFor, landWorkBranch } from './rounds/landing';
+import { archiveSession, sessionPatchsetIds } from './rounds/archive';
+import { ROUNDS_WORKSPACE_DEFAULT, RoundsWorkspaceMode } from '../protocol/rounds';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 import type { AskIntent } from '../protocol/asks';
 import type { Side } from '../protocol/patchset';
 import { Store } from './store';
+import { AskLog } from './asks/log';
+import { carryForwardOpenAsks, fileDeltaPatchset, planRereview, priorReviewOf, recordRereview, type RereviewPlan } from './rereview/run';
+import { CONTEXT_ROOT } from './pipeline/contextDir';
+import type { ReviewReport } from '../protocol/review';
 import { HOST_VERSION } from './version';
 
 /**
@@ -37,16 +46,20 @@ const USAGE = `Usage:
   rennet review  --repo DIR [--base REF] [--head REF | --working-tree]
                  [--harness NAME [--base-url URL] [--model NAME]] [--json FILE] [--html FILE]
   rennet review  --repo DIR [--base REF] [--head REF | --working-tree] --json
-  rennet review  --repo DIR --pr N|URL [--harness NAME ...] [--json FILE] [--html FILE]
-  rennet ask     --repo DIR --pr N --intent comment|request-change|question
+  rennet review  --repo DIR --pr N|URL [--since-last-review] [--harness NAME ...] [--json FILE] [--html FILE]
+  rennet ask     --repo DIR (--pr N | --branch B [--base B]) --intent comment|request-change|question
                  [--path P --line L [--end-line E] [--side head|base]] --text T [--json]
   rennet post-review --repo DIR --pr N [--verdict approve|comment|request-changes]
                  [--dry-run] [--expect-composition ID] [--json]
   rennet open-pr --repo DIR [--branch B] [--base B] [--title T] [--body TEXT]
                  [--harness NAME ...] [--dry-run] [--expect-composition ID] [--json]
-  rennet round   --repo DIR [--branch B] [--base B] --worker scripted:FILE
-                 [--harness NAME ...] [--retry] [--json FILE]
-  rennet rounds  --repo DIR [--branch B] [--base B] --json
+  rennet gates   --repo DIR --pr N [--json]
+  rennet merge   --repo DIR --pr N --expect-head SHA [--method merge|squash|rebase] [--json]
+  rennet round   --repo DIR ([--branch B] [--base B] | --pr N) --worker claude-code|codex|scripted:FILE
+                 [--workspace share|own] [--harness NAME ...] [--retry] [--json [FILE]]
+  rennet rounds  --repo DIR ([--branch B] [--base B] | --pr N) --json
+  rennet land    --repo DIR ([--branch B] [--base B] | --pr N) [--json]
+  rennet archive --repo DIR ([--branch B] [--base B] | --pr N) [--json]
   rennet capture --repo DIR --base REF (--head REF | --working-tree) [--json]
   rennet tools   --lens LENS [--json]
   rennet seat-server --repo DIR --base REF (--head REF | --working-tree) --lens LENS [--author NAME]
@@ -80,7 +93,14 @@ Options:
   --pr N|URL           a pull or merge request of the repository's forge (the push remote of the
                        current branch): its number (12, #12, !7) or URL. Forges: github.com,
                        gitlab.com and those in RENNET_FORGES; tokens from GITHUB_TOKEN / GH_TOKEN /
-                       GITLAB_TOKEN, else the gh / glab CLIs (docs/forges.md)
+                       GITLAB_TOKEN, else the gh / glab CLIs (docs/forges.md). ask, round, rounds,
+                       land, archive: the request's review (review --pr made it); rounds run only on
+                       your own request, committing on its head branch, which must be a branch here
+  --since-last-review  review --pr: read only what changed since your earlier review of the request
+                       (a fix delta when its commit is an ancestor of the head; the whole change
+                       after a force push or rebase, said), and judge each of its items resolved,
+                       with the changed lines that show it, or open; the report gains delta and
+                       priorItems, and the next post-review opens with "Prior review: k of n resolved"
   --intent I           ask: comment, request-change or question
   --path P, --line L, --end-line E, --side S
                        ask: the changed lines it is about (inside one hunk); none: a general ask
@@ -90,10 +110,22 @@ Options:
   --dry-run            post-review: print the exact review that would post; send nothing
   --expect-composition ID
                        post-review / open-pr: refuse unless it composes to this id (a dry run's)
+  --expect-head SHA    merge: the request's head the merge is pinned to (the head \`gates\` printed);
+                       merge refuses (exit 3, nothing merged) unless it is the head and every
+                       gate passes
+  --method M           merge: merge (default), squash or rebase (GitLab: merge or squash)
   --branch B           open-pr: the branch to open a request for (default: the current branch)
   --title T, --body TEXT
                        open-pr: the request's title / description (default: drafted from the
                        branch's commits and, when it was reviewed, its boards)
+  --workspace W        round: how the review's first round takes its workspace (share, the
+                       default: the checkout that has the branch out; own: beside a checkout
+                       Rennet did not place, a sibling branch rennet/<branch> in its own worktree)
+
+land fast-forwards the branch to the review's sibling (git merge --ff-only rennet/<branch>, in the
+checkout that has the branch out); git's refusal is printed as git said it and exits 3. archive
+marks the branch's review archived and removes its sibling (worktree and branch) only when the
+branch, or a remote's ref of it, contains the sibling's tip.
 
 review captures the range (as capture does, into a session), prints the capture, then runs
 the five lenses (Design, Sequence, Decisions, Flagged, Noise) with a progress line per lane
@@ -134,9 +166,13 @@ const OPTIONS = {
   verdict: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
   'expect-composition': { type: 'string' },
+  'expect-head': { type: 'string' },
+  method: { type: 'string' },
   branch: { type: 'string' },
   worker: { type: 'string' },
+  workspace: { type: 'string' },
   retry: { type: 'boolean', default: false },
+  'since-last-review': { type: 'boolean', default: false },
   title: { type: 'string' },
   body: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -163,8 +199,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review', 'open-pr', 'round', 'rounds'].includes(command)) throw new UsageError(`unknown command "${command}"`);
-  if (command === 'round' || command === 'rounds') return roundsCli(command, values, jsonFile);
+  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review', 'open-pr', 'gates', 'merge', 'round', 'rounds', 'land', 'archive'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (command === 'gates' || command === 'merge') {
+    if (jsonFile !== null) throw new UsageError(`--json takes no FILE on ${command} (it prints to stdout)`);
+    return gatesCli(command, values, positionals);
+  }
+  if (values['expect-head'] !== undefined || values.method !== undefined) throw new UsageError(`--expect-head and --method are options of merge, not ${command}`);
+  if (command === 'round' || command === 'rounds' || command === 'land' || command === 'archive') return roundsCli(command, values, jsonFile);
+  if (values.workspace !== undefined) throw new UsageError(`--workspace is not an option of ${command}`);
   if (command === 'ask' || command === 'post-review') return forgeCli(command, values);
   if (command === 'open-pr') return openPrCli(values);
   for (const flag of ['intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict', 'expect-composition', 'branch', 'title', 'body'] as const) {
@@ -172,6 +214,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values['dry-run']) throw new UsageError(`--dry-run is not an option of ${command}`);
   if (values.pr !== undefined && command !== 'review') throw new UsageError(`--pr is not an option of ${command}`);
+  if (values['since-last-review'] && (command !== 'review' || values.pr === undefined)) throw new UsageError('--since-last-review re-reviews a request: use it with review --pr N');
   if (values.pr !== undefined && (values.head !== undefined || values['working-tree'] || values.base !== undefined)) {
     throw new UsageError('--pr names the request; its head and base come from the forge (no --head, --base or --working-tree)');
   }
@@ -281,10 +324,42 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write('\n');
     const prTarget = snapshot.session.target.kind === 'pull-request' ? snapshot.session.target : null;
     const record = prTarget ? (snapshot.pullRequest ?? null) : null;
-    try {
-      await runReview(
+    // --since-last-review: the lenses read the delta since the reviewer's earlier review (host/rereview/).
+    let lensPatchset = patchset.value;
+    let rereview: RereviewPlan | null = null;
+    if (values['since-last-review']) {
+      const assigned = harnesses;
+      const planned = await planRereview(
         {
-          patchset: patchset.value,
+          earlier: () => forges.earlierReview(snapshot.session),
+          closureHarness: async () => ({ harness: assigned.flagged.compiler ?? assigned.design, hint: assigned.missingHint ?? null }),
+          contextDir: join(snapshot.session.repoRoot, CONTEXT_ROOT, snapshot.session.id),
+          log: (line) => process.stderr.write(`${line}\n`),
+        },
+        snapshot.session.repoRoot,
+        patchset.value,
+      );
+      if (!planned.ok) return refuse(planned.error);
+      rereview = planned.value;
+      process.stderr.write(`${rereview.since.statement}\n${rereview.line}\n`);
+      const carried = carryForwardOpenAsks(store, new AskLog(store), snapshot.session.id, rereview, new Date().toISOString());
+      if (carried.length > 0) process.stderr.write(`Staged again (their items are still open): ${carried.join(', ')}\n`);
+      fileDeltaPatchset(store, snapshot.session.id, rereview, patchset.value, new Date().toISOString());
+      if (!rereview.since.lensPatchset) {
+        // No commits since the earlier review: no lens has anything to read; the record says so.
+        const prior = recordRereview(store, snapshot.session.id, currentGenerationId(store, snapshot.session.id), rereview, new Date().toISOString());
+        if (jsonFile) {
+          const report: ReviewReport = { ...(prTarget ? { target: reportTargetOf(prTarget, patchset.value) } : {}), patchset: patchset.value.id, generation: '', base: patchset.value.base, head: patchset.value.head, boards: [], spend: [], timings: [], delta: prior.delta, priorItems: prior.items };
+          writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+        }
+        return 0;
+      }
+      lensPatchset = rereview.since.lensPatchset;
+    }
+    try {
+      const report = await runReview(
+        {
+          patchset: lensPatchset,
           sessionId: snapshot.session.id,
           workspace: snapshot.session.repoRoot,
           harnesses,
@@ -293,9 +368,11 @@ async function main(argv: string[]): Promise<number> {
           store,
           ...(prTarget ? { reportTarget: reportTargetOf(prTarget, patchset.value) } : {}),
           ...(prTarget && record ? { pullRequest: pullRequestContext(record, prTarget.provider) } : {}),
+          ...(rereview ? { rereview: { delta: rereview.since.delta, priorItems: priorReviewOf(rereview).items } } : {}),
         },
         reviewDeps(snapshot.session.repoRoot, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
       );
+      if (rereview) recordRereview(store, snapshot.session.id, report.generation, rereview, new Date().toISOString());
     } catch (error) {
       if (error instanceof ReviewRefusal) return refuse({ code: 'invalid-request', message: error.message });
       throw error;
@@ -386,6 +463,44 @@ async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): P
   } finally {
     store.close();
   }
+}
+
+/**
+ * `gates`: the request's merge gates and the local copy's freshness, read now (a read: exit 0
+ * whatever they say). `merge`: merges the request pinned to --expect-head when every gate passes;
+ * any refusal (a gate, a moved head, the forge's own) exits 3 with the reason and merges nothing.
+ */
+async function gatesCli(command: 'gates' | 'merge', values: ParsedValues, positionals: readonly string[]): Promise<number> {
+  const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const repo = str('repo');
+  const pr = str('pr');
+  if (!repo) throw new UsageError('--repo DIR is required');
+  if (!pr) throw new UsageError(`${command} needs --pr N|URL`);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+  // Every other flag given (a string, or a switch turned on) is refused.
+  const allowed = new Set(['repo', 'pr', 'json', 'store', ...(command === 'merge' ? ['expect-head', 'method'] : [])]);
+  for (const [flag, value] of Object.entries(values)) {
+    if (allowed.has(flag) || value === undefined || value === false) continue;
+    throw new UsageError(`--${flag} is not an option of ${command}`);
+  }
+  const json = values.json === true;
+  const forges = cliForges(process.env);
+  if (command === 'gates') {
+    const read = await cliGates(forges, repo, pr);
+    if (!read.ok) return refuseWith(read.error, FORGE_REFUSED);
+    const { head, freshness, gates } = read.value;
+    writeOut(json ? JSON.stringify({ head, freshness, gates }, null, 2) : gatesText(read.value));
+    return 0;
+  }
+  const expectHead = str('expect-head');
+  if (!expectHead || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(expectHead)) throw new UsageError('merge needs --expect-head SHA (the full head sha `rennet gates` printed)');
+  const method = MergeMethod.safeParse(str('method') ?? 'merge');
+  if (!method.success) throw new UsageError('--method is merge, squash or rebase');
+  const merged = await cliMerge(forges, repo, pr, { expectHead, method: method.data });
+  if (!merged.ok) return refuseWith(merged.error, FORGE_REFUSED);
+  const m = merged.value;
+  writeOut(json ? JSON.stringify(m, null, 2) : `merged ${m.provider === 'gitlab' ? '!' : '#'}${m.number} at ${m.head.slice(0, 7)} (${m.method})${m.sha ? `: ${m.sha}` : ''}`);
+  return 0;
 }
 
 /** `open-pr`: push the branch and open (or reuse) its request; --dry-run shows exactly what would be submitted. */
@@ -520,17 +635,23 @@ main(process.argv.slice(2)).then(
  * refuses (nothing staged, only questions, submodules, a round running) exits 3 and changes nothing;
  * a round that ran and failed or was cancelled exits 1, having said at which phase and why.
  */
-async function roundsCli(command: 'round' | 'rounds', values: ParsedValues, jsonFile: string | null): Promise<number> {
+async function roundsCli(command: 'round' | 'rounds' | 'land' | 'archive', values: ParsedValues, jsonFile: string | null): Promise<number> {
   const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const repo = str('repo');
   if (!repo) throw new UsageError('--repo DIR is required');
-  for (const flag of ['head', 'pr', 'html', 'lens', 'author', 'max-file-bytes', 'intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict', 'title', 'body', 'expect-composition'] as const) {
+  for (const flag of ['head', 'html', 'lens', 'author', 'max-file-bytes', 'intent', 'path', 'line', 'end-line', 'side', 'text', 'verdict', 'title', 'body', 'expect-composition'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} is not an option of ${command}`);
   }
   if (values['working-tree'] || values['dry-run']) throw new UsageError(`--working-tree and --dry-run are not options of ${command}`);
+  // --pr: one's own request's review (made by review --pr), which loops on the request's head branch.
+  const pr = str('pr');
+  if (pr !== undefined && (values.branch !== undefined || values.base !== undefined)) throw new UsageError('--pr names the request; its head branch and base come from the forge (no --branch or --base)');
   const workerFlag = str('worker');
   if (command === 'round' && !workerFlag && !values.retry) throw new UsageError('round needs --worker claude-code|codex|scripted:FILE (a --retry runs no worker)');
-  if (command === 'rounds' && (workerFlag !== undefined || values.harness !== undefined)) throw new UsageError('--worker and --harness are options of round');
+  if (command !== 'round' && (workerFlag !== undefined || values.harness !== undefined || values.retry || values.workspace !== undefined)) throw new UsageError('--worker, --harness, --retry and --workspace are options of round');
+  if (command !== 'round' && jsonFile !== null) throw new UsageError(`--json takes no FILE on ${command} (it prints to stdout)`);
+  const workspaceMode = RoundsWorkspaceMode.safeParse(str('workspace') ?? ROUNDS_WORKSPACE_DEFAULT);
+  if (!workspaceMode.success) throw new UsageError(`--workspace is share or own, not "${str('workspace')}"`);
   let harnesses: HarnessAssignment | null = null;
   if (command === 'round') {
     try {
@@ -550,26 +671,49 @@ async function roundsCli(command: 'round' | 'rounds', values: ParsedValues, json
     const service = new ReviewService({ store });
     const handle = await openRepo(repo);
     if (!handle.ok) return refuseWith(handle.error, FORGE_REFUSED);
-    const branch = str('branch') ?? (await currentBranch(handle.value));
-    if (!branch) return refuseWith({ code: 'detached-head', message: 'HEAD is detached: name the branch with --branch' }, FORGE_REFUSED);
-    const found = await branchSession(service, repo, branch, str('base'));
+    let found: Result<{ session: Session }>;
+    if (pr !== undefined) {
+      found = await pullRequestSession(service, cliForges(process.env), repo, pr);
+    } else {
+      const branch = str('branch') ?? (await currentBranch(handle.value));
+      if (!branch) return refuseWith({ code: 'detached-head', message: 'HEAD is detached: name the branch with --branch' }, FORGE_REFUSED);
+      found = await branchSession(service, repo, branch, str('base'));
+    }
     if (!found.ok) return refuseWith(found.error, FORGE_REFUSED);
     const { session } = found.value;
     if (command === 'rounds') {
       const rows = ledgerRows(foldRounds(session.id, store.readEvents(session.id)).trails);
+      const landing = await landingFor(store, session);
+      if (!landing.ok) return refuseWith(landing.error, FORGE_REFUSED);
+      const line = landing.value.line;
       writeOut(
         values.json === true
-          ? JSON.stringify({ session: session.id, rounds: rows.map(roundJson) }, null, 2)
-          : rows.length === 0
-            ? 'No rounds yet.'
-            : rows.map((r) => `round ${r.ordinal}: ${r.state}${r.failure ? ` at ${r.failure.phase}` : ''} · ${r.asks.length} asks · ${r.worker.kind}${r.range ? ` · ${r.range.from.slice(0, 7)}..${r.range.to.slice(0, 7)}` : ''}`).join('\n'),
+          ? JSON.stringify({ session: session.id, rounds: rows.map(roundJson), landing: line }, null, 2)
+          : [
+              rows.length === 0
+                ? 'No rounds yet.'
+                : rows.map((r) => `round ${r.ordinal}: ${r.state}${r.failure ? ` at ${r.failure.phase}` : ''} · ${r.asks.length} asks · ${r.worker.kind}${r.range ? ` · ${r.range.from.slice(0, 7)}..${r.range.to.slice(0, 7)}` : ''}`).join('\n'),
+              ...(line ? [line] : []),
+            ].join('\n'),
       );
+      return 0;
+    }
+    if (command === 'land') {
+      const landed = await landWorkBranch(store, session);
+      if (!landed.ok) return refuseWith(landed.error, FORGE_REFUSED);
+      writeOut(values.json === true ? JSON.stringify(landed.value, null, 2) : landed.value.message);
+      return 0;
+    }
+    if (command === 'archive') {
+      const archived = await archiveSession(store, session, { now: () => new Date().toISOString(), snapshots: { dataDir: store.dir, patchsetIds: sessionPatchsetIds(store, session.id) } });
+      if (!archived.ok) return refuseWith(archived.error, FORGE_REFUSED);
+      writeOut(values.json === true ? JSON.stringify(archived.value, null, 2) : archived.value.message);
       return 0;
     }
     const worker = workerFlag ? await workerFromFlag(workerFlag) : null;
     if (worker && !worker.ok) return refuseWith(worker.error, FORGE_REFUSED);
     const stderr = (t: string) => process.stderr.write(t);
-    const runner = cliRoundRunner(store, stderr);
+    const runner = cliRoundRunner(store, stderr, workspaceMode.data);
     // A round a stopped process left running is settled first (failed, retryable; a worker without a receipt recorded lost).
     runner.settleInterrupted([session.id]);
     const context = cliRoundContext(store, harnesses as HarnessAssignment, stderr, worker?.value);

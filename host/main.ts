@@ -299,7 +299,7 @@ connection.onRequest(PullRequestFreshnessGet, async (params) => {
   const snapshot = service.getSnapshot(params.sessionId);
   if (!snapshot.ok) return snapshot;
   if (!snapshot.value.patchset) return err(rennetError('invalid-request', 'the session has no capture yet'));
-  return forges.freshness(snapshot.value.session, snapshot.value.patchset.head);
+  return forges.freshness(snapshot.value.session, snapshot.value.patchset.head, snapshot.value.pullRequest?.entry === 'own');
 });
 connection.onRequest(ExitsPreviewReview, async (params) => {
   try {
@@ -342,27 +342,79 @@ connection.onRequest(ExitsOpenPullRequest, async (params) => {
   return result;
 });
 
+// ─── Merge gates (host/forge/gates.ts): a request's gates by name, and a merge pinned to its head ─
+import { GatesMergeParams, GatesReadParams } from '../protocol/gates';
+import { GatesMerge, GatesRead } from '../protocol/gatesRpc';
+import { mergeWhenGatesPass, readGatesReport } from './forge/gates';
+
+/** The forge access, repository and request of a pull-request session. */
+async function gatesSession(sessionId: string) {
+  const { service } = await ready;
+  const snapshot = service.getSnapshot(sessionId);
+  if (!snapshot.ok) return snapshot;
+  const { session } = snapshot.value;
+  if (session.target.kind !== 'pull-request') return err(rennetError('invalid-request', 'this session reviews no pull or merge request'));
+  const access = forges.access();
+  if (!access.ok) return access;
+  return ok({ access: access.value, repoRoot: session.repoRoot, target: session.target });
+}
+connection.onRequest(GatesRead, async (raw) => {
+  const params = GatesReadParams.safeParse(raw);
+  if (!params.success) return err(rennetError('invalid-request', `rennet/gates/read: ${params.error.message}`));
+  const found = await gatesSession(params.data.sessionId);
+  return found.ok ? readGatesReport(found.value.access, found.value.repoRoot, found.value.target) : found;
+});
+connection.onRequest(GatesMerge, async (raw) => {
+  const params = GatesMergeParams.safeParse(raw);
+  if (!params.success) return err(rennetError('invalid-request', `rennet/gates/merge: ${params.error.message}`));
+  const found = await gatesSession(params.data.sessionId);
+  if (!found.ok) return found;
+  const result = await mergeWhenGatesPass(found.value.access, found.value.repoRoot, found.value.target, { expectHead: params.data.expectHead, method: params.data.method });
+  hostLog('info', result.ok ? `merged ${result.value.url} at ${result.value.head} (${result.value.method})` : `merge refused (${result.error.code}): ${result.error.message}`);
+  return result;
+});
+
 connection.listen();
 
 // ─── Rounds: the own-branch loop (host/rounds/) ──────────────────────────────────────────────
 // One runner per host; every receipt pushes RoundsChanged. A round the store says is running when
 // the host starts has no process driving it: it is settled failed (retryable) on first use.
-import { RoundsCancel, RoundsChanged, RoundsDispatch, RoundsList, RoundsOrderGet, RoundsRetry, type RoundsDispatchParams } from '../protocol/rpc';
+import { RoundsCancel, RoundsChanged, RoundsDispatch, RoundsLand, RoundsLandingGet, RoundsList, RoundsOrderGet, RoundsRetry, SessionArchive, type RoundsDispatchParams } from '../protocol/rpc';
 import { RoundRunner, type RoundContext } from './rounds/runner';
 import { bindWorkspace } from './rounds/workspace';
+import { landingFor, landWorkBranch } from './rounds/landing';
+import { archiveSession, sessionPatchsetIds } from './rounds/archive';
+import { ROUNDS_WORKSPACE_DEFAULT, RoundBlobParams, RoundRef, RoundsLandParams, RoundsWorkspaceMode } from '../protocol/rounds';
+import { RoundsDiffFiles, RoundsReadBlob } from '../protocol/rpc';
+import { readRoundBlob, roundDiffFiles } from './rounds/roundDiff';
 import { workerFromFlag } from './rounds/workers';
 import type { HarnessConfig } from '../protocol/review';
 
 let roundRunner: RoundRunner | undefined;
+/** The workspace mode the extension last sent for each session (`rennet.rounds.workspace`): it decides only a first bind. */
+const workspaceModes = new Map<string, RoundsWorkspaceMode>();
+function noteWorkspaceMode(sessionId: unknown, mode: unknown): void {
+  if (typeof sessionId !== 'string') return;
+  const parsed = RoundsWorkspaceMode.safeParse(mode ?? ROUNDS_WORKSPACE_DEFAULT);
+  workspaceModes.set(sessionId, parsed.success ? parsed.data : ROUNDS_WORKSPACE_DEFAULT);
+}
 async function roundsRunner(): Promise<RoundRunner> {
   const [{ store, service }, log] = await Promise.all([ready, asks()]);
   if (!roundRunner) {
     roundRunner = new RoundRunner({
       store,
       asks: log,
-      bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), ...options }),
+      bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode: workspaceModes.get(session.id) ?? ROUNDS_WORKSPACE_DEFAULT, ...options }),
       log: hostLog,
-      onChange: (sessionId, round) => connection.sendNotification(RoundsChanged, { sessionId, round }),
+      onChange: (sessionId, round) => {
+        connection.sendNotification(RoundsChanged, { sessionId, round });
+        // A round's successor is the review's capture from its receipt on: every surface that
+        // follows the session (the panel's header, the editor's marks and comment ranges) reads it.
+        if (round.successorPatchsetId) {
+          const snapshot = service.getSnapshot(sessionId);
+          if (snapshot.ok) connection.sendNotification(SessionChanged, snapshot.value);
+        }
+      },
     });
     roundRunner.settleInterrupted(service.listSessions().map((s) => s.id));
   }
@@ -374,17 +426,19 @@ async function roundContext(harness: HarnessConfig): Promise<RoundContext> {
   const { runner } = await ready;
   return {
     reportHarness: (signal) => lensHarnessFromConfig(harness, 'design', harnessPorts(signal)),
-    draftGeneration: ({ session, report, round, asks }) => runner.runRoundLenses(session.id, harness, { ordinal: round.ordinal, report, asks }),
+    draftGeneration: ({ session, report, round, asks, compose, onComposed }) => runner.runRoundLenses(session.id, harness, { ordinal: round.ordinal, report, asks }, { ...(compose ? { compose } : {}), onComposed }),
   };
 }
 
 connection.onRequest(RoundsOrderGet, async (params) => {
+  noteWorkspaceMode(params?.sessionId, params?.workspace);
   const order = await (await roundsRunner()).order(params.sessionId);
   return order.ok ? ok({ markdown: order.value.order.markdown, digest: order.value.order.digest, asks: order.value.order.asks.map((a) => a.id), workspace: order.value.workspace }) : order;
 });
 connection.onRequest(RoundsDispatch, async (params: RoundsDispatchParams) => {
   const worker = await workerFromFlag(String(params?.worker ?? ''));
   if (!worker.ok) return worker;
+  noteWorkspaceMode(params?.sessionId, params?.workspace);
   const runner = await roundsRunner();
   const dispatched = await runner.dispatch(params.sessionId, { ...(await roundContext(params.harness)), worker: worker.value }, { expectDigest: params.digest });
   return dispatched.ok ? ok(dispatched.value.round) : dispatched;
@@ -395,3 +449,97 @@ connection.onRequest(RoundsRetry, async (params) => {
 });
 connection.onRequest(RoundsCancel, async (params) => ok({ cancelled: (await roundsRunner()).cancel(params.sessionId) }));
 connection.onRequest(RoundsList, async (params) => ok((await roundsRunner()).rounds(params.sessionId)));
+connection.onRequest(RoundsLandingGet, async (params) => {
+  const { store } = await ready;
+  const session = store.getSession(String(params?.sessionId ?? ''));
+  return session ? landingFor(store, session) : err(rennetError('not-found', `no session ${String(params?.sessionId)}`));
+});
+connection.onRequest(RoundsLand, async (params) => {
+  const parsed = RoundsLandParams.safeParse(params);
+  if (!parsed.success) return err(rennetError('invalid-request', `rennet/rounds/land: ${parsed.error.issues[0]?.message ?? 'invalid params'}`));
+  const { store } = await ready;
+  const session = store.getSession(parsed.data.sessionId);
+  if (!session) return err(rennetError('not-found', `no session ${parsed.data.sessionId}`));
+  const landed = await landWorkBranch(store, session);
+  hostLog(landed.ok ? 'info' : 'warn', `land ${session.id}: ${landed.ok ? landed.value.message : landed.error.message}`);
+  return landed;
+});
+// A round's own diff, read-only (host/rounds/roundDiff.ts): its changed files and their blobs, read from git.
+const roundDiffDeps = async () => {
+  const [{ store }, runner] = await Promise.all([ready, roundsRunner()]);
+  return { rounds: (sessionId: string) => runner.rounds(sessionId), getSession: (sessionId: string) => store.getSession(sessionId) };
+};
+connection.onRequest(RoundsDiffFiles, async (params) => {
+  const parsed = RoundRef.safeParse(params);
+  if (!parsed.success) return err(rennetError('invalid-request', `rennet/rounds/diffFiles: ${parsed.error.issues[0]?.message ?? 'invalid params'}`));
+  return roundDiffFiles(await roundDiffDeps(), parsed.data);
+});
+connection.onRequest(RoundsReadBlob, async (params) => {
+  const parsed = RoundBlobParams.safeParse(params);
+  if (!parsed.success) return err(rennetError('invalid-request', `rennet/rounds/readBlob: ${parsed.error.issues[0]?.message ?? 'invalid params'}`));
+  return readRoundBlob(await roundDiffDeps(), parsed.data);
+});
+connection.onRequest(SessionArchive, async (params) => {
+  const { store } = await ready;
+  const session = store.getSession(String(params?.sessionId ?? ''));
+  if (!session) return err(rennetError('not-found', `no session ${String(params?.sessionId)}`));
+  if ((await roundsRunner()).rounds(session.id).some((r) => r.state === 'running')) return err(rennetError('invalid-request', 'a round of this review is running: cancel it or let it end before archiving; nothing changed'));
+  return archiveSession(store, session, { now: () => new Date().toISOString(), snapshots: { dataDir: store.dir, patchsetIds: sessionPatchsetIds(store, session.id) } });
+});
+
+// ─── Re-review since the last review (host/rereview/) ─────────────────────────────────────────
+
+import { join as joinPath } from 'node:path';
+import { RereviewRun } from '../protocol/rpc';
+import type { PriorReview } from '../protocol/review';
+import { CONTEXT_ROOT } from './pipeline/contextDir';
+import { carryForwardOpenAsks, fileDeltaPatchset, planRereview, priorReviewOf, recordRereview } from './rereview/run';
+import { RunLensesInput } from './review/runner';
+
+connection.onRequest(RereviewRun, async (params) => {
+  const parsed = RunLensesInput.safeParse(params);
+  if (!parsed.success) return err(rennetError('invalid-request', `rennet/rereview/run: ${parsed.error.issues[0]?.message ?? 'invalid params'}`));
+  const { sessionId, harness } = parsed.data;
+  const { store, service, runner } = await ready;
+  const snapshot = service.getSnapshot(sessionId);
+  if (!snapshot.ok) return snapshot;
+  const session = snapshot.value.session;
+  if (session.target.kind !== 'pull-request') return err(rennetError('invalid-request', 'Re-review Since Last Review is for a pull or merge request; this review is of a branch or the working tree'));
+  if (!snapshot.value.patchset) return err(rennetError('invalid-request', 'this review has no capture yet'));
+  const full = service.getPatchset(snapshot.value.patchset.id);
+  if (!full.ok) return full;
+  // Refused before the closure seat spends a turn: the lenses could not be drafted now anyway.
+  const busy = runner.reserve(session.id, 'a re-review');
+  if (busy) return err(rennetError('invalid-request', `${busy}; re-review when it is done`));
+  runner.release(session.id);
+  const planned = await planRereview(
+    {
+      earlier: () => forges.earlierReview(session),
+      // The closure seat runs on the Flagged lens's harness (its compiler is the one that judges findings).
+      closureHarness: (signal) => lensHarnessFromConfig(harness, 'flagged', harnessPorts(signal)),
+      contextDir: joinPath(session.repoRoot, CONTEXT_ROOT, session.id),
+      log: (line) => hostLog('info', line),
+    },
+    session.repoRoot,
+    full.value,
+  );
+  if (!planned.ok) return planned;
+  const plan = planned.value;
+  hostLog('info', `re-review of ${session.id}: ${plan.since.statement} ${plan.line}`);
+  const carried = carryForwardOpenAsks(store, await asks(), session.id, plan, new Date().toISOString());
+  if (carried.length > 0) hostLog('info', `re-review of ${session.id}: staged again, their items still open: ${carried.join(', ')}`);
+  const now = () => new Date().toISOString();
+  fileDeltaPatchset(store, session.id, plan, full.value, now());
+  if (!plan.since.lensPatchset) {
+    // No commits since the earlier review: the boards stay; the items are recorded on them, open.
+    const prior = recordRereview(store, session.id, currentGenerationId(store, session.id), plan, now());
+    runner.publishCurrent(session.id);
+    return ok({ generationId: null, prior });
+  }
+  let prior: PriorReview | null = null;
+  const drafted = await runner.runPatchsetLenses(session.id, harness, plan.since.lensPatchset, (generationId) => {
+    prior = recordRereview(store, session.id, generationId, plan, now());
+  });
+  if (!drafted.ok) return drafted;
+  return ok({ generationId: drafted.value.generationId, prior: prior ?? priorReviewOf(plan) });
+});

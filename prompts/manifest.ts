@@ -13,7 +13,7 @@ import type { PromptFileName } from './generated';
  */
 
 /** Bump when a prompt's meaning changes, so recorded seat runs can say which prompts they ran. */
-export const PROMPTS_VERSION = 5;
+export const PROMPTS_VERSION = 6;
 
 /** Seat roles, as host/pipeline/ports.ts's SeatRole names them. */
 export type PromptSeatRole = 'drafter' | 'reviewer' | 'compiler';
@@ -44,7 +44,7 @@ export interface SeatPromptEntry {
 }
 
 /** Prompts that are not a lens seat's first turn: read by other jobs. */
-export const DOCUMENT_PROMPT_IDS = ['reviewer-voice', 'round-report', 'round-worker'] as const;
+export const DOCUMENT_PROMPT_IDS = ['reviewer-voice', 'round-report', 'round-worker', 'prior-closure'] as const;
 export type DocumentPromptId = (typeof DOCUMENT_PROMPT_IDS)[number];
 
 export interface DocumentPromptEntry {
@@ -52,6 +52,8 @@ export interface DocumentPromptEntry {
   readonly file: PromptFileName;
   readonly partials: readonly PromptPartial[];
   readonly budgetBytes: number;
+  /** For a prompt read by a seat with tools (the round report): the ceiling on its offered tool schemas, as for a lens seat. */
+  readonly toolsBudgetBytes?: number;
 }
 
 const ALL: readonly PromptPartial[] = ['investigation', 'reader-voice', 'tool-guidance'];
@@ -70,24 +72,29 @@ export const SEAT_PROMPTS: readonly SeatPromptEntry[] = [
 export const DOCUMENT_PROMPTS: readonly DocumentPromptEntry[] = [
   // Copied verbatim into the context directory for the job that writes review text; no header.
   { id: 'reviewer-voice', file: 'reviewer-voice.md', partials: [], budgetBytes: 2_010 /* measured 1,827 */ },
-  // The landed-round classifier: one structured turn over evidence.json.
-  { id: 'round-report', file: 'round-report.md', partials: [], budgetBytes: 3_128 /* measured 2,844: it teaches read_evidence and submit_report */ },
+  // The landed-round classifier: one structured turn over evidence.json, with the read tools over the successor.
+  { id: 'round-report', file: 'round-report.md', partials: [], budgetBytes: 3_985 /* measured 3,622: it teaches read_evidence, submit_report and the read tools */, toolsBudgetBytes: 5_331 /* measured 4,846 */ },
   // The coding round's worker: a header naming work-order.md, then this file (the order holds the asks).
   { id: 'round-worker', file: 'round-worker.md', partials: [], budgetBytes: 765 /* measured 695 */ },
+  // The re-review's closure seat: one structured turn over the earlier review's items and the fix delta, with the read tools over the delta.
+  { id: 'prior-closure', file: 'prior-closure.md', partials: [], budgetBytes: 3_262 /* measured 2,965 */, toolsBudgetBytes: 4_928 /* measured 4,480 */ },
 ];
 
 /**
  * The explainer's prompt (rennet/asks/explain, host/asks/explain.ts): a one-line header naming the
  * lens, `# Rennet: <Lens> (explain)`, then this file. No partials and no context directory: the
- * quote, the document and the code reach the explainer through its tools only.
+ * quote, the document and the code reach the explainer through its tools only (its own four and
+ * the read tools).
  */
 export interface ExplainPromptEntry {
   readonly file: PromptFileName;
   readonly budgetBytes: number;
+  /** Ceiling on the seat's offered tool schemas (the read tools and its own), as for a lens seat. */
+  readonly toolsBudgetBytes: number;
 }
 
 // Measured with the longest header (Decisions).
-export const EXPLAIN_PROMPT: ExplainPromptEntry = { file: 'explain.md', budgetBytes: 2_997 /* measured 2,724 */ };
+export const EXPLAIN_PROMPT: ExplainPromptEntry = { file: 'explain.md', budgetBytes: 3_517 /* measured 3,197: it teaches the read tools */, toolsBudgetBytes: 5_268 /* measured 4,789 */ };
 
 export function seatPromptEntry(lens: Lens, role: PromptSeatRole): SeatPromptEntry | undefined {
   return SEAT_PROMPTS.find((entry) => entry.lens === lens && entry.role === role);
@@ -104,4 +111,4 @@ export function documentPromptEntry(id: DocumentPromptId): DocumentPromptEntry {
  * header `# Rennet: Design (pull request)`, then this file. No partials, no context directory in
  * the prompt: the draft, the commits and the change reach the seat through its tools only.
  */
-export const PR_OPENER_PROMPT: ExplainPromptEntry = { file: 'pr-opener.md', budgetBytes: 2_223 /* measured 2,021 */ };
+export const PR_OPENER_PROMPT: ExplainPromptEntry = { file: 'pr-opener.md', budgetBytes: 2_223 /* measured 2,021 */, toolsBudgetBytes: 4_317 /* measured 3,924 */ };

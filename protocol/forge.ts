@@ -118,6 +118,11 @@ export const PullRequestRecord = z.object({
   draft: z.boolean(),
   headRef: z.string(),
   headSha: z.string(),
+  /**
+   * The repository the head branch lives in when it is not this one (a fork: `owner/name`); null
+   * when it is this one. Absent on records read before it was kept.
+   */
+  headRepo: z.string().nullable().optional(),
   baseRef: z.string(),
   baseSha: z.string(),
   /** When the forge was read (ISO). */

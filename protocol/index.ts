@@ -9,4 +9,5 @@ export * from './asks';
 export * from './read';
 export * from './exits';
 export * from './forge';
+export * from './gates';
 export * from './rounds';

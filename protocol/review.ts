@@ -79,6 +79,48 @@ export const ReportTarget = z.object({
 });
 export type ReportTarget = z.infer<typeof ReportTarget>;
 
+/**
+ * A re-review's answer about the reviewer's earlier review (`rennet review --pr N --since-last-review`,
+ * "Re-review Since Last Review"): how the head relates to the earlier review's commit, and each
+ * earlier item with its closure. A resolved item rests on changed lines of the fix delta (host-derived).
+ */
+export const RereviewDelta = z.object({
+  /** none: the reviewer has no earlier review of this request (the whole change is reviewed). */
+  kind: z.enum(['ancestor', 'not-ancestor', 'none']),
+  from: z.string().nullable(),
+  to: z.string(),
+  reason: z.string().nullable(),
+});
+export type RereviewDelta = z.infer<typeof RereviewDelta>;
+
+export const PriorItemView = z.object({
+  id: z.string(),
+  path: z.string().nullable(),
+  line: z.number().int().positive().nullable(),
+  text: z.string(),
+  severity: z.enum(['blocker', 'nit']),
+  closure: z.enum(['resolved', 'open']),
+  reason: z.string(),
+  evidence: z.array(z.object({ path: z.string(), side: CitationSide, line: z.number().int().positive() })),
+});
+export type PriorItemView = z.infer<typeof PriorItemView>;
+
+/** What a generation drafted by a re-review shows beside its Flagged board. */
+export const PriorReview = z.object({
+  delta: RereviewDelta,
+  /** The line the next posted review opens with ("Prior review: k of n resolved"). */
+  line: z.string(),
+  /** One sentence: what was reviewed and why. */
+  statement: z.string(),
+  earlier: z.object({ reviewId: z.number().int(), url: z.string(), state: z.string(), commitId: z.string().nullable() }).nullable(),
+  items: z.array(PriorItemView),
+  /** Why no item could be judged (the closure seat failed or had no harness); null when it judged them. */
+  closureFailure: z.string().nullable(),
+  /** The patchset the lenses read (the fix delta); null when nothing changed since. */
+  deltaPatchsetId: z.string().nullable(),
+});
+export type PriorReview = z.infer<typeof PriorReview>;
+
 export const ReviewReport = z.object({
   /** Present when the review is of a pull or merge request (`rennet review --pr`). */
   target: ReportTarget.optional(),
@@ -90,10 +132,30 @@ export const ReviewReport = z.object({
   boards: z.array(ReportBoard),
   spend: z.array(SeatSpend),
   timings: z.array(PhaseTiming),
+  /** `--since-last-review`: the delta since the reviewer's earlier review. */
+  delta: RereviewDelta.optional(),
+  /** `--since-last-review`: the earlier review's items and their closures. */
+  priorItems: z.array(PriorItemView).optional(),
 });
 export type ReviewReport = z.infer<typeof ReviewReport>;
 
 // ─── A generation as the panel reads it ─────────────────────────────────────────────────────
+
+/**
+ * What a round's re-draft of a lens found, read from the section stamps its composition wrote
+ * (new / reworked) and the predecessor's sections it no longer has. `carrying-forward` only when
+ * nothing was added, reworked or removed and the board's envelope is unchanged.
+ */
+export const LaneDelta = z.object({
+  verdict: z.enum(['carrying-forward', 'reworked']),
+  /** The round whose successor this is. */
+  round: z.number().int().positive(),
+  added: z.number().int().nonnegative(),
+  reworked: z.number().int().nonnegative(),
+  /** Titles of the predecessor's sections this board no longer has. */
+  removed: z.array(z.string()),
+});
+export type LaneDelta = z.infer<typeof LaneDelta>;
 
 /** One lane of a generation: its seat state and, once anything was written, its board. */
 export const LaneView = z.object({
@@ -103,6 +165,8 @@ export const LaneView = z.object({
   failure: LaneFailure.nullable(),
   /** null until the lane's board exists (it exists, empty, from the moment the generation starts). */
   board: LensBoardView.nullable(),
+  /** A round successor's settled lane: what the re-draft changed. Absent on every other generation. */
+  delta: LaneDelta.optional(),
 });
 export type LaneView = z.infer<typeof LaneView>;
 
@@ -180,6 +244,8 @@ export const GenerationSnapshot = z.object({
   excerpts: z.record(z.string(), CodeExcerpt),
   /** Every citation of the generation, lane by lane in canonical order, for gutter marks. */
   citations: z.array(CitationMark),
+  /** A generation a re-review drafted: the earlier review's items and their closures (shown with Flagged). */
+  priorReview: PriorReview.optional(),
 });
 export type GenerationSnapshot = z.infer<typeof GenerationSnapshot>;
 

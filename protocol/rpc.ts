@@ -257,6 +257,16 @@ export interface RunLensesParams {
  */
 export const ReviewRunLenses = new RequestType<RunLensesParams, Result<{ generationId: string }>, void>('rennet/review/runLenses');
 
+/**
+ * extension → host: "Re-review Since Last Review" of a pull-request session. The host reads the
+ * signed-in reviewer's earlier review, checks its commit against the head, judges each earlier
+ * item with the closure seat (Flagged compiler's harness, else Design's), and drafts a generation
+ * over the fix delta (or the whole change, said); answers once that generation is filed (null when
+ * nothing changed since the review), then pushes `rennet/generation/changed` as for runLenses.
+ * The next post opens with the answer's `prior.line`. Keys ride this request only.
+ */
+export const RereviewRun = new RequestType<RunLensesParams, Result<{ generationId: string | null; prior: import('./review').PriorReview }>, void>('rennet/rereview/run');
+
 export interface GetGenerationParams {
   sessionId: string;
   /** A frozen generation to read; omitted: the live one. */
@@ -401,6 +411,11 @@ export interface PullRequestFreshness {
   /** The request's head on the forge now. */
   liveHeadSha: string;
   moved: boolean;
+  /**
+   * When the live head is an ancestor of the captured one (one's own request after a round, its
+   * commits not pushed yet): how many commits the request's head lacks. Absent otherwise.
+   */
+  unpushed?: number;
   state: 'open' | 'closed' | 'merged';
 }
 /** extension → host: re-read the request's live head (every exit does first); `moved` marks the session stale. */
@@ -474,10 +489,15 @@ export interface RoundsOrderResult {
   markdown: string;
   digest: string;
   asks: string[];
-  workspace: { root: string; branch: string };
+  /** Where it would run; `workBranch` when the commits go on a sibling (`rennet/<branch>`) rather than the branch. */
+  workspace: import('./rounds').RoundWorkspace;
+}
+export interface RoundsOrderParams extends SessionIdParams {
+  /** How a first bind takes its workspace (the setting `rennet.rounds.workspace`); a recorded binding is never decided again. Default share. */
+  workspace?: import('./rounds').RoundsWorkspaceMode;
 }
 /** extension → host: the work order a dispatch would send now, or why none can (detail.refusal: no-round-lane | nothing-staged | no-coding-asks). */
-export const RoundsOrderGet = new RequestType<SessionIdParams, Result<RoundsOrderResult>, void>('rennet/rounds/order');
+export const RoundsOrderGet = new RequestType<RoundsOrderParams, Result<RoundsOrderResult>, void>('rennet/rounds/order');
 
 export interface RoundsDispatchParams {
   sessionId: string;
@@ -487,6 +507,8 @@ export interface RoundsDispatchParams {
   worker: string;
   /** The reviewer's harness settings: the report seat and the successor's lenses. */
   harness: import('./review').HarnessConfig;
+  /** How a first bind takes its workspace (`rennet.rounds.workspace`). Default share. */
+  workspace?: import('./rounds').RoundsWorkspaceMode;
 }
 /** extension → host: dispatch the staged coding asks as one round; answers once it has started (RoundsChanged follows every phase). */
 export const RoundsDispatch = new RequestType<RoundsDispatchParams, Result<import('./rounds').Round>, void>('rennet/rounds/dispatch');
@@ -512,3 +534,31 @@ export interface RoundsChangedParams {
 }
 /** host → extension: a round passed a receipt (started, a phase, measured, reported, ended). */
 export const RoundsChanged = new NotificationType<RoundsChangedParams>('rennet/rounds/changed');
+
+/**
+ * extension → host: land the session's sibling — `git merge --ff-only rennet/<branch>` in the
+ * worktree that has the branch out. Params: protocol/rounds.ts `RoundsLandParams`. A refusal by
+ * git is a failed Result carrying git's words (capped, LAND_REFUSAL_MAX_CHARS) and nothing changed;
+ * under share the answer says there is nothing to land.
+ */
+export const RoundsLand = new RequestType<import('./rounds').RoundsLandParams, Result<import('./rounds').RoundsLandResult>, void>('rennet/rounds/land');
+
+/** extension → host: the session's landing line beside the branch, read from git now (null: nothing to say). */
+export const RoundsLandingGet = new RequestType<SessionIdParams, Result<import('./rounds').RoundsLanding>, void>('rennet/rounds/landing');
+
+/**
+ * extension → host: the files a round's commits changed (`git diff --raw` of range.from → range.to
+ * in its bound workspace), for its read-only round diff. Params: protocol/rounds.ts `RoundRef`. A
+ * round without commits of its own (no range, or from = to) is refused `not-found`.
+ */
+export const RoundsDiffFiles = new RequestType<import('./rounds').RoundRef, Result<import('./rounds').RoundDiffFiles>, void>('rennet/rounds/diffFiles');
+
+/**
+ * extension → host: one side of one file of a round's diff (`git cat-file blob <commit>:<path>`,
+ * bounded as every blob read is). Only a file that round changed, on a side it has. Params:
+ * protocol/rounds.ts `RoundBlobParams`.
+ */
+export const RoundsReadBlob = new RequestType<import('./rounds').RoundBlobParams, Result<BlobContent>, void>('rennet/rounds/readBlob');
+
+/** extension → host: archive the session; its sibling is collected only when the branch (or a remote's ref of it) contains its tip. */
+export const SessionArchive = new RequestType<SessionIdParams, Result<import('./rounds').SessionArchiveResult>, void>('rennet/session/archive');

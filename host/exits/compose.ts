@@ -87,6 +87,12 @@ export interface ComposeReviewInput {
   grounding: ReviewGrounding;
   /** A model-written opener; absent or blank → the deterministic one. */
   opener?: string;
+  /**
+   * A re-review at this head (host/rereview/run.ts): the body opens with this line ("Prior review:
+   * k of n resolved"), and asks written on its fix delta's head side place as on the request's
+   * own head (the same commit, so the same lines).
+   */
+  prior?: { line: string; headTwins: readonly string[] };
 }
 
 /** The canonical form the composition id hashes; its version moves when the layout rules change. */
@@ -184,7 +190,11 @@ class Resolver {
   private readonly files: FilesOnSides<FileChange>;
   private readonly runs = new Map<FileChange, Map<Side, ForgeLineRun[]>>();
 
-  constructor(private readonly patchset: Patchset) {
+  /** `headTwins`: patchsets with this one's head commit; a head-side span on one names the same lines. */
+  constructor(
+    private readonly patchset: Patchset,
+    private readonly headTwins: ReadonlySet<string> = new Set(),
+  ) {
     this.files = filesOnSides(patchset.files);
   }
 
@@ -197,7 +207,7 @@ class Resolver {
   }
 
   resolve(span: CodeSpan): Resolution {
-    if (span.patchsetId !== this.patchset.id) return { fold: 'other-patchset' };
+    if (span.patchsetId !== this.patchset.id && !(span.side === 'head' && this.headTwins.has(span.patchsetId))) return { fold: 'other-patchset' };
     const file = this.files.on(span.path, span.side);
     if (!file) return { fold: 'not-in-patchset' };
     if (file.binary || file.submodule) return { fold: 'binary-or-submodule' };
@@ -477,7 +487,7 @@ export function composeReview(input: ComposeReviewInput): Result<ComposedReview,
     return err(refusal('target-mismatch', `the ${t.provider} request's diff starts at ${t.baseSha.slice(0, 12)}, the reviewed diff at ${patchset.base.slice(0, 12)}`, { targetBase: t.baseSha, patchsetBase: patchset.base }));
   }
 
-  const outbound = outboundOf(input, new Resolver(patchset));
+  const outbound = outboundOf(input, new Resolver(patchset, new Set(input.prior?.headTwins ?? [])));
   const winners = supersede(outbound);
 
   // Comments, in their posting order.
@@ -535,6 +545,7 @@ export function composeReview(input: ComposeReviewInput): Result<ComposedReview,
   const given = input.opener !== undefined && input.opener.trim().length > 0 ? bodyBlock(input.opener) : null;
   const opener = given ?? groundedOpener(patchset, grounding.data, comments.length, notes.length);
   const parts = [
+    ...(input.prior ? [asData(input.prior.line.replace(/\s+/g, ' ').trim())] : []),
     ...(t.provider === 'gitlab' ? [GITLAB_VERDICT_LABELS[verdict.event]] : []),
     opener,
     ...(notes.length > 0 ? ['### Notes', ...notes] : []),

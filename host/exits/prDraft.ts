@@ -65,7 +65,8 @@ export function draftPullRequest(input: PullRequestDraftInput): PullRequestDraft
     sources.push('design');
   }
   const steps = (sequence?.elements ?? []).filter((e) => e.kind === 'order_step').map((e) => oneLine(String((e as { title?: unknown }).title ?? '')));
-  const stepTitles = steps.length > 0 ? steps : (sequence?.elements ?? []).filter((e) => e.kind === 'section' && e.parent === null).map((e) => oneLine(String((e as { title?: unknown }).title ?? '')));
+  // The host's own chapters (a round's "Round N · Addressed") narrate the review, not the change.
+  const stepTitles = steps.length > 0 ? steps : (sequence?.elements ?? []).filter((e) => e.kind === 'section' && e.parent === null && e.author !== 'host').map((e) => oneLine(String((e as { title?: unknown }).title ?? '')));
   if (stepTitles.filter(Boolean).length > 0) {
     parts.push(`## Changes\n\n${list(stepTitles.filter(Boolean))}`);
     sources.push('sequence');

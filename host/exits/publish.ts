@@ -1,4 +1,5 @@
 import type { AskProjection } from '../../protocol/asks';
+import { rereviewAtHead } from '../rereview/run';
 import { isLineCommentRef, PUBLISH_RECEIPT_EVENT_KIND, PublishReceipt, type ComposedReview, type ComposeReviewResult, type ReviewPreview, type ReviewTarget } from '../../protocol/exits';
 import { pullRequestLabel, type PullRequestRecord } from '../../protocol/forge';
 import type { Patchset } from '../../protocol/patchset';
@@ -6,6 +7,7 @@ import type { GenerationSnapshot } from '../../protocol/review';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { Session } from '../../protocol/session';
 import { adapterFor, forgeFailure, forgeRepoFor, type ForgeAccess } from '../forge/pullRequests';
+import { liveHeadBehind } from '../forge/freshness';
 import { ForgeError, type ForgeAdapter, type PostedReview } from '../forge/types';
 import { composeReview, type ComposeReviewInput } from './compose';
 import { groundingOf } from './grounding';
@@ -19,7 +21,8 @@ import { currentGenerationId, readGenerationSnapshot } from '../review/generatio
  *   3. a review on the forge carrying the marker proves the forge step landed (a retry after a lost
  *      answer): record it and answer it (GitLab APPROVE: add the approval if it is missing);
  *   4. only then read the live head: a head that moved since the capture is refused before any
- *      mutation, since the review would land on code nobody read;
+ *      mutation, since the review would land on code nobody read; a head behind the capture (one's
+ *      own request after a round whose commits are not pushed) is refused naming the push;
  *   5. post pinned to the captured head; when the answer is lost, look for the marker once more;
  *   6. persist the receipt (by session and marker) before answering.
  * Posts of one session run one at a time in this process (a double click waits, then finds the receipt).
@@ -185,6 +188,19 @@ export class Publisher {
       const live = await adapter.value.get(number);
       if (live.state !== 'open') return err(rennetError('invalid-request', `${pullRequestLabel(session.target)} is ${live.state}: a review is posted only to an open request`));
       if (live.headSha !== patchset.head) {
+        // One's own request after a round: the review read commits the forge does not have yet. (On
+        // a teammate's request a head that went back is their force push: capture it again.)
+        const unpushed = context.value.record.entry === 'own' ? await liveHeadBehind(session.repoRoot, live.headSha, patchset.head) : null;
+        if (unpushed !== null) {
+          const { headRef, baseRef } = context.value.record;
+          return err(
+            rennetError(
+              'head-moved',
+              `${pullRequestLabel(session.target)}'s head ${live.headSha.slice(0, 12)} is ${unpushed} commit${unpushed === 1 ? '' : 's'} behind ${patchset.head.slice(0, 12)}, the head this review read on ${headRef}: its commits are not pushed, so the forge has none of the lines this review is about. Push ${headRef} (Open pull request… in the Hand off view, or rennet open-pr --branch ${headRef} --base ${baseRef}: it reuses this request), then post again; nothing was posted`,
+              { captured: patchset.head, live: live.headSha, unpushed: String(unpushed), branch: headRef },
+            ),
+          );
+        }
         return err(
           rennetError('head-moved', `${pullRequestLabel(session.target)} moved to ${live.headSha.slice(0, 12)} since it was captured at ${patchset.head.slice(0, 12)}: capture the new head, read it, and post again; nothing was posted`, {
             captured: patchset.head,
@@ -258,6 +274,10 @@ export class Publisher {
     if (!projection.ok) return projection;
     const t = session.target;
     const target: ReviewTarget = { provider: t.provider, host: t.host, owner: t.owner, repo: t.repo, number: t.number, headSha: patchset.head, baseSha: patchset.base };
+    // A re-review at this head opens the body with its "Prior review:" line (host/rereview/run.ts);
+    // with no earlier review of the reviewer's there is nothing to say about one.
+    const found = rereviewAtHead(this.deps.store, sessionId, patchset.head);
+    const prior = found && found.delta.kind !== 'none' ? found : null;
     const input: ComposeReviewInput = {
       sessionId,
       patchset,
@@ -265,6 +285,7 @@ export class Publisher {
       target,
       ownPullRequest: record.entry === 'own',
       grounding: groundingOf(this.deps.generation(sessionId), projection.value),
+      ...(prior ? { prior: { line: prior.line, headTwins: prior.deltaPatchsetId ? [prior.deltaPatchsetId] : [] } } : {}),
     };
     return ok({ session: { ...session, target: t }, patchset, record, input });
   }

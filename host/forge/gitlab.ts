@@ -3,6 +3,8 @@ import { createRequesterFn, getMatchingRateLimiter, type FormattedResponse, type
 import { Gitlab } from '@gitbeaker/rest';
 import { GITLAB_VERDICT_LABELS, readReviewMarker, type ComposedReview, type DiffLinePair, type ReviewComment, type ReviewEvent } from '../../protocol/exits';
 import type { ForgeRepo } from '../../protocol/forge';
+import type { Gate } from '../../protocol/gates';
+import { behindGate, draftGate, jobGate, pipelineGate, requiredReviewsGate, reviewAtHeadGate, sha7, type Approval } from './gateRules';
 import {
   ForgeError,
   checkDescriptor,
@@ -15,6 +17,7 @@ import {
   type LinkedIssue,
   type PatchsetFiles,
   type PostedReview,
+  type PullRequestGates,
   type PullRequestInfo,
 } from './types';
 
@@ -64,6 +67,34 @@ interface GitlabMr {
   target_project_id?: number;
   diff_refs?: GitlabDiffRefs | null;
 }
+
+interface GitlabPipeline {
+  id: number;
+  sha: string;
+  status: string;
+}
+
+interface GitlabJob {
+  id: number;
+  name: string;
+  stage?: string | null;
+  status: string;
+  allow_failure?: boolean;
+}
+
+/** The merge request fields the gates read. */
+interface GitlabMrGates extends GitlabMr {
+  has_conflicts?: boolean;
+  detailed_merge_status?: string;
+  head_pipeline?: GitlabPipeline | null;
+}
+
+/** detailed_merge_status values another gate decides (or that mean "merges"); the mergeable gate passes them. */
+const DECIDED_ELSEWHERE = new Set(['mergeable', 'not_approved', 'ci_must_pass', 'ci_still_running', 'draft_status', 'need_rebase']);
+/** detailed_merge_status values that mean "GitLab has not worked it out yet". */
+const STILL_CHECKING = new Set(['checking', 'unchecked', 'preparing', 'approvals_syncing']);
+/** GitLab's system note for an approval. */
+const APPROVED_NOTE = 'approved this merge request';
 
 interface GitlabLineRangeEnd {
   line_code?: string | null;
@@ -430,7 +461,7 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
         const second = body.created_at.slice(0, 19);
         comments = diffNotes.filter((n) => n.created_at.slice(0, 19) === second).length;
       }
-      const firstLine = body.body.split(/\r?\n/, 1)[0]?.trim() ?? '';
+      const firstLine = verdictLineOf(body.body);
       const event = (Object.entries(GITLAB_VERDICT_LABELS).find(([, label]) => label === firstLine)?.[0] as ReviewEvent | undefined) ?? 'COMMENT';
       const mr = await showMr(number);
       const posted: PostedReview = { reviewId: body.id, url: `${mr.web_url}#note_${body.id}`, event, comments };
@@ -454,7 +485,7 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
       if (!body) return null;
       const second = body.created_at.slice(0, 19);
       const diffNotes = mine.filter((n) => n.type === 'DiffNote' && n.position && n.created_at.slice(0, 19) === second);
-      const firstLine = body.body.split(/\r?\n/, 1)[0]?.trim() ?? '';
+      const firstLine = verdictLineOf(body.body);
       const event = Object.entries(GITLAB_VERDICT_LABELS).find(([, label]) => label === firstLine)?.[0];
       const mr = await showMr(number);
       return {
@@ -474,11 +505,103 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
       };
     });
 
+  /**
+   * The pipeline whose jobs are the gates: the merge request's head pipeline when it ran on the
+   * head, else the newest of its pipelines that did; else the newest it has (its gate then says
+   * none ran on the head), or null when it has none.
+   */
+  const headPipeline = async (number: number, mr: GitlabMrGates, head: string): Promise<GitlabPipeline | null> => {
+    if (mr.head_pipeline && mr.head_pipeline.sha === head) return mr.head_pipeline;
+    const pipelines = await all<GitlabPipeline>((page) => api.MergeRequests.allPipelines(project, number, { page, perPage: pageSize, showExpanded: true }));
+    return pipelines.find((p) => p.sha === head) ?? mr.head_pipeline ?? pipelines[0] ?? null;
+  };
+
+  /**
+   * Approvals with the commit each was given on. GitLab's approvals list names no commit; its
+   * diff versions say when the head was pushed and its system notes when each approval was given,
+   * so an approval given after the head's version was recorded is an approval of the head. One
+   * given before it approved an earlier commit (null: which one GitLab does not say).
+   */
+  const approvalsWithCommits = async (number: number, head: string, approvers: readonly string[]): Promise<Approval[] | null> => {
+    if (approvers.length === 0) return [];
+    const versions = (await api.MergeRequests.allDiffVersions(project, number)) as unknown as Array<{ head_commit_sha: string; created_at: string }>;
+    const version = versions.find((v) => v.head_commit_sha === head);
+    if (version === undefined) return null;
+    const notes = await all<GitlabNote>((page) => api.MergeRequestNotes.all(project, number, { page, perPage: pageSize, showExpanded: true }));
+    const latest = new Map<string, string>();
+    for (const n of notes) {
+      if (!n.system || n.body.trim() !== APPROVED_NOTE) continue;
+      const who = (n.author?.username ?? '').toLowerCase();
+      if (who !== '' && (latest.get(who) ?? '') < n.created_at) latest.set(who, n.created_at);
+    }
+    const pushedAt = Date.parse(version.created_at);
+    return approvers.map((login) => {
+      const at = latest.get(login.toLowerCase());
+      return { login, commit: at !== undefined && Date.parse(at) >= pushedAt ? head : null };
+    });
+  };
+
+  const readGates = async (number: number): Promise<PullRequestGates> => {
+    const mr = (await showMr(number)) as GitlabMrGates;
+    const info = await infoOf(mr);
+    const head = info.headSha;
+    const [pipeline, approvalState] = await Promise.all([
+      headPipeline(number, mr, head),
+      api.MergeRequestApprovals.showConfiguration(project, { mergerequestIId: number }) as unknown as Promise<{ approvals_required?: number; approvals_left?: number; approved_by?: Array<{ user?: { username?: string } }> }>,
+    ]);
+    const gates: Gate[] = [];
+    const detailed = mr.detailed_merge_status ?? 'unchecked';
+    if (pipeline !== null && pipeline.sha === head) {
+      const jobs = await all<GitlabJob>((page) => api.Jobs.all(project, { pipelineId: pipeline.id, page, perPage: pageSize, showExpanded: true }));
+      // The newest job per name (a retried job supersedes its earlier run).
+      const byName = new Map<string, GitlabJob>();
+      for (const j of [...jobs].sort((a, b) => a.id - b.id)) byName.set(j.name, j);
+      gates.push(...[...byName.values()].sort((a, b) => a.name.localeCompare(b.name)).map((j) => jobGate(j)));
+      gates.push(pipelineGate(pipeline, head));
+    } else if (pipeline !== null) gates.push(pipelineGate(pipeline, head));
+    else if (detailed === 'ci_must_pass' || detailed === 'ci_still_running') gates.push({ name: 'pipeline', kind: 'pipeline', state: 'fail', detail: `the project requires a successful pipeline and none ran on the head ${sha7(head)}` });
+    gates.push(draftGate(info.draft));
+    if (info.state !== 'open') gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `the request is ${info.state}` });
+    else if (mr.has_conflicts === true || detailed === 'conflict') gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `conflicts with ${info.baseRef}: merge or rebase ${info.baseRef} into it, resolve, and push` });
+    else if (STILL_CHECKING.has(detailed)) gates.push({ name: 'mergeable', kind: 'mergeable', state: 'pending', detail: `GitLab is still checking (${detailed}): read again` });
+    else if (DECIDED_ELSEWHERE.has(detailed)) gates.push({ name: 'mergeable', kind: 'mergeable', state: 'pass', detail: `merges cleanly into ${info.baseRef} (${detailed})` });
+    else gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `GitLab blocks the merge: ${detailed.replace(/_/g, ' ')}` });
+    const refs = info.diffRefs;
+    if (refs === null) gates.push({ name: 'behind-base', kind: 'behind-base', state: 'pending', detail: 'GitLab has not computed the diff yet: read again' });
+    else gates.push(behindGate(info.baseRef, null, refs.baseSha !== refs.startSha || detailed === 'need_rebase'));
+    const approvers = (approvalState.approved_by ?? []).map((a) => a.user?.username ?? '').filter((u) => u !== '');
+    const need = approvalState.approvals_required ?? 0;
+    const left = approvalState.approvals_left ?? Math.max(0, need - approvers.length);
+    gates.push(requiredReviewsGate(need, need - left, [], [], "the project's approval rules"));
+    const approvals = await approvalsWithCommits(number, head, approvers);
+    gates.push(approvals === null ? { name: 'review-at-head', kind: 'review-at-head', state: 'pending', detail: `GitLab has not recorded the head ${sha7(head)} as a version yet: read again` } : reviewAtHeadGate(head, info.author, approvals));
+    return { number, head, headRef: info.headRef, baseRef: info.baseRef, state: info.state, gates };
+  };
+
+  const merge = (number: number, options: { expectHead: string; method: 'merge' | 'squash' | 'rebase' }) =>
+    call(async () => {
+      const { expectHead, method } = options;
+      if (method === 'rebase') throw new ForgeError('refused', 'GitLab merges by the project’s merge method; per request it takes merge or squash, not rebase; nothing was merged');
+      const live = await showMr(number);
+      const head = live.diff_refs?.head_sha ?? live.sha;
+      if (head !== expectHead) throw new ForgeError('head-moved', `!${number}'s head moved to ${sha7(head)}; the merge was pinned to ${sha7(expectHead)}; nothing was merged`);
+      try {
+        const merged = (await api.MergeRequests.accept(project, number, { sha: expectHead, ...(method === 'squash' ? { squash: true } : {}) })) as unknown as { merge_commit_sha?: string | null; squash_commit_sha?: string | null; web_url: string };
+        return { sha: merged.merge_commit_sha ?? merged.squash_commit_sha ?? '', url: merged.web_url };
+      } catch (error) {
+        if (error instanceof ForgeError && error.status === 409) throw new ForgeError('head-moved', `GitLab refused the merge (${error.message}): !${number}'s head is no longer ${sha7(expectHead)}; nothing was merged`, 409);
+        if (error instanceof ForgeError && (error.status === 405 || error.status === 406 || error.status === 422)) throw new ForgeError('refused', `GitLab refused the merge: ${error.message}`, error.status);
+        throw error;
+      }
+    });
+
   return {
     provider: 'gitlab',
     repo,
     currentUser,
     earlierReview,
+    readGates: (number) => call(() => readGates(number)),
+    merge,
 
     listOpen: (limit) =>
       call(async () => {
@@ -570,3 +693,16 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
       }),
   };
 }
+
+/**
+ * The line of a Rennet body note that carries its verdict label: the first, or — on a re-review,
+ * whose body opens with its "Prior review:" line (host/exits/compose.ts) — the first after it.
+ */
+export function verdictLineOf(body: string): string {
+  const lines = body.split(/\r?\n/).map((l) => l.trim());
+  const first = lines.findIndex((l) => l !== '');
+  if (first === -1) return '';
+  if (!(lines[first] as string).startsWith('Prior review:')) return lines[first] as string;
+  return lines.slice(first + 1).find((l) => l !== '') ?? '';
+}
+

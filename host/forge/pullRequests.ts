@@ -48,7 +48,7 @@ export async function adapterFor(access: ForgeAccess, repo: ForgeRepo): Promise<
 /** A ForgeError as the typed error a caller decides on. */
 export function forgeFailure(error: unknown, doing: string): Result<never> {
   if (error instanceof ForgeError) {
-    const code = error.kind === 'unauthorized' ? 'forge-unauthorized' : error.kind === 'not-found' ? 'not-found' : 'forge-failed';
+    const code = error.kind === 'unauthorized' ? 'forge-unauthorized' : error.kind === 'not-found' ? 'not-found' : error.kind === 'head-moved' ? 'head-moved' : 'forge-failed';
     return err(rennetError(code, `${doing}: ${error.message}`, error.status !== null ? { status: String(error.status), kind: error.kind } : { kind: error.kind }));
   }
   return err(rennetError('forge-failed', `${doing}: ${(error as Error).message ?? String(error)}`));
@@ -87,6 +87,7 @@ export function pullRequestSource(access: ForgeAccess, now: () => Date = () => n
         headRef: info.headRef,
         // What was fetched is what is captured, even if the request moved between the two reads.
         headSha: fetched.value.head,
+        headRepo: info.headRepo,
         baseRef: info.baseRef,
         baseSha: fetched.value.baseTip,
         readAt: now().toISOString(),

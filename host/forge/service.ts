@@ -7,8 +7,9 @@ import type { TokenSources } from './auth';
 import type { PullRequestSource } from '../service';
 import { adapterFor, forgeFailure, forgeRepoFor, pullRequestSource, type ForgeAccess } from './pullRequests';
 import { workspaceForge } from './remote';
+import { liveHeadBehind } from './freshness';
 import { forgeRegistry, parseForgeEntries, parsePullRequestInput, sameRepository } from './resolve';
-import type { ForgeAdapter } from './types';
+import type { EarlierReview, ForgeAdapter } from './types';
 
 /** Most open requests the picker lists. */
 export const PULL_REQUEST_LIST_MAX = 100;
@@ -113,7 +114,7 @@ export class ForgeService {
   }
 
   /** The request's live head against the session's capture. */
-  async freshness(session: Session, capturedHead: string): Promise<Result<PullRequestFreshness>> {
+  async freshness(session: Session, capturedHead: string, own = false): Promise<Result<PullRequestFreshness>> {
     if (session.target.kind !== 'pull-request') return err(rennetError('invalid-request', 'this session reviews no pull or merge request'));
     const access = this.access();
     if (!access.ok) return access;
@@ -123,9 +124,34 @@ export class ForgeService {
     if (!adapter.ok) return adapter;
     try {
       const live = await adapter.value.get(session.target.number);
-      return ok({ capturedHeadSha: capturedHead, liveHeadSha: live.headSha, moved: live.headSha !== capturedHead, state: live.state });
+      // Behind rather than moved: on one's own request, the review's head holds commits the request
+      // lacks (a round's, not pushed yet); on a teammate's, a head that went back is their force push.
+      const unpushed = own && live.headSha !== capturedHead ? await liveHeadBehind(session.repoRoot, live.headSha, capturedHead) : null;
+      return ok({ capturedHeadSha: capturedHead, liveHeadSha: live.headSha, moved: live.headSha !== capturedHead, ...(unpushed !== null ? { unpushed } : {}), state: live.state });
     } catch (error) {
       return forgeFailure(error, `reading the live head of ${session.target.owner}/${session.target.repo}`);
+    }
+  }
+
+  /**
+   * The signed-in reviewer's earlier review of the session's request (the newest carrying Rennet's
+   * marker, else their newest), and whether the request is theirs: what a re-review measures from.
+   */
+  async earlierReview(session: Session): Promise<Result<{ review: EarlierReview | null; ownRequest: boolean }>> {
+    if (session.target.kind !== 'pull-request') return err(rennetError('invalid-request', 'this session reviews no pull or merge request'));
+    const access = this.access();
+    if (!access.ok) return access;
+    const repo = await forgeRepoFor(session.repoRoot, session.target, access.value.registry);
+    if (!repo.ok) return repo;
+    const adapter = await adapterFor(access.value, repo.value);
+    if (!adapter.ok) return adapter;
+    const target = session.target;
+    if (!adapter.value.earlierReview) return err(rennetError('invalid-request', `${target.provider} reviews cannot be read back here`));
+    try {
+      const [review, live, me] = await Promise.all([adapter.value.earlierReview(target.number), adapter.value.get(target.number), adapter.value.currentUser()]);
+      return ok({ review, ownRequest: live.author === me });
+    } catch (error) {
+      return forgeFailure(error, `reading your earlier review of ${target.owner}/${target.repo}#${target.number}`);
     }
   }
 

@@ -44,13 +44,41 @@ export function priorItems(review: PriorReviewInput): PriorItem[] {
   return items;
 }
 
-/** The body's items: its top-level list items, or the whole body (without the marker line) when it has none. */
+/**
+ * The body's items: its top-level list items, or the whole body (without the marker line) when it
+ * has none. A body Rennet composed (it carries the marker) is read by its layout
+ * (host/exits/compose.ts): Rennet's own lines — a "Prior review:" line, GitLab's verdict label, the
+ * grounded opener's "Reviewed …", "Lens boards: …" and "N line comments; N notes below." — are no
+ * items; every note under "### Notes" is one (an approval's note asks for nothing, so it is none);
+ * any other text before the notes (a written opener) is read as above.
+ */
 export function bodyItems(body: string): string[] {
   const lines = body.replace(/\r\n?/g, '\n').split('\n');
-  if (readReviewMarker(body) !== null) {
-    while (lines.length > 0 && (lines[lines.length - 1] as string).trim() === '') lines.pop();
-    lines.pop();
+  if (readReviewMarker(body) === null) return listOrWhole(lines);
+  while (lines.length > 0 && (lines[lines.length - 1] as string).trim() === '') lines.pop();
+  lines.pop();
+  const notesAt = lines.indexOf('### Notes');
+  const before = (notesAt < 0 ? lines : lines.slice(0, notesAt)).join('\n').split(/\n{2,}/).filter((p) => !RENNET_OWN_PARAGRAPH.some((re) => re.test(p.trim())));
+  const notes: string[][] = [];
+  for (const line of notesAt < 0 ? [] : lines.slice(notesAt + 1)) {
+    if (NOTE_LABEL.test(line)) notes.push([line]);
+    else notes.at(-1)?.push(line);
   }
+  return [...listOrWhole(before.join('\n\n').split('\n')), ...notes.filter((n) => !(n[0] as string).startsWith('**Approval**')).map((n) => n.join('\n').trim())];
+}
+
+/** A note's first line in a Rennet-composed body: its intent's label, then where it points. */
+const NOTE_LABEL = /^\*\*(Change requested|Comment|Question|Approval)\*\*(?: · .*)?$/;
+/** Paragraphs Rennet writes itself into a composed body: never an item. */
+const RENNET_OWN_PARAGRAPH = [
+  /^Prior review: [^\n]*$/,
+  /^\*\*Verdict: (approved|changes requested|comments)\*\*$/,
+  /^Reviewed `+[0-9a-f]+`+: \d+ files?, \+\d+ −\d+\.$/,
+  /^Lens boards: [^\n]*\.$/,
+  /^(\d+ line comments?(; \d+ notes? below)?|\d+ notes? below)\.$/,
+];
+
+function listOrWhole(lines: readonly string[]): string[] {
   const items: string[] = [];
   let current: string[] | null = null;
   for (const line of lines) {

@@ -1,8 +1,10 @@
 // The board and the workbench as the end-to-end scenarios that draft lens boards see them
-// (reading.mjs, hostile.mjs): named tests with screenshots, the board webview, its lens rail,
-// the editor beside it, and what to print after a failure. Every helper takes the scenario's
+// (reading.mjs, hostile.mjs, forge.mjs): named tests with screenshots, the board webview, its lens
+// rail, the editor beside it, the Hand off view and the Source Control badge, what an attack would
+// leave behind (a beacon, terminals, scripts run in a frame), and what to print after a failure. Every helper takes the scenario's
 // Playwright `page` (or an editor locator) and whatever else differs between the scenarios.
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import * as rig from './rig.mjs';
 
@@ -203,4 +205,160 @@ export async function openCommentWidget(page, editor, line, { label = 'e2e', onH
   if (attempts.length > 0 && onRetried) await onRetried();
   rig.expect(attempts.length < 3, `clicking line ${line}'s comment glyph opened no comment widget, three times:\n    ${attempts.join('\n    ')}`);
   return widget;
+}
+
+/**
+ * The Hand off view's pane in Source Control: its header (title, description), its rows (depth,
+ * label, description, aria label, text, codicons drawn, anchors), every codicon drawn in its body,
+ * every anchor in the pane (`links`: a row's label is an anchor too) and the anchors with a target
+ * (`targets`: href or data-href, i.e. links). `{ found: false, panes }` when no pane is titled "Hand off".
+ */
+export async function readHandOff(page) {
+  return page
+    .locator('body')
+    .evaluate(() => {
+      const txt = (n) => (n ? n.textContent.replace(/\s+/g, ' ').trim() : null);
+      const iconsIn = (root) => [...root.querySelectorAll('.codicon')].map((i) => [...i.classList].find((c) => c.startsWith('codicon-') && c !== 'codicon') ?? null).filter(Boolean);
+      const panes = [...document.querySelectorAll('.part.sidebar .pane')];
+      const pane = panes.find((p) => /^Hand off/i.test(txt(p.querySelector('.pane-header .title')) ?? ''));
+      if (!pane) return { found: false, panes: panes.map((p) => txt(p.querySelector('.pane-header .title'))) };
+      const rows = [...pane.querySelectorAll('.monaco-list-row')].map((r) => ({
+        level: Number(r.getAttribute('aria-level') ?? '0'),
+        label: txt(r.querySelector('.label-name')),
+        description: txt(r.querySelector('.label-description')),
+        aria: r.getAttribute('aria-label'),
+        text: txt(r),
+        icons: iconsIn(r),
+        links: [...r.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+      }));
+      // A tree row's label is an <a> without a target; a link has one.
+      const target = (a) => a.getAttribute('href') ?? a.getAttribute('data-href');
+      return {
+        found: true,
+        expanded: pane.querySelector('.pane-header')?.getAttribute('aria-expanded') ?? null,
+        title: txt(pane.querySelector('.pane-header .title')),
+        description: txt(pane.querySelector('.pane-header .description')),
+        message: txt(pane.querySelector('.message, .tree-explorer-viewlet-tree-view-message')),
+        rows,
+        bodyIcons: iconsIn(pane.querySelector('.pane-body') ?? pane),
+        links: [...pane.querySelectorAll('a')].map((a) => ({ href: a.getAttribute('href'), text: txt(a) })),
+        targets: [...pane.querySelectorAll('a')].filter((a) => target(a) !== null).map((a) => ({ href: target(a), text: txt(a) })),
+      };
+    })
+    .catch((e) => ({ found: false, error: e.message }));
+}
+
+/** The badge on the Source Control activity bar entry (where a view's badge shows). */
+export async function scmBadge(page) {
+  return page
+    .locator('body')
+    .evaluate(() => {
+      const items = [...document.querySelectorAll('.activitybar .action-item, .composite-bar .action-item')];
+      const scm = items.find((i) => /Source Control/i.test(i.querySelector('.action-label')?.getAttribute('aria-label') ?? i.getAttribute('aria-label') ?? ''));
+      if (!scm) return { found: false };
+      const badge = scm.querySelector('.badge .badge-content');
+      const visible = badge ? badge.offsetParent !== null && getComputedStyle(scm.querySelector('.badge')).display !== 'none' : false;
+      return { found: true, text: badge?.textContent?.trim() ?? null, visible, label: scm.querySelector('.action-label')?.getAttribute('aria-label') ?? null };
+    })
+    .catch((e) => ({ found: false, error: e.message }));
+}
+
+/**
+ * Brings the Hand off view up in Source Control, expanded, with the Changes pane (git is off in
+ * these profiles) folded out of its way. Focus leaves any webview first (the palette opens on the
+ * workbench).
+ */
+export async function focusHandOff(page) {
+  await page.locator('#workbench\\.parts\\.statusbar').click({ position: { x: 2, y: 2 }, force: true });
+  await rig.runCommand(page, 'Source Control: Focus on Hand off View');
+  const header = page.locator('.part.sidebar .pane-header', { hasText: /Hand off/i }).first();
+  await header.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
+    throw new Error(`the Source Control view shows no "Hand off" pane: ${JSON.stringify(await readHandOff(page))}`);
+  });
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  const changes = page.locator('.part.sidebar .pane-header', { hasText: /^\s*Changes/ }).first();
+  if ((await changes.count()) > 0 && (await changes.getAttribute('aria-expanded')) === 'true') await changes.click();
+}
+
+/**
+ * What an attack reaches for, counted: a loopback HTTP server answering 204 to everything, each
+ * request kept with the phase `state.phase` named when it arrived. Closed by the rig's cleanup.
+ */
+export async function startBeacon(state) {
+  const hits = [];
+  const server = http.createServer((req, res) => {
+    const h = req.headers;
+    hits.push({ method: req.method, url: req.url, phase: state.phase, referer: h.referer ?? null, dest: h['sec-fetch-dest'] ?? null, mode: h['sec-fetch-mode'] ?? null, at: new Date().toISOString().slice(11, 23) });
+    res.writeHead(204, { 'access-control-allow-origin': '*' });
+    res.end();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.address().port;
+  rig.onCleanup(
+    () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return { port, hits };
+}
+
+/** Terminals the workbench draws: xterm instances, terminal wrappers, the terminal tabs list, terminal editor tabs (-1 each when the page cannot be read). */
+export async function terminalsDrawn(page) {
+  if (!page) return { xterms: 0, wrappers: 0, tabs: 0, editorTabs: 0 };
+  return page
+    .evaluate(() => ({
+      xterms: document.querySelectorAll('.xterm').length,
+      wrappers: document.querySelectorAll('.terminal-wrapper').length,
+      tabs: document.querySelectorAll('.terminal-tabs-entry').length,
+      editorTabs: [...document.querySelectorAll('.tabs-container .tab')].filter((t) => /terminal/i.test(t.className)).length,
+    }))
+    .catch(() => ({ xterms: -1, wrappers: -1, tabs: -1, editorTabs: -1 }));
+}
+
+/**
+ * The processes a terminal runs, seen from the OS: the children of code-server's pty host
+ * (VS Code's `--type=ptyHost` process, a descendant of code-server `cs`). Linux /proc; [] elsewhere.
+ */
+export function ptyChildren(cs) {
+  if (!cs || process.platform !== 'linux') return [];
+  const procs = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      procs.push({ pid: Number(d), ppid, comm: stat.slice(stat.indexOf('(') + 1, close), cmd });
+    } catch {}
+  }
+  const under = new Set([cs.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of procs) {
+      if (!under.has(p.pid) && under.has(p.ppid)) {
+        under.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  const ptyHosts = new Set(procs.filter((p) => under.has(p.pid) && /ptyHost/.test(p.cmd)).map((p) => p.pid));
+  return procs.filter((p) => ptyHosts.has(p.ppid)).map((p) => ({ pid: p.pid, comm: p.comm, cmd: p.cmd.slice(0, 80) }));
+}
+
+/**
+ * Every frame of every page in `pages` (the workbench, its webviews' outer and inner frames, any
+ * page opened since) where a payload's script set `rennetPwned`; `main` is the workbench page.
+ */
+export async function pwnedFrames(pages, main) {
+  const out = [];
+  for (const p of pages) {
+    for (const f of p.frames()) {
+      const v = await f.evaluate(() => globalThis.rennetPwned ?? null).catch(() => null);
+      if (v !== null && v !== undefined) out.push({ page: p === main ? 'workbench' : 'popup', frame: f.url().slice(0, 140), value: v });
+    }
+  }
+  return out;
 }

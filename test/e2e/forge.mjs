@@ -18,6 +18,17 @@
 // restart the preview shows what was posted and no Post button; a push to the request is stated
 // (preview, Hand off), a new Post refused before anything is sent, and Capture New Head folds the
 // earlier asks; the `command:` links in the request's title and body and in an ask are links nowhere.
+// alice's push is her fix of bob's gutter comment (line 5 of src/app.js says why it changed; plus a
+// line of the added file and a reworded note). Re-review since your last review (the Hand off row):
+// the notification states the delta since bob's reviewed commit and "Prior review: 1 of 3 resolved";
+// the scripted closure seat (prompt `# Rennet: prior items`, on the Flagged lens's harness) reads
+// read_prior_items and the fixed file's diff, resolves the item on src/app.js:5 citing the ev- id it
+// read, leaves the finding's and the body note's items open; the lens seats, reading the delta,
+// play a delta plan (test/servers/e2eReading.ts `rereview`), so the new generation settles; its
+// Flagged lens shows Prior items (the line, each item, the reasons; the evidence opens the fixed line
+// at alice's head), the still-open finding's ask is staged again; Request change on the delta's
+// finding, the preview and Post land a second review pinned to alice's head whose body opens with the
+// line, and the Hand off view shows its receipt.
 // Last, bob's own branch: bob/feature (made from feature in the clone, no upstream, origin pushing
 // with his credentials) reviewed with Review Branch, then Open Pull Request: the modal shows the title
 // and description the Design lens's scripted model wrote (the plan's `opener` seat: read_draft,
@@ -30,14 +41,34 @@
 // token in its environment; bob's token goes in through "Rennet: Set GitLab Token" (SecretStorage,
 // asked for by the host); Review Pull Request → !1, a gutter comment and a finding's Request change,
 // the Hand off view, the preview (the verdict's label as the body's first line), Post → one body note
-// and one positioned discussion per comment, the posted state after a window reload.
+// and one positioned discussion per comment, the posted state after a window reload; then alice pushes
+// the same fix to !1, Capture New Head, Re-review since your last review ("Prior review: 1 of 2
+// resolved"), the Prior items, and a post whose body note opens with the line, then the verdict label.
 // Screenshots: test/e2e/artifacts/forge-gitlab-NN-*.png.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as rig from './rig.mjs';
-import { board, dumpDiagnostics, editorOf, openCommentWidget, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
+import {
+  board,
+  dumpDiagnostics,
+  editorOf,
+  focusHandOff,
+  openCommentWidget,
+  ptyChildren,
+  pwnedFrames,
+  readHandOff as readHandOffOf,
+  scenarioKit,
+  scmBadge as scmBadgeOf,
+  selectLens,
+  startBeacon,
+  terminalsDrawn,
+  visibleLineTops,
+  waitForTerminalGeneration,
+  watchConsole,
+} from './boardPage.mjs';
 import { diffHunks, git, initRepo, uncitedHunkCount } from './fixture.mjs';
 import { harnessSettings, startModelServers, startServerProcess } from './modelServers.mjs';
 
@@ -48,15 +79,52 @@ const OWNER = 'acme';
 const NAME = 'widgets';
 /** A `command:` link that would open a terminal: in the request's title and body, it must stay text. */
 const COMMAND_LINK = '[run](command:workbench.action.terminal.new)';
-const PR_TITLE = `Name the lines ${COMMAND_LINK}`;
+/** A marker file the sendSequence payload would write (cwd: the workspace). */
+const MARKER = 'rennet-pwned-forge';
+/**
+ * What a forge or a reviewer could write, on one line, each part of it a way out: `$(…)` icons, HTML
+ * with an `onerror` that calls the beacon, a `javascript:` link, an image and a link at a loopback
+ * address (the beacon), a U+202E, and a `command:` link that would type `touch <MARKER>` into a
+ * terminal. In the request's title and body and in one staged ask, it must stay text everywhere.
+ */
+function hostileText(beacon) {
+  const run = `[go](command:workbench.action.terminal.sendSequence?${encodeURIComponent(JSON.stringify({ text: `touch ${MARKER}\n` }))})`;
+  return [
+    '$(terminal) $(alert)',
+    `<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon}/onerror')">`,
+    '[js](javascript:self.rennetPwned=1)',
+    `![i](http://127.0.0.1:${beacon}/img.png)`,
+    `[local](http://127.0.0.1:${beacon}/link)`,
+    'invoice\u202Etxt.exe',
+    run,
+  ].join(' ');
+}
+/** The request's title and body (set once the beacon's port is known): words, the command link, the hostile text. */
+let PR_TITLE = null;
+let PR_BODY = null;
 const ISSUE_TITLE = 'Lines should say what changed';
 const GUTTER_TEXT = 'Say why line five changes here.';
 const PROSE = 'The renamed line is what callers now read.';
 const PROSE_ASK_WORDS = 'Say which callers read the renamed line.';
-/** The reviewer's text carries the link too: it reaches the Hand off view, the preview and the posted body. */
-const PROSE_ASK = `${PROSE_ASK_WORDS} ${COMMAND_LINK}`;
+/**
+ * The reviewer's text carries the link and the hostile text too: it reaches the Hand off view, the
+ * preview and the posted body. Set with the beacon's port.
+ */
+let PROSE_ASK = null;
 /** What the UI shows of a text once the escaping seam's word joiners (U+2060, inside "](" and "$(") are read past. */
 const asRead = (text) => (text ?? '').replace(/\u2060/g, '');
+/**
+ * Whether a Hand off row's label reads as the ask `text`: its plain UI text, whole, or cut with "…"
+ * (a label holds the first ASK_LABEL_MAX_CHARS characters, extension/handOffPlan.ts).
+ */
+const labelReads = (label, text) => {
+  const shown = asRead(label);
+  const full = shownAs(text);
+  return shown === full || (shown.endsWith('…') && shown.length > 40 && full.startsWith(shown.slice(0, -1)));
+};
+/** Plain UI text of `text` (protocol/text.ts escapeControls): a bidi control reads as its escape, `\u202E`. */
+const shownAs = (text) =>
+  /[\u202A-\u202E\u2066-\u2069]/.test(text) ? text.replace(/\\/g, '\\\\').replace(/[\u202A-\u202E\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`) : text;
 /**
  * What the scripted Design model hands in when bob opens a request for his own branch (the plan's
  * `opener`): nothing the deterministic draft (host/exits/prDraft.ts) would write. The description
@@ -107,6 +175,75 @@ function makeForgeFixture(dir) {
   git(dir, ['commit', '-q', '-m', 'feature work']);
   git(dir, ['checkout', '-q', 'main']);
   return dir;
+}
+
+/**
+ * alice's fix, pushed to the request after bob's review (the same edit made in the plan's scratch
+ * clone and in alice's own): line 5 of src/app.js now says why it changed (what bob's gutter
+ * comment asked), one more line of src/new feature.js, and a reworded note (nobody cites it: Noise).
+ * Nothing moves: every line keeps its number, so the request's own plan still cites changed lines.
+ */
+const FIXED_LINE_5 = 'app line 5 (changed: callers now read the new name)';
+function writeAliceFix(dir) {
+  const app = fs.readFileSync(path.join(dir, 'src/app.js'), 'utf8').split('\n');
+  expect(app[4] === 'app line 5 (changed)', `alice's fix: line 5 of src/app.js reads ${JSON.stringify(app[4])}`);
+  app[4] = FIXED_LINE_5;
+  write(dir, 'src/app.js', app.join('\n'));
+  fs.appendFileSync(path.join(dir, 'src/new feature.js'), 'feature line 13\n');
+  const notes = fs.readFileSync(path.join(dir, 'notes.md'), 'utf8');
+  expect(notes.includes('note line 3, decided\n'), `alice's fix: notes.md reads ${JSON.stringify(notes)}`);
+  write(dir, 'notes.md', notes.replace('note line 3, decided\n', 'note line 3, decided and dated\n'));
+}
+
+/**
+ * What the closure seat hands in for bob's earlier items, found by what they are (not by id): the
+ * one written on src/app.js:5 (his gutter comment) resolved on the fix's hunk; any other inline
+ * item (the finding's change request on the inserted lines) open; an item of the body (the folded
+ * prose ask) open.
+ */
+const CLOSURES = {
+  path: 'src/app.js',
+  line: 5,
+  resolved: 'Line 5 now says why it changed: callers read the new name.',
+  openInline: 'The two inserted lines are unchanged: callers matching the old text still do not expect them.',
+  openBody: 'The fix does not say which callers read the renamed line.',
+};
+/** The Flagged finding the re-review's generation raises on the fix delta. */
+const DELTA_FINDING = { origin: 'claude', agreement: 'solo', title: 'No test reads the new reason on line 5' };
+
+/**
+ * The re-review's plan (test/servers/e2eReading.ts `rereview`), from git's own hunks of alice's fix
+ * made in a scratch clone of `source` (the reviewed commit `reviewed` → the fix): the lens seats of
+ * the delta generation cite the fix's lines (Noise groups the reworded note), and the closure seat
+ * resolves R1 on the fix's hunk of src/app.js. Answers `{ rereview, deltaHunks, fixTree }`.
+ */
+function rereviewPlan(source, reviewed, dir) {
+  git(path.dirname(dir), ['clone', '--quiet', '--branch', 'feature', source, dir]);
+  expect(git(dir, ['rev-parse', 'HEAD']).trim() === reviewed, 'fixture: the scratch clone is not at the reviewed head');
+  writeAliceFix(dir);
+  git(dir, ['-c', 'user.name=Alice', '-c', 'user.email=alice@example.invalid', 'commit', '-q', '-am', 'Say why line five changes']);
+  const fix = git(dir, ['rev-parse', 'HEAD']).trim();
+  const deltaHunks = diffHunks(dir, { base: reviewed, head: fix });
+  const app = deltaHunks.get('src/app.js');
+  const added = deltaHunks.get('src/new feature.js');
+  expect(app?.hunks.length === 1 && added?.hunks.length === 1 && deltaHunks.get('notes.md')?.hunks.length === 1 && deltaHunks.size === 3, `fixture: the fix delta is ${JSON.stringify([...deltaHunks].map(([p, f]) => [p, f.hunks.length]))}`);
+  const head = (p, span) => ({ path: p, side: 'head', start: span.start, end: span.end });
+  const line5 = addedSpan(app.hunks[0]);
+  expect(line5.start === 5 && line5.end === 5, `fixture: the fix's hunk of src/app.js adds ${JSON.stringify(line5)}, expected line 5`);
+  const rereview = {
+    base: reviewed,
+    design: [head('src/new feature.js', addedSpan(added.hunks[0]))],
+    sequence: [head('src/app.js', line5), head('src/new feature.js', addedSpan(added.hunks[0]))],
+    decisions: [head('src/app.js', line5)],
+    flagged: [head('src/app.js', line5)],
+    findings: [DELTA_FINDING],
+    review: `# Findings\n\n- src/app.js:5 now says why it changed; no test reads the new text.\n`,
+    noiseMembers: 0,
+    closures: CLOSURES,
+  };
+  rereview.noiseMembers = uncitedHunkCount(deltaHunks, [...rereview.design, ...rereview.sequence, ...rereview.decisions, ...rereview.flagged]);
+  expect(rereview.noiseMembers === 1, `fixture: ${rereview.noiseMembers} hunks of the fix delta are uncited, expected the note's one`);
+  return { rereview, deltaHunks, fixTree: git(dir, ['rev-parse', 'HEAD^{tree}']).trim() };
 }
 
 const addedSpan = (hunk) => {
@@ -263,54 +400,46 @@ function forgePageKit(current) {
       .catch(() => null);
   }
 
-  /** The Hand off view's pane: its header (title, description) and its rows with their depth, label and description. */
-  async function readHandOff() {
-    const page = current();
-    return page
-      .locator('body')
-      .evaluate(() => {
-        const txt = (n) => (n ? n.textContent.replace(/\s+/g, ' ').trim() : null);
-        const panes = [...document.querySelectorAll('.part.sidebar .pane')];
-        const pane = panes.find((p) => /^Hand off/i.test(txt(p.querySelector('.pane-header .title')) ?? ''));
-        if (!pane) return { found: false, panes: panes.map((p) => txt(p.querySelector('.pane-header .title'))) };
-        const rows = [...pane.querySelectorAll('.monaco-list-row')].map((r) => ({
-          level: Number(r.getAttribute('aria-level') ?? '0'),
-          label: txt(r.querySelector('.label-name')),
-          description: txt(r.querySelector('.label-description')),
-          aria: r.getAttribute('aria-label'),
-          icons: [...r.querySelectorAll('.codicon')].map((i) => [...i.classList].find((c) => c.startsWith('codicon-') && c !== 'codicon') ?? null).filter(Boolean),
-          links: [...r.querySelectorAll('a')].map((a) => a.getAttribute('href')),
-        }));
-        return {
-          found: true,
-          expanded: pane.querySelector('.pane-header')?.getAttribute('aria-expanded') ?? null,
-          title: txt(pane.querySelector('.pane-header .title')),
-          description: txt(pane.querySelector('.pane-header .description')),
-          message: txt(pane.querySelector('.message, .tree-explorer-viewlet-tree-view-message')),
-          rows,
-          links: [...pane.querySelectorAll('a')].map((a) => ({ href: a.getAttribute('href'), text: txt(a) })),
-        };
-      })
-      .catch((e) => ({ found: false, error: e.message }));
-  }
-
-  /** The badge on the Source Control activity bar entry (where a view's badge shows). */
-  async function scmBadge() {
-    const page = current();
-    return page
-      .locator('body')
-      .evaluate(() => {
-        const items = [...document.querySelectorAll('.activitybar .action-item, .composite-bar .action-item')];
-        const scm = items.find((i) => /Source Control/i.test(i.querySelector('.action-label')?.getAttribute('aria-label') ?? i.getAttribute('aria-label') ?? ''));
-        if (!scm) return { found: false };
-        const badge = scm.querySelector('.badge .badge-content');
-        const visible = badge ? badge.offsetParent !== null && getComputedStyle(scm.querySelector('.badge')).display !== 'none' : false;
-        return { found: true, text: badge?.textContent?.trim() ?? null, visible, label: scm.querySelector('.action-label')?.getAttribute('aria-label') ?? null };
-      })
-      .catch((e) => ({ found: false, error: e.message }));
-  }
+  /** The Hand off view and the Source Control badge (boardPage.mjs), on the pass's current page. */
+  const readHandOff = () => readHandOffOf(current());
+  const scmBadge = () => scmBadgeOf(current());
 
   return { webviewWith, previewFrame, readPreview, stagedCount, readHandOff, scmBadge };
+}
+
+/** The Prior items section of the board's Flagged lens (the re-review's), read in one go. */
+async function readPriorItems(page) {
+  return board(page)
+    .locator('[data-testid="prior-items"]')
+    .evaluate((root) => {
+      const txt = (n) => (n ? n.textContent.replace(/\s+/g, ' ').trim() : null);
+      return {
+        line: txt(root.querySelector('[data-testid="prior-line"]')),
+        statement: txt(root.querySelector('[data-testid="prior-statement"]')),
+        failure: txt(root.querySelector('[data-testid="prior-failure"]')),
+        items: [...root.querySelectorAll('[data-testid="prior-item"]')].map((li) => ({
+          id: li.getAttribute('data-item'),
+          closure: li.getAttribute('data-closure'),
+          badge: txt(li.querySelector('[data-testid="prior-closure"]')),
+          severity: txt(li.querySelector('[data-testid="prior-severity"]')),
+          where: txt(li.querySelector('.rn-prior-head .rn-muted')),
+          text: txt(li.querySelector('.rn-prior-text')),
+          reason: txt(li.querySelector('[data-testid="prior-reason"]')),
+          evidence: [...li.querySelectorAll('[data-testid="prior-evidence"]')].map((b) => ({ text: txt(b), title: b.getAttribute('title') })),
+          anchors: [...li.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+          images: li.querySelectorAll('img').length,
+          icons: [...li.querySelectorAll('.codicon')].map((c) => c.className),
+        })),
+      };
+    }, null, { timeout: 5_000 })
+    .catch((e) => ({ error: `the Prior items could not be read: ${e.message}` }));
+}
+
+/** The text of line `line` of `editor` as drawn (the line must be visible). */
+async function editorLineText(editor, line) {
+  const tops = await visibleLineTops(editor);
+  if (!(line in tops)) return null;
+  return editor.locator('.view-lines .view-line').evaluateAll((els, top) => els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2)?.textContent.replace(/\u00a0/g, ' ') ?? null, tops[line]);
 }
 
 /** Hides the bottom panel and clears notifications (room for the board and the editor). */
@@ -377,11 +506,39 @@ export async function runForge({ paths, vsix, runner, browser }) {
 
   const { webviewWith, previewFrame, readPreview, stagedCount, readHandOff, scmBadge } = forgePageKit(() => page);
 
+  // The hostile text's beacon, and what its payloads would leave behind, looked for after each surface shows it.
+  const watch = { phase: 'setup', events: [], dialogs: [], popups: [], seen: { terminals: 0, markers: 0, pwned: 0, hits: 0 } };
+  const beacon = await startBeacon(watch);
+  const HOSTILE = hostileText(beacon.port);
+  PR_TITLE = `Name the lines ${COMMAND_LINK} ${HOSTILE}`;
+  PR_BODY = `Fixes #2.\n\nSpells the changed lines out. ${COMMAND_LINK}\n\n${HOSTILE}\n`;
+  PROSE_ASK = `${PROSE_ASK_WORDS} ${COMMAND_LINK} ${HOSTILE}`;
+  const markers = () => [clone, rig.ROOT, os.homedir(), cs?.dir].filter(Boolean).flatMap((d) => (fs.existsSync(d) ? fs.readdirSync(d).filter((n) => n.startsWith(MARKER)).map((n) => path.join(d, n)) : []));
+  /** After a surface showed the hostile text: a terminal, a marker file, a script run in a frame (webviews' too), a beacon request, a dialog. */
+  async function observe(phase) {
+    watch.phase = phase;
+    await rig.sleep(150);
+    const box = page.locator('.monaco-dialog-box').filter({ visible: true }).first();
+    if (await box.isVisible().catch(() => false)) {
+      watch.dialogs.push({ phase, text: (await box.innerText().catch(() => '')).replace(/\s+/g, ' ').slice(0, 300) });
+      await page.keyboard.press('Escape');
+    }
+    const t = terminalsDrawn(page).then((d) => Math.max(d.xterms, d.wrappers, d.tabs, d.editorTabs, ptyChildren(cs).length));
+    const now = { terminals: await t, markers: markers().length, pwned: (await pwnedFrames(page.context().pages(), page)).length, hits: beacon.hits.length };
+    for (const k of Object.keys(now)) if (now[k] > watch.seen[k]) watch.events.push({ phase, what: `${k} ${watch.seen[k]} → ${now[k]}` });
+    for (const k of Object.keys(now)) watch.seen[k] = Math.max(watch.seen[k], now[k]);
+  }
+
   const work = rig.mkTmp('rennet-forge-');
   const source = makeForgeFixture(path.join(work, 'source'));
   const hunks = diffHunks(source, { base: 'main', head: 'feature' });
   const plan = forgePlan(hunks);
   const headSha = git(source, ['rev-parse', 'feature']).trim();
+  // alice's fix, pushed after bob's review: the re-review's lens plan and closures come from its hunks.
+  const { rereview, fixTree } = rereviewPlan(source, headSha, path.join(work, 'fix plan'));
+  plan.rereview = rereview;
+  /** The request's head after alice's fix (set when she pushes it). */
+  let fixHead = null;
   const gutterLine = plan.sequence[0].start;
   const clone = path.join(work, 'widgets checkout');
   let pr = null;
@@ -404,7 +561,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
       head: 'feature',
       base: 'main',
       title: PR_TITLE,
-      body: `Fixes #2.\n\nSpells the changed lines out. ${COMMAND_LINK}\n`,
+      body: PR_BODY,
     });
     issue = await forge.call('addIssue', { provider: 'github', owner: OWNER, name: NAME, title: ISSUE_TITLE, body: 'Each changed line should say so.', author: 'alice' });
     expect(pr.number === 1 && pr.headSha === headSha, `the forge opened ${JSON.stringify(pr)}, expected #1 at ${headSha}`);
@@ -433,6 +590,11 @@ export async function runForge({ paths, vsix, runner, browser }) {
       },
     });
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    page.context().on('page', (p) => watch.popups.push({ phase: watch.phase, url: p.url() }));
+    page.on('dialog', (d) => {
+      watch.dialogs.push({ phase: watch.phase, text: `browser ${d.type()}: ${d.message()}` });
+      d.dismiss().catch(() => {});
+    });
     watchConsole(page, consoleErrors);
     await rig.openWorkbench(page, cs, clone);
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().waitFor({ timeout: 30_000 });
@@ -448,7 +610,11 @@ export async function runForge({ paths, vsix, runner, browser }) {
     rig.log(`forge: request picker ${JSON.stringify({ placeholder, labels })}`);
     expect(/1 open pull request on acme\/widgets on 127\.0\.0\.1:\d+/.test(placeholder ?? ''), `the picker's placeholder is ${JSON.stringify(placeholder)}`);
     // Rennet's escaping seam puts a word joiner (U+2060) inside "](" so no renderer makes a link of it; it reads the same.
-    expect(asRead(labels[0]) === `#1 ${PR_TITLE}`, `the picker's first row is ${JSON.stringify(labels[0])}, expected "#1 ${PR_TITLE}" (rows ${JSON.stringify(labels)})`);
+    // A bidi control reads as its escape; "$(" and "](" carry a word joiner; nothing of the title is an icon or a link.
+    expect(asRead(labels[0]) === `#1 ${shownAs(PR_TITLE)}`, `the picker's first row is ${JSON.stringify(labels[0])}, expected "#1 ${shownAs(PR_TITLE)}" (rows ${JSON.stringify(labels)})`);
+    const drawn = await page.locator('.quick-input-widget .monaco-list-row').evaluateAll((rows) => rows.map((r) => ({ icons: [...r.querySelectorAll('.codicon')].map((c) => c.className), links: [...r.querySelectorAll('a[href], a[data-href]')].length, images: r.querySelectorAll('img').length })));
+    await observe('the request picker');
+    expect(drawn.every((r) => !r.icons.some((c) => /codicon-(terminal|alert)\b/.test(c)) && r.links === 0 && r.images === 0), `the picker draws the title's payloads: ${JSON.stringify(drawn)}`);
     // Type to filter, as a reviewer does, then pick the request.
     await page.locator('.quick-input-widget .quick-input-box input').fill('#1');
     const row = page.locator('.quick-input-widget .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: /^#1 / }) }).first();
@@ -577,7 +743,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
     ];
     const problems = [];
     for (const w of want) {
-      const row = asks.find((r) => r.description === w.description && asRead(r.label) === w.label && r.icons.includes(w.icon));
+      const row = asks.find((r) => r.description === w.description && labelReads(r.label, w.label) && r.icons.includes(w.icon));
       if (!row) problems.push(`no ask row ${JSON.stringify(w)}`);
     }
     if (asks.length !== 3) problems.push(`${asks.length} rows under the lane, expected the 3 staged asks`);
@@ -608,7 +774,13 @@ export async function runForge({ paths, vsix, runner, browser }) {
     await page.mouse.move(rowBox.x + 40, rowBox.y + rowBox.height / 2, { steps: 4 });
     const box = page.locator('.monaco-hover, .workbench-hover').filter({ visible: true }).first();
     const hover = await box.waitFor({ state: 'visible', timeout: 10_000 }).then(
-      () => box.evaluate((h) => ({ text: h.textContent.replace(/\s+/g, ' ').trim(), links: [...h.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? a.getAttribute('data-href')) })),
+      () =>
+        box.evaluate((h) => ({
+          text: h.textContent.replace(/\s+/g, ' ').trim(),
+          links: [...h.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? a.getAttribute('data-href')),
+          icons: [...h.querySelectorAll('.codicon:not(.hover-copy-button)')].map((c) => c.className),
+          images: h.querySelectorAll('img').length,
+        })),
       () => null,
     );
     await screenshot('hand-off-hover');
@@ -617,6 +789,19 @@ export async function runForge({ paths, vsix, runner, browser }) {
     // mdModel (extension/uiText.ts) keeps a non-web link's label and names its target as text.
     expect(/^Request change · board: Sequence/.test(hover.text) && hover.text.includes(`${PROSE_ASK_WORDS} run (command:workbench.action.terminal.new — not opened: not a web link)`), `the hover should read the ask with its link as inert text: ${JSON.stringify(hover)}`);
     expect(hover.links.every((h) => !/command:/i.test(h ?? '')), `the hover draws command: links: ${JSON.stringify(hover.links)}`);
+    // The hostile text as mdModel leaves it: every target named as text, HTML and icons as written, the bidi control escaped.
+    const inert = [
+      '$(terminal) $(alert)',
+      `<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon.port}/onerror')">`,
+      'js (javascript:self.rennetPwned=1 — not opened: not a web link)',
+      '[image: i]',
+      `local (http://127.0.0.1:${beacon.port}/link — not opened: it points at this machine or a private network)`,
+      'invoice\\u202Etxt.exe',
+      'go (command:workbench.action.terminal.sendSequence?',
+    ].filter((w) => !hover.text.includes(w));
+    expect(inert.length === 0, `the hover does not show ${JSON.stringify(inert)} as text: ${JSON.stringify(hover.text)}`);
+    expect(hover.links.length === 0 && hover.icons.length === 0 && hover.images === 0, `the hover draws links ${JSON.stringify(hover.links)}, icons ${JSON.stringify(hover.icons)}, ${hover.images} image(s)`);
+    await observe('the Hand off view and the ask\'s hover');
     await page.mouse.move(5, 500);
   });
 
@@ -666,14 +851,14 @@ export async function runForge({ paths, vsix, runner, browser }) {
     expect(unstaged.folded.length === 0 && !(unstaged.bodyRendered ?? '').includes(PROSE_ASK_WORDS) && unstaged.comments.length === 2 && unstaged.marker !== firstComposition, `after Unstage on the prose ask the preview shows ${JSON.stringify({ folded: unstaged.folded, comments: unstaged.comments?.length, marker: unstaged.marker, body: unstaged.bodyRendered })}, expected no folded ask, no note, a new composition`);
     expect((await scmBadge()).text === '2', `after Unstage the Source Control badge reads ${JSON.stringify(await scmBadge())}, expected 2`);
     const laneOf = (h) => h.rows?.find((r) => r.level === 1 && r.label === 'Post review');
-    const afterUnstage = await poll(readHandOff, (h) => laneOf(h)?.description === '2 staged' && !h.rows.some((r) => asRead(r.label) === PROSE_ASK), 10_000);
+    const afterUnstage = await poll(readHandOff, (h) => laneOf(h)?.description === '2 staged' && !h.rows.some((r) => labelReads(r.label, PROSE_ASK)), 10_000);
     await screenshot('hand-off-after-unstage');
-    expect(laneOf(afterUnstage)?.description === '2 staged' && !afterUnstage.rows.some((r) => asRead(r.label) === PROSE_ASK), `after Unstage the Hand off view still shows ${JSON.stringify(afterUnstage.rows?.map((r) => [r.level, r.label, r.description]))}, expected the lane at "2 staged" without the prose ask`);
+    expect(laneOf(afterUnstage)?.description === '2 staged' && !afterUnstage.rows.some((r) => labelReads(r.label, PROSE_ASK)), `after Unstage the Hand off view still shows ${JSON.stringify(afterUnstage.rows?.map((r) => [r.level, r.label, r.description]))}, expected the lane at "2 staged" without the prose ask`);
     await page.locator('#workbench\\.parts\\.statusbar').click({ position: { x: 2, y: 2 }, force: true });
     await rig.runCommand(page, 'Rennet: Undo Last Ask Action');
     shown = await poll(() => readPreview(frame), (p) => p.folded?.length === 1 && p.marker === firstComposition, 15_000);
     expect(shown.folded.length === 1 && shown.marker === firstComposition && (await scmBadge()).text === '3', `after Undo the preview shows ${JSON.stringify({ folded: shown.folded, marker: shown.marker })} (badge ${JSON.stringify(await scmBadge())}), expected the prose ask back in the first composition ${firstComposition}`);
-    const afterUndo = await poll(readHandOff, (h) => laneOf(h)?.description === '3 staged' && h.rows.some((r) => asRead(r.label) === PROSE_ASK), 10_000);
+    const afterUndo = await poll(readHandOff, (h) => laneOf(h)?.description === '3 staged' && h.rows.some((r) => labelReads(r.label, PROSE_ASK)), 10_000);
     expect(laneOf(afterUndo)?.description === '3 staged', `after Undo the Hand off view shows ${JSON.stringify(afterUndo.rows?.map((r) => [r.level, r.label, r.description]))}, expected the lane back at "3 staged"`);
 
     // The verdict control: Comment overrides the asks (a new composition), "As the asks propose" undoes it.
@@ -693,7 +878,8 @@ export async function runForge({ paths, vsix, runner, browser }) {
     await screenshot('preview-raw');
     shownBody = shown.bodyRaw;
     shownComments = shown.comments.map((c) => ({ path: c.path, side: c.side, line: c.line, startLine: c.startLine, body: c.raw }));
-    expect(shownBody && shownBody.includes(PROSE_ASK) && /\n<!-- rennet-review: [0-9a-f]+ -->$/.test(shownBody), `the raw body ${JSON.stringify(shownBody)} should carry the folded ask's text as typed and end with the marker`);
+    // The raw text is what is sent, its invisible characters drawn as escapes (the ask's U+202E reads "\u202E").
+    expect(shownBody && shownBody.includes(shownAs(PROSE_ASK)) && /\n<!-- rennet-review: [0-9a-f]+ -->$/.test(shownBody), `the raw body ${JSON.stringify(shownBody)} should carry the folded ask's text as typed (its U+202E drawn as an escape) and end with the marker`);
     expect(shown.marker && shownBody.endsWith(`<!-- rennet-review: ${shown.marker} -->`), `the marker note names ${JSON.stringify(shown.marker)}, not the raw body's last line`);
     expect(shownComments.every((c) => typeof c.body === 'string' && c.body.length > 0), `raw comments: ${JSON.stringify(shownComments)}`);
     const reviews = await forge.call('reviews', { owner: OWNER, name: NAME, number: 1 });
@@ -709,9 +895,16 @@ export async function runForge({ paths, vsix, runner, browser }) {
       anchors: [...b.querySelectorAll('a')].map((a) => a.getAttribute('href')),
       text: b.textContent.replace(/\u2060/g, ''),
     }));
+    // The whole preview (the folded ask, the body): no image, no codicon drawn from the hostile text.
+    const drawn = await frame.locator('[data-testid="review-preview"]').evaluate((root) => ({ images: [...root.querySelectorAll('img')].map((i) => i.getAttribute('src')), icons: [...root.querySelectorAll('.codicon')].map((c) => c.className), onerror: root.querySelectorAll('[onerror]').length }));
     const everywhere = await readPreview(frame);
-    rig.log(`forge: the preview's body links ${JSON.stringify(rendered)}`);
+    await frame.locator('[data-testid="body-rendered"]').scrollIntoViewIfNeeded().catch(() => {});
+    await screenshot('preview-hostile');
+    await observe('the preview');
+    rig.log(`forge: the preview's body links ${JSON.stringify(rendered)}; drawn ${JSON.stringify(drawn)}`);
     expect(rendered.anchors.length === 0, `the preview's body renders links ${JSON.stringify(rendered.anchors)}`);
+    expect(drawn.images.length === 0 && drawn.onerror === 0 && !drawn.icons.some((c) => /codicon-(terminal|alert)\b/.test(c)), `the preview draws the hostile text: ${JSON.stringify(drawn)}`);
+    expect(rendered.text.includes('$(terminal) $(alert)') && rendered.text.includes(`<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon.port}/onerror')">`), `the rendered body does not show the ask's "$(terminal)" and HTML as written text: ${JSON.stringify(rendered.text)}`);
     // The Markdown reader takes http(s) and mailto links only: the ask's [run](command:…) is text, as written.
     expect(rendered.text.includes(`${PROSE_ASK_WORDS} ${COMMAND_LINK}`), `the rendered body does not show the ask's [run](command:…) as written text: ${JSON.stringify(rendered.text)}`);
     expect((everywhere.links ?? []).every((l) => !/command:/i.test(l.href ?? '')), `the preview has command: links: ${JSON.stringify(everywhere.links)}`);
@@ -729,6 +922,24 @@ export async function runForge({ paths, vsix, runner, browser }) {
       tabs: document.querySelectorAll('.terminal-tabs-entry').length,
     }));
     expect(Math.max(terminals.xterms, terminals.wrappers, terminals.tabs) === 0, `a terminal exists: ${JSON.stringify(terminals)}`);
+  });
+
+  await test('the hostile request title and body and the hostile ask ran nothing (request picker, Hand off view and hover, preview): no terminal, no marker file, no script in any frame (the preview\'s too), no beacon request, no dialog, no new page', async () => {
+    expect(page, 'no workbench');
+    await observe('verdicts');
+    const terminals = await terminalsDrawn(page);
+    const shells = ptyChildren(cs);
+    const pwned = await pwnedFrames(page.context().pages(), page);
+    const frames = page.frames().length;
+    rig.log(`forge: hostile text: events ${JSON.stringify(watch.events)}; ${frames} frames looked into; beacon ${JSON.stringify(beacon.hits)}; dialogs ${JSON.stringify(watch.dialogs)}; pages ${JSON.stringify(watch.popups)}`);
+    const problems = [];
+    if (Math.max(terminals.xterms, terminals.wrappers, terminals.tabs, terminals.editorTabs) !== 0 || shells.length > 0 || watch.seen.terminals > 0) problems.push(`a terminal: DOM ${JSON.stringify(terminals)}, pty host children ${JSON.stringify(shells)}`);
+    if (markers().length > 0 || watch.seen.markers > 0) problems.push(`marker file(s) ${JSON.stringify(markers())}`);
+    if (pwned.length > 0 || watch.seen.pwned > 0) problems.push(`a script ran: rennetPwned in ${JSON.stringify(pwned)}`);
+    if (beacon.hits.length > 0) problems.push(`the beacon on 127.0.0.1:${beacon.port} got ${JSON.stringify(beacon.hits)}`);
+    if (watch.dialogs.length > 0) problems.push(`dialog(s) ${JSON.stringify(watch.dialogs)}`);
+    if (watch.popups.length > 0) problems.push(`browser page(s) opened ${JSON.stringify(watch.popups)}`);
+    expect(problems.length === 0, `${problems.join('; ')} (first seen: ${JSON.stringify(watch.events)})`);
   });
 
   let receiptUrl = null;
@@ -750,7 +961,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
     expect(reviews.length === 1, `the forge holds ${reviews.length} reviews, expected exactly one`);
     const [review] = reviews;
     expect(review.user?.login === 'bob' && review.state === 'CHANGES_REQUESTED' && review.commit_id === headSha, `the review is ${JSON.stringify({ user: review.user?.login, state: review.state, commit: review.commit_id })}, expected bob's CHANGES_REQUESTED on ${headSha}`);
-    expect(review.body === shownBody, `the posted body differs from the preview's raw body:\n  posted  ${JSON.stringify(review.body)}\n  preview ${JSON.stringify(shownBody)}`);
+    expect(shownAs(review.body) === shownBody && review.body.includes(PROSE_ASK), `the posted body differs from the preview's raw body (invisible characters drawn as escapes there), or does not carry the ask exactly as typed:\n  posted  ${JSON.stringify(review.body)}\n  preview ${JSON.stringify(shownBody)}`);
     const posted = review.comments.map((c) => ({ path: c.path, side: c.side, line: c.line, startLine: c.start_line ?? null, body: c.body }));
     expect(JSON.stringify(posted) === JSON.stringify(shownComments), `the posted comments differ from the preview's:\n  posted  ${JSON.stringify(posted)}\n  preview ${JSON.stringify(shownComments)}`);
     expect(receiptUrl === review.html_url, `the preview links ${receiptUrl}, the forge's review is ${review.html_url}`);
@@ -836,10 +1047,14 @@ export async function runForge({ paths, vsix, runner, browser }) {
     const gitAsAlice = (args, cwd = aliceClone) =>
       execFileP('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'Alice', GIT_AUTHOR_EMAIL: 'alice@example.invalid', GIT_COMMITTER_NAME: 'Alice', GIT_COMMITTER_EMAIL: 'alice@example.invalid' } });
     await gitAsAlice(['clone', '--quiet', '--branch', 'feature', `${forgeUrl.protocol}//alice:alice-token@${forgeUrl.host}/${OWNER}/${NAME}.git`, aliceClone], work);
-    fs.appendFileSync(path.join(aliceClone, 'src/new feature.js'), 'feature line 13\n');
-    await gitAsAlice(['commit', '--quiet', '-am', 'One more line']);
+    // Her fix of what bob asked on line 5, one more line of the added file, a reworded note.
+    writeAliceFix(aliceClone);
+    await gitAsAlice(['commit', '--quiet', '-am', 'Say why line five changes']);
     await gitAsAlice(['push', '--quiet', 'origin', 'feature']);
     const moved = (await gitAsAlice(['rev-parse', 'HEAD'])).stdout.trim();
+    const tree = (await gitAsAlice(['rev-parse', 'HEAD^{tree}'])).stdout.trim();
+    expect(tree === fixTree, `alice's pushed tree ${tree} is not the fix the re-review's plan was made from (${fixTree})`);
+    fixHead = moved;
     const live = await forge.call('pullRequest', { owner: OWNER, name: NAME, number: 1 });
     expect(live.head?.sha === moved, `after alice's push the forge says the request's head is ${live.head?.sha}, expected ${moved}`);
 
@@ -893,6 +1108,232 @@ export async function runForge({ paths, vsix, runner, browser }) {
     expect(!settled.rows.some((r) => /^Head moved/.test(r.label ?? '')), `after Capture New Head the Hand off view still says the head moved: ${JSON.stringify(settled.rows?.map((r) => r.label))}`);
     expect(settled.rows.some((r) => r.label === 'Posted earlier: Request changes · 2 comments'), `after Capture New Head the Hand off view's receipt row is ${JSON.stringify(settled.rows?.filter((r) => /^Posted/.test(r.label ?? '')))}, expected "Posted earlier: Request changes · 2 comments"`);
     expect(!settled.rows.some((r) => asRead(r.label) === GUTTER_TEXT || asRead(r.label) === FINDINGS[0].title), `after Capture New Head the posted asks are listed again: ${JSON.stringify(settled.rows?.map((r) => r.label))}`);
+  });
+
+  // ─── Re-review since the last review: alice's push above is her fix of bob's gutter comment ───
+
+  const priorLine = 'Prior review: 1 of 3 resolved';
+  let captured = null;
+  let rereviewed = null;
+  await test('Re-review since your last review… from the Hand off row, after alice\'s fix and Capture New Head: the notification states the delta since bob\'s review and "Prior review: 1 of 3 resolved"; the ask of the inline item still open (R2, the finding) is staged again', async () => {
+    expect(fixHead, 'alice did not push her fix (see the previous test)');
+    // The board of the new head first: Capture New Head drafted it; a re-review waits for no running generation.
+    await clearTheView(page);
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · Pull Request #1' }).first().click();
+    const headShown = () => board(page).locator('[data-testid="head-id"]').getAttribute('data-full-id', { timeout: 2_000 }).catch(() => null);
+    await poll(headShown, (h) => h === fixHead, 60_000);
+    captured = await waitForTerminalGeneration(page, { previous: generation?.id ?? null, what: 'after Capture New Head', requestCount });
+    const capturedHead = await headShown();
+    expect(capturedHead === fixHead, `the board shows head ${capturedHead}, alice's fix is ${fixHead}: Capture New Head did not make it the review's`);
+    expect(captured.rail.every((t) => t.state === 'settled'), `the new head's lanes did not settle: ${JSON.stringify(captured.rail)}`);
+    await screenshot('rereview-new-head-board');
+
+    await focusHandOff(page);
+    const row = page.locator('.part.sidebar .pane .monaco-list-row', { hasText: 'Re-review since your last review…' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
+      throw new Error(`the Hand off view has no "Re-review since your last review…" row: ${JSON.stringify((await readHandOff()).rows?.map((r) => r.label))}`);
+    });
+    await page.mouse.move(5, 500);
+    await screenshot('rereview-hand-off-row');
+    const requestsBefore = models.requests.length;
+    await row.click();
+    const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Rennet: .*Prior review: / }).first();
+    await toast.waitFor({ state: 'visible', timeout: 180_000 }).catch(async () => {
+      const notes = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+      throw new Error(`no "Rennet: … Prior review: …" notification within 180 s of the row's click (notifications ${JSON.stringify(notes)}; model requests since ${JSON.stringify(models.requests.slice(requestsBefore).map((r) => r.seat))})`);
+    });
+    const said = (await toast.locator('.notification-list-item-message').first().innerText()).replace(/\s+/g, ' ').trim();
+    await rig.sleep(300);
+    await screenshot('rereview-notification');
+    rig.log(`forge: re-review notification ${JSON.stringify(said)}`);
+    const want = `Rennet: The delta since your review at ${headSha.slice(0, 7)} is reviewed. ${priorLine}.`;
+    expect(said === want, `the notification says ${JSON.stringify(said)}, expected ${JSON.stringify(want)}`);
+    rereviewed = { requestsBefore };
+    // host/rereview/run.ts carryForwardOpenAsks: the finding's posted change request (R2) is still open, so it is staged
+    // again for the next post; bob's gutter comment (R1, resolved) and the prose note (R3, no line) are not.
+    await focusHandOff(page);
+    const lane = (h) => h.rows?.find((r) => r.level === 1 && r.label === 'Post review');
+    const view = await poll(readHandOff, (h) => lane(h)?.description === '1 staged', 20_000);
+    await page.mouse.move(5, 500);
+    await rig.sleep(300);
+    await screenshot('rereview-hand-off-carried');
+    rig.log(`forge: hand off after the re-review ${JSON.stringify(view.rows?.map((r) => [r.level, r.label, r.description]))}`);
+    // The rows under the lane (the merge gates' rows below are level 2 too).
+    const rows = view.rows ?? [];
+    const at = rows.indexOf(lane(view));
+    const end = rows.findIndex((r, i) => i > at && r.level === 1);
+    const asks = rows.slice(at + 1, end < 0 ? rows.length : end).filter((r) => r.level === 2);
+    // Its finding is not on the new generation's boards: the row names its lines on the capture it was written on.
+    const carried = `finding on src/app.js:${plan.flagged[0].start}-${plan.flagged[0].end} (new) · earlier capture`;
+    expect(lane(view)?.description === '1 staged' && asks.length === 1 && asRead(asks[0].label) === FINDINGS[0].title && asks[0].description === carried, `after the re-review the Hand off lane is ${JSON.stringify(lane(view))} with asks ${JSON.stringify(asks.map((r) => [r.label, r.description]))}, expected R2's change request "${FINDINGS[0].title}" (${carried}) staged again`);
+  });
+
+  await test('the re-review\'s generation over the fix delta (base: bob\'s reviewed commit) settles, and its Flagged lens shows Prior items: the line, R1 resolved with the fix\'s line as evidence, R2 and R3 open with their reasons; the closure seat read the items and the fixed file first', async () => {
+    expect(rereviewed, 'the re-review did not run (see the previous test)');
+    await clearTheView(page);
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · Pull Request #1' }).first().click();
+    const generation = await waitForTerminalGeneration(page, { previous: captured.id, what: 'after the re-review', requestCount });
+    const ids = {
+      head: await board(page).locator('[data-testid="head-id"]').getAttribute('data-full-id'),
+      base: await board(page).locator('[data-testid="base-id"]').getAttribute('data-full-id'),
+      rows: await board(page).locator('[data-testid="file-row"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')).sort()),
+    };
+    await rig.sleep(300);
+    await screenshot('rereview-board');
+    rig.log(`forge: the re-review's generation ${generation.id} ${JSON.stringify({ ...ids, rail: generation.rail })}`);
+    expect(generation.rail.every((t) => t.state === 'settled'), `every lens of the re-review's generation should settle on the scripted delta plan; not settled: ${JSON.stringify(generation.rail.filter((t) => t.state !== 'settled'))}`);
+    // The panel's header stays the request's capture (what posts); the lens seats read the fix delta: their
+    // list_changes answered from bob's reviewed commit to alice's head, with the delta's three one-hunk files.
+    expect(ids.head === fixHead && ids.base !== headSha, `the board's header reads ${ids.base} → ${ids.head}, expected the request's capture at alice's head ${fixHead}`);
+    const listed = models.requests.slice(rereviewed.requestsBefore).filter((r) => /^rereview:(design|sequence|decisions|flagged|noise):\w+@1$/.test(r.seat ?? '')).map((r) => r.toolResults?.at(-1) ?? '');
+    const deltaLine = `Reviewed change: base ${headSha.slice(0, 12)} → head ${fixHead.slice(0, 12)}; 3 files, +3 −2, 3 hunks.`;
+    expect(listed.length === 6 && listed.every((t) => t.split('\n')[0] === deltaLine), `the re-review's lens seats' list_changes answered ${JSON.stringify(listed.map((t) => t.split('\n')[0]))}, expected six times ${JSON.stringify(deltaLine)}`);
+
+    // The delta plan's Sequence cites the fix: its first code card is line 5 of src/app.js, the fixed text cited.
+    await selectLens(page, 'sequence');
+    const card = board(page).locator('[data-testid="code-card"][data-path="src/app.js"][data-start="5"][data-end="5"]').first();
+    await card.waitFor({ state: 'visible', timeout: 15_000 });
+    await card.scrollIntoViewIfNeeded();
+    const cardLines = await card.locator('[data-testid="code-line"]').evaluateAll((rows) => rows.map((r) => ({ kind: r.getAttribute('data-kind'), old: r.getAttribute('data-old'), new: r.getAttribute('data-new'), cited: r.getAttribute('data-cited'), text: r.querySelector('.rn-code-text')?.textContent ?? null })));
+    await rig.sleep(300);
+    await screenshot('rereview-sequence');
+    const cited = cardLines.filter((l) => l.cited === 'true');
+    expect(cited.length === 1 && cited[0].new === '5' && cited[0].text === FIXED_LINE_5 && cardLines.some((l) => l.old === '5' && l.new === null && l.text === 'app line 5 (changed)'), `the re-review's Sequence card of src/app.js:5 shows ${JSON.stringify(cardLines)}, expected the fix: line 5 "app line 5 (changed)" replaced by ${JSON.stringify(FIXED_LINE_5)}, cited`);
+
+    await selectLens(page, 'flagged');
+    const section = board(page).locator('[data-testid="prior-items"]');
+    await section.waitFor({ state: 'visible', timeout: 15_000 });
+    await section.scrollIntoViewIfNeeded();
+    const prior = await readPriorItems(page);
+    await rig.sleep(300);
+    await screenshot('rereview-prior-items');
+    rig.log(`forge: Prior items ${JSON.stringify(prior)}`);
+    expect(!prior.error, prior.error);
+    expect(prior.line === priorLine, `the Prior items line reads ${JSON.stringify(prior.line)}, expected ${JSON.stringify(priorLine)}`);
+    expect(prior.statement === `The delta since your review at ${headSha.slice(0, 7)} is reviewed. 1 of 3 earlier items resolved.`, `the statement reads ${JSON.stringify(prior.statement)}`);
+    expect(prior.failure === null, `the Prior items say the closures were not judged: ${JSON.stringify(prior.failure)}`);
+    const got = prior.items.map((i) => ({ id: i.id, closure: i.closure, badge: i.badge, severity: i.severity, reason: i.reason, evidence: i.evidence.map((e) => e.text) }));
+    const want = [
+      { id: 'R1', closure: 'resolved', badge: 'resolved', severity: 'blocker', reason: CLOSURES.resolved, evidence: ['src/app.js:5'] },
+      { id: 'R2', closure: 'open', badge: 'open', severity: 'blocker', reason: CLOSURES.openInline, evidence: [] },
+      { id: 'R3', closure: 'open', badge: 'open', severity: 'blocker', reason: CLOSURES.openBody, evidence: [] },
+    ];
+    expect(JSON.stringify(got) === JSON.stringify(want), `the Prior items are ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+    // The items are bob's earlier review as posted: his gutter comment, the finding's comment, the folded prose ask.
+    const [r1, r2, r3] = prior.items;
+    expect(r1.where === `R1 · src/app.js:${gutterLine}` && r1.text === GUTTER_TEXT, `R1 reads ${JSON.stringify([r1.where, r1.text])}, expected bob's gutter comment on src/app.js:${gutterLine}`);
+    expect(r2.where === `R2 · src/app.js:${plan.flagged[0].end}` && (r2.text ?? '').includes(FINDINGS[0].title), `R2 reads ${JSON.stringify([r2.where, r2.text])}, expected the finding's comment on src/app.js:${plan.flagged[0].end}`);
+    expect(r3.where === 'R3' && asRead(r3.text).includes(PROSE_ASK_WORDS), `R3 reads ${JSON.stringify([r3.where, r3.text])}, expected the folded prose ask (a note of the body)`);
+    // R3 is the reviewer's hostile text, drawn through the Markdown sanitizer: no image, icon or link of it.
+    expect(prior.items.every((i) => i.images === 0 && i.anchors.every((h) => !/^(command|javascript):/i.test(h ?? '') && !(h ?? '').includes(`127.0.0.1:${beacon.port}`)) && !i.icons.some((c) => /codicon-(terminal|alert)\b/.test(c))), `the Prior items draw the hostile text: ${JSON.stringify(prior.items.map((i) => ({ id: i.id, images: i.images, anchors: i.anchors, icons: i.icons })))}`);
+    const eventsBefore = watch.events.length;
+    await observe('the Prior items');
+    expect(watch.events.length === eventsBefore && beacon.hits.length === 0, `showing the Prior items ran something: ${JSON.stringify(watch.events.slice(eventsBefore))}; beacon ${JSON.stringify(beacon.hits)}`);
+    // The delta's own finding shows on the board under them.
+    const finding = board(page).locator('[data-testid="element"][data-kind="finding"]').filter({ hasText: DELTA_FINDING.title });
+    expect((await finding.count()) === 1, `the re-review's Flagged board does not show its finding "${DELTA_FINDING.title}"`);
+
+    // The closure seat (the Flagged lens's harness: the Anthropic server) read before it judged: page 1 (the items and the
+    // delta's units), the fixed file's diff, then handed in closures the host accepted — the earlier items never in its prompt.
+    const closure = models.requests.slice(rereviewed.requestsBefore).filter((r) => /^rereview:closures@/.test(r.seat ?? ''));
+    const route = closure.map((r) => `${r.server} ${r.seat}`);
+    const wantRoute = [0, 1, 2, 3].map((n) => `anthropic rereview:closures@${n}`);
+    expect(JSON.stringify(route) === JSON.stringify(wantRoute), `the closure seat's requests were ${JSON.stringify(route)}, expected ${JSON.stringify(wantRoute)}`);
+    const results = closure[3].toolResults ?? [];
+    const page1 = results[0] ?? '';
+    const unit = page1.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((u) => u.kind === 'text-hunk' && u.path === 'src/app.js');
+    expect(/"items":\[\{"id":"R1"/.test(page1) && unit && /^ev-[0-9a-f]{16}$/.test(unit.id) && unit.body.includes(`+${FIXED_LINE_5}`), `read_prior_items answered ${JSON.stringify(page1.slice(0, 600))}: no item R1, or no text-hunk unit of src/app.js carrying the fix`);
+    expect((results[1] ?? '').split('\n').some((l) => l.startsWith('+') && l.endsWith(`| ${FIXED_LINE_5}`)), `read_diff of src/app.js answered ${JSON.stringify((results[1] ?? '').slice(0, 600))}, without the fixed line`);
+    expect(/^The closures are accepted: 1 of 3 items resolved/.test(results[2] ?? ''), `submit_closures answered ${JSON.stringify(results[2])}`);
+    const prompt = (closure[0].prompt ?? []).join('\n');
+    expect(prompt.includes('# Rennet: prior items') && !prompt.includes(GUTTER_TEXT) && !prompt.includes(headSha), `the closure seat's prompt ${prompt.includes('# Rennet: prior items') ? 'carries the earlier review (its items or the reviewed commit)' : 'is not the prior-items prompt'}`);
+    // The lens seats read the delta and played the delta plan.
+    const lensSeats = new Set(models.requests.slice(rereviewed.requestsBefore).map((r) => r.seat?.replace(/@\d+$/, '')).filter((s) => /^rereview:(design|sequence|decisions|flagged|noise):/.test(s ?? '')));
+    expect(lensSeats.size === 6, `the delta plan answered the seats ${JSON.stringify([...lensSeats])}, expected the six lens seats`);
+    rereviewed.generation = generation.id;
+  });
+
+  await test('a resolved item\'s evidence opens the fixed line of src/app.js at alice\'s head in an editor', async () => {
+    expect(rereviewed?.generation, 'the re-review\'s board was not read (see the previous test)');
+    const button = board(page).locator('[data-testid="prior-item"][data-item="R1"] [data-testid="prior-evidence"]').first();
+    const title = await button.getAttribute('title');
+    expect(title === 'Open src/app.js line 5 (after the fix)', `the evidence button's title is ${JSON.stringify(title)}`);
+    await button.click();
+    const tab = page.locator('.part.editor .tabs-container .tab.active', { hasText: 'app.js' }).first();
+    await tab.waitFor({ timeout: 15_000 });
+    const editor = editorOf(page);
+    const uri = await poll(() => editor.getAttribute('data-uri').catch(() => null), (u) => /^rennet-blob:\/src\/app\.js\?/.test(u ?? ''), 10_000);
+    const status = await poll(() => page.locator('[id="status.editor.selection"]').innerText({ timeout: 2_000 }).catch(() => null), (t) => /^Ln 5, Col \d+/.test(t ?? ''), 10_000);
+    const text = await poll(() => editorLineText(editor, 5), (t) => t === FIXED_LINE_5, 10_000);
+    await rig.sleep(300);
+    await screenshot('rereview-evidence-editor');
+    rig.log(`forge: the evidence opened ${uri}; status ${JSON.stringify(status)}; line 5 ${JSON.stringify(text)}`);
+    expect(/^rennet-blob:\/src\/app\.js\?/.test(uri ?? '') && /side(=|%3D)head/.test(uri), `the evidence opened ${JSON.stringify(uri)}, expected the captured head of src/app.js (the checkout is main)`);
+    expect(/^Ln 5, Col \d+/.test(status ?? ''), `the status bar says ${JSON.stringify(status)}, expected the cursor on line 5`);
+    expect(text === FIXED_LINE_5, `line 5 of the opened editor reads ${JSON.stringify(text)}, expected alice's fix ${JSON.stringify(FIXED_LINE_5)}`);
+  });
+
+  await test('Request change on the delta\'s finding, then the preview and Post: the forge holds a second review of bob\'s, pinned to alice\'s head, whose body opens with "Prior review: 1 of 3 resolved" and carries R2\'s ask again, and whose comment is on line 5; the Hand off view shows its receipt', async () => {
+    expect(rereviewed?.generation, 'the re-review\'s board was not read (see the previous tests)');
+    await clearTheView(page);
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · Pull Request #1' }).first().click();
+    await selectLens(page, 'flagged');
+    const finding = board(page).locator('[data-testid="element"][data-kind="finding"]').filter({ hasText: DELTA_FINDING.title }).first();
+    await finding.waitFor({ state: 'visible', timeout: 15_000 });
+    await finding.scrollIntoViewIfNeeded();
+    await finding.locator('[data-testid="finding-request"]').click();
+    const staged = await poll(stagedCount, (n) => n === 2);
+    await screenshot('rereview-finding-requested');
+    expect(staged === 2, `after Request change on the delta's finding the board counts ${staged} staged asks, expected 2 (it and R2's, staged again)`);
+
+    await focusHandOff(page);
+    await page.locator('.part.sidebar .pane .monaco-list-row', { hasText: 'Preview and post review…' }).first().click();
+    const frame = await previewFrame();
+    let shown = await poll(() => readPreview(frame), (p) => p.postArea === 'post' && p.freshness === 'fresh' && p.comments?.length === 1 && p.event === 'REQUEST_CHANGES', 30_000);
+    await rig.sleep(300);
+    await screenshot('rereview-preview');
+    rig.log(`forge: the re-review's preview ${JSON.stringify({ ...shown, text: shown.text?.slice(0, 400) })}`);
+    expect(shown.postArea === 'post' && shown.freshness === 'fresh' && shown.event === 'REQUEST_CHANGES', `the preview shows ${JSON.stringify({ postArea: shown.postArea, freshness: shown.freshness, event: shown.event, error: shown.error, refused: shown.refused })}, expected a fresh Request changes to post`);
+    expect(shown.bodyFirst?.text === priorLine, `the rendered body's first block is ${JSON.stringify(shown.bodyFirst)}, expected ${JSON.stringify(priorLine)}`);
+    const wantComment = [{ path: 'src/app.js', side: 'RIGHT', line: 5, startLine: null, where: 'src/app.js · new side · line 5' }];
+    const gotComment = shown.comments.map((c) => ({ path: c.path, side: c.side, line: c.line, startLine: c.startLine, where: c.where?.split(' · ').slice(0, 3).join(' · ') }));
+    expect(JSON.stringify(gotComment) === JSON.stringify(wantComment) && (shown.comments[0].body ?? '').includes(DELTA_FINDING.title), `the preview's comments are ${JSON.stringify(shown.comments)}, expected the delta finding's change request on src/app.js line 5 of the request's head`);
+    expect((shown.bodyRendered ?? '').includes(`Reviewed ${fixHead.slice(0, 12)}`), `the rendered body does not state the reviewed head ${fixHead.slice(0, 12)}: ${JSON.stringify(shown.bodyRendered)}`);
+    // R2's ask, staged again, was written on the first capture: it goes in the body, said.
+    const foldedAt = `src/app.js lines ${plan.flagged[0].start}–${plan.flagged[0].end}`;
+    expect(shown.folded.length === 1 && shown.folded[0].reason === 'other-patchset' && shown.folded[0].text.startsWith(foldedAt) && (shown.bodyRendered ?? '').includes(`Change requested · ${foldedAt}`) && (shown.bodyRendered ?? '').includes(FINDINGS[0].title), `the folded asks are ${JSON.stringify(shown.folded)} (body ${JSON.stringify(shown.bodyRendered)}), expected R2's change request "${FINDINGS[0].title}" on ${foldedAt} folded as other-patchset into the body's notes`);
+    await frame.locator('[data-testid="body-raw-toggle"]').click();
+    shown = await poll(() => readPreview(frame), (p) => p.bodyRaw !== null, 5_000);
+    const rawBody = shown.bodyRaw;
+    const rawComments = shown.comments.map((c) => ({ path: c.path, side: c.side, line: c.line, startLine: c.startLine, body: c.raw }));
+    await screenshot('rereview-preview-raw');
+    expect(rawBody?.split('\n')[0] === priorLine && shown.marker && rawBody.endsWith(`<!-- rennet-review: ${shown.marker} -->`), `the raw body ${JSON.stringify(rawBody)} should open with ${JSON.stringify(priorLine)} and end with its marker`);
+    expect((await forge.call('reviews', { owner: OWNER, name: NAME, number: 1 })).length === 1, 'a review was posted before Post');
+
+    await frame.locator('[data-testid="post-review"]').click();
+    shown = await poll(() => readPreview(frame), (p) => p.postArea === 'posted' || p.refused !== null, 60_000);
+    await rig.sleep(300);
+    await screenshot('rereview-posted');
+    rig.log(`forge: after the re-review's Post ${JSON.stringify({ postArea: shown.postArea, posted: shown.posted, refused: shown.refused, error: shown.error })}`);
+    expect(shown.postArea === 'posted' && shown.posted?.words === 'Posted: Request changes · 1 comment' && shown.postButton === null, `after Post the preview shows ${JSON.stringify({ postArea: shown.postArea, posted: shown.posted, refused: shown.refused, error: shown.error })}`);
+    const reviews = await forge.call('reviews', { owner: OWNER, name: NAME, number: 1 });
+    rig.log(`forge: reviews after the re-review ${JSON.stringify(reviews.map((r) => ({ id: r.id, user: r.user?.login, state: r.state, commit: r.commit_id, body: r.body.slice(0, 120), comments: r.comments.length })))}`);
+    expect(reviews.length === 2, `the forge holds ${reviews.length} reviews, expected two (the first and the re-review's)`);
+    const second = reviews[1];
+    expect(second.user?.login === 'bob' && second.state === 'CHANGES_REQUESTED' && second.commit_id === fixHead, `the second review is ${JSON.stringify({ user: second.user?.login, state: second.state, commit: second.commit_id })}, expected bob's CHANGES_REQUESTED pinned to alice's head ${fixHead}`);
+    expect(second.body.split('\n')[0] === priorLine && shownAs(second.body) === rawBody && second.body.includes(FINDINGS[0].title), `the second review's body differs from the preview's raw body or does not open with the line:\n  posted  ${JSON.stringify(second.body)}\n  preview ${JSON.stringify(rawBody)}`);
+    const posted = second.comments.map((c) => ({ path: c.path, side: c.side, line: c.line, startLine: c.start_line ?? null, body: c.body }));
+    expect(JSON.stringify(posted) === JSON.stringify(rawComments), `the second review's comments differ from the preview's:\n  posted  ${JSON.stringify(posted)}\n  preview ${JSON.stringify(rawComments)}`);
+    expect(shown.posted.link === second.html_url, `the preview links ${shown.posted.link}, the forge's review is ${second.html_url}`);
+
+    await focusHandOff(page);
+    const view = await poll(readHandOff, (h) => h.found && h.rows.some((r) => r.label === 'Posted: Request changes · 1 comment'), 20_000);
+    await page.mouse.move(5, 500);
+    await rig.sleep(300);
+    await screenshot('rereview-hand-off-posted');
+    rig.log(`forge: hand off after the re-review's post ${JSON.stringify(view.rows?.map((r) => [r.level, r.label, r.description]))}`);
+    const receipt = view.rows?.find((r) => /^Posted: /.test(r.label ?? ''));
+    expect(receipt?.label === 'Posted: Request changes · 1 comment' && receipt.level === 1, `the Hand off view's receipt row is ${JSON.stringify(receipt)} (rows ${JSON.stringify(view.rows?.map((r) => r.label))})`);
   });
 
   await test('Open Pull Request on bob\'s own branch bob/feature: after Review Branch the modal shows the title and description the Design lens\'s model wrote from the review; Push and Open Pull Request pushes the branch (no upstream written) and the forge holds the request with exactly that text', async () => {
@@ -1036,7 +1477,7 @@ export async function runForge({ paths, vsix, runner, browser }) {
 
   // The same requests on GitLab: the same forge process serves grp/widgets; a code-server of its own
   // registers the forge as GitLab, and the token comes from "Rennet: Set GitLab Token".
-  await runForgeGitLab({ paths, vsix, runner, browser, forge, models, source, plan, work });
+  await runForgeGitLab({ paths, vsix, runner, browser, forge, models, source, plan, work, fixTree });
   await models?.stop();
   await forge?.stop();
 }
@@ -1073,7 +1514,7 @@ const GL_VERDICT_LABEL = '**Verdict: changes requested**';
  * to the preview's raw body and one positioned discussion per comment, the posted state after a
  * window reload. Screenshots: test/e2e/artifacts/forge-gitlab-NN-*.png.
  */
-async function runForgeGitLab({ paths, vsix, runner, browser, forge, models, source, plan, work }) {
+async function runForgeGitLab({ paths, vsix, runner, browser, forge, models, source, plan, work, fixTree }) {
   let page = null;
   let cs = null;
   const consoleErrors = [];
@@ -1362,6 +1803,134 @@ async function runForgeGitLab({ paths, vsix, runner, browser, forge, models, sou
     expect(all.length > 0 && all.every((r) => r.user === 'bob' && r.status < 400), `the forge's GitLab requests: ${JSON.stringify(all.filter((r) => r.user !== 'bob' || r.status >= 400))} were not bob's or failed`);
     const logs = [cs.logFile, ...cs.logsMatching(/\.log$/)].filter((f) => fs.existsSync(f) && fs.readFileSync(f, 'utf8').includes('bob-token'));
     expect(logs.length === 0, `bob's token is written in ${JSON.stringify(logs.map((f) => path.relative(cs.dir, f)))}`);
+  });
+
+  // ─── Re-review since the last review on GitLab: alice pushes the same fix to !1 ───
+  const glPriorLine = 'Prior review: 1 of 2 resolved';
+  let glFixHead = null;
+  let glCaptured = null;
+  await test(`alice pushes her fix to !1; Refresh and Capture New Head in the preview make it the review's head; Re-review since your last review… from the Hand off row says "${glPriorLine}"`, async () => {
+    expect(receiptUrl, 'nothing was posted (see the previous tests)');
+    const forgeUrl = new URL(forge.url);
+    const aliceClone = path.join(work, 'alice gitlab');
+    const gitAsAlice = (args, cwd = aliceClone) =>
+      execFileP('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'Alice', GIT_AUTHOR_EMAIL: 'alice@example.invalid', GIT_COMMITTER_NAME: 'Alice', GIT_COMMITTER_EMAIL: 'alice@example.invalid' } });
+    await gitAsAlice(['clone', '--quiet', '--branch', 'feature', `${forgeUrl.protocol}//alice:alice-token@${forgeUrl.host}/${full}.git`, aliceClone], work);
+    writeAliceFix(aliceClone);
+    await gitAsAlice(['commit', '--quiet', '-am', 'Say why line five changes']);
+    await gitAsAlice(['push', '--quiet', 'origin', 'feature']);
+    glFixHead = (await gitAsAlice(['rev-parse', 'HEAD'])).stdout.trim();
+    const tree = (await gitAsAlice(['rev-parse', 'HEAD^{tree}'])).stdout.trim();
+    expect(tree === fixTree, `alice's pushed tree ${tree} is not the fix the re-review's plan was made from (${fixTree})`);
+    const live = await forge.call('pullRequest', mr);
+    expect(live.diff_refs?.head_sha === glFixHead, `after alice's push the merge request's head is ${live.diff_refs?.head_sha}, expected ${glFixHead}`);
+
+    // The restored preview: Refresh sees the push; Capture New Head makes it the review's head.
+    const frame = await previewFrame();
+    await frame.locator('[data-testid="preview-refresh"]').click();
+    await poll(() => readPreview(frame), (p) => p.freshness === 'moved', 20_000);
+    await frame.locator('[data-testid="capture-new-head"]').click();
+    const fresh = await poll(() => readPreview(frame), (p) => p.freshness === 'fresh' && (p.bodyRendered ?? '').includes(`Reviewed ${glFixHead.slice(0, 12)}`), 90_000);
+    await screenshot('rereview-new-head-preview');
+    expect(fresh.freshness === 'fresh' && (fresh.bodyRendered ?? '').includes(`Reviewed ${glFixHead.slice(0, 12)}`), `after Capture New Head the preview shows ${JSON.stringify({ freshness: fresh.freshness, body: fresh.bodyRendered?.slice(0, 200), error: fresh.error })}, expected a review of ${glFixHead.slice(0, 12)}`);
+    await clearTheView(page);
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · Merge Request !1' }).first().click();
+    const headShown = () => board(page).locator('[data-testid="head-id"]').getAttribute('data-full-id', { timeout: 2_000 }).catch(() => null);
+    await poll(headShown, (h) => h === glFixHead, 60_000);
+    glCaptured = await waitForTerminalGeneration(page, { previous: generation?.id ?? null, what: 'after Capture New Head (GitLab)', requestCount: () => models?.requests.length ?? 0 });
+    expect((await headShown()) === glFixHead && glCaptured.rail.every((t) => t.state === 'settled'), `the board after Capture New Head shows head ${await headShown()} with lanes ${JSON.stringify(glCaptured.rail)}, expected alice's fix ${glFixHead}, settled`);
+
+    await focusHandOff(page);
+    const row = page.locator('.part.sidebar .pane .monaco-list-row', { hasText: 'Re-review since your last review…' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    const requestsBefore = models.requests.length;
+    await row.click();
+    const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Rennet: .*Prior review: / }).first();
+    await toast.waitFor({ state: 'visible', timeout: 180_000 }).catch(async () => {
+      const notes = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+      throw new Error(`no "Rennet: … Prior review: …" notification within 180 s of the row's click (notifications ${JSON.stringify(notes)}; model requests since ${JSON.stringify(models.requests.slice(requestsBefore).map((r) => r.seat))})`);
+    });
+    const said = (await toast.locator('.notification-list-item-message').first().innerText()).replace(/\s+/g, ' ').trim();
+    await rig.sleep(300);
+    await screenshot('rereview-notification');
+    rig.log(`forge-gitlab: re-review notification ${JSON.stringify(said)}`);
+    const want = `Rennet: The delta since your review at ${headSha.slice(0, 7)} is reviewed. ${glPriorLine}.`;
+    expect(said === want, `the notification says ${JSON.stringify(said)}, expected ${JSON.stringify(want)}`);
+    const closure = models.requests.slice(requestsBefore).filter((r) => /^rereview:closures@/.test(r.seat ?? ''));
+    expect(closure.length === 4 && /^The closures are accepted: 1 of 2 items resolved/.test(closure[3].toolResults?.at(-1) ?? ''), `the closure seat's requests were ${JSON.stringify(closure.map((r) => r.seat))}; submit_closures answered ${JSON.stringify(closure[3]?.toolResults?.at(-1))}`);
+  });
+
+  await test(`the re-review's board shows Prior items (R1 resolved on the fix's line, R2 open); Request change on the delta's finding; Post → a second body note opening with "${glPriorLine}" and the verdict label, and a discussion on line 5 pinned to alice's head`, async () => {
+    expect(glCaptured, 'the re-review did not run (see the previous test)');
+    await clearTheView(page);
+    await page.locator('.tabs-container .tab', { hasText: 'Rennet · Merge Request !1' }).first().click();
+    const rereviewed = await waitForTerminalGeneration(page, { previous: glCaptured.id, what: 'after the re-review (GitLab)', requestCount: () => models?.requests.length ?? 0 });
+    expect(rereviewed.rail.every((t) => t.state === 'settled'), `the re-review's lanes did not settle: ${JSON.stringify(rereviewed.rail)}`);
+    await selectLens(page, 'flagged');
+    const section = board(page).locator('[data-testid="prior-items"]');
+    await section.waitFor({ state: 'visible', timeout: 15_000 });
+    await section.scrollIntoViewIfNeeded();
+    const prior = await readPriorItems(page);
+    await rig.sleep(300);
+    await screenshot('rereview-prior-items');
+    rig.log(`forge-gitlab: Prior items ${JSON.stringify(prior)}`);
+    // The items in GitLab's order of the diff notes (host/forge/gitlab.ts earlierReview), which need not be the posting order.
+    const got = (prior.items ?? []).map((i) => ({ id: i.id, closure: i.closure, place: i.where?.replace(/^R\d+ · /, ''), text: i.text, reason: i.reason, evidence: i.evidence.map((e) => e.text) }));
+    const gutterItem = got.find((i) => i.place === `src/app.js:${gutterLine}`);
+    const findingItem = got.find((i) => i.place === `src/app.js:${plan.flagged[0].end}`);
+    expect(
+      prior.line === glPriorLine && prior.failure === null && got.length === 2 && JSON.stringify(got.map((i) => i.id).sort()) === '["R1","R2"]',
+      `the Prior items read ${JSON.stringify({ line: prior.line, failure: prior.failure, items: got, error: prior.error })}, expected ${glPriorLine} with items R1 and R2`,
+    );
+    expect(gutterItem?.closure === 'resolved' && gutterItem.text === GL_GUTTER_TEXT && gutterItem.reason === CLOSURES.resolved && JSON.stringify(gutterItem.evidence) === '["src/app.js:5"]', `bob's gutter comment's item is ${JSON.stringify(gutterItem)}, expected it resolved on src/app.js:5`);
+    expect(findingItem?.closure === 'open' && (findingItem.text ?? '').includes(FINDINGS[0].title) && findingItem.reason === CLOSURES.openInline && findingItem.evidence.length === 0, `the finding's item is ${JSON.stringify(findingItem)}, expected it open with its reason`);
+
+    const finding = board(page).locator('[data-testid="element"][data-kind="finding"]').filter({ hasText: DELTA_FINDING.title }).first();
+    await finding.waitFor({ state: 'visible', timeout: 15_000 });
+    await finding.scrollIntoViewIfNeeded();
+    await finding.locator('[data-testid="finding-request"]').click();
+    // With R2's change request, staged again (its item is still open).
+    const staged = await poll(stagedCount, (n) => n === 2);
+    expect(staged === 2, `after Request change on the delta's finding the board counts ${staged} staged asks, expected 2 (it and R2's, staged again)`);
+
+    await focusHandOff(page);
+    await page.locator('.part.sidebar .pane .monaco-list-row', { hasText: 'Preview and post review…' }).first().click();
+    const frame = await previewFrame();
+    let shown = await poll(() => readPreview(frame), (p) => p.postArea === 'post' && p.freshness === 'fresh' && p.comments?.length === 1 && p.folded?.length === 1, 30_000);
+    await frame.locator('[data-testid="body-raw-toggle"]').click();
+    shown = await poll(() => readPreview(frame), (p) => p.bodyRaw !== null, 5_000);
+    await rig.sleep(300);
+    await screenshot('rereview-preview-raw');
+    rig.log(`forge-gitlab: the re-review's preview ${JSON.stringify({ ...shown, text: shown.text?.slice(0, 300) })}`);
+    const rawBody = shown.bodyRaw;
+    expect(JSON.stringify(rawBody?.split('\n').slice(0, 3)) === JSON.stringify([glPriorLine, '', GL_VERDICT_LABEL]), `the raw body opens ${JSON.stringify(rawBody?.split('\n').slice(0, 3))}, expected the Prior review line, then GitLab's verdict label`);
+    const c = shown.comments[0];
+    expect(c.path === 'src/app.js' && c.side === 'RIGHT' && c.line === 5 && c.startLine === null && shown.folded[0].reason === 'other-patchset', `the preview's comment is ${JSON.stringify(c)} and its folded ask ${JSON.stringify(shown.folded)}, expected line 5 of src/app.js and R2's ask folded (other-patchset)`);
+    const notesBefore = await forge.call('notes', mr);
+
+    await frame.locator('[data-testid="post-review"]').click();
+    shown = await poll(() => readPreview(frame), (p) => p.postArea === 'posted' || p.refused !== null, 60_000);
+    await rig.sleep(300);
+    await screenshot('rereview-posted');
+    rig.log(`forge-gitlab: after the re-review's Post ${JSON.stringify({ postArea: shown.postArea, posted: shown.posted, refused: shown.refused, error: shown.error })}`);
+    expect(shown.postArea === 'posted', `after Post the preview shows ${JSON.stringify({ postArea: shown.postArea, refused: shown.refused, error: shown.error })}`);
+    const notes = await forge.call('notes', mr);
+    const added = notes.filter((n) => !notesBefore.some((b) => b.id === n.id));
+    rig.log(`forge-gitlab: notes the re-review posted ${JSON.stringify(added.map((n) => ({ id: n.id, type: n.type, author: n.author?.username, position: n.position ?? null, body: n.body.slice(0, 80) })))}`);
+    const bodies = added.filter((n) => !n.position);
+    const positioned = added.filter((n) => n.position);
+    expect(bodies.length === 1 && bodies[0].author?.username === 'bob' && bodies[0].body === rawBody && bodies[0].body.split('\n')[0] === glPriorLine, `the re-review posted body notes ${JSON.stringify(bodies.map((n) => [n.author?.username, n.body.slice(0, 120)]))}, expected one of bob's equal to the preview's raw body, opening with ${JSON.stringify(glPriorLine)}`);
+    const p = positioned[0]?.position;
+    expect(positioned.length === 1 && p.new_path === 'src/app.js' && p.new_line === 5 && p.head_sha === glFixHead, `the re-review posted positioned notes ${JSON.stringify(positioned.map((n) => n.position))}, expected one on src/app.js new line 5 at alice's head ${glFixHead}`);
+    // What was posted, as the preview and the Hand off view say it: a change request (the body's verdict label,
+    // after the Prior review line), read back from the forge by the review's marker.
+    await focusHandOff(page);
+    const view = await poll(readHandOff, (h) => h.found && h.rows.some((r) => /^Posted: /.test(r.label ?? '')), 20_000);
+    await page.mouse.move(5, 500);
+    await rig.sleep(300);
+    await screenshot('rereview-hand-off-posted');
+    const receipt = view.rows?.find((r) => /^Posted: /.test(r.label ?? ''));
+    expect(shown.posted?.event === 'REQUEST_CHANGES' && shown.posted.words === 'Posted: Request changes · 1 comment' && receipt?.label === 'Posted: Request changes · 1 comment', `the re-review posted Request changes (its body's verdict label reads ${JSON.stringify(bodies[0]?.body.split('\n')[2])}), but the preview says ${JSON.stringify(shown.posted?.words)} and the Hand off view ${JSON.stringify(receipt?.label)}`);
   });
 
   if (runner.results.slice(first).some((r) => !r.ok)) await printDiagnostics({ label: 'forge-gitlab', cs, models, consoleErrors, forge, surface: 'gitlab' });

@@ -22,10 +22,13 @@ export const SCRIPTED_MODEL = 'scripted-model';
 /** What a scenario adds to a request's stderr line (e.g. the texts it resent). */
 export type ReportExtra = (request: RecordedRequest) => Record<string, unknown>;
 
+/** How a request is routed to a seat of the script (default: `positionalSeatOf()`, by the production prompt header). */
+export type SeatRouter = (body: Record<string, unknown>, raw: string) => string | null;
+
 /** Starts both servers on `script`, reports every request on stderr, prints the URL line; closes on stdin end or a signal. */
-export async function serveLensScripts(script: ServerScript, extra: ReportExtra = () => ({})): Promise<void> {
-  const openai = await startOpenAiServer(script, { seatOf: positionalSeatOf(), models: [SCRIPTED_MODEL] });
-  const anthropic = await startAnthropicServer(script, { seatOf: positionalSeatOf(), models: [SCRIPTED_MODEL] });
+export async function serveLensScripts(script: ServerScript, extra: ReportExtra = () => ({}), seatOf: SeatRouter = positionalSeatOf()): Promise<void> {
+  const openai = await startOpenAiServer(script, { seatOf, models: [SCRIPTED_MODEL] });
+  const anthropic = await startAnthropicServer(script, { seatOf, models: [SCRIPTED_MODEL] });
 
   const servers: Array<[string, ScriptedServer]> = [
     ['openai', openai],
@@ -62,15 +65,15 @@ export async function serveLensScripts(script: ServerScript, extra: ReportExtra 
 }
 
 /**
- * The whole process: PLAN.json from argv, `scriptOf(plan)` served by `serveLensScripts`. A failure
- * is written to stderr as `<name>: <stack>` and exits 1.
+ * The whole process: PLAN.json from argv, `scriptOf(plan)` served by `serveLensScripts` (routed by
+ * `routerOf(plan)` when given). A failure is written to stderr as `<name>: <stack>` and exits 1.
  */
-export function runLensScriptProcess<Plan>(name: string, scriptOf: (plan: Plan) => ServerScript, extra?: ReportExtra): void {
+export function runLensScriptProcess<Plan>(name: string, scriptOf: (plan: Plan) => ServerScript, extra?: ReportExtra, routerOf?: (plan: Plan) => SeatRouter): void {
   const main = async () => {
     const planFile = process.argv[2];
     if (!planFile) throw new Error(`usage: ${name}.ts PLAN.json`);
     const plan = JSON.parse(readFileSync(planFile, 'utf8')) as Plan;
-    await serveLensScripts(scriptOf(plan), extra);
+    await serveLensScripts(scriptOf(plan), extra, routerOf ? routerOf(plan) : undefined);
   };
   main().catch((error: unknown) => {
     process.stderr.write(`${name}: ${(error as Error).stack ?? String(error)}\n`);

@@ -8,6 +8,7 @@ import { useBoardActions } from './actions';
 import { useAskSurface } from './askContext';
 import { BoardAsksProvider } from './AskViews';
 import { LanePanel } from './Board';
+import { PriorItems } from './PriorItems';
 import { ExcerptsContext } from './excerpts';
 import { openFindingCount } from './openCount';
 import { LENS_PANEL_ID, Rail, lensTabId } from './Rail';
@@ -59,6 +60,7 @@ export function GenerationView({ snapshot, lens, onSelectLens }: GenerationViewP
         {lane && (
           <div class="rn-tabpanel" role="tabpanel" id={LENS_PANEL_ID} aria-labelledby={lensTabId(lane.lens)}>
             <ExcerptsContext.Provider value={snapshot.excerpts ?? null}>
+              {lane.lens === 'flagged' && snapshot.priorReview && <PriorItems prior={snapshot.priorReview} />}
               <LanePanel
                 key={`${snapshot.generationId}:${lane.lens}`}
                 lane={lane}

@@ -192,7 +192,7 @@ function Header({ preview, onOpen, onRefresh }: { preview: ReviewPreview | null;
 
 function Freshness({ snapshot, onCapture }: { snapshot: PreviewSnapshot; onCapture(): void }) {
   const view = freshnessView(snapshot);
-  const warn = view.kind === 'moved' || view.kind === 'closed' || view.kind === 'unknown';
+  const warn = view.kind === 'moved' || view.kind === 'unpushed' || view.kind === 'closed' || view.kind === 'unknown';
   return (
     <div class={warn ? 'rn-banner rn-banner-warning' : 'rn-note rn-muted'} data-testid="preview-freshness" data-state={view.kind} role={warn ? 'alert' : 'status'}>
       <span>{view.text}</span>

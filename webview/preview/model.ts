@@ -242,6 +242,7 @@ export type FreshnessView =
   | { kind: 'checking'; text: string }
   | { kind: 'fresh'; text: string }
   | { kind: 'moved'; text: string; liveHeadSha: string }
+  | { kind: 'unpushed'; text: string }
   | { kind: 'closed'; text: string }
   | { kind: 'unknown'; text: string };
 
@@ -249,6 +250,13 @@ export function freshnessView(snapshot: Pick<PreviewSnapshot, 'freshness' | 'fre
   const f = snapshot.freshness;
   if (snapshot.freshnessError !== null) return { kind: 'unknown', text: `The request’s head could not be read: ${snapshot.freshnessError}` };
   if (!f) return { kind: 'checking', text: 'Reading the request’s head…' };
+  if (f.moved && f.unpushed) {
+    // Capturing the request's head would go back to before the round: the way on is a push.
+    return {
+      kind: 'unpushed',
+      text: `The request’s head ${f.liveHeadSha.slice(0, 7)} is ${f.unpushed} commit${f.unpushed === 1 ? '' : 's'} behind ${f.capturedHeadSha.slice(0, 7)}, the head this review read: push your branch (Open pull request… in the Hand off view reuses this request), then post.`,
+    };
+  }
   if (f.moved) {
     return {
       kind: 'moved',

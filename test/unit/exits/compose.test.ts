@@ -12,6 +12,8 @@ import {
 } from '../../../protocol/exits';
 import { lineCommentKey } from '../../../protocol/asks';
 import type { Patchset } from '../../../protocol/patchset';
+import { capturePatchset } from '../../../host/capture/capture';
+import { openRepo } from '../../../host/capture/repo';
 import type { TestRepo } from '../../fixtures/gitRepo';
 import { Asks, captureFixture, finding, input, line, span, target, SESSION } from './fixtures';
 
@@ -420,6 +422,72 @@ describe('exits: composeReview over a captured repository', function () {
       const exact = new Asks();
       exact.ask(line(ps, 'src/a.ts', 'head', 10), 'x'.repeat(GITHUB_REVIEW_COMMENT_MAX_CHARS));
       assert.ok(composeReview(input(ps, exact.projection())).ok, 'exactly at the limit posts');
+    });
+  });
+
+  describe('a re-review at this head (prior)', () => {
+    /** The fix delta of a re-review: another patchset whose head is this one's (here: the same change captured with -U5). */
+    let twin: Patchset;
+    before(async () => {
+      const handle = await openRepo(repo.dir);
+      assert.ok(handle.ok);
+      const captured = await capturePatchset(handle.value, { kind: 'branch', base: 'main', head: 'feature' }, { contextLines: 5 });
+      assert.ok(captured.ok);
+      twin = captured.value;
+      assert.equal(twin.head, ps.head);
+      assert.notEqual(twin.id, ps.id);
+    });
+    const LINE = 'Prior review: 1 of 2 resolved';
+    const prior = () => ({ line: LINE, headTwins: [twin.id] });
+
+    it('opens the body with the line (GitHub first, GitLab before its verdict label) and moves the composition id', () => {
+      const a = new Asks();
+      a.ask(line(ps, 'src/a.ts', 'head', 10), 'c', 'request-change');
+      const without = composed(input(ps, a.projection()));
+      const github = composed(input(ps, a.projection(), { prior: prior() }));
+      assert.equal(bodyLines(github)[0], LINE);
+      assert.equal(github.descriptor.body, `${LINE}\n\n${without.descriptor.body.replace(reviewMarker(without.markerId), reviewMarker(github.markerId))}`, 'the line, then the body as it was');
+      assert.notEqual(github.descriptor.compositionId, without.descriptor.compositionId);
+      assert.notEqual(github.markerId, without.markerId);
+      assert.equal(readReviewMarker(github.descriptor.body), github.markerId);
+      assert.deepEqual(github.descriptor.comments, without.descriptor.comments, 'the comments are as they were');
+
+      const gitlab = composed(input(ps, a.projection(), { prior: prior(), target: target(ps, { provider: 'gitlab', host: 'gitlab.com' }) }));
+      assert.deepEqual(bodyLines(gitlab).slice(0, 3), [LINE, '', '**Verdict: changes requested**']);
+      const gitlabWithout = composed(input(ps, a.projection(), { target: target(ps, { provider: 'gitlab', host: 'gitlab.com' }) }));
+      assert.notEqual(gitlab.descriptor.compositionId, gitlabWithout.descriptor.compositionId);
+
+      // Another line is another composition; the line is one line of data, whatever it was given as.
+      assert.notEqual(composed(input(ps, a.projection(), { prior: { ...prior(), line: 'Prior review: 2 of 2 resolved' } })).descriptor.compositionId, github.descriptor.compositionId);
+      const messy = composed(input(ps, a.projection(), { prior: { line: '  Prior review:\n1 of 2\tresolved <!-- x --> ', headTwins: [] } }));
+      assert.equal(bodyLines(messy)[0], 'Prior review: 1 of 2 resolved <!\\-- x -->');
+      assert.equal(messy.descriptor.body.split('<!--').length - 1, 1, 'only the marker opens an HTML comment');
+    });
+
+    it('an ask on the head side of a head twin places as on the request’s head; its base side folds other-patchset; without prior both fold', () => {
+      const a = new Asks();
+      const head = a.ask(line(twin, 'src/a.ts', 'head', 31), 'this new line', 'request-change');
+      const base = a.ask(line(twin, 'src/a.ts', 'base', 10), 'the old line');
+      const elsewhere = a.ask(line({ ...twin, id: 'ps-0123456789abcdef' }, 'src/a.ts', 'head', 31), 'not a twin');
+      const r = composed(input(ps, a.projection(), { prior: prior() }));
+      assert.deepEqual(r.descriptor.comments, [{ path: 'src/a.ts', line: 31, side: 'RIGHT', body: 'this new line' }]);
+      assert.deepEqual(r.placements.map((p) => p.ref), [head]);
+      assert.deepEqual(r.descriptor.folded, [
+        { ask: base, reason: 'other-patchset' },
+        { ask: elsewhere, reason: 'other-patchset' },
+      ]);
+      // The request's own lines still decide: a head line the request's diff does not show folds.
+      const outside = new Asks();
+      const far = outside.ask(line(twin, 'src/a.ts', 'head', 20), 'outside the request’s diff');
+      assert.deepEqual(composed(input(ps, outside.projection(), { prior: prior() })).descriptor.folded, [{ ask: far, reason: 'outside-diff' }]);
+
+      const plain = composed(input(ps, a.projection()));
+      assert.deepEqual(plain.descriptor.comments, []);
+      assert.deepEqual(plain.descriptor.folded.map((f) => [f.ask, f.reason]), [
+        [head, 'other-patchset'],
+        [base, 'other-patchset'],
+        [elsewhere, 'other-patchset'],
+      ]);
     });
   });
 

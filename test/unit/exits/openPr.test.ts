@@ -46,6 +46,23 @@ describe('host/exits: the own-branch pull request (draft, saved edits, push and 
     assert.deepEqual(boards.sources, ['design', 'sequence', 'decisions', 'commits']);
     assert.match(boards.body, /^Uploads are retried with back-off\.\n\n## Changes\n\n- Wrap the upload in a retry\n\n## Decisions\n\n- Exponential back-off\n\n## Commits/);
     assert.equal(draftPullRequest({ branch: 'feat/retry-uploads', base: 'main', commits: two, generation: null }).title, 'Retry uploads');
+    // A Sequence with sections only lists their titles — never the host's round chapters, which narrate the review.
+    const chaptered = {
+      lanes: [
+        {
+          lens: 'sequence',
+          state: 'settled',
+          board: {
+            document: { title: '', intro_markdown: '' },
+            elements: [
+              { kind: 'section', id: 'e1', parent: null, author: 'claude', title: 'Wrap the upload' },
+              { kind: 'section', id: 'e2', parent: null, author: 'host', title: 'Round 1 · Addressed' },
+            ],
+          },
+        },
+      ],
+    } as unknown as GenerationSnapshot;
+    assert.match(draftPullRequest({ branch: 'b', base: 'main', commits: [two[0]!], generation: chaptered }).body, /^## Changes\n\n- Wrap the upload$/);
     assert.equal(humanize('team/JIRA-12_fix.the-thing'), 'JIRA 12 fix the thing');
     const edited = draftPullRequest({ branch: 'b', base: 'main', commits: two, generation, edit: { title: 'Mine', body: 'Line one\r\nLine two' } });
     assert.deepEqual([edited.title, edited.body, edited.sources], ['Mine', 'Line one\nLine two', ['edited']]);

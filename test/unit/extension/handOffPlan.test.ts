@@ -131,7 +131,12 @@ describe('extension/handOffPlan', () => {
     });
 
     it('one lane, Post review: post-review asks in staging order, then bare line comments; then Preview', () => {
-      assert.deepEqual(labels(plan.rows), ['Post review', 'Preview and post review…', 'Changes', "Work orders are for your own branch; on a teammate's request these asks stay staged."]);
+      assert.deepEqual(labels(plan.rows), ['Post review', 'Preview and post review…', 'Re-review since your last review…', 'Changes', "Work orders are for your own branch or request; on a teammate's request these asks stay staged."]);
+      assert.ok(!plan.rows.some((r) => r.id === 'exit:dispatch-round' || r.id === 'notice:dispatch-reading'), 'a teammate’s request has no round lane');
+      // The re-review row runs its command on this session.
+      const rereview = plan.rows.find((r) => r.id === 'exit:rereview');
+      assert.equal(rereview?.command?.id, 'rennet.rereviewSinceLastReview');
+      assert.deepEqual(rereview?.command?.arguments, [teammate().session.id]);
       const post = laneOf(plan.rows, 'lane:post-review')!;
       assert.equal(post.description, '6 staged');
       assert.deepEqual(
@@ -186,7 +191,7 @@ describe('extension/handOffPlan', () => {
     it('with nothing staged, the lane says what the review would be and Preview is still there', () => {
       const empty = planHandOff({ session: teammate(), projection: new Asks().projection() });
       assert.equal(empty.badge, undefined);
-      assert.deepEqual(labels(empty.rows), ['Post review', 'Preview and post review…']);
+      assert.deepEqual(labels(empty.rows), ['Post review', 'Preview and post review…', 'Re-review since your last review…']);
       assert.match(labels(laneOf(empty.rows, 'lane:post-review')!.children!)[0] ?? '', /proposes Approve/);
     });
   });
@@ -259,14 +264,37 @@ describe('extension/handOffPlan', () => {
     const refusal = 'Rounds run on a branch review: review the branch (Rennet: Review Branch) to dispatch these asks to a coding agent. They stay staged.';
     const reading = 'Reading what a round would do…';
 
-    it('own request: lane Changes with the refusal where Dispatch would be; its post-review asks keep their exit', () => {
-      const plan = planHandOff({ session: own(), projection: p });
+    it('own request: lane Changes with Dispatch where a branch review has it (the host’s order, or its refusal in its words); its post-review asks keep their exit', () => {
+      const plan = planHandOff({ session: own(), projection: p, rounds: { order: undefined, ledger: [] } });
       assert.equal(plan.description, 'Pull Request #12 · acme/widgets · yours');
-      assert.deepEqual(labels(plan.rows), ['Changes', refusal, 'Post review', 'Preview and post review…']);
+      assert.deepEqual(labels(plan.rows), ['Changes', reading, 'Post review', 'Preview and post review…', 'Re-review since your last review…']);
       assert.deepEqual(labels(laneOf(plan.rows, 'lane:changes')!.children!), ['Rename the helper']);
-      const dispatch = plan.rows[1]!;
-      assert.equal(dispatch.command, undefined, 'a stated refusal, not a dead button');
-      assert.equal(dispatch.contextValue, 'handoff-notice');
+      const order = { markdown: '# Work order', digest: 'd'.repeat(64), asks: ['ask-1'], workspace: { root: '/r/widgets', branch: 'retry' } };
+      const live = planHandOff({ session: own(), projection: p, rounds: { order: ok(order), ledger: [] } });
+      const dispatch = live.rows[1]!;
+      assert.equal(dispatch.id, 'exit:dispatch-round');
+      assert.equal(dispatch.label, 'Dispatch round 1…');
+      assert.deepEqual(dispatch.command, { id: HAND_OFF_COMMANDS.dispatchRound, title: 'Dispatch Round', arguments: [SID] });
+      assert.match(String(dispatch.tooltip), /in \/r\/widgets, on retry\./);
+      const missing = 'retry, the request\'s head branch, is not a branch in /r/widgets: a round commits on it. Make it here with git fetch origin retry:retry, then dispatch';
+      const refused = planHandOff({ session: own(), projection: p, rounds: { order: err(rennetError('unknown-ref', missing)), ledger: [] } });
+      assert.equal(refused.rows[1]!.label, missing);
+      assert.equal(refused.rows[1]!.command, undefined, 'a stated refusal, not a dead button');
+      assert.ok(!live.rows.some((r) => r.id === 'exit:open-request'), 'the request exists: no Open pull request row of a branch review');
+    });
+
+    it('own request whose head is behind a round’s commits: said with the push (Open pull request reuses the request), never Capture New Head', () => {
+      const unpushed = planHandOff({ session: own(), projection: p, freshness: ok({ capturedHeadSha: HEAD, liveHeadSha: LIVE, moved: true, unpushed: 2, state: 'open' }) });
+      const row = unpushed.rows[0]!;
+      assert.equal(row.label, "The request's head is 2 commits behind your retry — Push");
+      assert.equal(row.description, 'bbbbbbb → aaaaaaa');
+      assert.deepEqual(row.command, { id: HAND_OFF_COMMANDS.openPullRequest, title: 'Push', arguments: [{ repo: '/r/widgets', branch: 'retry', base: 'main' }] });
+      assert.ok(!unpushed.rows.some((r) => r.command?.id === HAND_OFF_COMMANDS.captureNewHead));
+      // A head that moved its own way is still Capture New Head; a teammate's request never reads as unpushed.
+      const moved = planHandOff({ session: own(), projection: p, freshness: ok({ capturedHeadSha: HEAD, liveHeadSha: LIVE, moved: true, state: 'open' }) });
+      assert.equal(moved.rows[0]!.command?.id, HAND_OFF_COMMANDS.captureNewHead);
+      const theirs = planHandOff({ session: teammate(), projection: p, freshness: ok({ capturedHeadSha: HEAD, liveHeadSha: LIVE, moved: true, unpushed: 2, state: 'open' }) });
+      assert.equal(theirs.rows[0]!.command?.id, HAND_OFF_COMMANDS.captureNewHead);
     });
 
     it('a branch review: Changes, and its post-review asks stated as having no request to post to', () => {
@@ -300,6 +328,22 @@ describe('extension/handOffPlan', () => {
       const row = refused.rows.find((r) => r.id === 'notice:dispatch-refusal');
       assert.equal(row?.label, 'Only questions and approvals are staged.');
       assert.equal(row?.command, undefined, 'a stated refusal, not a dead button');
+    });
+
+    it('a sibling’s landing line: a row in the host’s words with Land; none when the host has nothing to say; hostile refs stay text', () => {
+      const asks = new Asks();
+      const plan = (landing: { branch: string; workBranch: string | null; line: string | null } | undefined) => planHandOff({ session: branch(), projection: asks.projection(), rounds: { order: undefined, ledger: [], landing } });
+      const row = plan({ branch: 'feature', workBranch: 'rennet/feature', line: "The round's commits are on rennet/feature. feature has not moved." }).rows.find((r) => r.contextValue === 'handoff-landing');
+      assert.ok(row);
+      assert.equal(row.label, "The round's commits are on rennet/feature. feature has not moved.");
+      assert.equal(row.description, 'Land');
+      assert.deepEqual(row.command, { id: 'rennet.rounds.land', title: 'Land', arguments: [branch().session.id] });
+      assert.match(String(row.tooltip), /git merge --ff-only rennet\/feature/);
+      for (const quiet of [undefined, { branch: 'feature', workBranch: 'rennet/feature', line: null }, { branch: 'feature', workBranch: null, line: null }]) {
+        assert.ok(!plan(quiet).rows.some((r) => r.contextValue === 'handoff-landing'), JSON.stringify(quiet));
+      }
+      const hostile = plan({ branch: 'x](command:evil)', workBranch: 'rennet/x](command:evil)', line: 'The round\'s commits are on rennet/x](command:evil). x](command:evil) has not moved.' }).rows.find((r) => r.contextValue === 'handoff-landing');
+      assert.ok(hostile && !String(hostile.label).includes('](') && !String(hostile.tooltip).includes(']('), 'link syntax is split');
     });
 
     it('the rounds: a running one with Cancel in place of Dispatch; the ledger newest first, a retryable failure with Retry', () => {

@@ -476,3 +476,15 @@ describe('forge: the GitLab adapter against the fake forge', function () {
     await assert.rejects(bob.create({ headBranch: 'nope', baseBranch: 'main', title: 'T', body: '' }), isForgeError('refused', 'source_branch Source branch "nope" does not exist'));
   });
 });
+
+describe('forge/gitlab: the verdict line of a Rennet body note', () => {
+  it('is the first line, or the first after a re-review’s "Prior review:" line', async () => {
+    const { verdictLineOf } = await import('../../../host/forge/gitlab');
+    const { GITLAB_VERDICT_LABELS } = await import('../../../protocol/exits');
+    const label = GITLAB_VERDICT_LABELS.REQUEST_CHANGES;
+    assert.equal(verdictLineOf(`${label}\n\nOpener.`), label);
+    assert.equal(verdictLineOf(`Prior review: 1 of 2 resolved\n\n${label}\n\nOpener.`), label);
+    assert.equal(verdictLineOf('\r\n  Prior review: 0 of 1 resolved\r\n\r\nOpener.'), 'Opener.');
+    assert.equal(verdictLineOf(''), '');
+  });
+});

@@ -21,7 +21,7 @@ describe('prompts/generated.ts', () => {
     }
   });
 
-  it('has the files the product names: six lens prompts, the explainer, the reviewer voice, the round report, three partials', () => {
+  it('has the files the product names: six lens prompts, the explainer, the reviewer voice, the round report, the prior-item closures, three partials', () => {
     assert.deepEqual(Object.keys(PROMPT_FILES).sort(), [
       'decisions.md',
       'design.md',
@@ -33,6 +33,7 @@ describe('prompts/generated.ts', () => {
       'partials/reader-voice.md',
       'partials/tool-guidance.md',
       'pr-opener.md',
+      'prior-closure.md',
       'reviewer-voice.md',
       'round-report.md',
       'round-worker.md',

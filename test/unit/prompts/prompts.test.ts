@@ -5,6 +5,7 @@ import {
   FOLLOW_UP_VERDICT_MAX_BYTES,
   assembleSeatPrompt,
   createPromptReader,
+  priorClosurePrompt,
   promptBytes,
   reviewerVoiceText,
   roundReportPrompt,
@@ -76,6 +77,12 @@ describe('seat prompts: the prompt-budget tripwire', function () {
     const { budgetBytes } = documentPromptEntry('round-report');
     assert.ok(promptBytes(small.roundReport) <= budgetBytes, `round-report is ${promptBytes(small.roundReport)} bytes, budget ${budgetBytes}`);
     assert.equal(large.roundReport, small.roundReport);
+  });
+
+  it('prior-closure: at most its pinned budget, and within a tenth of it', () => {
+    const { budgetBytes } = documentPromptEntry('prior-closure');
+    const bytes = promptBytes(priorClosurePrompt());
+    assert.ok(bytes <= budgetBytes && bytes > budgetBytes * 0.85, `prior-closure is ${bytes} bytes, budget ${budgetBytes}: re-measure it in prompts/manifest.ts`);
   });
 
   it('reviewer-voice: at most its pinned budget', () => {
@@ -183,9 +190,17 @@ describe('seat prompts: assembly', () => {
   });
 
   it('the manifest covers each document prompt once', () => {
-    assert.deepEqual(DOCUMENT_PROMPTS.map((d) => d.id), ['reviewer-voice', 'round-report', 'round-worker']);
+    assert.deepEqual(DOCUMENT_PROMPTS.map((d) => d.id), ['reviewer-voice', 'round-report', 'round-worker', 'prior-closure']);
+    // The re-review's closure seat: the same bytes for every request (read_prior_items serves the items and the delta).
+    const closure = priorClosurePrompt();
+    assert.ok(closure.startsWith('# Rennet: prior items\n\n') && closure.includes('`read_prior_items`') && closure.includes('`submit_closures`'));
     assert.equal(reviewerVoiceText(), PROMPT_FILES['reviewer-voice.md']);
-    assert.ok(roundReportPrompt({ contextDir }).includes(`\`${contextDir}/evidence.json\``));
+    // The round report's prompt is the same for every session: read_evidence serves evidence.json, read_context the folder.
+    const report = roundReportPrompt({ contextDir });
+    assert.ok(report.startsWith('# Rennet: round report\n\n') && report.includes('`evidence.json`') && report.includes('`read_evidence`'));
+    assert.ok(!report.includes(contextDir) && !report.includes('s-'), 'the round report prompt carries the session’s context directory');
+    assert.equal(roundReportPrompt({ contextDir: '.rennet/context/another-session' }), report, 'the round report prompt differs between sessions');
+    assert.throws(() => roundReportPrompt({ contextDir: '/abs/.rennet/context/s-1' }), /context directory/);
   });
 });
 

@@ -6,8 +6,10 @@ import { polishSurface, prOpenerPrompt } from '../../../host/exits/prPolish';
 import { buildCitationIndex } from '../../../host/board/citations';
 import { buildBoardTools } from '../../../host/board/tools';
 import type { SeatSpec } from '../../../host/pipeline/ports';
-import { createPromptReader, reviewerVoiceText, roundReportPrompt } from '../../../host/pipeline/prompts';
+import { createPromptReader, priorClosurePrompt, reviewerVoiceText, roundReportPrompt } from '../../../host/pipeline/prompts';
 import { reviewSurface } from '../../../host/pipeline/reviewers';
+import { REPORT_TOOLS } from '../../../host/rounds/reportSeat';
+import { CLOSURE_TOOLS } from '../../../host/rereview/closureSeat';
 import { gitChangeSource } from '../../../host/read/gitSource';
 import { readSurface } from '../../../host/read/tools';
 import { FINDING_SCORE_FLOOR, LENSES } from '../../../protocol/board';
@@ -22,7 +24,8 @@ import { capture, smallChangeRepo, writeFixtureContext } from './fixtures';
  * the code that serves them, never from a hand list: the read tools every seat gets
  * (host/read/tools.ts over a real capture), plus the seat's own — a lens's board tools
  * (buildBoardTools), a Flagged review's submit_findings (reviewSurface), an explainer's four
- * (explainSurface). A backticked word that is any seat's tool name is a tool mention and must be
+ * (explainSurface), the pull-request opener's three (polishSurface), the round report's two
+ * (REPORT_TOOLS, which host/rounds/reportSeat.ts serves). A backticked word that is any seat's tool name is a tool mention and must be
  * one this seat is served; any other backticked snake_case word must be a field this seat can meet:
  * an input of one of its tools, a name one of its tools' descriptions uses (write_board's
  * `local_id`), or a field the context directory's README describes (noise-offer.json's
@@ -85,6 +88,8 @@ describe('seat prompts: only tools the seat is served, and no git', function () 
     for (const lens of LENSES) readers.push({ key: `${lens}:explain`, text: explainPrompt(lens), tools: [...read, ...explainTools] });
     const openerTools = polishSurface({ draft: { title: 't', body: 'b' }, commits: [] }).tools;
     readers.push({ key: 'design:pr-opener', text: prOpenerPrompt(), tools: [...read, ...openerTools] });
+    readers.push({ key: 'round:report', text: roundReportPrompt({ contextDir: ctx.relative }), tools: [...read, ...REPORT_TOOLS] });
+    readers.push({ key: 'rereview:closures', text: priorClosurePrompt(), tools: [...read, ...CLOSURE_TOOLS] });
 
     allToolNames = new Set([
       ...read.map((t) => t.name),
@@ -92,17 +97,16 @@ describe('seat prompts: only tools the seat is served, and no git', function () 
       ...reviewSurface(join(ctx.dir, 'findings', 'x.md'), 'x.md').tools.map((t) => t.name),
       ...explainTools.map((t) => t.name),
       ...openerTools.map((t) => t.name),
+      ...REPORT_TOOLS.map((t) => t.name),
+      ...CLOSURE_TOOLS.map((t) => t.name),
     ]);
-    others = [
-      ['round-report', roundReportPrompt({ contextDir: ctx.relative })],
-      ['reviewer-voice', reviewerVoiceText()],
-    ];
+    others = [['reviewer-voice', reviewerVoiceText()]];
   });
   after(() => repo?.cleanup());
 
   it('derives a real vocabulary: the context README describes the noise-offer fields, and every seat has a prompt', () => {
     for (const field of ['member_id', 'start_line', 'end_line', 'path_escaped', 'file_index']) assert.ok(contextFields.has(field), `the context README no longer describes \`${field}\``);
-    assert.equal(readers.length, SEAT_PROMPTS.length + LENSES.length + 1);
+    assert.equal(readers.length, SEAT_PROMPTS.length + LENSES.length + 3);
   });
 
   it('names no tool a seat is not served, and no snake_case word that is neither its tool nor a field it meets', () => {
@@ -121,10 +125,17 @@ describe('seat prompts: only tools the seat is served, and no git', function () 
     assert.deepEqual(problems, []);
   });
 
-  it('teaches every pipeline seat the read tools it is served', () => {
-    for (const { key, text } of readers.filter((r) => !r.key.endsWith(':explain'))) {
-      for (const name of READ_TOOL_NAMES) assert.ok(text.includes(`\`${name}\``), `${key} does not teach \`${name}\``);
+  it('teaches every seat the read tools it is served: the pipeline seats, the explainers, the pull-request opener and the round report', () => {
+    const problems: string[] = [];
+    for (const { key, text, tools } of readers) {
+      const offered = new Set(tools.map((t) => t.name));
+      for (const name of READ_TOOL_NAMES) {
+        if (!offered.has(name)) problems.push(`${key} is not served \`${name}\``);
+        else if (!text.includes(`\`${name}\``)) problems.push(`${key} does not teach \`${name}\``);
+      }
     }
+    assert.deepEqual(problems, []);
+    assert.ok(['sequence:explain', 'design:pr-opener', 'round:report'].every((key) => readers.some((r) => r.key === key)), 'a one-shot seat is missing from the readers');
   });
 
   it('gives the Flagged compiler the score floor the host enforces (finding-scored), and no other number for it', () => {

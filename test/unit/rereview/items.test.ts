@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { bodyItems, priorItems, priorReviewLine, PRIOR_ITEM_TEXT_MAX_CHARS } from '../../../host/rereview/items';
+import { composeReview } from '../../../host/exits/compose';
 import { reviewMarker } from '../../../protocol/exits';
+import { Asks, captureFixture, input, line, target } from '../exits/fixtures';
 
 /** The earlier review's items (inline comments, then body items) and the re-review's first line. */
 describe('host/rereview/items: prior items and the "Prior review" line', () => {
@@ -33,6 +35,44 @@ describe('host/rereview/items: prior items and the "Prior review" line', () => {
     assert.deepEqual(bodyItems('1. first\n2) second'), ['first', 'second']);
     const long = priorItems({ state: 'COMMENTED', body: 'x'.repeat(PRIOR_ITEM_TEXT_MAX_CHARS + 10), comments: [], ownRequest: false });
     assert.ok(long[0]!.text.endsWith('[cut: the comment is longer]') && long[0]!.text.length < PRIOR_ITEM_TEXT_MAX_CHARS + 40);
+  });
+
+  it('a body Rennet composed: its own lines (prior line, verdict label, opener) are no items; each note is one, an approval’s none', async function () {
+    this.timeout(60_000);
+    const { repo, patchset: ps } = await captureFixture();
+    try {
+      const a = new Asks();
+      a.ask(line(ps, 'src/a.ts', 'head', 10), 'Name this ten.', 'request-change');
+      a.ask({ kind: 'none' }, 'Split the README reflow out.\n\nIt is unrelated.', 'request-change');
+      a.ask(line(ps, 'src/a.ts', 'head', 20), 'Why is this line here?', 'question');
+      a.ask({ kind: 'none' }, 'The retry path is covered.', 'approval');
+      for (const over of [{}, { target: target(ps, { provider: 'gitlab' as const }), prior: { line: 'Prior review: 1 of 2 resolved', headTwins: [] } }]) {
+        const composed = composeReview(input(ps, a.projection(), over));
+        assert.ok(composed.ok);
+        const d = composed.value.descriptor;
+        assert.match(d.body, /^(Prior review: 1 of 2 resolved\n\n\*\*Verdict: changes requested\*\*\n\n)?Reviewed `[0-9a-f]{12}`: 6 files, /);
+        const items = priorItems({ state: 'CHANGES_REQUESTED', body: d.body, comments: d.comments.map((c) => ({ path: c.path, line: c.line, side: c.side, body: c.body })), ownRequest: false });
+        assert.deepEqual(
+          items.map((i) => [i.id, i.path, i.line, i.text]),
+          [
+            ['R1', 'src/a.ts', 10, 'Name this ten.'],
+            ['R2', null, null, '**Change requested**\n\nSplit the README reflow out.\n\nIt is unrelated.'],
+            ['R3', null, null, '**Question** · `src/a.ts` line 20 (head) — outside the lines the diff shows\n\nWhy is this line here?'],
+          ],
+          d.body,
+        );
+      }
+      // Nothing but Rennet's own lines: no items.
+      const quiet = composeReview(input(ps, new Asks().projection()));
+      assert.ok(quiet.ok);
+      assert.deepEqual(bodyItems(quiet.value.descriptor.body), []);
+      // Written text before the notes is still read, list by list.
+      const opened = composeReview(input(ps, a.projection(), { opener: 'Two asks:\n\n- Rename the helper.\n- Drop the flag.' }));
+      assert.ok(opened.ok);
+      assert.deepEqual(bodyItems(opened.value.descriptor.body).slice(0, 2), ['Rename the helper.', 'Drop the flag.']);
+    } finally {
+      repo.cleanup();
+    }
   });
 
   it('the first line: counts on an ancestor, no commits since when equal, no items, and a full review with the reason', () => {

@@ -164,6 +164,10 @@ describe('webview/preview: the view model (reviews composed by the host)', funct
     const moved = freshnessView({ freshness: { capturedHeadSha: head, liveHeadSha: 'f'.repeat(40), moved: true, state: 'open' }, freshnessError: null });
     assert.equal(moved.kind, 'moved');
     assert.match(moved.text, /moved to fffffff since this review captured/);
+    // One's own request after a round, not pushed: behind, with the push as the way on (no Capture New Head).
+    const unpushed = freshnessView({ freshness: { capturedHeadSha: head, liveHeadSha: 'f'.repeat(40), moved: true, unpushed: 1, state: 'open' }, freshnessError: null });
+    assert.equal(unpushed.kind, 'unpushed');
+    assert.match(unpushed.text, new RegExp(`head fffffff is 1 commit behind ${head.slice(0, 7)}, the head this review read: push your branch`));
     assert.equal(freshnessView({ freshness: { capturedHeadSha: head, liveHeadSha: head, moved: false, state: 'closed' }, freshnessError: null }).kind, 'closed');
     assert.equal(freshnessView({ freshness: null, freshnessError: 'no GitHub credentials' }).kind, 'unknown');
   });
