@@ -1,3 +1,4 @@
+import { READ_RESULT_MAX_BYTES } from '../../protocol/read';
 import type { SeatSpend } from '../../protocol/review';
 import type { Harness, SeatSpec, TurnResult } from '../pipeline/ports';
 import { startSeatServer, type ServedToolSurface } from './mcpServer';
@@ -92,3 +93,27 @@ export function checkToolCall<T extends { name: string; zod: { safeParse(input: 
   }
   return { ok: true, tool, value: parsed.data as Record<string, unknown> };
 }
+
+/**
+ * Whole JSON lines as pages a one-shot seat reads one call at a time (its read_evidence,
+ * read_prior_items): each page within the read tools' result limit, each ending with where it
+ * stands and the call that reads the next.
+ */
+export function jsonLinePages(lines: readonly string[], tool: string): string[] {
+  const budget = READ_RESULT_MAX_BYTES - 200;
+  const pages: string[][] = [[]];
+  let size = 0;
+  for (const line of lines) {
+    const bytes = Buffer.byteLength(line, 'utf8') + 1;
+    const current = pages[pages.length - 1] as string[];
+    if (current.length > 0 && size + bytes > budget) {
+      pages.push([line]);
+      size = bytes;
+    } else {
+      current.push(line);
+      size += bytes;
+    }
+  }
+  return pages.map((p, i) => `${p.join('\n')}\n[page ${i + 1} of ${pages.length}${i + 1 < pages.length ? `; continue with ${tool} {"page": ${i + 2}}` : ': the last'}]`);
+}
+

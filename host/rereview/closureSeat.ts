@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { RESULT_MAX_BYTES } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
-import { READ_RESULT_MAX_BYTES } from '../../protocol/read';
 import type { Result } from '../../protocol/result';
 import type { SeatSpend } from '../../protocol/review';
 import type { EvidenceUnit } from '../../protocol/rounds';
-import { oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
+import { jsonLinePages, oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import type { SeatSpec } from '../pipeline/ports';
 import { priorClosurePrompt } from '../pipeline/prompts';
@@ -74,22 +73,7 @@ export interface ClosureSubject {
 /** The items and the units as pages of whole JSON lines, each within the read tools' result limit. */
 export function priorItemPages(subject: ClosureSubject): string[] {
   const head = JSON.stringify({ reviewedCommit: subject.from, head: subject.to, items: subject.items.map((i) => ({ id: i.id, path: i.path, line: i.line, side: i.side, severity: i.severity, text: i.text })), units: subject.manifest.length });
-  const lines = [head, ...subject.manifest.map((u) => JSON.stringify(u))];
-  const budget = READ_RESULT_MAX_BYTES - 200;
-  const pages: string[][] = [[]];
-  let size = 0;
-  for (const line of lines) {
-    const bytes = Buffer.byteLength(line, 'utf8') + 1;
-    const current = pages[pages.length - 1] as string[];
-    if (current.length > 0 && size + bytes > budget) {
-      pages.push([line]);
-      size = bytes;
-    } else {
-      current.push(line);
-      size += bytes;
-    }
-  }
-  return pages.map((p, i) => `${p.join('\n')}\n[page ${i + 1} of ${pages.length}${i + 1 < pages.length ? `; continue with ${READ_PRIOR_ITEMS} {"page": ${i + 2}}` : ': the last'}]`);
+  return jsonLinePages([head, ...subject.manifest.map((u) => JSON.stringify(u))], READ_PRIOR_ITEMS);
 }
 
 export interface ClosureSurface {

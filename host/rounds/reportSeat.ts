@@ -2,11 +2,10 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { RESULT_MAX_BYTES } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
-import { READ_RESULT_MAX_BYTES } from '../../protocol/read';
 import type { Result } from '../../protocol/result';
 import type { SeatSpend } from '../../protocol/review';
 import { REPORT_BEYOND_MAX_ENTRIES, REPORT_NOTE_MAX_CHARS, REPORT_RESPONSE_MAX_BYTES, type EvidenceFile, type ReportRefusal, type RoundReport } from '../../protocol/rounds';
-import { oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
+import { jsonLinePages, oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import type { SeatSpec } from '../pipeline/ports';
 import { roundReportPrompt } from '../pipeline/prompts';
@@ -71,22 +70,7 @@ function tool(name: string, description: string, zod: z.ZodObject): ReportTool {
 /** evidence.json as pages of whole JSON lines, each page within the read tools' limit; page 1 starts with the round's facts. */
 export function evidencePages(evidence: EvidenceFile): string[] {
   const head = JSON.stringify({ successorPatchsetId: evidence.successorPatchsetId, asks: evidence.asks, changedPaths: evidence.changedPaths, range: evidence.range, units: evidence.manifest.length });
-  const lines = [head, ...evidence.manifest.map((u) => JSON.stringify(u))];
-  const budget = READ_RESULT_MAX_BYTES - 200;
-  const pages: string[][] = [[]];
-  let size = 0;
-  for (const line of lines) {
-    const bytes = Buffer.byteLength(line, 'utf8') + 1;
-    const current = pages[pages.length - 1] as string[];
-    if (current.length > 0 && size + bytes > budget) {
-      pages.push([line]);
-      size = bytes;
-    } else {
-      current.push(line);
-      size += bytes;
-    }
-  }
-  return pages.map((p, i) => `${p.join('\n')}\n[page ${i + 1} of ${pages.length}${i + 1 < pages.length ? `; continue with ${READ_EVIDENCE} {"page": ${i + 2}}` : ': the last'}]`);
+  return jsonLinePages([head, ...evidence.manifest.map((u) => JSON.stringify(u))], READ_EVIDENCE);
 }
 
 export interface ReportSurface {
