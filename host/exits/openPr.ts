@@ -1,4 +1,6 @@
 import type { ForgeProvider, PrPolish } from '../../protocol/exits';
+import { recordPushDestination } from '../rounds/landing';
+import { recordedBinding } from '../rounds/workspace';
 import type { ForgeRepo } from '../../protocol/forge';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { GenerationSnapshot } from '../../protocol/review';
@@ -59,6 +61,13 @@ export interface OpenPrInput {
     read(branch: string, base: string): { title?: string; body?: string } | null;
     save(branch: string, base: string, edit: { title?: string; body?: string }): void;
   };
+  /**
+   * Where the branch's commits are, when not on the branch itself: a review bound on a sibling
+   * (`rennet/<branch>`, host/rounds/workspace.ts) has its rounds' commits there. The push then sends
+   * that branch under the reviewed branch's name, and `pushed` records where it went (the landing
+   * line reads it). null: the branch holds its commits.
+   */
+  workBranch?: (branch: string, base: string) => { name: string; pushed(destination: { remote: string; branch: string }): void } | null;
   /** A model's pass over the deterministic draft (prPolish.ts); absent: the draft as it is. */
   polish?: (request: { branch: string; base: string; commits: readonly BranchCommit[]; draft: PullRequestDraft }) => Promise<{ title: string; body: string; polish: PrPolish }>;
 }
@@ -74,6 +83,9 @@ async function gitOut(cwd: string, args: string[]): Promise<string | null> {
 interface Located {
   root: string;
   branch: string;
+  /** The branch pushed under `branch`'s name: `branch` itself, or the review's sibling. */
+  source: string;
+  work: ReturnType<NonNullable<OpenPrInput['workBranch']>>;
   base: string;
   remote: RemoteInfo;
   repo: ForgeRepo;
@@ -98,7 +110,12 @@ async function locate(input: OpenPrInput, access: ForgeAccess): Promise<Result<L
   if (base === branch) return err(rennetError('invalid-request', `${branch} is the base branch: a request needs a head other than its base`));
   const located = await workspaceForge(root, branch, access.registry);
   if (!located.ok) return located;
-  const log = await gitOut(root, ['log', '--reverse', '--format=%H%x00%s', `${base}..refs/heads/${branch}`, '--']);
+  const work = input.workBranch?.(branch, base) ?? null;
+  const source = work?.name ?? branch;
+  if (work && (await gitOut(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${source}^{commit}`])) === null) {
+    return err(rennetError('unknown-ref', `${source}, where this review's rounds commit, is not a local branch`));
+  }
+  const log = await gitOut(root, ['log', '--reverse', '--format=%H%x00%s', `${base}..refs/heads/${source}`, '--']);
   if (log === null) return err(rennetError('unknown-ref', `git could not list the commits of ${branch} over ${base}`));
   const commits = log
     .split('\n')
@@ -136,7 +153,7 @@ async function locate(input: OpenPrInput, access: ForgeAccess): Promise<Result<L
   }
   const repo = located.value.repo;
   const compositionId = pullRequestCompositionId({ provider: repo.provider, host: repo.host, owner: repo.owner, repo: repo.repo, branch, base, title: draft.title, body: draft.body });
-  return ok({ root, branch, base, remote: located.value.remote, repo, draft, polish, compositionId });
+  return ok({ root, branch, source, work, base, remote: located.value.remote, repo, draft, polish, compositionId });
 }
 
 /** What opening would submit, exactly; nothing is pushed or created. */
@@ -172,17 +189,19 @@ export async function openPullRequest(input: OpenPrInput & { expectComposition?:
   // Resolved again here: the push and the forge call use this one resolution.
   const located = await locate(input, access);
   if (!located.ok) return located;
-  const { root, repo, remote, branch, base, draft, compositionId } = located.value;
+  const { root, repo, remote, branch, source, work, base, draft, compositionId } = located.value;
   if (input.expectComposition && input.expectComposition !== compositionId) {
     return err(rennetError('stale-composition', 'the request would differ from the one previewed (destination, branches, title or description changed); preview it again; nothing was pushed'));
   }
   const adapter = await adapterFor(access, repo);
   if (!adapter.ok) return adapter;
-  const pushed = await runGit(['push', '--porcelain', '--quiet', '--', remote.name, `refs/heads/${branch}:refs/heads/${branch}`], { cwd: root, env: { GIT_TERMINAL_PROMPT: '0' } });
+  // A sibling's commits go to the reviewed branch's name on the remote; the local branch does not move.
+  const pushed = await runGit(['push', '--porcelain', '--quiet', '--', remote.name, `refs/heads/${source}:refs/heads/${branch}`], { cwd: root, env: { GIT_TERMINAL_PROMPT: '0' } });
   if (pushed.code !== 0) {
     const words = `${pushed.stdout.toString('utf8')}\n${pushed.stderr}`.trim().split('\n').filter((l) => l && !l.startsWith('To ')).slice(-3).join(' ');
-    return err(rennetError('git-failed', `git could not push ${branch} to ${remote.name}: ${words || `exit ${pushed.code}`}; nothing was opened`));
+    return err(rennetError('git-failed', `git could not push ${source === branch ? branch : `${source} as ${branch}`} to ${remote.name}: ${words || `exit ${pushed.code}`}; nothing was opened`));
   }
+  work?.pushed({ remote: remote.name, branch });
   try {
     const existing = await adapter.value.findOpenFor(branch, base);
     if (existing) return ok({ url: existing.webUrl, number: existing.number, reused: true, provider: repo.provider });
@@ -254,6 +273,13 @@ export function branchOpenPrInput(
       return id ? readGenerationSnapshot(store, id) : null;
     },
     draftEdits: sessionDraftEdits(store, (branch, base) => sessionOf(branch, base)?.id ?? null),
+    workBranch: (branch, base) => {
+      const session = sessionOf(branch, base);
+      const bound = session ? recordedBinding(store, session.id) : null;
+      if (!session || !bound?.workBranch || bound.workBranch === branch) return null;
+      const workBranch = bound.workBranch;
+      return { name: workBranch, pushed: (destination) => recordPushDestination(store, session.id, { ...destination, workBranch }, new Date().toISOString()) };
+    },
     ...(polish
       ? {
           polish: async ({ branch, base, commits, draft }) => {

@@ -4,13 +4,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { openPullRequest, previewPullRequest, sessionDraftEdits, type OpenPrInput } from '../../../host/exits/openPr';
+import { branchOpenPrInput, openPullRequest, previewPullRequest, sessionDraftEdits, type OpenPrInput } from '../../../host/exits/openPr';
 import { draftPullRequest, humanize } from '../../../host/exits/prDraft';
+import { landingFor, recordedPushDestination } from '../../../host/rounds/landing';
 import { forgeAdapter } from '../../../host/forge/adapters';
 import { ForgeRegistryHolder, ForgeService } from '../../../host/forge/service';
 import { ReviewService } from '../../../host/service';
 import { Store } from '../../../host/store';
 import type { GenerationSnapshot } from '../../../protocol/review';
+import type { Target } from '../../../protocol/session';
 import { TestRepo } from '../../fixtures/gitRepo';
 import { startFakeForge, type FakeForge } from '../../servers/fakeForge';
 
@@ -132,6 +134,39 @@ describe('host/exits: the own-branch pull request (draft, saved edits, push and 
       assert.equal(opened.value.reused, false);
       const pr = (await forge.pullRequest({ provider: 'github', owner: 'acme', name: 'app', number: opened.value.number })) as { title: string };
       assert.equal(pr.title, 'Two lines, not one');
+    });
+
+    it('a review bound on a sibling: its commits are pushed under the branch’s name (the local branch does not move), the destination is recorded, and the landing line counts what the branch lacks', async () => {
+      const access = forges.access();
+      assert.ok(access.ok);
+      // Alice's own second branch, reviewed with its rounds on a sibling rennet/feat/sib (bound as a round would bind it).
+      await git(work, 'checkout', '--quiet', '-b', 'feat/sib', 'main');
+      writeFileSync(join(work, 'app.txt'), 'one\nsib\n');
+      await git(work, 'commit', '--quiet', '-am', 'Start the sibling work');
+      const reviewed = await service.openReview({ repo: work, target: { kind: 'branch', head: 'feat/sib', base: 'main' } });
+      assert.ok(reviewed.ok, reviewed.ok ? '' : reviewed.error.message);
+      const session = reviewed.value.snapshot.session;
+      await git(work, 'branch', 'rennet/feat/sib', 'feat/sib');
+      await git(work, 'checkout', '--quiet', 'rennet/feat/sib');
+      writeFileSync(join(work, 'app.txt'), 'one\nsib\nround one\n');
+      await git(work, 'commit', '--quiet', '-am', 'Round 1: add a line');
+      await git(work, 'checkout', '--quiet', 'feat/sib');
+      store.appendEvent(session.id, 'session.workspace', { root: work, branch: 'feat/sib', kind: 'sibling', workBranch: 'rennet/feat/sib' }, '2026-12-02T00:00:00.000Z');
+      const branchTip = await git(work, 'rev-parse', 'feat/sib');
+      const siblingTip = await git(work, 'rev-parse', 'rennet/feat/sib');
+      const reviews = { store, findSession: (root: string, target: Target) => service.findSession(root, target) };
+
+      const preview = await previewPullRequest(branchOpenPrInput(reviews, work, { repoDir: work, branch: 'feat/sib', base: 'main' }), access.value);
+      assert.ok(preview.ok, preview.ok ? '' : preview.error.message);
+      assert.match(preview.value.body, /Round 1: add a line/, "the draft lists the sibling's commits");
+      const opened = await openPullRequest({ ...branchOpenPrInput(reviews, work, { repoDir: work, branch: 'feat/sib', base: 'main' }), expectComposition: preview.value.compositionId }, access.value);
+      assert.ok(opened.ok, opened.ok ? '' : opened.error.message);
+      assert.equal((await git(work, 'ls-remote', 'origin', 'refs/heads/feat/sib')).split(/\s/)[0], siblingTip, "the request's branch holds the sibling's tip");
+      assert.equal(await git(work, 'rev-parse', 'feat/sib'), branchTip, 'the local branch did not move');
+      assert.deepEqual(recordedPushDestination(store, session.id), { remote: 'origin', branch: 'feat/sib', workBranch: 'rennet/feat/sib' });
+      const landing = await landingFor(store, store.getSession(session.id)!);
+      assert.ok(landing.ok, landing.ok ? '' : landing.error.message);
+      assert.equal(landing.value.line, 'feat/sib is behind origin/feat/sib by 1 commit.');
     });
   });
 });
