@@ -225,9 +225,11 @@ describe('CLI harness adapters (no vendor CLI needed)', () => {
       const bin = fake(
         'codex',
         `const { spawn } = require('node:child_process');
-         // A grandchild that ignores SIGTERM, and a leader that ignores it too.
-         spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+         // A leader that ignores SIGTERM — its handler installed before the grandchild exists, so
+         // the test, which waits for both processes, never aborts a leader SIGTERM would still kill —
+         // and a grandchild that ignores it too.
          process.on('SIGTERM', () => {});
+         spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
          console.log(JSON.stringify({ type: 'thread.started', thread_id: 'th' }));
          setInterval(() => {}, 1000);`,
       );
