@@ -689,6 +689,8 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     expect(refusal, `no refusal among the toasts ${JSON.stringify(toasts)}`);
     expect(asRead(refusal.message).includes(REMOTE_URL), `the refusal reads ${JSON.stringify(refusal.message)}, expected it to quote the remote ${JSON.stringify(REMOTE_URL)} as written`);
     expect(refusal.links.length === 0, `the refusal renders links: ${JSON.stringify(refusal.links)}`);
+    // Read and clicked: cleared, so the row clicks that follow are judged by what they show, not by this toast.
+    await rig.runCommand(page, 'Notifications: Clear All Notifications');
   });
 
   let rows = [];
