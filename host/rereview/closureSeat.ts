@@ -4,7 +4,7 @@ import type { Patchset } from '../../protocol/patchset';
 import type { Result } from '../../protocol/result';
 import type { SeatSpend } from '../../protocol/review';
 import type { EvidenceUnit } from '../../protocol/rounds';
-import { jsonLinePages, oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
+import { checkToolCall, jsonLinePages, oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import type { SeatSpec } from '../pipeline/ports';
 import { priorClosurePrompt } from '../pipeline/prompts';
@@ -91,7 +91,6 @@ export function closureSurface(subject: ClosureSubject): ClosureSurface {
   let lastRefusal: ClosureRefusal | null = null;
   let calls = 0;
   let refusals = 0;
-  const byName = new Map(CLOSURE_TOOLS.map((t) => [t.name, t]));
   const refuse = (text: string) => {
     refusals++;
     return { text: text.length > RESULT_MAX_BYTES ? `${text.slice(0, RESULT_MAX_BYTES - 40)} [cut]` : text, isError: true };
@@ -107,16 +106,12 @@ export function closureSurface(subject: ClosureSubject): ClosureSurface {
     stats: () => ({ calls, refusals, pagesRead: read.size }),
     call(name, input) {
       calls++;
-      const t = byName.get(name);
-      if (!t) return refuse(`There is no tool named "${String(name).slice(0, 60)}". The tools are: ${CLOSURE_TOOLS.map((x) => x.name).join(', ')}.`);
-      const parsed = t.zod.safeParse(input ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return refuse(`The input of ${name} is not valid (${issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue?.message ?? 'unknown'}).`);
-      }
+      // The name and the input's shape, checked as every one-shot seat checks them (oneTurn.ts).
+      const checked = checkToolCall(CLOSURE_TOOLS, name, input, 'nothing was handed in');
+      if (!checked.ok) return refuse(checked.text);
       if (name === SUBMIT_CLOSURES) {
         if (closures) return refuse('The closures were already accepted; they stand. End your turn now.');
-        const given = (parsed.data as { closures: Array<{ itemId: string; closure: 'resolved' | 'open'; evidenceIds: string[]; reason: string }> }).closures;
+        const given = (checked.value as { closures: Array<{ itemId: string; closure: 'resolved' | 'open'; evidenceIds: string[]; reason: string }> }).closures;
         const verified = verifyClosures(subject.items, subject.manifest, given);
         if (!verified.ok) {
           lastRefusal = verified.error;
@@ -126,7 +121,7 @@ export function closureSurface(subject: ClosureSubject): ClosureSurface {
         const resolved = closures.filter((c) => c.closure === 'resolved').length;
         return { text: `The closures are accepted: ${resolved} of ${closures.length} items resolved. End your turn now.`, isError: false };
       }
-      const page = (parsed.data as { page?: number }).page ?? 1;
+      const page = (checked.value as { page?: number }).page ?? 1;
       if (page > pages.length) return refuse(`There ${pages.length === 1 ? 'is 1 page' : `are ${pages.length} pages`}; page ${page} does not exist.`);
       read.add(page);
       return { text: pages[page - 1] as string, isError: false };
