@@ -110,9 +110,10 @@ export class FileLock {
   }
 }
 
-type OwnerInfo = { kind: 'owner'; pid: number; host: string; raw: string } | { kind: 'empty'; mtimeMs: number } | { kind: 'gone' };
+/** Who holds an owner file (`<pid> <host>\n`): its owner, a file still being written (empty), or none. Shared with run claims (runClaims.ts). */
+export type OwnerInfo = { kind: 'owner'; pid: number; host: string; raw: string } | { kind: 'empty'; mtimeMs: number } | { kind: 'gone' };
 
-function readOwner(lockPath: string): OwnerInfo {
+export function readOwner(lockPath: string): OwnerInfo {
   try {
     const raw = fs.readFileSync(lockPath, 'utf8');
     if (raw.endsWith('\n')) {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isPidAlive, randomHex } from './fsutil';
+import { readOwner, type OwnerInfo } from './lock';
 
 /**
  * Which process is drafting a generation: `<dataDir>/runs/<generationId>`, created with
@@ -70,7 +71,6 @@ export function describeHolder(holder: RunHolder): string {
 
 // ─── Internals ───────────────────────────────────────────────────────────────────────────────
 
-type OwnerInfo = { kind: 'owner'; pid: number; host: string; raw: string } | { kind: 'empty'; mtimeMs: number } | { kind: 'gone' };
 
 function tryCreate(file: string, owner: string): boolean {
   let fd: number;
@@ -86,20 +86,6 @@ function tryCreate(file: string, owner: string): boolean {
     fs.closeSync(fd);
   }
   return true;
-}
-
-function readOwner(file: string): OwnerInfo {
-  try {
-    const raw = fs.readFileSync(file, 'utf8');
-    if (raw.endsWith('\n')) {
-      const [pid, host] = raw.trim().split(' ');
-      return { kind: 'owner', pid: Number(pid), host: host ?? '', raw };
-    }
-    return { kind: 'empty', mtimeMs: fs.statSync(file).mtimeMs };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone' };
-    throw error;
-  }
 }
 
 function isStale(file: string, seen: OwnerInfo): boolean {
