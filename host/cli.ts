@@ -37,6 +37,7 @@ import { carryForwardOpenAsks, fileDeltaPatchset, planRereview, priorReviewOf, r
 import { CONTEXT_ROOT } from './pipeline/contextDir';
 import type { ReviewReport } from '../protocol/review';
 import { HOST_VERSION } from './version';
+import { EVAL_USAGE, EvalUsageError, evalCli } from './eval/cli';
 
 /**
  * `rennet` — the same host code in-process, for terminals and CI.
@@ -53,6 +54,7 @@ const USAGE = `Usage:
                  [--dry-run] [--expect-composition ID] [--json]
   rennet open-pr --repo DIR [--branch B] [--base B] [--title T] [--body TEXT]
                  [--harness NAME ...] [--dry-run] [--expect-composition ID] [--json]
+  rennet eval    corpus|run|score|compare ...   (rennet eval --help)
   rennet gates   --repo DIR --pr N [--json]
   rennet merge   --repo DIR --pr N --expect-head SHA [--method merge|squash|rebase] [--json]
   rennet round   --repo DIR ([--branch B] [--base B] | --pr N) --worker claude-code|codex|scripted:FILE
@@ -182,6 +184,8 @@ const OPTIONS = {
 const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).filter(([, o]) => o.type === 'string').map(([name]) => name));
 
 async function main(argv: string[]): Promise<number> {
+  // `eval` has its own sub-commands and flags (host/eval/cli.ts).
+  if (argv[0] === 'eval') return evalCli(argv.slice(1));
   const { values: parsed, positionals } = parseArgs({
     args: normalizeJsonFlag(argv, VALUE_OPTIONS),
     allowPositionals: true,
@@ -619,6 +623,11 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof EvalUsageError) {
+      process.stderr.write(`rennet: ${error.message}\n\n${EVAL_USAGE}`);
+      process.exitCode = 2;
+      return;
+    }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`rennet: ${(error as Error).message}\n\n${USAGE}`);
       process.exitCode = 2;
