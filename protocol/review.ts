@@ -252,6 +252,20 @@ export type GenerationSnapshot = z.infer<typeof GenerationSnapshot>;
 /** Which harness drafts which lens, as the extension reads it from settings and SecretStorage. */
 export const HarnessName = z.enum(['auto', 'claude-code', 'codex', 'vscode-lm', 'openai', 'anthropic', 'none']);
 export type HarnessName = z.infer<typeof HarnessName>;
+/**
+ * What each harness name means, as the settings UI shows it. package.json's harness enums (the
+ * default and each per-lens override) are generated from HarnessName and this table
+ * (`npm run manifest`); test/unit/protocol/manifest.test.ts fails when they differ.
+ */
+export const HARNESS_DESCRIPTIONS: Readonly<Record<HarnessName, string>> = {
+  auto: 'Discover what this machine has: the installed Claude Code / Codex CLIs (with both, Flagged gets a review from each), else a VS Code chat model; APIs are used only when named.',
+  'claude-code': 'The Claude Code CLI, with your own Claude Code login and settings.',
+  codex: 'The Codex CLI, with your own Codex login and configuration.',
+  'vscode-lm': 'A VS Code chat model (vscode.lm: GitHub Copilot or another model provider), selected by rennet.harness.vscodeLm.vendor / family.',
+  openai: 'An OpenAI-compatible chat completions API (rennet.harness.openai.baseUrl / model; the key from “Rennet: Set API Key”).',
+  anthropic: 'The Anthropic Messages API (rennet.harness.anthropic.baseUrl / model; the key from “Rennet: Set API Key”).',
+  none: 'No model: lanes that need one fail and say so; host-settled lanes still settle.',
+};
 export const HarnessConfig = z.object({
   default: HarnessName,
   /** Per-lens overrides; a lens not named uses `default`. */
