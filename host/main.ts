@@ -386,8 +386,21 @@ import { landingFor, landWorkBranch } from './rounds/landing';
 import { archiveSession, sessionPatchsetIds } from './rounds/archive';
 import { ROUNDS_WORKSPACE_DEFAULT, RoundBlobParams, RoundRef, RoundsLandParams, RoundsWorkspaceMode } from '../protocol/rounds';
 import { RoundsDiffFiles, RoundsReadBlob } from '../protocol/rpc';
+import { sweepAtStart } from './rounds/sweep';
 import { readRoundBlob, roundDiffFiles } from './rounds/roundDiff';
 import { workerFromFlag } from './rounds/workers';
+/** The sweep's lines go to the host log and to stderr (paths and branch names only). */
+function sweepLog(level: 'info' | 'warn', line: string): void {
+  hostLog(level, line);
+  process.stderr.write(`rennet host: ${line}\n`);
+}
+// The daemon-start sweep (host/rounds/sweep.ts): once per host start, never from a bind. Every bind
+// waits for it (roundsRunner), so it never collects a sibling a bind is about to take.
+const startSweep: Promise<void> = ready.then(
+  ({ store }) => sweepAtStart(store, { dataDir: store.dir, log: sweepLog }).then(() => undefined),
+  () => undefined, // the store did not open: that is already logged, and nothing could be swept
+).catch((error: unknown) => sweepLog('warn', `start sweep: stopped: ${(error as Error).message}`));
+
 import type { HarnessConfig } from '../protocol/review';
 
 let roundRunner: RoundRunner | undefined;
@@ -399,12 +412,12 @@ function noteWorkspaceMode(sessionId: unknown, mode: unknown): void {
   workspaceModes.set(sessionId, parsed.success ? parsed.data : ROUNDS_WORKSPACE_DEFAULT);
 }
 async function roundsRunner(): Promise<RoundRunner> {
-  const [{ store, service }, log] = await Promise.all([ready, asks()]);
+  const [{ store, service }, log] = await Promise.all([ready, asks(), startSweep]);
   if (!roundRunner) {
     roundRunner = new RoundRunner({
       store,
       asks: log,
-      bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode: workspaceModes.get(session.id) ?? ROUNDS_WORKSPACE_DEFAULT, ...options }),
+      bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode: workspaceModes.get(session.id) ?? ROUNDS_WORKSPACE_DEFAULT, log: hostLog, ...options }),
       log: hostLog,
       onChange: (sessionId, round) => {
         connection.sendNotification(RoundsChanged, { sessionId, round });

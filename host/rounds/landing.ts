@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
-import { LAND_REFUSAL_MAX_CHARS, type RoundsLandResult, type RoundsLanding } from '../../protocol/rounds';
+import { type RoundsLandResult, type RoundsLanding } from '../../protocol/rounds';
 import type { Session } from '../../protocol/session';
 import { runGit } from '../git/run';
-import { listWorktrees, recordedBinding, type WorkspaceStore } from './workspace';
+import { capGitWords, listWorktrees, recordedBinding, type WorkspaceStore } from './workspace';
 import { pullRequestRecordOf } from './request';
 
 /**
@@ -134,11 +134,8 @@ export async function landingFor(store: WorkspaceStore, session: Session): Promi
   return ok({ branch, workBranch: bound.workBranch, line: facts.value ? landingLine(facts.value) : null });
 }
 
-/** git's words, whole up to LAND_REFUSAL_MAX_CHARS, then an honest marker of what was cut. */
-export function capGitWords(words: string, max = LAND_REFUSAL_MAX_CHARS): string {
-  if (words.length <= max) return words;
-  return `${words.slice(0, max)}… [git's message cut here: ${max} of its ${words.length} characters shown]`;
-}
+// git's words, capped (workspace.ts holds it: the drift repair reports git's refusal the same way).
+export { capGitWords };
 
 /**
  * Land: the reviewed branch fast-forwarded to the session's work branch, in the worktree that has

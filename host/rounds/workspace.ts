@@ -3,7 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { z } from 'zod';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
-import { ROUNDS_WORKSPACE_DEFAULT, siblingBranchOf, type RoundsWorkspaceMode } from '../../protocol/rounds';
+import { LAND_REFUSAL_MAX_CHARS, ROUNDS_WORKSPACE_DEFAULT, siblingBranchOf, type RoundsWorkspaceMode } from '../../protocol/rounds';
 import type { Session } from '../../protocol/session';
 import { runGit } from '../git/run';
 import { reviewedBranch } from './request';
@@ -29,6 +29,11 @@ import { reviewedBranch } from './request';
  * that cannot be made records nothing. A recorded workspace that no longer has its work branch out
  * refuses the round, naming both. `dryRun` (reading what a round would do) decides without adding a
  * worktree or recording.
+ * Two repairs, neither re-deciding a live binding: the branch worktree at Rennet's placement that
+ * has drifted onto another branch, with no live session bound there, is checked back out to the
+ * branch (`git switch`; git's refusal, capped, is the only thing that stops it — the sibling's
+ * placement stays refused whatever is on it); and an archived session used again whose recorded
+ * root no longer exists (the start sweep, host/rounds/sweep.ts, collected it) binds afresh.
  */
 
 export const WORKSPACE_EVENT_KIND = 'session.workspace';
@@ -70,9 +75,14 @@ export interface WorktreeEntry {
 export async function listWorktrees(repoRoot: string): Promise<Result<WorktreeEntry[]>> {
   const listed = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repoRoot });
   if (listed.code !== 0) return err(rennetError('git-failed', `git could not list the worktrees of ${repoRoot}: ${listed.stderr.trim()}`));
+  return ok(parseWorktreeList(listed.stdout.toString('utf8')));
+}
+
+/** PURE. The output of `git worktree list --porcelain -z` as registrations, in git's order. */
+export function parseWorktreeList(porcelain: string): WorktreeEntry[] {
   const entries: WorktreeEntry[] = [];
   let current: WorktreeEntry | null = null;
-  for (const field of listed.stdout.toString('utf8').split('\0')) {
+  for (const field of porcelain.split('\0')) {
     if (field.startsWith('worktree ')) {
       if (current) entries.push(current);
       current = { path: field.slice('worktree '.length), branch: null, head: null, detached: false, bare: false, prunable: null };
@@ -92,13 +102,18 @@ export async function listWorktrees(repoRoot: string): Promise<Result<WorktreeEn
     }
   }
   if (current) entries.push(current);
-  return ok(entries);
+  return entries;
 }
 
 /** Where Rennet places its own worktree of `branch` for the repository at `repoRoot`. */
 export function worktreePlacement(dataDir: string, repoRoot: string, branch: string): string {
+  return join(placementRoot(dataDir, repoRoot), ...branch.split('/'));
+}
+
+/** The directory every Rennet worktree of the repository at `repoRoot` is placed under. */
+export function placementRoot(dataDir: string, repoRoot: string): string {
   const tag = createHash('sha256').update(repoRoot).digest('hex').slice(0, 8);
-  return join(worktreesRoot(dataDir), `${basename(repoRoot)}-${tag}`, ...branch.split('/'));
+  return join(worktreesRoot(dataDir), `${basename(repoRoot)}-${tag}`);
 }
 
 function worktreesRoot(dataDir: string): string {
@@ -198,6 +213,14 @@ export interface BindOptions {
   dryRun?: boolean;
   /** How a first bind takes its workspace; a recorded binding is never decided again. Default `share`. */
   mode?: RoundsWorkspaceMode;
+  /** Where a bind says what it repaired (a stale record cleared, a drifted worktree checked back out). */
+  log?: (level: 'info' | 'warn', line: string) => void;
+}
+
+/** git's words, whole up to LAND_REFUSAL_MAX_CHARS, then an honest marker of what was cut. */
+export function capGitWords(words: string, max = LAND_REFUSAL_MAX_CHARS): string {
+  if (words.length <= max) return words;
+  return `${words.slice(0, max)}… [git's message cut here: ${max} of its ${words.length} characters shown]`;
 }
 
 /** The session's workspace: the recorded one (checked), else decided now and recorded. */
@@ -208,7 +231,17 @@ export async function bindWorkspace(store: WorkspaceStore, session: Session, opt
   const branch = reviewed.value;
   const worktrees = await listWorktrees(session.repoRoot);
   if (!worktrees.ok) return worktrees;
-  const recorded = recordedBinding(store, session.id);
+  let recorded = recordedBinding(store, session.id);
+  if (recorded && isArchived(store, session.id) && !existsSync(recorded.root)) {
+    // Un-archiving: the start sweep may have collected this workspace without a session record in
+    // hand, so a recorded root that is gone is cleared and the session binds afresh.
+    const gone = recorded.root;
+    if (!options.dryRun) {
+      clearBinding(store, session.id, gone, `${gone} no longer exists when the archived review was used again`, options.now());
+      options.log?.('info', `session ${session.id}: its recorded workspace ${gone} no longer exists; it binds afresh`);
+    }
+    recorded = null;
+  }
   if (recorded) {
     const bound = recorded;
     const out = bound.workBranch ?? bound.branch;
@@ -247,6 +280,11 @@ async function addBranchWorktree(store: WorkspaceStore, session: Session, worktr
   if (worktrees[0] && !worktrees[0].bare && samePath(worktrees[0].path, place)) {
     return err(rennetError('invalid-request', `${place} is this repository's clone root: Rennet never uses it as its worktree of ${branch} (it is the reviewer's tree; only a shared workspace binds there)`, { path: place }));
   }
+  const drifted = worktrees.find((w) => samePath(w.path, place));
+  // Drifted onto another branch only: leaving a detached HEAD could strand commits made on it, and git would not refuse.
+  if (drifted && !drifted.prunable && drifted.branch !== null && drifted.branch !== branch && sessionsBoundTo(store, session.repoRoot, { root: place }, session.id).length === 0) {
+    return driftBack(session, drifted, branch, options);
+  }
   const refused = placementRefusal(store, session, worktrees, place, branch);
   if (refused) return refused;
   // A read of what a round would do decides the placement without making it.
@@ -254,6 +292,31 @@ async function addBranchWorktree(store: WorkspaceStore, session: Session, worktr
   const added = await runGit(['worktree', 'add', '--quiet', place, branch], { cwd: session.repoRoot });
   if (added.code !== 0) return err(rennetError('git-failed', `git could not add a worktree for ${branch} at ${place}: ${added.stderr.trim()}`));
   return ok({ root: place, branch, kind: 'worktree' });
+}
+
+/**
+ * The drift repair (the branch bind's alone): Rennet's worktree of `branch`, at its placement, has
+ * drifted onto another ref and no live session is bound there, so it is checked back out to the
+ * branch. Only git's own refusal stops it (an uncommitted change the switch would overwrite), and
+ * that refusal comes back in git's words, capped; nothing is recorded then.
+ */
+async function driftBack(session: Session, worktree: WorktreeEntry, branch: string, options: BindOptions): Promise<Result<BoundWorkspace>> {
+  const was = worktree.branch ?? 'another ref';
+  if (options.dryRun) return ok({ root: worktree.path, branch, kind: 'worktree' });
+  // --no-guess: the reviewed branch is checked out as it is here, never created from a remote's ref.
+  const switched = await runGit(['switch', '--no-guess', branch], { cwd: worktree.path });
+  if (switched.code !== 0) {
+    const words = capGitWords([switched.stdout.toString('utf8').trim(), switched.stderr.trim()].filter((w) => w.length > 0).join('\n') || `git exited ${switched.code}`);
+    return err(
+      rennetError('git-failed', `${worktree.path}, Rennet's worktree of ${branch}, has drifted onto ${was}, and git refused to check ${branch} back out there:\n${words}`, {
+        path: worktree.path,
+        ref: was,
+        git: words,
+      }),
+    );
+  }
+  options.log?.('info', `session ${session.id}: Rennet's worktree ${worktree.path} had drifted onto ${was}; ${branch} is checked back out there`);
+  return ok({ root: worktree.path, branch, kind: 'worktree' });
 }
 
 /** The sibling: `rennet/<branch>` where a worktree has it out (shared as it stands), else forked from the branch's head into Rennet's placement of it. */
