@@ -397,7 +397,10 @@ export const ElementBase = z.object({
   parent: z.string().nullable(),
   /** Who wrote it: a model name, `host`, or `assembler`. */
   author: z.string(),
-  /** Position in creation order (monotonic per board). */
+  /**
+   * Position in creation order, unique per board. An element a round carried keeps the position
+   * it has on its predecessor (host/board/compose.ts), so Map order, not seq, is the board's order.
+   */
   seq: z.number().int().nonnegative(),
 });
 

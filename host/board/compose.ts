@@ -1,4 +1,4 @@
-import { KIND_INPUTS, REFERENCE_FIELDS, type BoardElement, type ElementKind } from '../../protocol/board';
+import { ELEMENT_KINDS, HOST_FIELDS, KIND_INPUTS, REFERENCE_FIELDS, type BoardElement, type ElementKind, type FinishPointer, type ReferenceRepair } from '../../protocol/board';
 import { canonicalJson } from '../capture/ids';
 import type { BoardState } from './state';
 
@@ -12,20 +12,52 @@ import type { BoardState } from './state';
  *   subtree signature, else `reworked`. Predecessor sections with no successor at their title path
  *   are removals, read separately (a stamp can only sit on what exists). The lane's verdict —
  *   "carrying forward" or "reworked" — is read from these stamps and removals, never guessed.
- * - Signatures cover what a reader reads: each element's kind and authored fields, references
- *   followed to the signature of what they name (ids are per board and mean nothing across two).
- *   Host stamps (ids, seq, author, patchset id, hunk ids, delta) are left out.
+ * - Signatures cover what a reader reads: each element's kind, authored fields and the host fields
+ *   that mean the same in every generation (a finding's status and accord, a noise member's
+ *   region), references followed to the signature of what they name (ids are per board and mean
+ *   nothing across two). Left out: ids, seq, author, and the GENERATION_FIELDS below.
+ * - Verbatim carry: an element whose subtree signature equals a predecessor element's in the same
+ *   place (the same parent title path) IS that element, so the successor holds the predecessor's
+ *   bytes — id, seq, author and every field — and whatever is keyed by element id (quote threads,
+ *   a finding's disposition, the panel's folds) sees one element across generations. A reworked
+ *   section keeps its predecessor's id too (the same section, re-drafted), so what did not change
+ *   inside it carries with its parent intact. Only GENERATION_FIELDS stay the successor's, and a
+ *   reference or parent naming an element that was not carried names it by its successor id.
+ *   An id both generations hold names one element: any other successor element drafted under a
+ *   predecessor id is renumbered past every id either board used, and every reference to it
+ *   (REFERENCE_FIELDS, parents, repairs, finish pointers) follows.
  * - Finding lifecycle (Flagged): a predecessor finding whose dispatched ask the report verified
  *   addressed is dropped from the successor, and a dismissed one has its dismissal cloned — only
  *   when exactly one successor finding matches it (same category and title). No match leaves
  *   nothing to do; more than one leaves every candidate visible, says so in a host callout and
- *   reports the disposition detached.
+ *   reports the disposition detached. Results name the composed board's ids.
  * - Sequence keeps the predecessor's host chapters (`Round k · Addressed`) and appends this
  *   round's, built from the report's addressed asks, each with the changed lines it rests on.
  *
  * Idempotent: composing a composed board again changes nothing (a host restart between the
  * composition's write and the lane's outcome composes again).
  */
+
+/**
+ * Host fields that belong to one generation, never compared and never carried: a section's
+ * stamp is this composition's verdict (the predecessor's was about its own predecessor), and the
+ * patchset and hunk ids of a code citation or a noise member name this generation's capture —
+ * hunk ids are per patchset, and a carried code_ref must cite the patchset its board reads, at the
+ * lines the signature proved unchanged.
+ */
+const GENERATION_FIELDS: Partial<Record<ElementKind, readonly string[]>> = {
+  section: ['delta'],
+  code_ref: ['patchset_id', 'hunk_ids'],
+  noise_member: ['hunk_id'],
+};
+
+/** The fields a signature reads, per kind: authored inputs and the host fields that are not GENERATION_FIELDS. */
+const SIGNED_FIELDS = {} as Record<ElementKind, readonly string[]>;
+for (const kind of ELEMENT_KINDS) {
+  const host = Object.keys((HOST_FIELDS as Partial<Record<ElementKind, { shape: object }>>)[kind]?.shape ?? {});
+  const own = GENERATION_FIELDS[kind] ?? [];
+  SIGNED_FIELDS[kind] = [...Object.keys(KIND_INPUTS[kind].shape), ...host.filter((k) => !own.includes(k))];
+}
 
 export type SectionDelta = 'new' | 'reworked' | null;
 
@@ -80,6 +112,12 @@ export interface LensComposition {
   board: BoardState;
   delta: LensDelta;
   findings: readonly FindingLifecycle[];
+  /**
+   * Drafted id → composed id, for every element of the drafted board whose id the composition
+   * changed (carried onto its predecessor's id, or renumbered off an id the predecessor used).
+   * What was anchored on the draft while it was live follows these (host/rounds/compose.ts).
+   */
+  renamed: ReadonlyMap<string, string>;
 }
 
 export const ROUND_CHAPTER_PATTERN = /^Round (\d+) · Addressed$/;
@@ -95,7 +133,18 @@ export function composeRound(drafted: BoardState, input: RoundComposeInput): Len
     if (drafted.lens === 'sequence') board = withRoundChapters(board, input);
   }
   const stamped = stampSections(board, input.prior);
-  return { board: stamped.board, delta: stamped.delta, findings };
+  const carry = carryForward(stamped.board, input.prior, stamped.sign, stamped.priorSign);
+  // One composition is one write, however many passes it took.
+  const composed = carry.board === drafted ? drafted : { ...carry.board, revision: drafted.revision + 1 };
+  // Ids not on the composed board (a dropped finding) are the drafted board's and stay as they were.
+  const final = (id: string) => carry.ids.get(id) ?? id;
+  const delta: LensDelta = { ...stamped.delta, added: stamped.delta.added.map(final), reworked: stamped.delta.reworked.map(final), carried: stamped.delta.carried.map(final) };
+  return {
+    board: composed,
+    delta,
+    findings: findings.map((f) => ({ ...f, successor: f.successor === null ? null : final(f.successor), candidates: f.candidates.map(final) })),
+    renamed: new Map([...carry.ids].filter(([from, to]) => from !== to && drafted.elements.has(from))),
+  };
 }
 
 // ─── Signatures and stamps ───────────────────────────────────────────────────────────────────
@@ -114,15 +163,25 @@ function childrenIndex(board: BoardState): Map<string | null, BoardElement[]> {
   return index;
 }
 
+/** Children per parent as signatures read them: a round chapter's code cards are left out (see withRoundChapters). */
+function signedChildren(board: BoardState): Map<string | null, BoardElement[]> {
+  const index = childrenIndex(board);
+  for (const [parent, kids] of index) {
+    const el = parent === null ? undefined : board.elements.get(parent);
+    if (el && isRoundChapter(el)) index.set(parent, kids.filter((c) => c.kind !== 'code_ref'));
+  }
+  return index;
+}
+
 /** Signatures of every element's subtree, memoized per board. */
-function signer(board: BoardState): (id: string) => string {
-  const children = childrenIndex(board);
+function signer(board: BoardState): Signer {
+  const children = signedChildren(board);
   const memo = new Map<string, string>();
   const own = (el: BoardElement, seen: ReadonlySet<string>): unknown => {
     const fields = loose(el);
     const refs = REFERENCE_FIELDS[el.kind] ?? {};
     const out: Record<string, unknown> = { kind: el.kind };
-    for (const key of Object.keys(KIND_INPUTS[el.kind].shape)) {
+    for (const key of SIGNED_FIELDS[el.kind]) {
       const value = fields[key];
       // A round chapter's code cards cite its own round's capture: carried on, they are left behind (see withRoundChapters).
       if (value === undefined || (el.kind === 'round_outcome' && key === 'evidence')) continue;
@@ -140,8 +199,7 @@ function signer(board: BoardState): (id: string) => string {
     if (cached !== undefined) return cached;
     const el = board.elements.get(id) as BoardElement;
     const path = new Set(seen).add(id);
-    const chapter = isRoundChapter(el);
-    const kids = (children.get(id) ?? []).filter((c) => !(chapter && c.kind === 'code_ref'));
+    const kids = children.get(id) ?? [];
     const value = canonicalJson([own(el, path), kids.map((c) => sign(c.id, path))]);
     memo.set(id, value);
     return value;
@@ -173,7 +231,9 @@ function envelopeSignature(board: BoardState, sign: (id: string) => string): str
   return canonicalJson([board.status, board.absence, board.document.title, board.document.intro_markdown, loose]);
 }
 
-function stampSections(board: BoardState, prior: BoardState | null): { board: BoardState; delta: LensDelta } {
+type Signer = (id: string) => string;
+
+function stampSections(board: BoardState, prior: BoardState | null): { board: BoardState; delta: LensDelta; sign: Signer; priorSign: Signer | null } {
   const sign = signer(board);
   const paths = sectionPaths(board);
   const priorSign = prior ? signer(prior) : null;
@@ -211,6 +271,8 @@ function stampSections(board: BoardState, prior: BoardState | null): { board: Bo
   return {
     board: changed ? { ...board, elements, revision: board.revision + 1 } : board,
     delta: { verdict, added, reworked, carried, removed, envelopeChanged },
+    sign,
+    priorSign,
   };
 }
 
@@ -221,6 +283,119 @@ function stampSections(board: BoardState, prior: BoardState | null): { board: Bo
  */
 export function lensDelta(board: BoardState, prior: BoardState | null): LensDelta {
   return stampSections(board, prior).delta;
+}
+
+// ─── Verbatim carry ──────────────────────────────────────────────────────────────────────────
+
+/**
+ * Which successor elements are which predecessor elements, matched top down place by place: the
+ * top level, then inside every section both boards hold at one title path. In a place, a successor
+ * element whose subtree signature equals an unmatched predecessor element's there is carried with
+ * its whole subtree, child for child (equal signatures have equal children, in order); then each
+ * successor section left over continues the first unmatched predecessor section of its title
+ * there, and the match goes on inside the two. A predecessor element is matched at most once.
+ */
+function matchPredecessor(board: BoardState, prior: BoardState, sign: Signer, priorSign: Signer): { carried: Map<string, string>; continued: Map<string, string> } {
+  const kids = signedChildren(board);
+  const priorKids = signedChildren(prior);
+  const carried = new Map<string, string>();
+  const continued = new Map<string, string>();
+  const used = new Set<string>();
+  const free = (id: string): boolean => !used.has(id) && (priorKids.get(id) ?? []).every((c) => free(c.id));
+  const zip = (successor: string, predecessor: string) => {
+    carried.set(successor, predecessor);
+    used.add(predecessor);
+    const theirs = priorKids.get(predecessor) ?? [];
+    (kids.get(successor) ?? []).forEach((c, i) => zip(c.id, (theirs[i] as BoardElement).id));
+  };
+  const place = (successor: string | null, predecessor: string | null) => {
+    const theirs = priorKids.get(predecessor) ?? [];
+    const bySignature = new Map<string, BoardElement[]>();
+    for (const c of theirs) {
+      const signature = priorSign(c.id);
+      bySignature.set(signature, [...(bySignature.get(signature) ?? []), c]);
+    }
+    const left: BoardElement[] = [];
+    for (const el of kids.get(successor) ?? []) {
+      const match = (bySignature.get(sign(el.id)) ?? []).find((c) => free(c.id));
+      if (match) zip(el.id, match.id);
+      else left.push(el);
+    }
+    for (const el of left) {
+      if (el.kind !== 'section') continue;
+      const title = el.title.trim();
+      const match = theirs.find((c) => c.kind === 'section' && c.title.trim() === title && !used.has(c.id));
+      if (!match) continue;
+      continued.set(el.id, match.id);
+      used.add(match.id);
+      place(el.id, match.id);
+    }
+  };
+  place(null, null);
+  return { carried, continued };
+}
+
+const idNumber = (id: string): number => {
+  const m = /^e(\d+)$/.exec(id);
+  return m ? Number(m[1]) : 0;
+};
+
+/**
+ * The successor with what it carried in the predecessor's own bytes (see the module comment), and
+ * the id every element of `board` ends under. Nothing matched: `board` itself, ids unchanged.
+ */
+function carryForward(board: BoardState, prior: BoardState | null, sign: Signer, priorSign: Signer | null): { board: BoardState; ids: Map<string, string> } {
+  const ids = new Map<string, string>([...board.elements.keys()].map((id) => [id, id]));
+  if (!prior || !priorSign) return { board, ids };
+  const { carried, continued } = matchPredecessor(board, prior, sign, priorSign);
+  const predecessorOf = new Map([...carried, ...continued]);
+  // Positions stay unique the same way ids do: a matched element keeps its predecessor's, any other
+  // element at one of those is moved past them all.
+  const takenSeqs = new Set([...predecessorOf.values()].map((id) => (prior.elements.get(id) as BoardElement).seq));
+  // Renumbered past every id and position either board used, so a renumbered element is never
+  // taken for a predecessor element, nor for another element of the draft.
+  let nextId = Math.max(board.nextId, prior.nextId);
+  let nextSeq = 0;
+  for (const el of [...board.elements.values(), ...prior.elements.values()]) {
+    nextId = Math.max(nextId, idNumber(el.id) + 1);
+    nextSeq = Math.max(nextSeq, el.seq + 1);
+  }
+  for (const id of board.elements.keys()) {
+    const predecessor = predecessorOf.get(id);
+    ids.set(id, predecessor ?? (prior.elements.has(id) ? `e${nextId++}` : id));
+  }
+  // A reference to an element the board does not hold stays as written.
+  const final = (id: string) => ids.get(id) ?? id;
+
+  const elements = new Map<string, BoardElement>();
+  let changed = false;
+  for (const el of board.elements.values()) {
+    const predecessor = predecessorOf.get(el.id);
+    const from = predecessor === undefined ? undefined : (prior.elements.get(predecessor) as BoardElement);
+    const carriedFrom = carried.has(el.id) ? from : undefined;
+    const out: Loose = carriedFrom ? { ...loose(carriedFrom) } : { ...loose(el), id: final(el.id) };
+    if (!carriedFrom) out.seq = from ? from.seq : takenSeqs.has(el.seq) ? nextSeq++ : el.seq;
+    out.parent = el.parent === null ? null : final(el.parent);
+    for (const field of Object.keys(REFERENCE_FIELDS[el.kind] ?? {})) {
+      const value = loose(el)[field];
+      if (value === undefined) delete out[field];
+      else out[field] = Array.isArray(value) ? (value as string[]).map(final) : final(value as string);
+    }
+    if (carriedFrom) {
+      for (const field of GENERATION_FIELDS[el.kind] ?? []) {
+        const value = loose(el)[field];
+        if (value === undefined) delete out[field];
+        else out[field] = value;
+      }
+    }
+    const same = JSON.stringify(out) === JSON.stringify(el);
+    changed ||= !same;
+    elements.set(out.id, same ? el : typed(out));
+  }
+  if (!changed) return { board, ids };
+  const repairs: ReferenceRepair[] = board.repairs.map((r) => ({ ...r, element: final(r.element), to: final(r.to) }));
+  const lastFinish: FinishPointer[] | null = board.lastFinish === null ? null : board.lastFinish.map((f) => ({ ...f, element: final(f.element) }));
+  return { board: { ...board, elements, nextId, repairs, lastFinish, revision: board.revision + 1 }, ids };
 }
 
 // ─── Findings ────────────────────────────────────────────────────────────────────────────────

@@ -73,11 +73,25 @@ export function boardEventsFor(previous: BoardState, next: BoardState, call: Ver
   if (!isDeepStrictEqual(previous.document, next.document)) {
     events.push({ verb: 'document.set', payload: { ...stamp, document: next.document } });
   }
-  for (const [id, element] of next.elements) {
+  // Replay keeps a surviving element where it was and appends created ones, and Map order is the
+  // board's order of record. A write that moved elements (a round carrying predecessor ids onto
+  // the draft) re-lays them: from the first element out of place on, each is removed and created
+  // again in the new order, so the replayed board has the order the writer made.
+  const nextIds = [...next.elements.keys()];
+  const replayed = [...[...previous.elements.keys()].filter((id) => next.elements.has(id)), ...nextIds.filter((id) => !previous.elements.has(id))];
+  let inPlace = 0;
+  while (inPlace < nextIds.length && nextIds[inPlace] === replayed[inPlace]) inPlace += 1;
+  const relaid = new Set(nextIds.slice(inPlace).filter((id) => previous.elements.has(id)));
+  for (const id of nextIds.slice(0, inPlace)) {
+    const element = next.elements.get(id) as BoardElement;
     const before = previous.elements.get(id);
     if (before === undefined) events.push({ verb: 'element.created', payload: { ...stamp, element } });
     else if (!isDeepStrictEqual(before, element)) events.push({ verb: 'element.updated', payload: { ...stamp, element } });
   }
+  for (const id of previous.elements.keys()) {
+    if (relaid.has(id)) events.push({ verb: 'element.removed', payload: { ...stamp, id } });
+  }
+  for (const id of nextIds.slice(inPlace)) events.push({ verb: 'element.created', payload: { ...stamp, element: next.elements.get(id) as BoardElement } });
   for (const id of previous.elements.keys()) {
     if (!next.elements.has(id)) events.push({ verb: 'element.removed', payload: { ...stamp, id } });
   }

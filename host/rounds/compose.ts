@@ -1,4 +1,4 @@
-import { flaggedBoardId, type Ask, type AskProjection } from '../../protocol/asks';
+import { findingKey, flaggedBoardId, type Ask, type AskProjection } from '../../protocol/asks';
 import { LENSES, type Lens } from '../../protocol/board';
 import type { Round, RoundReport } from '../../protocol/rounds';
 import type { FindingDispositionInput, LensComposition, RoundAddressed } from '../board/compose';
@@ -65,8 +65,10 @@ export interface CompositionAsks {
  * What a lane's composition leaves outside its board: a dismissal uniquely reattached is cloned
  * onto the successor's finding (the predecessor keeps its own), and the quote threads on the
  * predecessor's board of this lens move to the successor's where their quote occurs exactly once,
- * else they are detached (host/board/quoteAnchors.ts). Refusals on a second composition after a
- * restart (already dismissed, no change) are expected and ignored.
+ * else they are detached (host/board/quoteAnchors.ts). What was anchored on the successor's draft
+ * while its lane was live — a quote thread, a dismissal — follows its element when the
+ * composition carried it onto a predecessor id or renumbered it (`composition.renamed`). Refusals
+ * on a second composition after a restart (already dismissed, no change) are expected and ignored.
  */
 export function applyComposition(
   asks: CompositionAsks,
@@ -76,18 +78,42 @@ export function applyComposition(
   now: string,
 ): void {
   const { sessionId, generationId } = place;
+  const renamed = composition.renamed;
   if (lens === 'flagged') {
+    const boardId = flaggedBoardId(sessionId, generationId);
+    if (renamed.size > 0) followRenamedDismissals(asks, { sessionId, generationId, boardId }, renamed, now);
     for (const f of composition.findings) {
       if (f.result !== 'dismissed' || f.successor === null) continue;
-      asks.command(sessionId, { type: 'dismissFinding', generationId, boardId: flaggedBoardId(sessionId, generationId), findingId: f.successor }, now);
+      asks.command(sessionId, { type: 'dismissFinding', generationId, boardId, findingId: f.successor }, now);
     }
   }
   if (!asks.appendHostEvent) return;
   const projection = asks.projection(sessionId);
   if (!projection.ok) return;
   // This lens's threads only: another lens's board is composed (and its threads placed) when its own lane settles.
-  const quoteThreads = Object.fromEntries(Object.entries(projection.value.quoteThreads).filter(([, t]) => t.anchor.lens === lens));
+  const threads = Object.entries(projection.value.quoteThreads).filter(([, t]) => t.anchor.lens === lens);
+  for (const [threadId, thread] of threads) {
+    const to = thread.anchor.generationId === generationId ? renamed.get(thread.anchor.elementId) : undefined;
+    if (to === undefined) continue;
+    asks.appendHostEvent(sessionId, { type: 'quoteAnchor', threadId, anchor: { ...thread.anchor, elementId: to }, detached: thread.detached === true }, now);
+  }
+  const quoteThreads = Object.fromEntries(threads);
   for (const planned of reanchorThreads({ ...projection.value, quoteThreads }, place.priorGenerationId, { generationId, boards: { [lens]: composition.board.elements.values() } })) {
     asks.appendHostEvent(sessionId, planned.event, now);
   }
+}
+
+/**
+ * Dismissals made on the successor's draft, moved with their findings: each renamed one is
+ * restored under the id it left (which may now name another finding) before any is dismissed
+ * under its new id, so a swap of two ids moves both.
+ */
+function followRenamedDismissals(asks: CompositionAsks, ref: { sessionId: string; generationId: string; boardId: string }, renamed: ReadonlyMap<string, string>, now: string): void {
+  const projection = asks.projection(ref.sessionId);
+  if (!projection.ok) return;
+  const dismissed = (findingId: string) => Object.hasOwn(projection.value.findingDispositions, findingKey({ generationId: ref.generationId, boardId: ref.boardId, findingId }));
+  const moving = [...renamed].filter(([from]) => dismissed(from));
+  const { sessionId, generationId, boardId } = ref;
+  for (const [from] of moving) asks.command(sessionId, { type: 'restoreFinding', generationId, boardId, findingId: from }, now);
+  for (const [, to] of moving) asks.command(sessionId, { type: 'dismissFinding', generationId, boardId, findingId: to }, now);
 }

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import type { LensComposition } from '../../../host/board/compose';
-import { roundChapterTitle } from '../../../host/board/compose';
+import { composeRound, roundChapterTitle } from '../../../host/board/compose';
 import { loadBoard } from '../../../host/board/persist';
-import type { BoardState } from '../../../host/board/state';
+import { emptyBoard, type BoardState } from '../../../host/board/state';
 import { scriptedAssignment } from '../../../host/harness/scripted';
 import { newGenerationId, runLensPipeline } from '../../../host/pipeline/run';
 import type { GenerationOutcome, RoundCompose } from '../../../host/pipeline/types';
 import type { Store } from '../../../host/store';
-import { LENSES, type BoardElement, type Lens } from '../../../protocol/board';
+import { BoardElement, LENSES, type Lens } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
 import type { TestRepo } from '../../fixtures/gitRepo';
 import { AskLog } from '../../../host/asks/log';
@@ -80,6 +80,12 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     assert.deepEqual(verdicts, { design: 'carrying-forward', decisions: 'carrying-forward', noise: 'carrying-forward', sequence: 'reworked', flagged: 'reworked' });
 
     const stored = (lens: Lens) => loadBoard(store, { sessionId, generationId: second.generationId, patchsetId: patchset.id, lens }) as BoardState;
+    const priorOf = (lens: Lens) => first.lanes.find((l) => l.lens === lens)!.board;
+    // Carried lanes are the predecessor's elements, ids, authors and positions included, durable as told.
+    for (const lens of ['design', 'decisions', 'noise'] as const) {
+      assert.deepEqual([...stored(lens).elements], [...priorOf(lens).elements], `${lens}: carried byte-identical`);
+      assert.deepEqual([...stored(lens).elements], [...told.find(([l]) => l === lens)![1].board.elements]);
+    }
     // Sequence: its drafted sections carried, the chapter new, the chapter's outcome citing the util line.
     const seq = stored('sequence');
     assert.deepEqual(
@@ -94,6 +100,9 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     const flagged = stored('flagged');
     assert.deepEqual(findingTitles(flagged), findingTitles(priorFlagged).filter((t) => t !== 'The log line changes shape'));
     assert.deepEqual(sections(flagged).map((s) => s.delta), ['reworked']);
+    // The reworked section and the findings that did not change are the predecessor's, under their ids.
+    assert.equal(sections(flagged)[0]?.id, sections(priorFlagged)[0]?.id);
+    for (const el of flagged.elements.values()) if (el.kind === 'finding') assert.deepEqual(el, priorFlagged.elements.get(el.id));
     // The outcome was written after the composition: the stored board is the one the lane settled with.
     assert.deepEqual([...flagged.elements.values()], [...second.lanes.find((l) => l.lens === 'flagged')!.board.elements.values()]);
     // The predecessor is untouched.
@@ -164,6 +173,43 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     const successorDecision = [...second.lanes.find((l) => l.lens === 'decisions')!.board.elements.values()].find((e) => e.kind === 'decision')!;
     assert.deepEqual([moved?.anchor.generationId, moved?.anchor.elementId, moved?.detached], [second.generationId, successorDecision.id, false]);
     assert.deepEqual([detached?.anchor.generationId, detached?.detached], [first.generationId, true]);
+  });
+
+  it('what the reviewer anchored on the live draft follows its element when the composition carries or renumbers it', () => {
+    const finding = (id: string, title: string, body: string) =>
+      BoardElement.parse({ id, kind: 'finding', parent: 'e1', author: 'claude', seq: Number(id.slice(1)), severity: 'major', category: 'reliability', title, body_markdown: body, remedy_markdown: 'Fix it.', anchor: [], status: 'open', concurrence: [], accord: 'split' });
+    const flaggedBoard = (elements: BoardElement[]): BoardState => ({
+      ...emptyBoard('flagged', patchset.id),
+      document: { title: 'Flagged', intro_markdown: 'Two defects.', measure: 'reading', prose_register: 'authored' },
+      elements: new Map(elements.map((e) => [e.id, e])),
+      nextId: elements.length + 1,
+      status: 'finished',
+      lastFinish: [],
+    });
+    const section = BoardElement.parse({ id: 'e1', kind: 'section', parent: null, author: 'claude', seq: 1, title: 'Defects', delta: null });
+    const prior = flaggedBoard([section, finding('e2', 'Leaked handle', 'Handles leak.')]);
+    // The live draft: a new finding first, so the unchanged one was drafted under another id.
+    const drafted = flaggedBoard([section, finding('e2', 'Unbounded queue', 'Queues grow without a bound.'), finding('e3', 'Leaked handle', 'Handles leak.')]);
+    const composition = composeRound(drafted, { ordinal: 1, prior, addressed: [], dispositions: [], resolveHunks: () => null });
+    assert.deepEqual(composition.renamed, new Map([['e2', 'e4'], ['e3', 'e2']]), 'the unchanged finding takes its own id back; the new one moves off it');
+
+    const asks = new AskLog(store);
+    const at = '2026-12-03T10:00:00.000Z';
+    const place = { sessionId, priorGenerationId: 'gen-before', generationId: 'gen-live' };
+    const boardId = flaggedBoardId(sessionId, place.generationId);
+    const opened = asks.command(sessionId, { type: 'quoteOpen', anchor: { kind: 'quote', generationId: place.generationId, lens: 'flagged', elementId: 'e2', quote: 'Queues grow' } }, at);
+    assert.ok(opened.ok);
+    assert.ok(asks.command(sessionId, { type: 'dismissFinding', generationId: place.generationId, boardId, findingId: 'e3' }, at).ok);
+    const threadIds = new Set(Object.keys((asks.projection(sessionId) as { ok: true; value: { quoteThreads: object } }).value.quoteThreads));
+
+    applyComposition(asks, place, 'flagged', composition, at);
+    const after = asks.projection(sessionId);
+    assert.ok(after.ok);
+    const thread = Object.entries(after.value.quoteThreads).find(([id, t]) => threadIds.has(id) && t.anchor.generationId === place.generationId)?.[1];
+    assert.deepEqual([thread?.anchor.elementId, thread?.detached], ['e4', false], 'the thread is on the queue finding, under its composed id');
+    const dismissedHere = Object.keys(after.value.findingDispositions).filter((k) => k.startsWith(`${place.generationId}|`));
+    assert.deepEqual(dismissedHere, [findingKey({ generationId: place.generationId, boardId, findingId: 'e2' })], 'the dismissal moved with the handle finding, and the id it left names nothing dismissed');
+    assert.ok(composition.board.elements.get('e2')?.kind === 'finding' && (composition.board.elements.get('e2') as { title: string }).title === 'Leaked handle');
   });
 });
 
