@@ -44,7 +44,7 @@ export interface SeatPromptEntry {
 }
 
 /** Prompts that are not a lens seat's first turn: read by other jobs. */
-export const DOCUMENT_PROMPT_IDS = ['reviewer-voice', 'round-report', 'round-worker', 'prior-closure'] as const;
+export const DOCUMENT_PROMPT_IDS = ['reviewer-voice', 'round-report', 'round-worker', 'prior-closure', 'eval-judge'] as const;
 export type DocumentPromptId = (typeof DOCUMENT_PROMPT_IDS)[number];
 
 export interface DocumentPromptEntry {
@@ -78,6 +78,8 @@ export const DOCUMENT_PROMPTS: readonly DocumentPromptEntry[] = [
   { id: 'round-worker', file: 'round-worker.md', partials: [], budgetBytes: 765 /* measured 695 */ },
   // The re-review's closure seat: one structured turn over the earlier review's items and the fix delta, with the read tools over the delta.
   { id: 'prior-closure', file: 'prior-closure.md', partials: [], budgetBytes: 3_262 /* measured 2,965 */, toolsBudgetBytes: 4_928 /* measured 4,480 */ },
+  // `rennet eval score --judge`: one turn per catching finding, read_finding and grade_finding, with the read tools over the case's change.
+  { id: 'eval-judge', file: 'eval-judge.md', partials: [], budgetBytes: 1_905 /* measured 1,732 */, toolsBudgetBytes: 4_240 /* measured 3,855 */ },
 ];
 
 /**

@@ -93,6 +93,14 @@ export function priorClosurePrompt(): string {
   return joinParts(['# Rennet: prior items', ...documentParts(documentPromptEntry('prior-closure'))]);
 }
 
+/**
+ * `rennet eval score --judge`: a fixed header, then eval-judge.md. The finding and the change reach
+ * the judge through its tools (read_finding, the read tools), so the prompt is the same for every case.
+ */
+export function evalJudgePrompt(): string {
+  return joinParts(['# Rennet: eval judge', ...documentParts(documentPromptEntry('eval-judge'))]);
+}
+
 /** The coding worker's prompt: a header naming the work order, then round-worker.md. Nothing of the asks is in it. */
 export function roundWorkerPrompt(context: SeatPromptContext): string {
   const dir = contextDirOf(context);

@@ -21,10 +21,11 @@ describe('prompts/generated.ts', () => {
     }
   });
 
-  it('has the files the product names: six lens prompts, the explainer, the reviewer voice, the round report, the prior-item closures, three partials', () => {
+  it('has the files the product names: six lens prompts, the explainer, the reviewer voice, the round report, the prior-item closures, the eval judge, three partials', () => {
     assert.deepEqual(Object.keys(PROMPT_FILES).sort(), [
       'decisions.md',
       'design.md',
+      'eval-judge.md',
       'explain.md',
       'flagged-compile.md',
       'flagged-review.md',

@@ -6,6 +6,7 @@ import {
   assembleSeatPrompt,
   createPromptReader,
   priorClosurePrompt,
+  evalJudgePrompt,
   promptBytes,
   reviewerVoiceText,
   roundReportPrompt,
@@ -83,6 +84,14 @@ describe('seat prompts: the prompt-budget tripwire', function () {
     const { budgetBytes } = documentPromptEntry('prior-closure');
     const bytes = promptBytes(priorClosurePrompt());
     assert.ok(bytes <= budgetBytes && bytes > budgetBytes * 0.85, `prior-closure is ${bytes} bytes, budget ${budgetBytes}: re-measure it in prompts/manifest.ts`);
+  });
+
+  it('eval-judge: at most its pinned budget, within a tenth of it, and naming its two tools', () => {
+    const { budgetBytes } = documentPromptEntry('eval-judge');
+    const prompt = evalJudgePrompt();
+    const bytes = promptBytes(prompt);
+    assert.ok(bytes <= budgetBytes && bytes > budgetBytes * 0.85, `eval-judge is ${bytes} bytes, budget ${budgetBytes}: re-measure it in prompts/manifest.ts`);
+    assert.ok(prompt.startsWith('# Rennet: eval judge\n\n') && prompt.includes('`read_finding`') && prompt.includes('`grade_finding`'));
   });
 
   it('reviewer-voice: at most its pinned budget', () => {
@@ -190,7 +199,7 @@ describe('seat prompts: assembly', () => {
   });
 
   it('the manifest covers each document prompt once', () => {
-    assert.deepEqual(DOCUMENT_PROMPTS.map((d) => d.id), ['reviewer-voice', 'round-report', 'round-worker', 'prior-closure']);
+    assert.deepEqual(DOCUMENT_PROMPTS.map((d) => d.id), ['reviewer-voice', 'round-report', 'round-worker', 'prior-closure', 'eval-judge']);
     // The re-review's closure seat: the same bytes for every request (read_prior_items serves the items and the delta).
     const closure = priorClosurePrompt();
     assert.ok(closure.startsWith('# Rennet: prior items\n\n') && closure.includes('`read_prior_items`') && closure.includes('`submit_closures`'));

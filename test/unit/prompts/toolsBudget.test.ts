@@ -7,6 +7,7 @@ import { reviewSurface } from '../../../host/pipeline/reviewers';
 import { readSurface, type ChangeSource } from '../../../host/read/tools';
 import { REPORT_TOOLS } from '../../../host/rounds/reportSeat';
 import { CLOSURE_TOOLS } from '../../../host/rereview/closureSeat';
+import { JUDGE_TOOLS } from '../../../host/eval/judge';
 
 /**
  * The tool-schema tripwire: what a seat is offered (the read tools and its own) rides with every
@@ -55,6 +56,7 @@ describe('seat tools: the tool-schema budget tripwire', () => {
     ['design:pr-opener', opener, PR_OPENER_PROMPT.toolsBudgetBytes, 'PR_OPENER_PROMPT.toolsBudgetBytes'],
     ['round:report', REPORT_TOOLS, report, "the round-report entry's toolsBudgetBytes"],
     ['rereview:closures', CLOSURE_TOOLS, documentPromptEntry('prior-closure').toolsBudgetBytes, "the prior-closure entry's toolsBudgetBytes"],
+    ['eval:judge', JUDGE_TOOLS, documentPromptEntry('eval-judge').toolsBudgetBytes, "the eval-judge entry's toolsBudgetBytes"],
   ];
   for (const [key, own, budget, where] of oneShot) {
     it(`${key}: the read tools and its own tools stay within ${budget} bytes`, () => {
