@@ -1,27 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { EvalCase, EvalHarnessSettings } from '../../protocol/eval';
+import { canonicalJson } from '../capture/ids';
+
+export { canonicalJson };
 
 /**
- * Identities of a run's inputs (pure): canonical JSON (keys sorted, so formatting and key order do
- * not matter) and the sha256 digests built from it.
+ * Identities of a run's inputs (pure): sha256 digests over the one canonical JSON (host/capture/ids.ts:
+ * keys sorted, so formatting and key order do not matter).
  */
-
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
-    }
-    return out;
-  }
-  return value;
-}
 
 export function sha256(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex');
