@@ -33,7 +33,7 @@ import type { AskIntent } from '../protocol/asks';
 import type { Side } from '../protocol/patchset';
 import { Store } from './store';
 import { AskLog } from './asks/log';
-import { carryForwardOpenAsks, fileDeltaPatchset, planRereview, priorReviewOf, recordRereview, type RereviewPlan } from './rereview/run';
+import { carryForwardOpenAsks, fileDeltaPatchset, planRereview, priorReviewOf, recordRereview, rereviewDeltaOf, type RereviewPlan } from './rereview/run';
 import { CONTEXT_ROOT } from './pipeline/contextDir';
 import type { ReviewReport } from '../protocol/review';
 import { HOST_VERSION } from './version';
@@ -372,7 +372,7 @@ async function main(argv: string[]): Promise<number> {
           store,
           ...(prTarget ? { reportTarget: reportTargetOf(prTarget, patchset.value) } : {}),
           ...(prTarget && record ? { pullRequest: pullRequestContext(record, prTarget.provider) } : {}),
-          ...(rereview ? { rereview: { delta: rereview.since.delta, priorItems: priorReviewOf(rereview).items } } : {}),
+          ...(rereview ? { rereview: { delta: rereview.since.delta, priorItems: priorReviewOf(rereview).items }, rereviewDelta: rereviewDeltaOf(rereview) } : {}),
         },
         reviewDeps(snapshot.session.repoRoot, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
       );

@@ -506,7 +506,7 @@ import { join as joinPath } from 'node:path';
 import { RereviewRun } from '../protocol/rpc';
 import type { PriorReview } from '../protocol/review';
 import { CONTEXT_ROOT } from './pipeline/contextDir';
-import { carryForwardOpenAsks, fileDeltaPatchset, planRereview, priorReviewOf, recordRereview } from './rereview/run';
+import { carryForwardOpenAsks, fileDeltaPatchset, planRereview, priorReviewOf, recordRereview, rereviewDeltaOf } from './rereview/run';
 import { RunLensesInput } from './review/runner';
 
 connection.onRequest(RereviewRun, async (params) => {
@@ -550,9 +550,15 @@ connection.onRequest(RereviewRun, async (params) => {
     return ok({ generationId: null, prior });
   }
   let prior: PriorReview | null = null;
-  const drafted = await runner.runPatchsetLenses(session.id, harness, plan.since.lensPatchset, (generationId) => {
-    prior = recordRereview(store, session.id, generationId, plan, now());
-  });
+  const drafted = await runner.runPatchsetLenses(
+    session.id,
+    harness,
+    plan.since.lensPatchset,
+    (generationId) => {
+      prior = recordRereview(store, session.id, generationId, plan, now());
+    },
+    rereviewDeltaOf(plan) ?? undefined,
+  );
   if (!drafted.ok) return drafted;
   return ok({ generationId: drafted.value.generationId, prior: prior ?? priorReviewOf(plan) });
 });

@@ -17,6 +17,7 @@ import type { Harness, McpEndpoint, SeatSpec, ToolPort, TurnResult } from './por
 import { defaultDesignAssembler } from './design';
 import { reviewSurface } from './reviewers';
 import { withReadTools } from '../read/compose';
+import { deltaLines, keepFindingsInDelta } from '../rereview/outsideDelta';
 import { gitChangeSource } from '../read/gitSource';
 import { readSurface, type ChangeSource } from '../read/tools';
 import {
@@ -713,6 +714,7 @@ class GenerationRun {
   private settle(lane: Lane, settlement: Settlement, attempts: number, options: { write?: boolean; reconstructed?: boolean } = {}): void {
     if (lane.outcome) return;
     if (this.stopped && !options.reconstructed) return;
+    if (this.input.rereviewDelta && lane.lens === 'flagged' && settlement.state === 'settled') this.keepInsideDelta(lane, this.input.rereviewDelta.from);
     if (this.input.compose && settlement.state !== 'failed') this.compose(lane, this.input.compose);
     const at = this.now();
     if (this.store && options.write !== false) {
@@ -726,6 +728,16 @@ class GenerationRun {
     this.laneChange(lane, settlement.state, settlement.absence, settlement.failure);
     this.emitFrame(lane, 'closed', lane.frameRevision + 1, [], lane.board);
     lane.resolveDone();
+  }
+
+  /** A re-review's delta generation: Flagged findings off the delta's changed lines stay only at blocker, said on the board; durable before the lane settles. */
+  private keepInsideDelta(lane: Lane, reviewedCommit: string): void {
+    const scoped = keepFindingsInDelta(lane.board, deltaLines(this.input.patchset), reviewedCommit);
+    if (scoped.board === lane.board) return;
+    this.commit(lane, scoped.board, { verb: 'finish' });
+    this.emitFrame(lane, 'write', scoped.board.revision, [...scoped.board.elements.keys()], scoped.board);
+    const n = scoped.leftOut.length;
+    this.log(`[flagged] ${n} finding${n === 1 ? '' : 's'} outside the fix delta below blocker left out: ${scoped.leftOut.map((f) => `${f.title} (${f.severity}; ${f.places.join(', ')})`).join('; ')}`);
   }
 
   /** A round's successor lane: its board composed against the predecessor's, durable before the lane settles. */

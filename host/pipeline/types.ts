@@ -72,6 +72,12 @@ export interface LensPipelineInput {
    * lifecycle on Flagged, the round's chapter on Sequence.
    */
   compose?: RoundCompose;
+  /**
+   * A re-review's delta generation (host/rereview/): `patchset` is the fix delta since the reviewed
+   * commit `from`. The settled Flagged board keeps a finding anchored off the delta's changed lines
+   * only at blocker; the others leave, said in a host callout (host/rereview/outsideDelta.ts).
+   */
+  rereviewDelta?: { from: string };
 }
 
 /** What a round's successor is composed against. */

@@ -10,7 +10,8 @@ import type { UnitFrame } from './sinceLast';
  * commit (deleted lines) through `git diff -U0` between the two commits: a line in no hunk moves
  * by the hunks before it; a line a later commit changed again has no place and is left out (the
  * closure stands; its reason still says why). A remerge unit's deleted lines belong to no commit
- * and are left out too.
+ * and are left out too. When the base was merged in since the review, the delta patchset's base is
+ * the author base (authorDelta.ts): a deleted line is carried from the reviewed commit onto it.
  */
 
 export type LineMap = (from: string, to: string, path: string, line: number) => Promise<number | null>;
@@ -59,8 +60,18 @@ export function mapLine(hunks: ReadonlyArray<{ a: number; b: number; d: number }
   return line + offset;
 }
 
-/** The closures with every evidence line counted as the delta patchset (base: `from`, head: `to`) counts it. */
-export async function evidenceOnDelta(closures: readonly ItemClosure[], frames: ReadonlyMap<string, UnitFrame>, delta: { from: string; to: string }, map: LineMap): Promise<ItemClosure[]> {
+/**
+ * The closures with every evidence line counted as the delta patchset counts it: head lines at
+ * `to`; deleted lines at `from` (the reviewed commit), then through `baseLine` onto the delta
+ * patchset's own base when that is the author base (authorDelta.ts; absent: the reviewed commit is the base).
+ */
+export async function evidenceOnDelta(
+  closures: readonly ItemClosure[],
+  frames: ReadonlyMap<string, UnitFrame>,
+  delta: { from: string; to: string },
+  map: LineMap,
+  baseLine?: (path: string, line: number) => number | null,
+): Promise<ItemClosure[]> {
   const out: ItemClosure[] = [];
   for (const closure of closures) {
     const evidence: ItemClosure['evidence'] = [];
@@ -73,7 +84,8 @@ export async function evidenceOnDelta(closures: readonly ItemClosure[], frames: 
       const at = e.side === 'head' ? frame.head : frame.base;
       if (at === null) continue;
       const target = e.side === 'head' ? delta.to : delta.from;
-      const line = await map(at, target, e.path, e.line);
+      const mapped = await map(at, target, e.path, e.line);
+      const line = mapped !== null && e.side === 'base' && baseLine ? baseLine(e.path, mapped) : mapped;
       if (line !== null) evidence.push({ ...e, line });
     }
     out.push({ ...closure, evidence });

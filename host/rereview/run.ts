@@ -15,8 +15,8 @@ import { sinceLastReview, type SinceLastReview } from './sinceLast';
  * VS Code host: the decision (sinceLast.ts), the closure seat's one turn over the earlier items
  * and the fix delta (closureSeat.ts), and the record a generation is shown and posted with
  * (`rereview.result` on the session: the Flagged lens's Prior items, the next post's first line).
- * The caller drafts the lenses over `plan.since.lensPatchset` between `planRereview` and
- * `recordRereview`.
+ * The caller drafts the lenses over `plan.since.lensPatchset` (told `rereviewDeltaOf(plan)`) between
+ * `planRereview` and `recordRereview`.
  */
 
 export const REREVIEW_EVENT_KIND = 'rereview.result';
@@ -53,7 +53,7 @@ export async function planRereview(deps: RereviewDeps, root: string, full: Patch
     if (s.deltaPatchset) {
       const turn = await runClosureTurn(deps.closureHarness, { from: s.delta.from as string, to: s.delta.to, items: s.items, manifest: s.manifest, workspace: root, delta: s.deltaPatchset, contextDir: deps.contextDir }, deps.signal ? { signal: deps.signal } : {});
       if (!turn.ok) return turn;
-      closures = s.unitFrames ? await evidenceOnDelta(turn.value.closures, s.unitFrames, { from: s.delta.from as string, to: s.delta.to }, gitLineMap(root)) : turn.value.closures;
+      closures = s.unitFrames ? await evidenceOnDelta(turn.value.closures, s.unitFrames, { from: s.delta.from as string, to: s.delta.to }, gitLineMap(root), s.reviewedLineOnBase) : turn.value.closures;
       closureFailure = turn.value.failure;
       if (turn.value.spend) deps.log?.(`[closures] ${turn.value.harness}${turn.value.model ? ` ${turn.value.model}` : ''}: ${closures.filter((c) => c.closure === 'resolved').length} of ${closures.length} resolved`);
     } else {
@@ -61,8 +61,10 @@ export async function planRereview(deps: RereviewDeps, root: string, full: Patch
       const why =
         s.delta.kind === 'not-ancestor'
           ? `the earlier review's commit is not an ancestor of the head (${s.delta.reason ?? 'unknown'}): there is no delta to show a fix`
-          : s.ancestry?.kind === 'ancestor' && !s.ancestry.equal
-            ? 'no code changed since the earlier review (its commits change no file): nothing can have resolved it'
+          : s.onlyBaseMerged
+            ? "nothing of the author's own changed since the earlier review (its commits only merge the base, resolving nothing): nothing can have resolved it"
+            : s.ancestry?.kind === 'ancestor' && !s.ancestry.equal
+              ? 'no code changed since the earlier review (its commits change no file): nothing can have resolved it'
             : 'no commits since the earlier review: nothing can have resolved it';
       closures = s.items.map((item) => ({ item, closure: 'open', reason: why, evidence: [] }));
     }
@@ -70,6 +72,15 @@ export async function planRereview(deps: RereviewDeps, root: string, full: Patch
   const resolved = closures.filter((c) => c.closure === 'resolved').length;
   const line = s.ancestry ? priorReviewLine(s.ancestry, resolved, s.items.length) : 'Prior review: none of yours on this request; the whole change was reviewed';
   return ok({ since: s, closures, closureFailure, line });
+}
+
+/**
+ * When the lenses read the fix delta, what their pipeline is told (LensPipelineInput.rereviewDelta:
+ * Flagged keeps a finding outside it only at blocker); null when they read the whole change or nothing.
+ */
+export function rereviewDeltaOf(plan: RereviewPlan): { from: string } | null {
+  const { since } = plan;
+  return since.deltaPatchset && since.lensPatchset === since.deltaPatchset && since.delta.from ? { from: since.delta.from } : null;
 }
 
 export function priorReviewOf(plan: RereviewPlan): PriorReview {

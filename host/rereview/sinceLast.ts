@@ -5,6 +5,7 @@ import { capturePatchset, patchsetId } from '../capture/capture';
 import { openRepo } from '../capture/repo';
 import type { EarlierReview } from '../forge/types';
 import { evidenceManifest } from '../rounds/evidence';
+import { authorDeltaPatchset } from './authorDelta';
 import { deltaManifest } from './closures';
 import { checkAncestry, fixDelta, type Ancestry } from './delta';
 import { priorItems, type PriorItem } from './items';
@@ -12,7 +13,8 @@ import { priorItems, type PriorItem } from './items';
 /**
  * "Re-review since the last review", as one decision over git and the earlier review: which
  * review it is measured against, the ancestry of that review's commit and the head, what the
- * lenses read (the fix delta as a patchset whose base is the review's commit; the whole change
+ * lenses read (the fix delta as a patchset: the diff from the review's commit, or, when the base
+ * was merged in since, only the author's work — authorDelta.ts; the whole change
  * when the commit is not an ancestor or there is no earlier review; nothing when the head is the
  * reviewed commit), the earlier review's items, and the fix delta's evidence units the closure
  * seat cites. Bound to the pair (review commit, head): another pair is another question.
@@ -30,7 +32,11 @@ export interface SinceLastReview {
   items: PriorItem[];
   /** What the lenses read; null when nothing changed since the reviewed commit. */
   lensPatchset: Patchset | null;
-  /** The fix delta as a patchset (base: the review's commit); null unless the ancestry is a real delta. */
+  /**
+   * The fix delta as a patchset, null unless the ancestry is a real delta. Its head is the head;
+   * its base is the review's commit, or — when the base was merged in since — the author base
+   * (authorDelta.ts), so that its changed lines are only the author's.
+   */
   deltaPatchset: Patchset | null;
   /** The fix delta's units (merges: only their resolutions). */
   manifest: EvidenceUnit[];
@@ -40,6 +46,10 @@ export interface SinceLastReview {
    * delta patchset's base and head). Present with a real delta.
    */
   unitFrames?: ReadonlyMap<string, UnitFrame>;
+  /** A reviewed-commit line as the delta patchset's base numbers it; present when that base is the author base. */
+  reviewedLineOnBase?: (path: string, line: number) => number | null;
+  /** The commits since only merge the base, resolving nothing: there is no author delta. */
+  onlyBaseMerged?: true;
 }
 
 /** The commits a unit's base-side and head-side line numbers are counted at; null: no commit has those lines (a merge's remerge tree). */
@@ -88,18 +98,34 @@ export async function sinceLastReview(input: SinceLastInput): Promise<Result<Sin
   if (!manifest.ok) return { ok: false, error: { code: 'git-failed', message: manifest.error.message } };
   const repo = await openRepo(input.root);
   if (!repo.ok) return repo;
-  const captured = await capturePatchset(repo.value, { kind: 'branch', base: value.ancestry.from, head }, input.full.options);
-  if (!captured.ok && captured.error.code === 'empty-change') {
-    // Commits since the review that change no file (an empty commit, a change and its revert): no code diff, said.
-    const none = `no code changed since ${value.ancestry.from.slice(0, 7)}: the commits since change no file`;
-    return ok({ delta: { kind: 'ancestor', from: value.ancestry.from, to: head, reason: none }, ancestry, statement: sentence(none), earlier: summary, items, lensPatchset: null, deltaPatchset: null, manifest: [] });
-  }
-  if (!captured.ok) return captured;
-  // Recorded under the request's own refs, so the delta reads as this request's change.
-  const { id: _id, ...body } = { ...captured.value, headRef: input.full.headRef, baseRef: value.ancestry.from, baseTip: value.ancestry.from };
-  const deltaPatchset: Patchset = { id: patchsetId(body), ...body };
   const merges = value.segments.filter((s) => s.kind === 'remerge').length;
-  const statement = `The delta since your review at ${value.ancestry.from.slice(0, 7)} is reviewed${merges > 0 ? ` (inside ${merges} merge${merges === 1 ? '' : 's'}, only what was resolved there counts)` : ''}.`;
+  const from = value.ancestry.from;
+  let deltaPatchset: Patchset;
+  let reviewedLineOnBase: SinceLastReview['reviewedLineOnBase'];
+  if (merges === 0) {
+    // No merge since the review: every commit since is the author's, and the plain diff is their work.
+    const captured = await capturePatchset(repo.value, { kind: 'branch', base: from, head }, input.full.options);
+    if (!captured.ok && captured.error.code === 'empty-change') {
+      // Commits since the review that change no file (an empty commit, a change and its revert): no code diff, said.
+      const none = `no code changed since ${from.slice(0, 7)}: the commits since change no file`;
+      return ok({ delta: { kind: 'ancestor', from, to: head, reason: none }, ancestry, statement: sentence(none), earlier: summary, items, lensPatchset: null, deltaPatchset: null, manifest: [] });
+    }
+    if (!captured.ok) return captured;
+    // Recorded under the request's own refs, so the delta reads as this request's change.
+    const { id: _id, ...body } = { ...captured.value, headRef: input.full.headRef, baseRef: from, baseTip: from };
+    deltaPatchset = { id: patchsetId(body), ...body };
+  } else {
+    // The base was merged in since: the lenses read only the author's work (authorDelta.ts).
+    const authored = await authorDeltaPatchset(repo.value, { from, to: head, segments: value.segments, options: input.full.options, headRef: input.full.headRef });
+    if (!authored.ok) return authored;
+    if (authored.value === null) {
+      const none = `nothing of the author's own changed since ${from.slice(0, 7)}: the commits since only merge the base, and ${merges === 1 ? 'the merge resolves' : 'the merges resolve'} nothing`;
+      return ok({ delta: { kind: 'ancestor', from, to: head, reason: none }, ancestry, statement: sentence(none), earlier: summary, items, lensPatchset: null, deltaPatchset: null, manifest: [], onlyBaseMerged: true });
+    }
+    deltaPatchset = authored.value.patchset;
+    reviewedLineOnBase = authored.value.lineOf;
+  }
+  const statement = `The delta since your review at ${from.slice(0, 7)} is reviewed${merges > 0 ? ` (inside ${merges} merge${merges === 1 ? '' : 's'}, only what was resolved there counts)` : ''}.`;
   const unitFrames = new Map<string, UnitFrame>();
   for (const segment of value.segments) {
     const frame: UnitFrame = segment.kind === 'diff' ? { base: segment.from, head: segment.to } : { base: null, head: segment.merge };
@@ -107,7 +133,7 @@ export async function sinceLastReview(input: SinceLastInput): Promise<Result<Sin
     if (!units.ok) continue;
     for (const u of units.value) if (!unitFrames.has(u.id)) unitFrames.set(u.id, frame);
   }
-  return ok({ delta: { kind: 'ancestor', from: value.ancestry.from, to: head, reason: null }, ancestry, statement, earlier: summary, items, lensPatchset: deltaPatchset, deltaPatchset, manifest: manifest.value, unitFrames });
+  return ok({ delta: { kind: 'ancestor', from, to: head, reason: null }, ancestry, statement, earlier: summary, items, lensPatchset: deltaPatchset, deltaPatchset, manifest: manifest.value, unitFrames, ...(reviewedLineOnBase ? { reviewedLineOnBase } : {}) });
 }
 
 function sentence(text: string): string {

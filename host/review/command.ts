@@ -87,6 +87,8 @@ export interface LensRunOptions {
   compose?: RoundCompose | null;
   /** A resume (resume.ts): the interrupted generation's id, instead of a freshly minted one. */
   generationId?: string;
+  /** A re-review's delta generation: the patchset is the fix delta since `from` (LensPipelineInput.rereviewDelta). */
+  rereviewDelta?: { from: string } | null;
 }
 
 export type LensRunDeps = Pick<ReviewRunDeps, 'writeContextDir' | 'writeNoiseOffer' | 'prompts' | 'clock' | 'assembleDesign' | 'newGenerationId' | 'headWorkspace'>;
@@ -154,6 +156,7 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
     contextDir: context.relative,
     harnesses: options.harnesses,
     ...(options.compose ? { compose: options.compose } : {}),
+    ...(options.rereviewDelta ? { rereviewDelta: options.rereviewDelta } : {}),
   };
   return { generationId, input, seams };
 }

@@ -42,6 +42,8 @@ interface StartOptions {
   resume?: boolean;
   composition?: RoundComposition;
   patchset?: Patchset;
+  /** With `patchset`: it is a re-review's fix delta since this commit (LensPipelineInput.rereviewDelta). */
+  rereviewDelta?: { from: string };
   filed?(generationId: string): void;
 }
 
@@ -175,12 +177,13 @@ export class LensRunner {
    * A re-review's lenses (host/rereview/run.ts): drafted over `patchset` — the fix delta since the
    * reviewer's earlier review, or the whole change — rather than the session's active capture.
    * `filed` is told the generation id once the generation exists, before any seat runs.
+   * `rereviewDelta`: the patchset is the fix delta since that commit (Flagged keeps findings off it only at blocker).
    */
-  runPatchsetLenses(sessionId: string, harness: HarnessConfig, patchset: Patchset, filed: (generationId: string) => void): Promise<Result<{ generationId: string }>> {
+  runPatchsetLenses(sessionId: string, harness: HarnessConfig, patchset: Patchset, filed: (generationId: string) => void, rereviewDelta?: { from: string }): Promise<Result<{ generationId: string }>> {
     const busy = this.live.get(sessionId) ?? this.starting.get(sessionId) ?? this.reserved.get(sessionId);
     if (busy) return Promise.resolve(err(rennetError('invalid-request', `the lenses of session ${sessionId} are being drafted; re-review when that is done`)));
     if (this.disposed) return Promise.resolve(err(rennetError('invalid-request', 'the Rennet host is shutting down')));
-    const started = this.start(sessionId, harness, { patchset, filed }).finally(() => this.starting.delete(sessionId));
+    const started = this.start(sessionId, harness, { patchset, filed, ...(rereviewDelta ? { rereviewDelta } : {}) }).finally(() => this.starting.delete(sessionId));
     this.starting.set(sessionId, started);
     return started;
   }
@@ -228,7 +231,7 @@ export class LensRunner {
       const pullRequest = record && target.kind === 'pull-request' ? pullRequestContext(record, target.provider) : null;
       const round = roundReport ?? resumedRound;
       prepared = await prepareLensRun(
-        { patchset: patchset.value, sessionId, workspace, harnesses, store, pullRequest, ...(round ? { roundReport: round } : {}), ...(plan ? { generationId: plan.generationId } : {}), ...(composing.compose ? { compose: composing.compose } : {}) },
+        { patchset: patchset.value, sessionId, workspace, harnesses, store, pullRequest, ...(round ? { roundReport: round } : {}), ...(plan ? { generationId: plan.generationId } : {}), ...(composing.compose ? { compose: composing.compose } : {}), ...(options.rereviewDelta ? { rereviewDelta: options.rereviewDelta } : {}) },
         runDeps,
         {
           ...(composing.onComposed ? { onComposed: composing.onComposed } : {}),

@@ -10,6 +10,7 @@ import { ReviewReport } from '../../protocol/review';
 import { isolatedCliEnv, tempDir, type TestRepo } from '../fixtures/gitRepo';
 import { startFakeForge, type FakeForge } from '../servers/fakeForge';
 import type { Step } from '../servers/common';
+import { seatOfPromptHeader } from '../servers/lensScripts';
 import { openAiToolResults, startOpenAiServer, type ScriptedOpenAiServer } from '../servers/openai';
 import { reviewRepo } from '../unit/review/fixtures';
 
@@ -20,11 +21,14 @@ import { reviewRepo } from '../unit/review/fixtures';
  * H1→H2, its closure seat (the scripted server, prompt `# Rennet: prior items`) reads the items
  * and the delta, reads the fixed file, and resolves the request citing the ev- id it read; the
  * report carries `delta` and `priorItems`; the next post opens with "Prior review: 1 of 1
- * resolved", pinned to H2, once. A force push instead: not an ancestor, every item open.
+ * resolved", pinned to H2, once. A force push instead: not an ancestor, every item open. The base
+ * merged into the request since the review: the lenses read only the author's work, and a Flagged
+ * finding on a line the author did not change is kept only at blocker, the rest left out and said.
  *
- * The lens seats are not scripted: every lens request is answered "Nothing more to do." and those
- * lanes fail. What is asserted is the re-review's own part (its report fields, the closure seat's
- * reads and the posted line), not the lens boards.
+ * The lens seats are not scripted (but the Flagged ones of the merged-base case): every other lens
+ * request is answered "Nothing more to do." and those lanes fail. What is asserted is the
+ * re-review's own part (its report fields, the closure seat's reads, the posted line, what the
+ * Flagged seats read and kept), not the other boards.
  */
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -60,8 +64,10 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
 
   /** The closure seat's conversation: every request whose prompt is the closure seat's. */
   const closureSeat = (body: Record<string, unknown>, raw: string) => (Array.isArray(body.tools) && body.tools.length > 0 && raw.includes('# Rennet: prior items') ? 'closures' : null);
-  async function modelServer(closures: Step[]) {
-    const server = await startOpenAiServer({ seats: { closures } }, { seatOf: closureSeat });
+  async function modelServer(closures: Step[], lenses: Record<string, Step[]> = {}) {
+    // The closure seat by its prompt; the lens seats by their production prompt headers (# Rennet: Flagged (compiler)).
+    const seatOf = (body: Record<string, unknown>, raw: string) => closureSeat(body, raw) ?? (Array.isArray(body.tools) && body.tools.length > 0 ? seatOfPromptHeader(raw) : null);
+    const server = await startOpenAiServer({ seats: { closures, ...lenses } }, { seatOf });
     servers.push(server);
     return server;
   }
@@ -249,5 +255,88 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     assert.equal(reviews[1]!.body.split('\n')[0], `Prior review: baseline ${K1.slice(0, 7)} is not an ancestor of the head (force push or rebase), so the whole diff was reviewed`);
     assert.equal(reviews[1]!.commit_id, K2);
     assert.ok(reviews[1]!.body.includes(ASKED), `the still-open ask is carried into the second review:\n${reviews[1]!.body}`);
+  });
+  it('the base merged into the request after a posted review: the lenses read only the author’s work; a Flagged finding on the base’s line is kept only at blocker, the other left out and said on the board', async () => {
+    // The base gains src/limits.ts; the request changes its line 12 and is reviewed at L1.
+    const LIMITS = Array.from({ length: 20 }, (_, i) => `export const L${i + 1} = ${i + 1};`).join('\n') + '\n';
+    await authorGit('checkout', '--quiet', '-B', 'main', 'origin/main');
+    writeFileSync(join(author, 'src/limits.ts'), LIMITS);
+    await authorGit('add', 'src/limits.ts');
+    await authorGit('commit', '--quiet', '-m', 'Add limits');
+    await authorGit('push', '--quiet', 'origin', 'main');
+    await authorGit('checkout', '--quiet', '-b', 'limits');
+    writeFileSync(join(author, 'src/limits.ts'), LIMITS.replace('export const L12 = 12;', 'export const L12 = 1200;'));
+    await authorGit('commit', '--quiet', '-am', 'Raise L12');
+    await authorGit('push', '--quiet', 'origin', 'limits');
+    const L1 = await authorGit('rev-parse', 'HEAD');
+    const number = (await forge.openPullRequest({ ...PR, author: 'alice', head: 'limits', base: 'main', title: 'Raise limits' })).number;
+    const first = await firstReview(number, 'src/limits.ts', 12);
+    assert.equal(first.commit_id, L1);
+
+    // The base moves (line 6 of the same file, and a file only it has); the author merges it in cleanly, then changes line 8.
+    await authorGit('checkout', '--quiet', 'main');
+    writeFileSync(join(author, 'src/limits.ts'), LIMITS.replace('export const L6 = 6;', 'export const L6 = 60;'));
+    writeFileSync(join(author, 'src/base-only.ts'), 'export const ONLY_THE_BASE = true;\n');
+    await authorGit('add', 'src/limits.ts', 'src/base-only.ts');
+    await authorGit('commit', '--quiet', '-m', 'Main: L6, and a file of its own');
+    await authorGit('push', '--quiet', 'origin', 'main');
+    await authorGit('checkout', '--quiet', 'limits');
+    await authorGit('merge', '--quiet', '--no-edit', 'main');
+    const merged = readFileSync(join(author, 'src/limits.ts'), 'utf8');
+    writeFileSync(join(author, 'src/limits.ts'), merged.replace('export const L8 = 8;', 'export const L8 = 80;'));
+    await authorGit('commit', '--quiet', '-am', 'Raise L8');
+    await authorGit('push', '--quiet', 'origin', 'limits');
+    const L2 = await authorGit('rev-parse', 'HEAD');
+
+    const finding = (severity: string, title: string, anchor: string) => ({
+      toolCalls: [{ name: 'add_finding', input: { severity, category: 'correctness', title, body_markdown: 'Callers read the wrong limit.', remedy_markdown: 'Read the limit from the config.', anchor: [anchor], parent_id: '$s', origin: 'other', agreement: 'solo', score: 70 } }],
+    });
+    const model = await modelServer(
+      [{ toolCalls: [{ name: 'read_prior_items', input: { page: 1 } }] }, { toolCalls: [{ name: 'submit_closures', input: { closures: [{ itemId: 'R1', closure: 'open', evidenceIds: [], reason: 'L12 was not touched since.' }] } }] }, { text: 'Done.' }],
+      {
+        'flagged:reviewer': [{ toolCalls: [{ name: 'submit_findings', input: { findings_markdown: '# Findings\n\n- src/limits.ts:6 and src/limits.ts:8 raise limits.\n' } }] }, { text: 'Done.' }],
+        'flagged:compiler': [
+          { toolCalls: [{ name: 'list_changes', input: {} }] },
+          { toolCalls: [{ name: 'set_document', input: { title: 'What could go wrong', intro_markdown: 'Two limits read wrong.' } }] },
+          { toolCalls: [{ name: 'add_section', input: { title: 'Limits', body_markdown: 'Where the limits are read.' }, as: 's' }] },
+          { toolCalls: [{ name: 'cite', input: { path: 'src/limits.ts', side: 'head', start_line: 6, end_line: 6 }, as: 'six' }] },
+          { toolCalls: [{ name: 'cite', input: { path: 'src/limits.ts', side: 'head', start_line: 8, end_line: 8 }, as: 'eight' }] },
+          finding('major', 'L6 is too high', '$six'),
+          finding('blocker', 'L6 overflows the buffer', '$six'),
+          finding('minor', 'L8 is too high', '$eight'),
+          { toolCalls: [{ name: 'finish', input: {} }] },
+          { text: 'Done.' },
+        ],
+      },
+    );
+    const reportFile = join(dir, 'merged.json');
+    const rereviewed = await rennet(['review', '--repo', work, '--pr', String(number), '--since-last-review', ...harness(model), '--json', reportFile]);
+    assert.equal(rereviewed.code, 0, rereviewed.stderr);
+    assert.ok(rereviewed.stderr.includes(`The delta since your review at ${L1.slice(0, 7)} is reviewed (inside 1 merge, only what was resolved there counts).\nPrior review: 0 of 1 resolved\n`), rereviewed.stderr);
+    const report = ReviewReport.parse(JSON.parse(readFileSync(reportFile, 'utf8')));
+    assert.deepEqual(report.delta, { kind: 'ancestor', from: L1, to: L2, reason: null });
+    assert.equal(report.head, L2);
+    // The delta's base is the author base: written in the reviewer's clone on the reviewed commit.
+    const workGit = (...args: string[]) => execFileP('git', args, { cwd: work, env: isolatedCliEnv({}), encoding: 'utf8' }).then((r) => r.stdout.trim());
+    assert.notEqual(report.base, L1);
+    assert.equal(await workGit('rev-parse', `${report.base}^`), L1);
+    assert.equal(await workGit('show', `${report.base}:src/limits.ts`), LIMITS.replace('export const L6 = 6;', 'export const L6 = 60;').replace('export const L12 = 12;', 'export const L12 = 1200;').trimEnd(), 'the author base: the reviewed L12 and the base’s L6, not the author’s L8');
+    assert.deepEqual(report.priorItems?.map((i) => [i.id, i.line, i.closure, i.reason]), [['R1', 12, 'open', 'L12 was not touched since.']]);
+
+    // What the Flagged compiler read: only the author's file, one line changed (L8); nothing of the base's.
+    const compiler = model.requests.filter((r) => r.seat === 'flagged:compiler');
+    const listed = openAiToolResults(compiler[1]!.body ?? {})[0]!.text;
+    assert.ok(listed.includes('src/limits.ts') && listed.includes('+1 −1'), listed);
+    assert.ok(!listed.includes('base-only'), listed);
+
+    // The board: the major on the base's line left out and said; the blocker there and the minor on L8 kept.
+    const flagged = report.boards.find((b) => b.lens === 'flagged')!;
+    assert.equal(flagged.state, 'settled', `${JSON.stringify(flagged.failure)}\n${rereviewed.stderr}`);
+    const els = flagged.elements as Array<Record<string, unknown>>;
+    assert.deepEqual(els.filter((e) => e['kind'] === 'finding').map((e) => [e['severity'], e['title']]), [['blocker', 'L6 overflows the buffer'], ['minor', 'L8 is too high']]);
+    assert.deepEqual(
+      els.filter((e) => e['kind'] === 'callout' && e['author'] === 'host').map((e) => e['markdown']),
+      [`1 finding outside the fix delta below blocker was left out: a re-review keeps a new finding on lines the author did not change since ${L1.slice(0, 7)} only when it is a blocker — “L6 is too high” (major; src/limits.ts:6).`],
+    );
   });
 });

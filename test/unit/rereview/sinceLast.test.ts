@@ -10,7 +10,7 @@ import { TestRepo } from '../../fixtures/gitRepo';
  * The re-review's decision on real histories: no earlier review (the whole change), a
  * fast-forward fix (the delta as a patchset whose base is the reviewed commit), equal heads
  * (nothing to read, said), a force push and a rebase (the whole change, with the reason), and a
- * merge of the base with a conflict (only the resolution is citable).
+ * merge of the base with a conflict (only the resolution is citable, and only it is what the lenses read).
  */
 describe('host/rereview/sinceLast: what a re-review reads, on real histories', function () {
   this.timeout(60_000);
@@ -190,7 +190,10 @@ describe('host/rereview/sinceLast: what a re-review reads, on real histories', f
     const { since } = await decide(r, earlier(review));
     assert.deepEqual(since.delta, { kind: 'ancestor', from: review, to: head, reason: null });
     assert.ok(since.deltaPatchset && since.lensPatchset === since.deltaPatchset);
-    assert.deepEqual([since.deltaPatchset.base, since.deltaPatchset.head], [review, head]);
+    // What the lenses read is the author's work only: the resolution replacing the reviewed line, not the base's line 7.
+    assert.deepEqual([since.deltaPatchset.head, since.deltaPatchset.baseRef], [head, review]);
+    assert.equal(r.git('rev-parse', `${since.deltaPatchset.base}^`), review, 'its base is the author base, written on the reviewed commit');
+    assert.deepEqual(changed(since.deltaPatchset), ['app.txt -line two', 'app.txt +line two (resolved)']);
     const hunks = since.manifest.filter((u) => u.kind === 'text-hunk');
     assert.equal(hunks.length, 1, JSON.stringify(since.manifest));
     const unit = hunks[0]!;
