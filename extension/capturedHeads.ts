@@ -106,7 +106,7 @@ export class CapturedHeads implements vscode.Disposable {
     });
     const check: Check = { version: document.version, reading, settled: undefined, last: previous?.last };
     let ofDocument = this.checks.get(uri);
-    if (!ofDocument) this.checks.set(uri, (ofDocument = new Map()));
+    if (!ofDocument) this.checks.set(uri, (ofDocument = new Map<string, Check>()));
     ofDocument.delete(head);
     ofDocument.set(head, check);
     while (ofDocument.size > CHECKS_PER_DOCUMENT) ofDocument.delete(ofDocument.keys().next().value as string);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { FORGES_SETTING } from '../protocol/forge';
 import type { RennetError } from '../protocol/result';
-import { AuthToken, ForgesConfigure } from '../protocol/rpc';
+import { AuthToken, ForgesConfigure, type AuthTokenParams } from '../protocol/rpc';
 import { describe, type HostClient } from './hostClient';
 import { forgeRepair, githubAuthProvider, gitlabTokenKey, parseAuthTokenParams, type ForgeRepair, type MissingToken } from './forgePlan';
 import { notify } from './ui';
@@ -29,8 +29,8 @@ export class Forges implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     host.onEveryStart((send) => send(ForgesConfigure, { entries: configuredForges() }));
-    host.installHostRequestHandlers((client) => {
-      client.onRequest(AuthToken, (params: unknown) => this.token(params));
+    host.installHostRequestHandlers((edge) => {
+      edge.request(AuthToken, (params) => this.token(params));
     });
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -115,10 +115,11 @@ export class Forges implements vscode.Disposable {
   }
 
   /** `rennet/auth/token`: the token the editor holds for a forge, or null. Never prompts, never logs the token. */
-  private async token(raw: unknown): Promise<string | null> {
-    const params = parseAuthTokenParams(raw);
+  private async token(asked: AuthTokenParams): Promise<string | null> {
+    // The edge checked the shape; the host name is normalised (and checked to be one) here.
+    const params = parseAuthTokenParams(asked);
     if (!params) {
-      this.log.warn('The Rennet host asked for a forge token without a valid provider and host; none was given.');
+      this.log.warn('The Rennet host asked for a forge token for something that is not a forge host name; none was given.');
       return null;
     }
     const token = params.provider === 'github' ? await this.githubToken(params.host) : await this.gitlabToken(params.host);

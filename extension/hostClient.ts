@@ -16,6 +16,7 @@ import {
 } from 'vscode-languageclient/node';
 import type { NotificationType, RequestParam, RequestType } from 'vscode-jsonrpc';
 import { AsksChanged, ExitsPosted, GenerationChanged, HostHello, HostLog, RoundsChanged, SessionChanged, type AsksChangedParams, type HostInfo, type RoundsChangedParams } from '../protocol/rpc';
+import { rpcEdge, type RpcEdge } from '../protocol/rpcEdge';
 import type { GenerationSnapshot, HostStatus, PublishReceipt, SessionSnapshot } from '../protocol';
 import { notify } from './ui';
 import { ui, uiText } from './uiText';
@@ -59,8 +60,10 @@ export class HostClient implements vscode.Disposable {
   private recovery: { resolve(info: HostInfo): void; reject(error: Error): void } | undefined;
   private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
-  /** Installs host → extension request handlers on each LanguageClient (restarts included). */
-  private readonly installers: Array<(client: LanguageClient) => void> = [];
+  /** Installs host → extension request handlers on each LanguageClient's edge (restarts included). */
+  private readonly installers: Array<(edge: RpcEdge) => void> = [];
+  /** The edge of the current LanguageClient: every host → extension message is received through it. */
+  private edge: RpcEdge | undefined;
   /** Notifications every fresh host gets right after HostHello, before any other request (forges). */
   private readonly greeters: Array<(send: <P>(type: NotificationType<P>, params: P) => Promise<void>) => Promise<void> | void> = [];
 
@@ -108,12 +111,13 @@ export class HostClient implements vscode.Disposable {
   }
 
   /**
-   * Handlers for host → extension requests (`rennet/lm/*`): installed on every LanguageClient this
-   * creates from now on, so a restarted host can ask too. Call before the first start.
+   * Handlers for host → extension requests (`rennet/lm/*`, `rennet/auth/token`): installed on the
+   * edge of every LanguageClient this creates from now on, so a restarted host can ask too, and
+   * only ever called with params their message's schema accepted. Call before the first start.
    */
-  installHostRequestHandlers(install: (client: LanguageClient) => void): void {
+  installHostRequestHandlers(install: (edge: RpcEdge) => void): void {
     this.installers.push(install);
-    if (this.client) install(this.client);
+    if (this.edge) install(this.edge);
   }
 
   /**
@@ -257,18 +261,23 @@ export class HostClient implements vscode.Disposable {
     // carries API keys, which must never reach a log.
     const client = new LanguageClient('rennetHost', 'Rennet Host', serverOptions, clientOptions);
 
-    client.onNotification(HostLog, (line) => {
+    // Every host → extension message is received through the edge (protocol/rpcEdge.ts): params
+    // checked against their schema (a bad one is dropped or refused, and logged), handler throws
+    // answered as typed errors.
+    const edge = rpcEdge(client, (level, message) => this.log[level](`[host message] ${message}`));
+    this.edge = edge;
+    edge.notification(HostLog, (line) => {
       const text = `[host] ${line.message}`;
       if (line.level === 'error') this.log.error(text);
       else if (line.level === 'warn') this.log.warn(text);
       else this.log.info(text);
     });
-    client.onNotification(SessionChanged, (snapshot) => this.sessionEmitter.fire(snapshot));
-    client.onNotification(GenerationChanged, (snapshot) => this.generationEmitter.fire(snapshot));
-    client.onNotification(AsksChanged, (params) => this.asksEmitter.fire(params));
-    client.onNotification(ExitsPosted, (receipt) => this.postedEmitter.fire(receipt));
-    client.onNotification(RoundsChanged, (params) => this.roundsEmitter.fire(params));
-    for (const install of this.installers) install(client);
+    edge.notification(SessionChanged, (snapshot) => this.sessionEmitter.fire(snapshot));
+    edge.notification(GenerationChanged, (snapshot) => this.generationEmitter.fire(snapshot));
+    edge.notification(AsksChanged, (params) => this.asksEmitter.fire(params));
+    edge.notification(ExitsPosted, (receipt) => this.postedEmitter.fire(receipt));
+    edge.notification(RoundsChanged, (params) => this.roundsEmitter.fire(params));
+    for (const install of this.installers) install(edge);
     client.onDidChangeState((event) => {
       if (event.newState === State.Running && this.recovering && client === this.client) {
         void this.recover(client);
@@ -403,6 +412,7 @@ export class HostClient implements vscode.Disposable {
   private async stopClient(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.edge = undefined;
     this.info = undefined;
     this.recovering = false;
     this.recovery?.reject(new HostUnavailableError('The Rennet host was stopped before its restart finished.'));

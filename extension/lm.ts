@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { CancellationToken as RpcCancellationToken, LanguageClient } from 'vscode-languageclient/node';
+import type { CancellationToken as RpcCancellationToken } from 'vscode-languageclient/node';
 import {
   LmChat,
   LmModels,
@@ -9,6 +9,7 @@ import {
   type LmModelsParams,
   type LmToolCall,
 } from '../protocol/rpc';
+import type { RpcEdge } from '../protocol/rpcEdge';
 import { failureOf, planMessages, type PlannedMessage } from './lmMessages';
 
 /**
@@ -54,10 +55,10 @@ function runtime(): ToolCallingRuntime | string {
   return api as ToolCallingRuntime;
 }
 
-/** Installs the host → extension handlers on a LanguageClient (every client HostClient creates). */
-export function registerLmHandlers(client: LanguageClient, log: vscode.LogOutputChannel): void {
-  client.onRequest(LmModels, (params) => listChatModels(params));
-  client.onRequest(LmChat, (params, token) => chat(params, token, log));
+/** Installs the host → extension handlers on the edge of every LanguageClient HostClient creates. */
+export function registerLmHandlers(edge: RpcEdge, log: vscode.LogOutputChannel): void {
+  edge.request(LmModels, (params) => listChatModels(params));
+  edge.request(LmChat, (params, token) => chat(params, token, log));
 }
 
 /** The chat models VS Code has for a selector; empty when none (or no vscode.lm). */

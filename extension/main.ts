@@ -57,7 +57,7 @@ export function activate(context: vscode.ExtensionContext): RennetApi {
   const hostClient = new HostClient(context, log);
   host = hostClient;
   // The host asks VS Code's language models through the extension (rennet/lm/*).
-  host.installHostRequestHandlers((client) => registerLmHandlers(client, log));
+  host.installHostRequestHandlers((edge) => registerLmHandlers(edge, log));
   // rennet.forges reaches every fresh host; the host asks forge tokens of the editor (rennet/auth/token).
   const forges = new Forges(host, context.secrets, log);
   const exits = new ExitsState(host);

@@ -41,7 +41,7 @@ export class ReviewPreviews implements vscode.Disposable, vscode.WebviewPanelSer
       deps.host.onGenerationChanged((snapshot) => this.panels.get(snapshot.sessionId)?.recompose()),
       deps.host.onExitsPosted((receipt) => this.panels.get(receipt.sessionId)?.recompose()),
       deps.host.onDidRecover(() => {
-        for (const panel of this.panels.values()) panel.recompose();
+        for (const panel of this.panels.values()) void panel.recompose();
       }),
       deps.host.onDidChangeStatus((status) => {
         for (const panel of this.panels.values()) panel.postStatus(status);
@@ -57,7 +57,7 @@ export class ReviewPreviews implements vscode.Disposable, vscode.WebviewPanelSer
   show(sessionId: string, title: UiText): ReviewPreviewPanel {
     const existing = this.panels.get(sessionId);
     if (existing) {
-      existing.recompose();
+      void existing.recompose();
       existing.reveal();
       return existing;
     }

@@ -1,5 +1,5 @@
 import { CancellationTokenSource, createConnection, ProposedFeatures } from 'vscode-languageserver/node';
-import { LENSES } from '../protocol/board';
+import type { NotificationType, RequestParam } from 'vscode-jsonrpc';
 import {
   AuthToken,
   HarnessDiscover,
@@ -25,6 +25,7 @@ import {
   type HostInfo,
 } from '../protocol/rpc';
 import { err, ok, rennetError, type Result } from '../protocol/result';
+import { rpcEdge, unknownNotificationLogger } from '../protocol/rpcEdge';
 import { discoverCliHarnesses, discoverLocalModels } from './harness/discover';
 import { singleLensAssignment, VscodeLmHarness, type LmAsk } from './harness/vscodeLm';
 import { runReview } from './review/command';
@@ -43,6 +44,19 @@ import { HOST_VERSION } from './version';
  * all state lives in the store, so a restarted host reads back exactly what the last one left.
  */
 const connection = createConnection(ProposedFeatures.all);
+/**
+ * Sends a notification. It is one-way: one the connection cannot write (the extension went away,
+ * and the host ends with it) is dropped here, not left as an unhandled rejection that would crash
+ * the host before its own shutdown.
+ */
+function notify<P>(type: NotificationType<P>, params: RequestParam<P>): void {
+  connection.sendNotification(type, params).catch(() => undefined);
+}
+// Every message is received through the edge (protocol/rpcEdge.ts): its params are checked against
+// the message's schema before the handler runs, and a handler's throw is answered as a typed error.
+// Requests of no known method are answered MethodNotFound by vscode-jsonrpc; notifications are logged here.
+const edge = rpcEdge(connection, (level, message) => hostLog(level, message));
+connection.onNotification(unknownNotificationLogger((level, message) => hostLog(level, message)));
 const storeDir = resolveStoreDir(process.argv, process.env);
 // Forges: RENNET_FORGES joined with the rennet.forges setting the extension sends; credentials
 // from the editor (asked per use, never kept), the environment, then the gh / glab CLIs.
@@ -68,36 +82,38 @@ const ready = Store.open(storeDir).then((store) => {
 });
 
 ready.catch((error: unknown) => {
-  connection.sendNotification(HostLog, { level: 'error', message: `could not open the store at ${storeDir}: ${(error as Error).message}` });
+  notify(HostLog, { level: 'error', message: `could not open the store at ${storeDir}: ${(error as Error).message}` });
 });
 
 connection.onInitialize(() => ({ capabilities: {}, serverInfo: { name: 'rennet-host', version: HOST_VERSION } }));
+// The client's `initialized` asks nothing of the host; handled so it is not logged as unknown.
+connection.onInitialized(() => undefined);
 
-connection.onRequest(HostHello, async (): Promise<HostInfo> => {
+edge.request(HostHello, async (): Promise<HostInfo> => {
   const { store, service } = await ready;
   return { version: HOST_VERSION, pid: process.pid, storeDir, storeSchema: store.schemaVersion, sessions: service.listSessions().length };
 });
 
-connection.onRequest(RepoListBranches, async (params) => (await ready).service.listBranches(params.repo));
+edge.request(RepoListBranches, async (params) => (await ready).service.listBranches(params.repo));
 
-connection.onRequest(ReviewOpen, async (params) => {
+edge.request(ReviewOpen, async (params) => {
   const { service } = await ready;
   const result = await service.openReview(params);
   if (result.ok) {
     const verb = result.value.reattached ? 'reattached' : 'created';
-    connection.sendNotification(HostLog, {
+    notify(HostLog, {
       level: 'info',
       message: `${verb} session ${result.value.snapshot.session.id}; patchset ${result.value.snapshot.session.activePatchsetId}${result.value.captured ? ' (new capture)' : ' (already stored)'}`,
     });
-    connection.sendNotification(SessionChanged, result.value.snapshot);
+    notify(SessionChanged, result.value.snapshot);
   }
   return result;
 });
 
-connection.onRequest(SessionGet, async (params) => (await ready).service.getSnapshot(params.sessionId));
-connection.onRequest(SessionList, async () => (await ready).service.listSessions());
-connection.onRequest(PatchsetGet, async (params) => (await ready).service.getPatchset(params.patchsetId));
-connection.onRequest(PatchsetReadBlob, async (params) => {
+edge.request(SessionGet, async (params) => (await ready).service.getSnapshot(params.sessionId));
+edge.request(SessionList, async () => (await ready).service.listSessions());
+edge.request(PatchsetGet, async (params) => (await ready).service.getPatchset(params.patchsetId));
+edge.request(PatchsetReadBlob, async (params) => {
   try {
     return await (await ready).service.readBlob(params);
   } catch (error) {
@@ -105,7 +121,7 @@ connection.onRequest(PatchsetReadBlob, async (params) => {
   }
 });
 
-connection.onRequest(HarnessDiscover, async () => {
+edge.request(HarnessDiscover, async () => {
   try {
     const found = await discoverCliHarnesses();
     return ok(found.map((h) => ({ kind: h.kind, available: h.available, path: h.available ? h.bin : null, version: h.version, reason: h.reason })));
@@ -114,7 +130,7 @@ connection.onRequest(HarnessDiscover, async () => {
   }
 });
 
-connection.onRequest(HarnessDiscoverLocal, async () => {
+edge.request(HarnessDiscoverLocal, async () => {
   try {
     return ok(await discoverLocalModels());
   } catch (error) {
@@ -137,10 +153,8 @@ const askExtension: LmAsk = async (params, signal) => {
   }
 };
 
-connection.onRequest(ReviewDraftLens, async (params: DraftLensParams, token): Promise<Result<DraftLensResult>> => {
+edge.request(ReviewDraftLens, async (params: DraftLensParams, token): Promise<Result<DraftLensResult>> => {
   const { service, store, runner } = await ready;
-  if (params.harness !== 'vscode-lm') return err(rennetError('invalid-request', `unknown harness "${String(params.harness)}" (this request drafts with vscode-lm)`));
-  if (!(LENSES as readonly string[]).includes(params.lens)) return err(rennetError('invalid-request', `unknown lens "${String(params.lens)}" (one of ${LENSES.join(', ')})`));
   const snapshot = service.getSnapshot(params.sessionId);
   if (!snapshot.ok) return snapshot;
   if (!snapshot.value.patchset) return err(rennetError('not-found', `session ${params.sessionId} has no captured patchset to draft`));
@@ -167,7 +181,7 @@ connection.onRequest(ReviewDraftLens, async (params: DraftLensParams, token): Pr
   try {
     const harness = new VscodeLmHarness({ ask: askExtension, model, signal: abort.signal });
     const log = (text: string) => {
-      for (const line of text.split('\n')) if (line.trim()) connection.sendNotification(HostLog, { level: 'info', message: line.trimEnd() });
+      for (const line of text.split('\n')) if (line.trim()) notify(HostLog, { level: 'info', message: line.trimEnd() });
     };
     const workspace = snapshot.value.session.repoRoot;
     const report = await runReview(
@@ -188,7 +202,7 @@ connection.onRequest(ReviewDraftLens, async (params: DraftLensParams, token): Pr
 // ─── Lens runs: the five boards of a generation, drafted in the background ───────────────────
 
 function hostLog(level: 'info' | 'warn' | 'error', text: string): void {
-  for (const line of text.split('\n')) if (line.trim()) connection.sendNotification(HostLog, { level, message: line.trimEnd() });
+  for (const line of text.split('\n')) if (line.trim()) notify(HostLog, { level, message: line.trimEnd() });
 }
 
 /** How a HarnessConfig finds its harnesses here: CLI discovery, and VS Code's models through the extension. */
@@ -209,13 +223,13 @@ function lensRunner(store: Store, service: ReviewService): LensRunner {
     service,
     runDeps: (workspace) => reviewDeps(workspace, { stdout: (t) => hostLog('info', t), stderr: (t) => hostLog('info', t) }),
     assign: (config, signal) => assignmentFromConfig(config, harnessPorts(signal)),
-    publish: (snapshot) => connection.sendNotification(GenerationChanged, snapshot),
+    publish: (snapshot) => notify(GenerationChanged, snapshot),
     log: hostLog,
   });
 }
 
-connection.onRequest(ReviewRunLenses, async (params) => (await ready).runner.runLenses(params));
-connection.onRequest(GenerationGet, async (params) => {
+edge.request(ReviewRunLenses, async (params) => (await ready).runner.runLenses(params));
+edge.request(GenerationGet, async (params) => {
   try {
     return (await ready).runner.get(params);
   } catch (error) {
@@ -241,19 +255,19 @@ let askLog: AskLog | undefined;
 async function asks(): Promise<AskLog> {
   const { store } = await ready;
   askLog ??= new AskLog(store, {
-    onAppend: ({ sessionId, seq, projection }) => connection.sendNotification(AsksChanged, { sessionId, seq, projection }),
+    onAppend: ({ sessionId, seq, projection }) => notify(AsksChanged, { sessionId, seq, projection }),
     onSkipped: (sessionId, seq, reason) =>
-      connection.sendNotification(HostLog, { level: 'warn', message: `ask log of session ${sessionId}: event #${seq} does not apply and is skipped (${reason})` }),
+      notify(HostLog, { level: 'warn', message: `ask log of session ${sessionId}: event #${seq} does not apply and is skipped (${reason})` }),
   });
   return askLog;
 }
 
-connection.onRequest(AsksCommand, async (params) => (await asks()).command(params?.sessionId, params?.command, new Date().toISOString()));
-connection.onRequest(AsksUndo, async (params) => (await asks()).undo(params?.sessionId, params?.receipt, new Date().toISOString()));
-connection.onRequest(AsksGet, async (params) => (await asks()).projection(params?.sessionId));
+edge.request(AsksCommand, async (params) => (await asks()).command(params.sessionId, params.command, new Date().toISOString()));
+edge.request(AsksUndo, async (params) => (await asks()).undo(params.sessionId, params.receipt, new Date().toISOString()));
+edge.request(AsksGet, async (params) => (await asks()).projection(params.sessionId));
 
 // One read-only turn of the anchor lens's harness; the thread's appends push AsksChanged as above.
-connection.onRequest(AsksExplain, async (params, token) => {
+edge.request(AsksExplain, async (params, token) => {
   const [{ store }, log] = await Promise.all([ready, asks()]);
   const abort = new AbortController();
   const cancelled = token.onCancellationRequested(() => abort.abort());
@@ -283,7 +297,7 @@ import { openRepo } from './capture/repo';
 import { sessionPublisher, type Publisher } from './exits/publish';
 import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
 
-connection.onNotification(ForgesConfigure, (params) => forgeRegistry.configure(params?.entries));
+edge.notification(ForgesConfigure, (params) => forgeRegistry.configure(params.entries));
 
 let publisher: Publisher | undefined;
 async function publishing(): Promise<Publisher> {
@@ -292,27 +306,27 @@ async function publishing(): Promise<Publisher> {
   return publisher;
 }
 
-connection.onRequest(PullRequestList, async (params) => forges.listOpen(params.repo));
-connection.onRequest(PullRequestResolve, async (params) => forges.resolve(params.repo, params.input));
-connection.onRequest(PullRequestFreshnessGet, async (params) => {
+edge.request(PullRequestList, async (params) => forges.listOpen(params.repo));
+edge.request(PullRequestResolve, async (params) => forges.resolve(params.repo, params.input));
+edge.request(PullRequestFreshnessGet, async (params) => {
   const { service } = await ready;
   const snapshot = service.getSnapshot(params.sessionId);
   if (!snapshot.ok) return snapshot;
   if (!snapshot.value.patchset) return err(rennetError('invalid-request', 'the session has no capture yet'));
   return forges.freshness(snapshot.value.session, snapshot.value.patchset.head, snapshot.value.pullRequest?.entry === 'own');
 });
-connection.onRequest(ExitsPreviewReview, async (params) => {
+edge.request(ExitsPreviewReview, async (params) => {
   try {
     return (await publishing()).preview(params.sessionId);
   } catch (error) {
     return err(rennetError('store-failed', `the review could not be composed: ${(error as Error).message}`));
   }
 });
-connection.onRequest(ExitsPostReview, async (params) => {
+edge.request(ExitsPostReview, async (params) => {
   const result = await (await publishing()).post(params.sessionId, params.compositionId);
   if (result.ok) {
     hostLog('info', `review ${result.value.reused ? 'found already posted' : 'posted'}: ${result.value.url} (${result.value.event}, ${result.value.comments} comments)`);
-    connection.sendNotification(ExitsPosted, result.value);
+    notify(ExitsPosted, result.value);
   }
   return result;
 });
@@ -330,11 +344,11 @@ async function openPrInput(params: ExitsPullRequestParams): Promise<OpenPrInput>
     config ? { harness: (signal) => lensHarnessFromConfig(config, 'design', harnessPorts(signal)), log: hostLog } : null,
   );
 }
-connection.onRequest(ExitsPreviewPullRequest, async (params) => {
+edge.request(ExitsPreviewPullRequest, async (params) => {
   const access = forges.access();
   return access.ok ? previewPullRequest(await openPrInput(params), access.value) : access;
 });
-connection.onRequest(ExitsOpenPullRequest, async (params) => {
+edge.request(ExitsOpenPullRequest, async (params) => {
   const access = forges.access();
   if (!access.ok) return access;
   const result = await openPullRequest({ ...(await openPrInput(params)), expectComposition: params.compositionId }, access.value);
@@ -343,7 +357,6 @@ connection.onRequest(ExitsOpenPullRequest, async (params) => {
 });
 
 // ─── Merge gates (host/forge/gates.ts): a request's gates by name, and a merge pinned to its head ─
-import { GatesMergeParams, GatesReadParams } from '../protocol/gates';
 import { GatesMerge, GatesRead } from '../protocol/gatesRpc';
 import { mergeWhenGatesPass, readGatesReport } from './forge/gates';
 
@@ -358,18 +371,14 @@ async function gatesSession(sessionId: string) {
   if (!access.ok) return access;
   return ok({ access: access.value, repoRoot: session.repoRoot, target: session.target });
 }
-connection.onRequest(GatesRead, async (raw) => {
-  const params = GatesReadParams.safeParse(raw);
-  if (!params.success) return err(rennetError('invalid-request', `rennet/gates/read: ${params.error.message}`));
-  const found = await gatesSession(params.data.sessionId);
+edge.request(GatesRead, async (params) => {
+  const found = await gatesSession(params.sessionId);
   return found.ok ? readGatesReport(found.value.access, found.value.repoRoot, found.value.target) : found;
 });
-connection.onRequest(GatesMerge, async (raw) => {
-  const params = GatesMergeParams.safeParse(raw);
-  if (!params.success) return err(rennetError('invalid-request', `rennet/gates/merge: ${params.error.message}`));
-  const found = await gatesSession(params.data.sessionId);
+edge.request(GatesMerge, async (params) => {
+  const found = await gatesSession(params.sessionId);
   if (!found.ok) return found;
-  const result = await mergeWhenGatesPass(found.value.access, found.value.repoRoot, found.value.target, { expectHead: params.data.expectHead, method: params.data.method });
+  const result = await mergeWhenGatesPass(found.value.access, found.value.repoRoot, found.value.target, { expectHead: params.expectHead, method: params.method });
   hostLog('info', result.ok ? `merged ${result.value.url} at ${result.value.head} (${result.value.method})` : `merge refused (${result.error.code}): ${result.error.message}`);
   return result;
 });
@@ -384,11 +393,13 @@ import { RoundRunner, type RoundContext } from './rounds/runner';
 import { bindWorkspace } from './rounds/workspace';
 import { landingFor, landWorkBranch } from './rounds/landing';
 import { archiveSession, sessionPatchsetIds } from './rounds/archive';
-import { ROUNDS_WORKSPACE_DEFAULT, RoundBlobParams, RoundRef, RoundsLandParams, RoundsWorkspaceMode } from '../protocol/rounds';
+import { ROUNDS_WORKSPACE_DEFAULT, type RoundsWorkspaceMode } from '../protocol/rounds';
 import { RoundsDiffFiles, RoundsReadBlob } from '../protocol/rpc';
-import { sweepAtStart } from './rounds/sweep';
 import { readRoundBlob, roundDiffFiles } from './rounds/roundDiff';
 import { workerFromFlag } from './rounds/workers';
+import { sweepAtStart } from './rounds/sweep';
+import type { HarnessConfig } from '../protocol/review';
+
 /** The sweep's lines go to the host log and to stderr (paths and branch names only). */
 function sweepLog(level: 'info' | 'warn', line: string): void {
   hostLog(level, line);
@@ -401,15 +412,11 @@ const startSweep: Promise<void> = ready.then(
   () => undefined, // the store did not open: that is already logged, and nothing could be swept
 ).catch((error: unknown) => sweepLog('warn', `start sweep: stopped: ${(error as Error).message}`));
 
-import type { HarnessConfig } from '../protocol/review';
-
 let roundRunner: RoundRunner | undefined;
 /** The workspace mode the extension last sent for each session (`rennet.rounds.workspace`): it decides only a first bind. */
 const workspaceModes = new Map<string, RoundsWorkspaceMode>();
-function noteWorkspaceMode(sessionId: unknown, mode: unknown): void {
-  if (typeof sessionId !== 'string') return;
-  const parsed = RoundsWorkspaceMode.safeParse(mode ?? ROUNDS_WORKSPACE_DEFAULT);
-  workspaceModes.set(sessionId, parsed.success ? parsed.data : ROUNDS_WORKSPACE_DEFAULT);
+function noteWorkspaceMode(sessionId: string, mode: RoundsWorkspaceMode | undefined): void {
+  workspaceModes.set(sessionId, mode ?? ROUNDS_WORKSPACE_DEFAULT);
 }
 async function roundsRunner(): Promise<RoundRunner> {
   const [{ store, service }, log] = await Promise.all([ready, asks(), startSweep]);
@@ -420,12 +427,12 @@ async function roundsRunner(): Promise<RoundRunner> {
       bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode: workspaceModes.get(session.id) ?? ROUNDS_WORKSPACE_DEFAULT, log: hostLog, ...options }),
       log: hostLog,
       onChange: (sessionId, round) => {
-        connection.sendNotification(RoundsChanged, { sessionId, round });
+        notify(RoundsChanged, { sessionId, round });
         // A round's successor is the review's capture from its receipt on: every surface that
         // follows the session (the panel's header, the editor's marks and comment ranges) reads it.
         if (round.successorPatchsetId) {
           const snapshot = service.getSnapshot(sessionId);
-          if (snapshot.ok) connection.sendNotification(SessionChanged, snapshot.value);
+          if (snapshot.ok) notify(SessionChanged, snapshot.value);
         }
       },
     });
@@ -443,36 +450,34 @@ async function roundContext(harness: HarnessConfig): Promise<RoundContext> {
   };
 }
 
-connection.onRequest(RoundsOrderGet, async (params) => {
-  noteWorkspaceMode(params?.sessionId, params?.workspace);
+edge.request(RoundsOrderGet, async (params) => {
+  noteWorkspaceMode(params.sessionId, params.workspace);
   const order = await (await roundsRunner()).order(params.sessionId);
   return order.ok ? ok({ markdown: order.value.order.markdown, digest: order.value.order.digest, asks: order.value.order.asks.map((a) => a.id), workspace: order.value.workspace }) : order;
 });
-connection.onRequest(RoundsDispatch, async (params: RoundsDispatchParams) => {
-  const worker = await workerFromFlag(String(params?.worker ?? ''));
+edge.request(RoundsDispatch, async (params: RoundsDispatchParams) => {
+  const worker = await workerFromFlag(params.worker);
   if (!worker.ok) return worker;
-  noteWorkspaceMode(params?.sessionId, params?.workspace);
+  noteWorkspaceMode(params.sessionId, params.workspace);
   const runner = await roundsRunner();
   const dispatched = await runner.dispatch(params.sessionId, { ...(await roundContext(params.harness)), worker: worker.value }, { expectDigest: params.digest });
   return dispatched.ok ? ok(dispatched.value.round) : dispatched;
 });
-connection.onRequest(RoundsRetry, async (params) => {
+edge.request(RoundsRetry, async (params) => {
   const retried = await (await roundsRunner()).retry(params.sessionId, params.roundId, await roundContext(params.harness));
   return retried.ok ? ok(retried.value.round) : retried;
 });
-connection.onRequest(RoundsCancel, async (params) => ok({ cancelled: (await roundsRunner()).cancel(params.sessionId) }));
-connection.onRequest(RoundsList, async (params) => ok((await roundsRunner()).rounds(params.sessionId)));
-connection.onRequest(RoundsLandingGet, async (params) => {
+edge.request(RoundsCancel, async (params) => ok({ cancelled: (await roundsRunner()).cancel(params.sessionId) }));
+edge.request(RoundsList, async (params) => ok((await roundsRunner()).rounds(params.sessionId)));
+edge.request(RoundsLandingGet, async (params) => {
   const { store } = await ready;
-  const session = store.getSession(String(params?.sessionId ?? ''));
-  return session ? landingFor(store, session) : err(rennetError('not-found', `no session ${String(params?.sessionId)}`));
+  const session = store.getSession(params.sessionId);
+  return session ? landingFor(store, session) : err(rennetError('not-found', `no session ${params.sessionId}`));
 });
-connection.onRequest(RoundsLand, async (params) => {
-  const parsed = RoundsLandParams.safeParse(params);
-  if (!parsed.success) return err(rennetError('invalid-request', `rennet/rounds/land: ${parsed.error.issues[0]?.message ?? 'invalid params'}`));
+edge.request(RoundsLand, async (params) => {
   const { store } = await ready;
-  const session = store.getSession(parsed.data.sessionId);
-  if (!session) return err(rennetError('not-found', `no session ${parsed.data.sessionId}`));
+  const session = store.getSession(params.sessionId);
+  if (!session) return err(rennetError('not-found', `no session ${params.sessionId}`));
   const landed = await landWorkBranch(store, session);
   hostLog(landed.ok ? 'info' : 'warn', `land ${session.id}: ${landed.ok ? landed.value.message : landed.error.message}`);
   return landed;
@@ -482,20 +487,12 @@ const roundDiffDeps = async () => {
   const [{ store }, runner] = await Promise.all([ready, roundsRunner()]);
   return { rounds: (sessionId: string) => runner.rounds(sessionId), getSession: (sessionId: string) => store.getSession(sessionId) };
 };
-connection.onRequest(RoundsDiffFiles, async (params) => {
-  const parsed = RoundRef.safeParse(params);
-  if (!parsed.success) return err(rennetError('invalid-request', `rennet/rounds/diffFiles: ${parsed.error.issues[0]?.message ?? 'invalid params'}`));
-  return roundDiffFiles(await roundDiffDeps(), parsed.data);
-});
-connection.onRequest(RoundsReadBlob, async (params) => {
-  const parsed = RoundBlobParams.safeParse(params);
-  if (!parsed.success) return err(rennetError('invalid-request', `rennet/rounds/readBlob: ${parsed.error.issues[0]?.message ?? 'invalid params'}`));
-  return readRoundBlob(await roundDiffDeps(), parsed.data);
-});
-connection.onRequest(SessionArchive, async (params) => {
+edge.request(RoundsDiffFiles, async (params) => roundDiffFiles(await roundDiffDeps(), params));
+edge.request(RoundsReadBlob, async (params) => readRoundBlob(await roundDiffDeps(), params));
+edge.request(SessionArchive, async (params) => {
   const { store } = await ready;
-  const session = store.getSession(String(params?.sessionId ?? ''));
-  if (!session) return err(rennetError('not-found', `no session ${String(params?.sessionId)}`));
+  const session = store.getSession(params.sessionId);
+  if (!session) return err(rennetError('not-found', `no session ${params.sessionId}`));
   if ((await roundsRunner()).rounds(session.id).some((r) => r.state === 'running')) return err(rennetError('invalid-request', 'a round of this review is running: cancel it or let it end before archiving; nothing changed'));
   return archiveSession(store, session, { now: () => new Date().toISOString(), snapshots: { dataDir: store.dir, patchsetIds: sessionPatchsetIds(store, session.id) } });
 });
@@ -507,12 +504,9 @@ import { RereviewRun } from '../protocol/rpc';
 import type { PriorReview } from '../protocol/review';
 import { CONTEXT_ROOT } from './pipeline/contextDir';
 import { carryForwardOpenAsks, fileDeltaPatchset, planRereview, priorReviewOf, recordRereview, rereviewDeltaOf } from './rereview/run';
-import { RunLensesInput } from './review/runner';
 
-connection.onRequest(RereviewRun, async (params) => {
-  const parsed = RunLensesInput.safeParse(params);
-  if (!parsed.success) return err(rennetError('invalid-request', `rennet/rereview/run: ${parsed.error.issues[0]?.message ?? 'invalid params'}`));
-  const { sessionId, harness } = parsed.data;
+edge.request(RereviewRun, async (params) => {
+  const { sessionId, harness } = params;
   const { store, service, runner } = await ready;
   const snapshot = service.getSnapshot(sessionId);
   if (!snapshot.ok) return snapshot;

@@ -1,6 +1,5 @@
-import { RequestType } from 'vscode-jsonrpc';
-import type { GatesMergeParams, GatesReadParams, GatesReport, MergeResult } from './gates';
-import type { Result } from './result';
+import { GatesMergeParams, GatesReadParams, type GatesReport, type MergeResult } from './gates';
+import { answersResult, rpcRequest } from './rpcSchema';
 
 /**
  * The merge gates' extension ⇄ host messages (kept out of rpc.ts's shared list, and out of
@@ -13,7 +12,7 @@ import type { Result } from './result';
  * (checks, statuses or pipeline jobs by name, draft, mergeable, behind-base, required-reviews,
  * review-at-head), with the local copy's freshness against the request's head. Nothing is changed.
  */
-export const GatesRead = new RequestType<GatesReadParams, Result<GatesReport>, void>('rennet/gates/read');
+export const GatesRead = rpcRequest('rennet/gates/read', GatesReadParams, answersResult<GatesReport>());
 
 /**
  * extension → host: merge the session's request by `method`, pinned to `expectHead`. The gates are
@@ -21,4 +20,4 @@ export const GatesRead = new RequestType<GatesReadParams, Result<GatesReport>, v
  * own 409 for a head that moved during the call; a gate that does not pass is refused
  * (`gates-blocked`). Nothing is merged on a refusal.
  */
-export const GatesMerge = new RequestType<GatesMergeParams, Result<MergeResult>, void>('rennet/gates/merge');
+export const GatesMerge = rpcRequest('rennet/gates/merge', GatesMergeParams, answersResult<MergeResult>());

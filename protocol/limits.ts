@@ -18,3 +18,15 @@ export const BLOB_READ_MAX_BYTES = 8 * 1024 * 1024;
 export const BRANCH_LIST_MAX = 500;
 /** Characters of an error message carried across the wire before an honest truncation marker. */
 export const ERROR_MESSAGE_MAX_CHARS = 2000;
+/**
+ * Characters (about, as JSON text) of one JSON-RPC message's params that the receiving edge will
+ * validate; bigger params are refused before any handler runs (protocol/rpcEdge.ts).
+ */
+export const RPC_PARAMS_MAX_CHARS = 4 * 1024 * 1024;
+/**
+ * The same ceiling for the messages that carry whole snapshots or a seat's transcript to the
+ * extension (a session's file list, a generation, an ask projection, a model request).
+ */
+export const RPC_BULK_PARAMS_MAX_CHARS = 256 * 1024 * 1024;
+/** Deepest nesting of arrays and objects in one message's params before the edge refuses it. */
+export const RPC_PARAMS_MAX_DEPTH = 64;

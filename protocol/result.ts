@@ -33,6 +33,8 @@ export const ErrorCode = z.enum([
   'stale-composition',
   /** A merge gate does not pass (a failing or pending check, a draft, conflicts, reviews missing): nothing was merged. */
   'gates-blocked',
+  /** The receiver failed while handling a request it had accepted; the message carries its words. */
+  'internal-error',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

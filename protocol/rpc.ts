@@ -1,15 +1,27 @@
-import { NotificationType, RequestType } from 'vscode-jsonrpc';
-import type { Result } from './result';
-import type { Target, Session, SessionSnapshot, BranchList } from './session';
-import type { Patchset, Side } from './patchset';
-import type { Lens } from './board';
-import type { ReviewReport } from './review';
+import { z } from 'zod';
+import { AskCommand, AskKeyPart, AskProjection, AskReceipt, QuoteAnchorInput } from './asks';
+import { Lens } from './board';
+import { ForgeProvider, PublishReceipt } from './exits';
+import { CAPTURE_MIN_FILE_BYTES, RPC_BULK_PARAMS_MAX_CHARS } from './limits';
+import { Side, type Patchset } from './patchset';
+import { GenerationSnapshot, HarnessConfig, type ReviewReport } from './review';
+import { Round, RoundBlobParams, RoundRef, RoundsLandParams, RoundsWorkspaceMode } from './rounds';
+import { answersResult, answersValue, NoParams, rpcNotification, rpcRequest } from './rpcSchema';
+import { SessionSnapshot, Target, type BranchList, type Session } from './session';
 
 /**
- * The extension ⇄ host contract. One constant per message, named `rennet/<domain>/<verb>`.
- * Every request answers a Result so the caller decides on a typed failure; transport errors
- * (host gone) surface as JSON-RPC errors instead.
+ * The extension ⇄ host contract. One constant per message, named `rennet/<domain>/<verb>`,
+ * declared with `rpcRequest` / `rpcNotification` (rpcSchema.ts): its params are a zod schema and
+ * their TS type is inferred from it; the receiving side checks them at its edge (rpcEdge.ts)
+ * before any handler runs. Every extension → host request answers a Result so the caller decides
+ * on a typed failure (refused params: `invalid-request` naming the field); transport errors (host
+ * gone) surface as JSON-RPC errors instead.
  */
+
+/** A repository folder as the extension names it (any path inside the work tree). */
+const RepoDir = z.string().min(1);
+/** A session, patchset, round or generation id. */
+const Id = z.string().min(1);
 
 export interface HostInfo {
   version: string;
@@ -22,18 +34,20 @@ export interface HostInfo {
 }
 
 /** extension → host: liveness and identity; the first request after start or restart. */
-export const HostHello = new RequestType<Record<string, never>, HostInfo, void>('rennet/host/hello');
+export const HostHello = rpcRequest('rennet/host/hello', NoParams, answersValue<HostInfo>());
 
-export interface ListBranchesParams { repo: string }
+export const ListBranchesParams = z.object({ repo: RepoDir });
+export type ListBranchesParams = z.infer<typeof ListBranchesParams>;
 /** extension → host: local branches for the picker (current first) and the default base. */
-export const RepoListBranches = new RequestType<ListBranchesParams, Result<BranchList>, void>('rennet/repo/listBranches');
+export const RepoListBranches = rpcRequest('rennet/repo/listBranches', ListBranchesParams, answersResult<BranchList>());
 
-export interface OpenReviewParams {
-  repo: string;
-  target: Target;
-  /** Per-capture overrides from settings. */
-  maxFileBytes?: number;
-}
+export const OpenReviewParams = z.object({
+  repo: RepoDir,
+  target: Target,
+  /** Per-capture overrides from settings (the extension clamps the setting to this). */
+  maxFileBytes: z.number().int().min(CAPTURE_MIN_FILE_BYTES).optional(),
+});
+export type OpenReviewParams = z.infer<typeof OpenReviewParams>;
 export interface OpenReviewResult {
   snapshot: SessionSnapshot;
   /** True when an existing session was reattached. */
@@ -42,19 +56,23 @@ export interface OpenReviewResult {
   captured: boolean;
 }
 /** extension → host: find or create the session for a target and capture it if needed. */
-export const ReviewOpen = new RequestType<OpenReviewParams, Result<OpenReviewResult>, void>('rennet/review/open');
+export const ReviewOpen = rpcRequest('rennet/review/open', OpenReviewParams, answersResult<OpenReviewResult>());
 
-export interface SessionIdParams { sessionId: string }
+export const SessionIdParams = z.object({ sessionId: Id });
+export type SessionIdParams = z.infer<typeof SessionIdParams>;
 /** extension → host: the full snapshot of one session (after a reload or a host restart). */
-export const SessionGet = new RequestType<SessionIdParams, Result<SessionSnapshot>, void>('rennet/session/get');
+export const SessionGet = rpcRequest('rennet/session/get', SessionIdParams, answersResult<SessionSnapshot>());
 /** extension → host: every session the store holds, most recently updated first. */
-export const SessionList = new RequestType<Record<string, never>, Session[], void>('rennet/session/list');
+export const SessionList = rpcRequest('rennet/session/list', NoParams, answersValue<Session[]>());
 
-export interface PatchsetIdParams { patchsetId: string }
+export const PatchsetIdParams = z.object({ patchsetId: Id });
+export type PatchsetIdParams = z.infer<typeof PatchsetIdParams>;
 /** extension → host: one patchset with its hunks. */
-export const PatchsetGet = new RequestType<PatchsetIdParams, Result<Patchset>, void>('rennet/patchset/get');
+export const PatchsetGet = rpcRequest('rennet/patchset/get', PatchsetIdParams, answersResult<Patchset>());
 
-export interface ReadBlobParams { patchsetId: string; path: string; side: Side }
+/** `path` is only typed here: the host checks it is repo-relative and captured (`invalid-path`). */
+export const ReadBlobParams = z.object({ patchsetId: Id, path: z.string(), side: Side });
+export type ReadBlobParams = z.infer<typeof ReadBlobParams>;
 export interface BlobContent {
   path: string;
   side: Side;
@@ -66,13 +84,15 @@ export interface BlobContent {
   truncated: boolean;
 }
 /** extension → host: an immutable base or head blob of a captured file. */
-export const PatchsetReadBlob = new RequestType<ReadBlobParams, Result<BlobContent>, void>('rennet/patchset/readBlob');
+export const PatchsetReadBlob = rpcRequest('rennet/patchset/readBlob', ReadBlobParams, answersResult<BlobContent>());
 
 /** host → extension: a session changed; the extension fetches or receives its snapshot. */
-export const SessionChanged = new NotificationType<SessionSnapshot>('rennet/session/changed');
+export const SessionChanged = rpcNotification('rennet/session/changed', SessionSnapshot, { maxParamsChars: RPC_BULK_PARAMS_MAX_CHARS });
 
+export const HostLogParams = z.object({ level: z.enum(['info', 'warn', 'error']), message: z.string() });
+export type HostLogParams = z.infer<typeof HostLogParams>;
 /** host → extension: a line for the Rennet output channel (never secrets). */
-export const HostLog = new NotificationType<{ level: 'info' | 'warn' | 'error'; message: string }>('rennet/host/log');
+export const HostLog = rpcNotification('rennet/host/log', HostLogParams);
 
 
 // ─── Language models through VS Code (vscode.lm) ────────────────────────────────────────────
@@ -83,46 +103,43 @@ export const HostLog = new NotificationType<{ level: 'info' | 'warn' | 'error'; 
 // Cancellation: the JSON-RPC cancellation token of the request ($/cancelRequest), which the
 // extension links to the CancellationToken it passes to `model.sendRequest`.
 
+/** A JSON object whose fields are the model's or a tool's own (checked where they are used). */
+const JsonObject = z.record(z.string(), z.unknown());
+
 /** A tool call the model asked for. `input` is the model's JSON object, unvalidated. */
-export interface LmToolCall {
-  callId: string;
-  name: string;
-  input: Record<string, unknown>;
-}
+export const LmToolCall = z.object({ callId: z.string(), name: z.string(), input: JsonObject });
+export type LmToolCall = z.infer<typeof LmToolCall>;
 
 /** The answer to one tool call. An error result reaches the model with the text prefixed `Error: `. */
-export interface LmToolResult {
-  callId: string;
-  text: string;
-  isError: boolean;
-}
+export const LmToolResult = z.object({ callId: z.string(), text: z.string(), isError: z.boolean() });
+export type LmToolResult = z.infer<typeof LmToolResult>;
 
 /** One entry of the transcript the host keeps per seat thread. */
-export type LmMessage =
-  | { role: 'user'; text: string }
-  | { role: 'assistant'; text: string; toolCalls: LmToolCall[] }
+export const LmMessage = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('user'), text: z.string() }),
+  z.object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(LmToolCall) }),
   /** The results of the previous assistant message's tool calls (sent as a User message). */
-  | { role: 'tool-results'; results: LmToolResult[] };
+  z.object({ role: z.literal('tool-results'), results: z.array(LmToolResult) }),
+]);
+export type LmMessage = z.infer<typeof LmMessage>;
 
 /** A tool offered to the model: exactly a seat's tool (name, description, JSON schema). */
-export interface LmTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
+export const LmTool = z.object({ name: z.string(), description: z.string(), inputSchema: JsonObject });
+export type LmTool = z.infer<typeof LmTool>;
 
-export interface LmChatParams {
+export const LmChatParams = z.object({
   /** The seat asking, e.g. `sequence:drafter` (for logs and the consent justification). */
-  seatId: string;
+  seatId: z.string(),
   /** `lm.selectChatModels` selector parts; `model` is a model id. All absent: the first model VS Code lists. */
-  vendor?: string;
-  family?: string;
-  model?: string;
-  messages: LmMessage[];
-  tools: LmTool[];
+  vendor: z.string().optional(),
+  family: z.string().optional(),
+  model: z.string().optional(),
+  messages: z.array(LmMessage),
+  tools: z.array(LmTool),
   /** Shown by VS Code when it asks the user's consent to use the model. */
-  justification: string;
-}
+  justification: z.string(),
+});
+export type LmChatParams = z.infer<typeof LmChatParams>;
 
 /**
  * Why no model response: `no-model` (nothing matches the selector, or the model vanished),
@@ -155,12 +172,10 @@ export type LmChatResult =
   | { ok: false; reason: LmFailureReason; message: string };
 
 /** host → extension: one model response for a seat's transcript (one round trip of the host's tool loop). */
-export const LmChat = new RequestType<LmChatParams, LmChatResult, void>('rennet/lm/chat');
+export const LmChat = rpcRequest('rennet/lm/chat', LmChatParams, answersValue<LmChatResult>(), { maxParamsChars: RPC_BULK_PARAMS_MAX_CHARS });
 
-export interface LmModelsParams {
-  vendor?: string;
-  family?: string;
-}
+export const LmModelsParams = z.object({ vendor: z.string().optional(), family: z.string().optional() });
+export type LmModelsParams = z.infer<typeof LmModelsParams>;
 
 export interface LmModelInfo {
   vendor: string;
@@ -174,7 +189,7 @@ export interface LmModelInfo {
 }
 
 /** host → extension: the chat models `vscode.lm.selectChatModels` answers for a selector (empty: none). */
-export const LmModels = new RequestType<LmModelsParams, LmModelInfo[], void>('rennet/lm/models');
+export const LmModels = rpcRequest('rennet/lm/models', LmModelsParams, answersValue<LmModelInfo[]>());
 
 // ─── Harnesses ──────────────────────────────────────────────────────────────────────────────
 
@@ -191,7 +206,7 @@ export interface CliHarnessInfo {
 }
 
 /** extension → host: discover the CLI harnesses (Claude Code, Codex) on this machine. */
-export const HarnessDiscover = new RequestType<Record<string, never>, Result<CliHarnessInfo[]>, void>('rennet/harness/discover');
+export const HarnessDiscover = rpcRequest('rennet/harness/discover', NoParams, answersResult<CliHarnessInfo[]>());
 
 /** One model a local model server lists (host/harness/discover.ts LocalModel). `name` is the server's text, untrusted. */
 export interface LocalModelInfo {
@@ -219,18 +234,19 @@ export interface LocalServerInfo {
 }
 
 /** extension → host: probe the local model servers (Ollama on 127.0.0.1:11434, LM Studio on 127.0.0.1:1234) and list their models. */
-export const HarnessDiscoverLocal = new RequestType<Record<string, never>, Result<LocalServerInfo[]>, void>('rennet/harness/discoverLocal');
+export const HarnessDiscoverLocal = rpcRequest('rennet/harness/discoverLocal', NoParams, answersResult<LocalServerInfo[]>());
 
-export interface DraftLensParams {
-  sessionId: string;
-  lens: Lens;
-  harness: 'vscode-lm';
+export const DraftLensParams = z.object({
+  sessionId: Id,
+  lens: Lens,
+  harness: z.literal('vscode-lm'),
   /** The vscode.lm selector (from `rennet.harness.vscodeLm.vendor` / `family` when the caller has none). */
-  vendor?: string;
-  family?: string;
+  vendor: z.string().optional(),
+  family: z.string().optional(),
   /** A model id, to pin one model of the vendor. */
-  model?: string;
-}
+  model: z.string().optional(),
+});
+export type DraftLensParams = z.infer<typeof DraftLensParams>;
 
 export interface DraftLensResult {
   /** The model the host selected through `rennet/lm/models`. */
@@ -244,18 +260,16 @@ export interface DraftLensResult {
  * by a vscode.lm model (its tool loop in the host, its model calls through `rennet/lm/chat`) and
  * settles through the host's board writer. Refused (`not-found`) when no model matches.
  */
-export const ReviewDraftLens = new RequestType<DraftLensParams, Result<DraftLensResult>, void>('rennet/review/draftLens');
+export const ReviewDraftLens = rpcRequest('rennet/review/draftLens', DraftLensParams, answersResult<DraftLensResult>());
 
-export interface RunLensesParams {
-  sessionId: string;
-  harness: import('./review').HarnessConfig;
-}
+export const RunLensesParams = z.object({ sessionId: Id, harness: HarnessConfig });
+export type RunLensesParams = z.infer<typeof RunLensesParams>;
 /**
  * extension → host: draft a new generation of the five lens boards over the session's active
  * patchset with the harnesses the settings name; answers at once with the generation id, then
  * pushes `rennet/generation/changed` as lanes and boards move. Keys ride this request only.
  */
-export const ReviewRunLenses = new RequestType<RunLensesParams, Result<{ generationId: string }>, void>('rennet/review/runLenses');
+export const ReviewRunLenses = rpcRequest('rennet/review/runLenses', RunLensesParams, answersResult<{ generationId: string }>());
 
 /**
  * extension → host: "Re-review Since Last Review" of a pull-request session. The host reads the
@@ -265,29 +279,31 @@ export const ReviewRunLenses = new RequestType<RunLensesParams, Result<{ generat
  * nothing changed since the review), then pushes `rennet/generation/changed` as for runLenses.
  * The next post opens with the answer's `prior.line`. Keys ride this request only.
  */
-export const RereviewRun = new RequestType<RunLensesParams, Result<{ generationId: string | null; prior: import('./review').PriorReview }>, void>('rennet/rereview/run');
+export const RereviewRun = rpcRequest('rennet/rereview/run', RunLensesParams, answersResult<{ generationId: string | null; prior: import('./review').PriorReview }>());
 
-export interface GetGenerationParams {
-  sessionId: string;
+export const GetGenerationParams = z.object({
+  sessionId: Id,
   /** A frozen generation to read; omitted: the live one. */
-  generationId?: string;
-}
+  generationId: Id.optional(),
+});
+export type GetGenerationParams = z.infer<typeof GetGenerationParams>;
 /** extension → host: a generation whole (null when the session has none yet). */
-export const GenerationGet = new RequestType<GetGenerationParams, Result<import('./review').GenerationSnapshot | null>, void>('rennet/generation/get');
+export const GenerationGet = rpcRequest('rennet/generation/get', GetGenerationParams, answersResult<GenerationSnapshot | null>());
 
 /** host → extension: a generation changed (a lane moved, a board was written); sent whole, throttled. */
-export const GenerationChanged = new NotificationType<import('./review').GenerationSnapshot>('rennet/generation/changed');
+export const GenerationChanged = rpcNotification('rennet/generation/changed', GenerationSnapshot, { maxParamsChars: RPC_BULK_PARAMS_MAX_CHARS });
 
 // ─── Asks: the durable per-session ask log (protocol/asks.ts, host/asks/) ────────────────────
 //
 // Every reviewer act on asks is one command that appends one event to the session's log; the
 // projection is the fold of that log and is pushed whole after every append. A refusal appends
-// nothing and answers a RennetError with `detail.refusal` = an AskRefusalCode.
+// nothing and answers a RennetError with `detail.refusal` = an AskRefusalCode (params the edge
+// refuses too: `invalid`).
 
-export interface AsksCommandParams {
-  sessionId: string;
-  command: import('./asks').AskCommand;
-}
+const ASK_REFUSAL_INVALID = { invalidDetail: { refusal: 'invalid' } } as const;
+
+export const AsksCommandParams = z.object({ sessionId: Id, command: AskCommand });
+export type AsksCommandParams = z.infer<typeof AsksCommandParams>;
 export interface AsksCommandResult {
   /** The appended event: a staged ask's id is `event.askId`, a new thread's `event.threadId`. */
   event: import('./asks').AskEvent;
@@ -298,36 +314,36 @@ export interface AsksCommandResult {
   projection: import('./asks').AskProjection;
 }
 /** extension → host: run one ask command (stage, edit, retire, …, unstage); durable when it answers. */
-export const AsksCommand = new RequestType<AsksCommandParams, Result<AsksCommandResult>, void>('rennet/asks/command');
+export const AsksCommand = rpcRequest('rennet/asks/command', AsksCommandParams, answersResult<AsksCommandResult>(), ASK_REFUSAL_INVALID);
 
-export interface AsksUndoParams {
-  sessionId: string;
-  receipt: import('./asks').AskReceipt;
-}
+export const AsksUndoParams = z.object({ sessionId: Id, receipt: AskReceipt });
+export type AsksUndoParams = z.infer<typeof AsksUndoParams>;
 /** extension → host: append a receipt's inverse (the next append; nothing is deleted). Answers a receipt that redoes. */
-export const AsksUndo = new RequestType<AsksUndoParams, Result<AsksCommandResult>, void>('rennet/asks/undo');
+export const AsksUndo = rpcRequest('rennet/asks/undo', AsksUndoParams, answersResult<AsksCommandResult>(), ASK_REFUSAL_INVALID);
 
 /** extension → host: the session's current ask projection (the fold of its log; reads never write). */
-export const AsksGet = new RequestType<SessionIdParams, Result<import('./asks').AskProjection>, void>('rennet/asks/get');
+export const AsksGet = rpcRequest('rennet/asks/get', SessionIdParams, answersResult<AskProjection>(), ASK_REFUSAL_INVALID);
 
-export interface AsksChangedParams {
-  sessionId: string;
+export const AsksChangedParams = z.object({
+  sessionId: Id,
   /** The seq of the append this projection includes. */
-  seq: number;
-  projection: import('./asks').AskProjection;
-}
+  seq: z.number().int().nonnegative(),
+  projection: AskProjection,
+});
+export type AsksChangedParams = z.infer<typeof AsksChangedParams>;
 /** host → extension: the whole ask projection of a session, after every append to its log. */
-export const AsksChanged = new NotificationType<AsksChangedParams>('rennet/asks/changed');
+export const AsksChanged = rpcNotification('rennet/asks/changed', AsksChangedParams, { maxParamsChars: RPC_BULK_PARAMS_MAX_CHARS });
 
-export interface AsksExplainParams {
-  sessionId: string;
+export const AsksExplainParams = z.object({
+  sessionId: AskKeyPart,
   /** The span of board prose to explain; its generation must belong to the session. */
-  anchor: import('./asks').QuoteAnchor;
+  anchor: QuoteAnchorInput,
   /** An open thread on that anchor to ask in; omitted: the host opens one (quoteOpen). */
-  threadId?: string;
+  threadId: AskKeyPart.optional(),
   /** The harnesses the settings name (the anchor's lens picks its harness, as for a draft). */
-  harness: import('./review').HarnessConfig;
-}
+  harness: HarnessConfig,
+});
+export type AsksExplainParams = z.infer<typeof AsksExplainParams>;
 export interface AsksExplainResult {
   threadId: string;
   /** The agent's answer as appended to the thread (author `agent`). */
@@ -351,32 +367,30 @@ export interface AsksExplainResult {
  * `cancelled`. `ask-log`: the log refused an append (`detail.refusal`; `threadId` once it exists).
  * host/asks/explain.ts.
  */
-export const AsksExplain = new RequestType<AsksExplainParams, Result<AsksExplainResult>, void>('rennet/asks/explain');
+export const AsksExplain = rpcRequest('rennet/asks/explain', AsksExplainParams, answersResult<AsksExplainResult>(), { invalidDetail: { reason: 'invalid' } });
 
 // ─── Forges and exits (host/forge/, host/exits/) ─────────────────────────────────────────────
 
-export interface ForgesConfigParams {
+export const ForgesConfigParams = z.object({
   /** The `rennet.forges` setting, as written (validated by the host; a bad value is reported, never half-used). */
-  entries: unknown;
-}
+  entries: z.unknown(),
+});
+export type ForgesConfigParams = z.infer<typeof ForgesConfigParams>;
 /** extension → host: the registered forges from settings; sent after start and on every change. The host joins them with RENNET_FORGES. */
-export const ForgesConfigure = new NotificationType<ForgesConfigParams>('rennet/forges/configure');
+export const ForgesConfigure = rpcNotification('rennet/forges/configure', ForgesConfigParams);
 
-export interface AuthTokenParams {
-  provider: import('./exits').ForgeProvider;
-  host: string;
-}
+export const AuthTokenParams = z.object({ provider: ForgeProvider, host: z.string().min(1) });
+export type AuthTokenParams = z.infer<typeof AuthTokenParams>;
 /**
  * host → extension: a forge token the editor holds — GitHub: VS Code's GitHub (or GitHub
  * Enterprise) authentication session, without prompting; GitLab: the token "Rennet: Set GitLab
  * Token" stored in SecretStorage. null when it holds none. The token is used for the one forge
  * call and never logged or stored by the host.
  */
-export const AuthToken = new RequestType<AuthTokenParams, string | null, void>('rennet/auth/token');
+export const AuthToken = rpcRequest('rennet/auth/token', AuthTokenParams, answersValue<string | null>());
 
-export interface PullRequestListParams {
-  repo: string;
-}
+export const PullRequestListParams = z.object({ repo: RepoDir });
+export type PullRequestListParams = z.infer<typeof PullRequestListParams>;
 export interface PullRequestSummary {
   number: number;
   title: string;
@@ -395,15 +409,16 @@ export interface PullRequestListResult {
   open: PullRequestSummary[];
 }
 /** extension → host: the open requests of the workspace's forge repository (for "Rennet: Review Pull Request"). */
-export const PullRequestList = new RequestType<PullRequestListParams, Result<PullRequestListResult>, void>('rennet/pr/list');
+export const PullRequestList = rpcRequest('rennet/pr/list', PullRequestListParams, answersResult<PullRequestListResult>());
 
-export interface PullRequestResolveParams {
-  repo: string;
+export const PullRequestResolveParams = z.object({
+  repo: RepoDir,
   /** What the reviewer pasted: `12`, `#12`, `!7`, or the request's URL. */
-  input: string;
-}
+  input: z.string(),
+});
+export type PullRequestResolveParams = z.infer<typeof PullRequestResolveParams>;
 /** extension → host: a pasted number or URL as a pull-request target of the workspace's forge (refused when it names another repository). */
-export const PullRequestResolve = new RequestType<PullRequestResolveParams, Result<Extract<Target, { kind: 'pull-request' }>>, void>('rennet/pr/resolve');
+export const PullRequestResolve = rpcRequest('rennet/pr/resolve', PullRequestResolveParams, answersResult<Extract<Target, { kind: 'pull-request' }>>());
 
 export interface PullRequestFreshness {
   /** The head the session captured. */
@@ -419,37 +434,39 @@ export interface PullRequestFreshness {
   state: 'open' | 'closed' | 'merged';
 }
 /** extension → host: re-read the request's live head (every exit does first); `moved` marks the session stale. */
-export const PullRequestFreshnessGet = new RequestType<SessionIdParams, Result<PullRequestFreshness>, void>('rennet/pr/freshness');
+export const PullRequestFreshnessGet = rpcRequest('rennet/pr/freshness', SessionIdParams, answersResult<PullRequestFreshness>());
 
 /** extension → host: the exact review that would post now (descriptor, folds, verdict) and any receipt for it. */
-export const ExitsPreviewReview = new RequestType<SessionIdParams, Result<import('./exits').ReviewPreview>, void>('rennet/exits/previewReview');
+export const ExitsPreviewReview = rpcRequest('rennet/exits/previewReview', SessionIdParams, answersResult<import('./exits').ReviewPreview>());
 
-export interface ExitsPostReviewParams {
-  sessionId: string;
+export const ExitsPostReviewParams = z.object({
+  sessionId: Id,
   /** The compositionId of the preview the reviewer clicked Post on; a different composition now is refused (stale-composition). */
-  compositionId: string;
-}
+  compositionId: z.string(),
+});
+export type ExitsPostReviewParams = z.infer<typeof ExitsPostReviewParams>;
 /**
  * extension → host: post the previewed review, exactly once: a receipt or a review carrying its
  * marker is answered instead of posting again; a moved head is refused before any mutation.
  * The receipt is durable when this answers.
  */
-export const ExitsPostReview = new RequestType<ExitsPostReviewParams, Result<import('./exits').PublishReceipt>, void>('rennet/exits/postReview');
+export const ExitsPostReview = rpcRequest('rennet/exits/postReview', ExitsPostReviewParams, answersResult<PublishReceipt>());
 
 /** host → extension: a session's review was posted (or found posted): the Hand off view and preview show it. */
-export const ExitsPosted = new NotificationType<import('./exits').PublishReceipt>('rennet/exits/posted');
+export const ExitsPosted = rpcNotification('rennet/exits/posted', PublishReceipt);
 
-export interface ExitsPullRequestParams {
-  repo: string;
+export const ExitsPullRequestParams = z.object({
+  repo: RepoDir,
   /** The branch to open a request for; absent: the current branch. */
-  branch?: string;
-  base?: string;
+  branch: z.string().optional(),
+  base: z.string().optional(),
   /** The reviewer's edits over the drafted title and description. */
-  title?: string;
-  body?: string;
+  title: z.string().optional(),
+  body: z.string().optional(),
   /** The reviewer's harness settings: the Design lens's harness polishes the draft (none: the deterministic draft). */
-  harness?: import('./review').HarnessConfig;
-}
+  harness: HarnessConfig.optional(),
+});
+export type ExitsPullRequestParams = z.infer<typeof ExitsPullRequestParams>;
 export interface OpenPullRequestPreview {
   compositionId: string;
   provider: import('./exits').ForgeProvider;
@@ -466,12 +483,13 @@ export interface OpenPullRequestPreview {
   existing: { number: number; url: string } | null;
 }
 /** extension → host: exactly what "Open Pull Request" would push and submit (destination, branches, title, description); nothing is sent. */
-export const ExitsPreviewPullRequest = new RequestType<ExitsPullRequestParams, Result<OpenPullRequestPreview>, void>('rennet/exits/previewPullRequest');
+export const ExitsPreviewPullRequest = rpcRequest('rennet/exits/previewPullRequest', ExitsPullRequestParams, answersResult<OpenPullRequestPreview>());
 
-export interface ExitsOpenPullRequestParams extends ExitsPullRequestParams {
+export const ExitsOpenPullRequestParams = ExitsPullRequestParams.extend({
   /** The previewed composition; a different destination, branch or text now is refused (stale-composition) before the push. */
-  compositionId: string;
-}
+  compositionId: z.string(),
+});
+export type ExitsOpenPullRequestParams = z.infer<typeof ExitsOpenPullRequestParams>;
 export interface OpenPullRequestResult {
   url: string;
   number: number;
@@ -480,7 +498,7 @@ export interface OpenPullRequestResult {
   provider: import('./exits').ForgeProvider;
 }
 /** extension → host: push the branch (`refs/heads/<b>:refs/heads/<b>`, no upstream written) and open or reuse its request. */
-export const ExitsOpenPullRequest = new RequestType<ExitsOpenPullRequestParams, Result<OpenPullRequestResult>, void>('rennet/exits/openPullRequest');
+export const ExitsOpenPullRequest = rpcRequest('rennet/exits/openPullRequest', ExitsOpenPullRequestParams, answersResult<OpenPullRequestResult>());
 
 // ─── Rounds (own-branch loop) ────────────────────────────────────────────────────────────────
 
@@ -492,48 +510,44 @@ export interface RoundsOrderResult {
   /** Where it would run; `workBranch` when the commits go on a sibling (`rennet/<branch>`) rather than the branch. */
   workspace: import('./rounds').RoundWorkspace;
 }
-export interface RoundsOrderParams extends SessionIdParams {
+export const RoundsOrderParams = SessionIdParams.extend({
   /** How a first bind takes its workspace (the setting `rennet.rounds.workspace`); a recorded binding is never decided again. Default share. */
-  workspace?: import('./rounds').RoundsWorkspaceMode;
-}
+  workspace: RoundsWorkspaceMode.optional(),
+});
+export type RoundsOrderParams = z.infer<typeof RoundsOrderParams>;
 /** extension → host: the work order a dispatch would send now, or why none can (detail.refusal: no-round-lane | nothing-staged | no-coding-asks). */
-export const RoundsOrderGet = new RequestType<RoundsOrderParams, Result<RoundsOrderResult>, void>('rennet/rounds/order');
+export const RoundsOrderGet = rpcRequest('rennet/rounds/order', RoundsOrderParams, answersResult<RoundsOrderResult>());
 
-export interface RoundsDispatchParams {
-  sessionId: string;
+export const RoundsDispatchParams = z.object({
+  sessionId: Id,
   /** The order the reviewer saw; a different one now is refused (stale-composition). */
-  digest: string;
+  digest: z.string(),
   /** `claude-code`, `codex`, or `scripted:<file>` (tests and demos). */
-  worker: string;
+  worker: z.string(),
   /** The reviewer's harness settings: the report seat and the successor's lenses. */
-  harness: import('./review').HarnessConfig;
+  harness: HarnessConfig,
   /** How a first bind takes its workspace (`rennet.rounds.workspace`). Default share. */
-  workspace?: import('./rounds').RoundsWorkspaceMode;
-}
+  workspace: RoundsWorkspaceMode.optional(),
+});
+export type RoundsDispatchParams = z.infer<typeof RoundsDispatchParams>;
 /** extension → host: dispatch the staged coding asks as one round; answers once it has started (RoundsChanged follows every phase). */
-export const RoundsDispatch = new RequestType<RoundsDispatchParams, Result<import('./rounds').Round>, void>('rennet/rounds/dispatch');
+export const RoundsDispatch = rpcRequest('rennet/rounds/dispatch', RoundsDispatchParams, answersResult<Round>());
 
-export interface RoundsRetryParams {
-  sessionId: string;
-  roundId: string;
-  worker: string;
-  harness: import('./review').HarnessConfig;
-}
+export const RoundsRetryParams = z.object({ sessionId: Id, roundId: Id, worker: z.string(), harness: HarnessConfig });
+export type RoundsRetryParams = z.infer<typeof RoundsRetryParams>;
 /** extension → host: resume a failed round from its last receipt (its worker never runs twice). */
-export const RoundsRetry = new RequestType<RoundsRetryParams, Result<import('./rounds').Round>, void>('rennet/rounds/retry');
+export const RoundsRetry = rpcRequest('rennet/rounds/retry', RoundsRetryParams, answersResult<Round>());
 
 /** extension → host: stop the session's running round (the worker's process group). */
-export const RoundsCancel = new RequestType<SessionIdParams, Result<{ cancelled: boolean }>, void>('rennet/rounds/cancel');
+export const RoundsCancel = rpcRequest('rennet/rounds/cancel', SessionIdParams, answersResult<{ cancelled: boolean }>());
 
 /** extension → host: the session's rounds ledger, oldest first. */
-export const RoundsList = new RequestType<SessionIdParams, Result<import('./rounds').Round[]>, void>('rennet/rounds/list');
+export const RoundsList = rpcRequest('rennet/rounds/list', SessionIdParams, answersResult<Round[]>());
 
-export interface RoundsChangedParams {
-  sessionId: string;
-  round: import('./rounds').Round;
-}
+export const RoundsChangedParams = z.object({ sessionId: Id, round: Round });
+export type RoundsChangedParams = z.infer<typeof RoundsChangedParams>;
 /** host → extension: a round passed a receipt (started, a phase, measured, reported, ended). */
-export const RoundsChanged = new NotificationType<RoundsChangedParams>('rennet/rounds/changed');
+export const RoundsChanged = rpcNotification('rennet/rounds/changed', RoundsChangedParams, { maxParamsChars: RPC_BULK_PARAMS_MAX_CHARS });
 
 /**
  * extension → host: land the session's sibling — `git merge --ff-only rennet/<branch>` in the
@@ -541,24 +555,24 @@ export const RoundsChanged = new NotificationType<RoundsChangedParams>('rennet/r
  * git is a failed Result carrying git's words (capped, LAND_REFUSAL_MAX_CHARS) and nothing changed;
  * under share the answer says there is nothing to land.
  */
-export const RoundsLand = new RequestType<import('./rounds').RoundsLandParams, Result<import('./rounds').RoundsLandResult>, void>('rennet/rounds/land');
+export const RoundsLand = rpcRequest('rennet/rounds/land', RoundsLandParams, answersResult<import('./rounds').RoundsLandResult>());
 
 /** extension → host: the session's landing line beside the branch, read from git now (null: nothing to say). */
-export const RoundsLandingGet = new RequestType<SessionIdParams, Result<import('./rounds').RoundsLanding>, void>('rennet/rounds/landing');
+export const RoundsLandingGet = rpcRequest('rennet/rounds/landing', SessionIdParams, answersResult<import('./rounds').RoundsLanding>());
 
 /**
  * extension → host: the files a round's commits changed (`git diff --raw` of range.from → range.to
  * in its bound workspace), for its read-only round diff. Params: protocol/rounds.ts `RoundRef`. A
  * round without commits of its own (no range, or from = to) is refused `not-found`.
  */
-export const RoundsDiffFiles = new RequestType<import('./rounds').RoundRef, Result<import('./rounds').RoundDiffFiles>, void>('rennet/rounds/diffFiles');
+export const RoundsDiffFiles = rpcRequest('rennet/rounds/diffFiles', RoundRef, answersResult<import('./rounds').RoundDiffFiles>());
 
 /**
  * extension → host: one side of one file of a round's diff (`git cat-file blob <commit>:<path>`,
  * bounded as every blob read is). Only a file that round changed, on a side it has. Params:
  * protocol/rounds.ts `RoundBlobParams`.
  */
-export const RoundsReadBlob = new RequestType<import('./rounds').RoundBlobParams, Result<BlobContent>, void>('rennet/rounds/readBlob');
+export const RoundsReadBlob = rpcRequest('rennet/rounds/readBlob', RoundBlobParams, answersResult<BlobContent>());
 
 /** extension → host: archive the session; its sibling is collected only when the branch (or a remote's ref of it) contains its tip. */
-export const SessionArchive = new RequestType<SessionIdParams, Result<import('./rounds').SessionArchiveResult>, void>('rennet/session/archive');
+export const SessionArchive = rpcRequest('rennet/session/archive', SessionIdParams, answersResult<import('./rounds').SessionArchiveResult>());

@@ -1,15 +1,14 @@
-import { z } from 'zod';
 import { join } from 'node:path';
 import { CONTEXT_ROOT } from '../pipeline/contextDir';
 import { withReadTools } from '../read/compose';
 import { gitChangeSource } from '../read/gitSource';
 import { seatWorkingDir } from '../read/headWorkspace';
 import { readSurface } from '../read/tools';
-import { AskKeyPart, EXPLAIN_TURN_TIMEOUT_MS, QuoteAnchorInput, type QuoteAnchor } from '../../protocol/asks';
+import { EXPLAIN_TURN_TIMEOUT_MS, type QuoteAnchor } from '../../protocol/asks';
 import { LENS_TITLES, type Lens } from '../../protocol/board';
-import { HarnessConfig } from '../../protocol/review';
+import type { HarnessConfig } from '../../protocol/review';
 import { err, ok, rennetError, type ErrorCode, type RennetError, type Result } from '../../protocol/result';
-import type { AsksExplainResult } from '../../protocol/rpc';
+import { AsksExplainParams, type AsksExplainResult } from '../../protocol/rpc';
 import { buildCitationIndex } from '../board/citations';
 import { oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
 import { loadBoard } from '../board/persist';
@@ -64,12 +63,8 @@ export type ExplainRefusalReason =
   | 'cancelled'
   | 'no-answer';
 
-export const ExplainInput = z.object({
-  sessionId: AskKeyPart,
-  anchor: QuoteAnchorInput,
-  threadId: AskKeyPart.optional(),
-  harness: HarnessConfig,
-});
+/** rennet/asks/explain's params, as protocol/rpc.ts declares them (the CLI's explain is checked the same way). */
+export const ExplainInput = AsksExplainParams;
 
 export interface ExplainDeps {
   store: Store;

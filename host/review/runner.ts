@@ -1,8 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Patchset } from '../../protocol/patchset';
 import { LENSES, type Lens } from '../../protocol/board';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
-import { HarnessConfig, type GenerationSnapshot, type LaneState } from '../../protocol/review';
+import type { GenerationSnapshot, HarnessConfig, LaneState } from '../../protocol/review';
+import { GetGenerationParams, RunLensesParams } from '../../protocol/rpc';
 import type { HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '../pipeline/types';
 import type { ReviewService } from '../service';
 import type { Store } from '../store';
@@ -47,8 +48,9 @@ interface StartOptions {
   filed?(generationId: string): void;
 }
 
-export const RunLensesInput = z.object({ sessionId: z.string().min(1), harness: HarnessConfig });
-export const GetGenerationInput = z.object({ sessionId: z.string().min(1), generationId: z.string().min(1).optional() });
+/** The params of rennet/review/runLenses and rennet/generation/get, as protocol/rpc.ts declares them. */
+export const RunLensesInput = RunLensesParams;
+export const GetGenerationInput = GetGenerationParams;
 
 /** At most one `rennet/generation/changed` per session per this many milliseconds. */
 export const PUBLISH_INTERVAL_MS = 50;

@@ -229,7 +229,7 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
       [config({ default: 'none', lenses: { sequenc: 'none' } }), /unknown lens "sequenc"/],
       // No extension answers rennet/lm/models on this connection.
       [config({ default: 'vscode-lm' }), /could not list VS Code's language models/],
-      [{ default: 'gpt-7', lenses: {}, vscodeLm: {}, openai: { apiKey: SECRET }, anthropic: {} }, /invalid runLenses request: harness\.default: Invalid option/],
+      [{ default: 'gpt-7', lenses: {}, vscodeLm: {}, openai: { apiKey: SECRET }, anthropic: {} }, /^rennet\/review\/runLenses: harness\.default: Invalid option/],
     ];
     for (const [harness, expected] of cases) {
       const result = await run(harness);

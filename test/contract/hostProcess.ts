@@ -36,7 +36,7 @@ export async function startHost(storeDir: string, bundle = HOST_BUNDLE): Promise
   const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   connection.listen();
   await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
-  connection.sendNotification('initialized', {});
+  await connection.sendNotification('initialized', {});
   return {
     child,
     connection,

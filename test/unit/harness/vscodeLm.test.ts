@@ -3,7 +3,8 @@ import { failureOf, planMessages, TOOL_ERROR_PREFIX } from '../../../extension/l
 import { singleLensAssignment, VscodeLmHarness, type LmAsk } from '../../../host/harness/vscodeLm';
 import type { ToolPort } from '../../../host/pipeline/ports';
 import { RESULT_MAX_BYTES } from '../../../protocol/board';
-import type { LmChatParams, LmChatResult, LmMessage } from '../../../protocol/rpc';
+import { LmChat, type LmChatParams, type LmChatResult, type LmMessage } from '../../../protocol/rpc';
+import { checkParams } from '../../../protocol/rpcSchema';
 import { seatKit, turnRequest, type SeatKit } from '../../servers/seatKit';
 
 /**
@@ -24,6 +25,9 @@ function fakeModel(rounds: Round[], model = 'rennet-scripted/m1') {
   const signals: AbortSignal[] = [];
   const asName = new Map<string, string>();
   const ask: LmAsk = async (params, signal) => {
+    // What the host sends is what the extension's edge accepts (rennet/lm/chat's schema).
+    const checked = checkParams(LmChat, JSON.parse(JSON.stringify(params)));
+    if (!checked.ok) throw new Error(`the extension would refuse this rennet/lm/chat: ${checked.message}`);
     asked.push(params);
     signals.push(signal);
     const round = rounds[asked.length - 1];
