@@ -207,6 +207,8 @@ export const EvalCategoryScore = z.object({
   /** caught / (caught + missed); null when no bug case of the category was reviewed. */
   catchRate: z.number().min(0).max(1).nullable(),
   cleanCases: z.number().int().nonnegative(),
+  /** Clean twins of the category whose review finished (failed and not-run ones count no false positive). */
+  cleanReviewed: z.number().int().nonnegative(),
   falsePositives: z.number().int().nonnegative(),
 });
 export type EvalCategoryScore = z.infer<typeof EvalCategoryScore>;

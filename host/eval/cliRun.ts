@@ -164,6 +164,13 @@ async function runCommand(argv: readonly string[]): Promise<number> {
     writeFileAtomic(join(outDir, RUN_REPORT_FILE), renderScoreHtml(score));
     process.stdout.write(scoreText(score));
     process.stdout.write(`Score:       ${join(outDir, RUN_SCORE_FILE)}\nHTML report: ${join(outDir, RUN_REPORT_FILE)}\n`);
+    // A case that failed was not measured: the run is not a whole measurement, so it does not exit 0.
+    // Running the same command again reviews only the failed and unfinished cases.
+    const unmeasured = score.totals.failed + score.totals.notRun;
+    if (unmeasured > 0) {
+      stderr(`rennet: ${unmeasured} of ${score.totals.cases} case${score.totals.cases === 1 ? '' : 's'} failed or did not run (reasons in the score); run the same command again to retry only those\n`);
+      return 1;
+    }
     return 0;
   } finally {
     store.close();

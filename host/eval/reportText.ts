@@ -45,7 +45,7 @@ export function scoreText(score: EvalScore): string {
     'By category:',
     ...score.byCategory.map(
       (c) =>
-        `  ${escapeControls(c.category).padEnd(22)} ${percent(c.catchRate).padStart(5)} (${c.caught}/${c.caught + c.missed})${c.failed > 0 ? ` · ${c.failed} failed` : ''}${c.cleanCases > 0 ? ` · ${c.falsePositives} false positive${c.falsePositives === 1 ? '' : 's'} on ${c.cleanCases} clean` : ''}`,
+        `  ${escapeControls(c.category).padEnd(22)} ${percent(c.catchRate).padStart(5)} (${c.caught}/${c.caught + c.missed})${c.failed > 0 ? ` · ${c.failed} failed` : ''}${c.cleanCases > 0 ? ` · ${c.falsePositives} false positive${c.falsePositives === 1 ? '' : 's'} on ${c.cleanReviewed} of ${c.cleanCases} clean reviewed` : ''}`,
     ),
   ];
   if (score.judge) {

@@ -173,6 +173,7 @@ export function byCategory(cases: readonly EvalCaseScore[]): EvalCategoryScore[]
       notRun: bug.filter((c) => c.outcome === 'not-run').length,
       catchRate: ratio(caught, caught + missed),
       cleanCases: of.length - bug.length,
+      cleanReviewed: of.filter((c) => c.clean && (c.outcome === 'quiet' || c.outcome === 'false-positive')).length,
       falsePositives: of.reduce((sum, c) => sum + c.falsePositives, 0),
     };
   });

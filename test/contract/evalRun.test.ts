@@ -146,7 +146,9 @@ describe('rennet eval run, score and compare (built dist/cli.js, scripted harnes
     const casesFile = join(corpus.dir, 'with-missing.json');
     writeFileSync(casesFile, JSON.stringify(withMissing));
     const a = run('a', script('on-bug', flaggedScript(4, 'sumFirst reads one past the end')), 2, casesFile);
-    assert.equal(a.code, 0, a.stderr);
+    // The failed case leaves the run unmeasured in part: exit 1, saying how many and how to retry them.
+    assert.equal(a.code, 1, a.stderr);
+    assert.match(a.stderr, /1 of 3 cases failed or did not run .* run the same command again to retry only those/);
 
     const manifest = readJson(join(a.out, 'run.json'), EvalRunManifest);
     assert.equal(manifest.settings.harness, 'scripted');
