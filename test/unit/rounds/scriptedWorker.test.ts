@@ -188,7 +188,11 @@ describe('rounds: the scripted worker', function () {
 
     const abort = new AbortController();
     const stopping = runScriptedWorker(repo.dir, { steps: [{ write: { path: 'two.txt', content: '2\n' } }, { wait: 600_000 }, { commit: 'two' }] }, { signal: abort.signal });
-    setTimeout(() => abort.abort(), 100);
+    // Cancel once the worker is in the wait (its first step's file is there), not after a fixed delay:
+    // on a loaded machine the first step can take longer than any delay would allow.
+    while (!existsSync(join(repo.dir, 'two.txt'))) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50));
+    abort.abort();
     const t0 = Date.now();
     const stopped = await stopping;
     assert.ok(Date.now() - t0 < 10_000, 'the cancel ended the wait');
