@@ -357,7 +357,7 @@ function hostilePlan(hunks) {
  * What the board tools answered to each scripted call: request n+1 of a seat's conversation resends
  * the result of call n. Answers one row per call whose result says "refused" (or names an error).
  */
-function refusalsOf(requests, seats) {
+export function refusalsOf(requests, seats) {
   const out = [];
   const seen = new Set();
   for (const r of requests) {

@@ -6,11 +6,13 @@
 //   RENNET_SKIP_BUILD=1 npm run test:e2e     reuse dist/ as it is
 //   RENNET_E2E_ONLY=1 npm run test:e2e       skip the integration suites
 //   RENNET_E2E_SCENARIOS=reading npm run test:e2e   only the named scenarios (comma-separated:
-//                                            capture, reading, hostile, forge, rounds, integration; default all)
+//                                            capture, reading, hostile, hostile-render, forge, rounds, integration; default all)
 //
 // Scenarios: capture (below: the patchset board against git), reading (reading.mjs: the lens
 // boards drafted against scripted model servers, citations, gutter marks, comments), hostile
 // (hostile.mjs: names, contents and model text that try to run commands, scripts or requests),
+// hostile-render (hostileRender.mjs: the hostile-board corpus, a 1 MiB string and 500-deep nesting
+// rendered in the real board webview with CSP, side-effect and script probes; responsiveness timed),
 // forge (forge.mjs: Review Pull Request, asks, the Hand off view, the preview and Post against the
 // fake forge), rounds (rounds.mjs: a branch review's asks dispatched as one round to the scripted
 // worker, the report verified against the measured diff, the successor made the review's), then the
@@ -23,12 +25,13 @@ import { expectedDiff, git, makeFixtureRepo } from './fixture.mjs';
 import { runIntegration } from '../integration/run.mjs';
 import { runForge } from './forge.mjs';
 import { runHostile } from './hostile.mjs';
+import { runHostileRender } from './hostileRender.mjs';
 import { runReading } from './reading.mjs';
 import { runRounds } from './rounds.mjs';
 
 const { expect } = rig;
 const PANEL_TIMEOUT = 90_000;
-const SCENARIOS = ['capture', 'reading', 'hostile', 'forge', 'rounds', 'integration'];
+const SCENARIOS = ['capture', 'reading', 'hostile', 'hostile-render', 'forge', 'rounds', 'integration'];
 const scenarios = new Set(
   process.env.RENNET_E2E_SCENARIOS ? process.env.RENNET_E2E_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean) : SCENARIOS,
 );
@@ -393,6 +396,7 @@ async function main() {
   if (scenarios.has('capture')) await runCapture({ paths, repo, branchExpect, vsix, browser });
   if (scenarios.has('reading')) await runReading({ paths, vsix, runner, browser });
   if (scenarios.has('hostile')) await runHostile({ paths, vsix, runner, browser });
+  if (scenarios.has('hostile-render')) await runHostileRender({ paths, vsix, runner, browser });
   if (scenarios.has('forge')) await runForge({ paths, vsix, runner, browser });
   if (scenarios.has('rounds')) await runRounds({ paths, vsix, runner, browser });
 

@@ -66,6 +66,7 @@ export async function startAnthropicServer(script: ScriptInput, options: ServerO
       record.step = resolved.index;
       const step: Step = resolved.step ?? { text: exhausted };
       if (step.delayMs !== undefined) await sleep(step.delayMs, timers);
+      if (step.waitFor !== undefined) await step.waitFor();
       const answer = answerFor(step, body, state, record);
       const model = typeof body['model'] === 'string' ? body['model'] : (models[0] ?? 'scripted-model');
       if (answer.fault !== null && typeof answer.fault === 'object') {

@@ -30,6 +30,8 @@ export interface StepExtras {
   usage?: { input: number; output: number } | null;
   /** Wait this long before answering (for abort and timeout tests). */
   delayMs?: number;
+  /** Answer only once this settles (a scenario's gate: e.g. until a file the test writes exists). */
+  waitFor?: () => Promise<void>;
 }
 
 export type Step =

@@ -77,6 +77,7 @@ export async function startOpenAiServer(script: ScriptInput, options: ServerOpti
       record.step = resolved.index;
       const step: Step = resolved.step ?? { text: exhausted };
       if (step.delayMs !== undefined) await sleep(step.delayMs, timers);
+      if (step.waitFor !== undefined) await step.waitFor();
       const answer = answerFor(step, body, api, state, record);
       if (answer.fault !== null && typeof answer.fault === 'object') {
         return json(res, answer.fault.status, openAiError(`scripted failure (HTTP ${answer.fault.status}): the model server broke on purpose`, 'server_error'));

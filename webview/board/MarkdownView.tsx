@@ -3,10 +3,10 @@
  * html disabled, token → vnode; never innerHTML); citations become buttons that open the range.
  */
 import { escapeControls } from '../../protocol/text';
-import { useMemo } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { useBoardActions } from './actions';
-import { markdownBlock, markdownInline, type Citation, type CitationRenderer } from './markdown';
-import { rangeLabel } from './words';
+import { MARKDOWN_MAX_CHARS, markdownBlock, markdownInline, plainTextBlock, type Citation, type CitationRenderer } from './markdown';
+import { plural, rangeLabel } from './words';
 
 export interface MarkdownProps {
   text: string;
@@ -20,12 +20,23 @@ export interface MarkdownProps {
 const renderCitation: CitationRenderer = (citation, key) => <CitationButton key={key} citation={citation} />;
 
 export function Markdown({ text, inline = false, citations = true, class: cls }: MarkdownProps) {
-  const nodes = useMemo(
-    () => (inline ? markdownInline : markdownBlock)(text, citations ? renderCitation : undefined),
-    [text, inline, citations],
-  );
+  // A block too long to format shows cut (markdown.ts); the reader may ask for all of it, as plain text.
+  const [whole, setWhole] = useState(false);
+  const long = !inline && text.length > MARKDOWN_MAX_CHARS;
+  const nodes = useMemo(() => (long && whole ? plainTextBlock(text) : (inline ? markdownInline : markdownBlock)(text, citations ? renderCitation : undefined)), [text, inline, citations, long, whole]);
   if (inline) return <>{nodes}</>;
-  return <div class={cls ? `rn-md ${cls}` : 'rn-md'}>{nodes}</div>;
+  return (
+    <div class={cls ? `rn-md ${cls}` : 'rn-md'}>
+      {nodes}
+      {long && !whole && (
+        <p>
+          <button type="button" class="rn-link" data-testid="show-long-text" onClick={() => setWhole(true)}>
+            Show all {plural(text.length, 'character')} as plain text
+          </button>
+        </p>
+      )}
+    </div>
+  );
 }
 
 /** A prose citation: opens the cited head-side range in the editor. */

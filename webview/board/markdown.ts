@@ -17,7 +17,13 @@
  * - images are never loaded: `![alt](src)` renders as the text "[image: alt]";
  * - headings are demoted (h1 → h4 …) so a model's `# Heading` cannot outrank the board's own;
  * - no linkify, no typographer; nesting is capped (MAX_NESTING) so a hostile 200-deep list parses
- *   to a bounded tree;
+ *   to a bounded tree. markdown-it stops reading a document where the cap is reached, so the rest
+ *   of it would vanish: a text that reaches the cap shows whole, as plain text, and says why;
+ * - a text longer than MARKDOWN_MAX_CHARS is not parsed: its first MARKDOWN_MAX_CHARS characters
+ *   show as plain text, followed by how many more there are (MarkdownView offers the whole text,
+ *   still plain). Parsing and laying out a megabyte of model text held the panel's main thread
+ *   for seconds (markdown-it spends microseconds a character on `[`-heavy input), and no reader
+ *   needs that much prose formatted;
  * - table alignment (markdown-it's `style="text-align:…"`) becomes a class, so nothing needs
  *   'unsafe-inline'.
  * Citations in prose text (`repo/path.ext:12`, `:12-20`, head side) are handed to a callback that
@@ -29,12 +35,15 @@ import type { Token } from 'markdown-it';
 import { h, type ComponentChild, type VNode } from 'preact';
 import { SOURCE_EXTENSIONS } from '../../protocol/board';
 import { inertLinkNote, inertLinkReason, inertLinkSuffix } from '../../protocol/links';
+import { plural } from './words';
 
 const SAFE_LINK = /^(?:https?:|mailto:)/i;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 const HEADING_SHIFT = 3;
 /** markdown-it's block/inline nesting ceiling (its default is 100). */
 export const MAX_NESTING = 50;
+/** Longest text formatted as Markdown; a longer one shows its first this-many characters as plain text. */
+export const MARKDOWN_MAX_CHARS = 50_000;
 
 function build(): MarkdownIt {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
@@ -242,18 +251,54 @@ function inertSuffix(label: readonly ComponentChild[], inert: NonNullable<Frame[
   return inertLinkSuffix(inert.url, inert.note, labelIsUrl);
 }
 
-/** Block Markdown (paragraphs, lists, code, tables, quotes) as vnodes. */
+// ─── Texts too long to format ────────────────────────────────────────────────────────────────
+
+/** What shows of a text longer than MARKDOWN_MAX_CHARS (never half a surrogate pair), and how many characters do not; null for a text short enough to format. */
+export function longTextCut(text: string): { shown: string; hidden: number } | null {
+  if (text.length <= MARKDOWN_MAX_CHARS) return null;
+  const code = text.charCodeAt(MARKDOWN_MAX_CHARS - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? MARKDOWN_MAX_CHARS - 1 : MARKDOWN_MAX_CHARS;
+  return { shown: text.slice(0, end), hidden: text.length - end };
+}
+
+/** The note after a text nested too deep to format. */
+export const DEEP_TEXT_NOTE = 'Nested too deep to format: shown as plain text';
+
+/** markdown-it reached MAX_NESTING (it drops everything from there on). */
+function reachesNestingCap(tokens: readonly Token[]): boolean {
+  return tokens.some((token) => token.level >= MAX_NESTING - 1);
+}
+
+/** The note after a cut text. */
+export function longTextNote(hidden: number): string {
+  return `… ${plural(hidden, 'more character')} not shown: too long to format`;
+}
+
+/** A whole text as plain text (line breaks kept, invisible characters made visible), not parsed. */
+export function plainTextBlock(text: string): ComponentChild[] {
+  return [h('p', { class: 'rn-md-plain', 'data-testid': 'long-text' }, escapeInvisible(text))];
+}
+
+// ─── Entry points ────────────────────────────────────────────────────────────────────────────
+
+/** Block Markdown (paragraphs, lists, code, tables, quotes) as vnodes; past MARKDOWN_MAX_CHARS, the cut as plain text and a note; nested to the cap, the whole text plain and a note. */
 export function markdownBlock(text: string, citation?: CitationRenderer): ComponentChild[] {
   const out: ComponentChild[] = [];
   if (!text) return out;
-  renderTokens(md.parse(text, {}), { linkDepth: 0, citation }, out);
+  const cut = longTextCut(text);
+  if (cut) return [...plainTextBlock(cut.shown), h('p', { class: 'rn-md-long-note', 'data-testid': 'long-text-note' }, longTextNote(cut.hidden))];
+  const tokens = md.parse(text, {});
+  if (reachesNestingCap(tokens)) return [...plainTextBlock(text), h('p', { class: 'rn-md-long-note', 'data-testid': 'deep-text-note' }, DEEP_TEXT_NOTE)];
+  renderTokens(tokens, { linkDepth: 0, citation }, out);
   return out;
 }
 
-/** One line of inline Markdown (emphasis, `code`, links) as vnodes, for titles and short fields. */
+/** One line of inline Markdown (emphasis, `code`, links) as vnodes, for titles and short fields; past MARKDOWN_MAX_CHARS, the cut as plain text and a note. */
 export function markdownInline(text: string, citation?: CitationRenderer): ComponentChild[] {
   const out: ComponentChild[] = [];
   if (!text) return out;
+  const cut = longTextCut(text);
+  if (cut) return [escapeInvisible(cut.shown), h('span', { class: 'rn-md-long-note', 'data-testid': 'long-text-note' }, ` ${longTextNote(cut.hidden)}`)];
   renderTokens(md.parseInline(text, {}), { linkDepth: 0, citation }, out);
   return out;
 }
@@ -270,6 +315,11 @@ export function markdownPlain(text: string): string {
       else if (token.type === 'paragraph_close' || token.type === 'heading_close' || token.type === 'list_item_close') parts.push(' ');
     }
   };
-  walk(md.parse(text, {}));
-  return escapeInvisible(parts.join('').replace(/\s+/g, ' ').trim());
+  const cut = longTextCut(text);
+  const read = cut ? cut.shown : text;
+  const tokens = md.parse(read, {});
+  if (reachesNestingCap(tokens)) parts.push(read);
+  else walk(tokens);
+  const words = escapeInvisible(parts.join('').replace(/\s+/g, ' ').trim());
+  return cut ? `${words} ${longTextNote(cut.hidden)}` : words;
 }

@@ -11,10 +11,11 @@ import { LENSES, ToWebview, type BoardElement, type GenerationSnapshot, type Len
 import { BoardBody } from '../../../webview/board/Board';
 import { GenerationView } from '../../../webview/board/GenerationView';
 import { inertLinkReason } from '../../../protocol/links';
-import { markdownBlock, markdownInline } from '../../../webview/board/markdown';
+import { MARKDOWN_MAX_CHARS, markdownBlock, markdownInline, markdownPlain } from '../../../webview/board/markdown';
+import { Markdown } from '../../../webview/board/MarkdownView';
 import { boardView, codeRef, elements, generation, lane } from './boardFixtures';
 import { CANARY, deepList, deepQuote, hostileBoard, hostileLine, ONE_MB } from './hostileFixtures';
-import { all, byTestId, click, happyDomPerTest, mount, recordingActions, text } from './happyDom';
+import { all, byTestId, click, happyDomPerTest, mount, one, recordingActions, text } from './happyDom';
 
 const PRIVATE_NOTE = 'not opened: it points at this machine or a private network';
 
@@ -101,7 +102,15 @@ describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABL
     await click(dom.root.querySelector('[data-testid="expand-all"]') as HTMLElement);
     assert.match(text(dom.root), /<script>window\.__pwned/);
     for (const id of ['big1', 'big2', 'big3', 'big4']) assert.ok(dom.root.querySelector(`[data-id="${id}"]`), id);
-    assert.ok(text(dom.root.querySelector('[data-id="big1"]')).length >= ONE_MB);
+    // A megabyte is shown cut, as plain text, with the count of the rest; all of it on request.
+    const big1 = () => dom.root.querySelector('[data-id="big1"]') as HTMLElement;
+    assert.equal(text(big1().querySelector(byTestId('long-text-note'))), `… ${(ONE_MB - MARKDOWN_MAX_CHARS).toLocaleString('en-US')} more characters not shown: too long to format`);
+    assert.ok(text(big1()).length < MARKDOWN_MAX_CHARS + 200);
+    await click(big1().querySelector(byTestId('show-long-text')) as HTMLElement);
+    assert.ok(text(big1()).length >= ONE_MB);
+    assert.equal(big1().querySelector(byTestId('show-long-text')), null);
+    assertInert(dom.root);
+    assert.equal(pwned(), 0);
     // Only the protocol's shapes were posted; every citation a safe range.
     for (const call of actions.calls) {
       if (call.type === 'openCitation') assert.ok(call.startLine >= 1 && call.endLine >= call.startLine);
@@ -194,5 +203,73 @@ describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABL
     };
     assert.ok(depth(markdownBlock(deepList)) <= 60);
     assert.ok(depth(markdownBlock(deepQuote)) <= 60);
+  });
+
+  // The real webview took seconds to parse and lay out a megabyte (test/e2e/hostileRender.mjs):
+  // past MARKDOWN_MAX_CHARS a text is not parsed at all, and shows cut.
+  it('a text past MARKDOWN_MAX_CHARS is not parsed: its first characters show as plain text, then how many more there are', async () => {
+    const head = '**bold** [live](https://example.com/x) <img src=x onerror=alert(1)> ';
+    const long = `${head}${'['.repeat(ONE_MB)}`;
+    await mount(dom, recordingActions(), h('div', null, markdownBlock(long)));
+    assert.deepEqual(all(dom.root, 'strong, em, a, ul, blockquote').map((e) => e.tagName), [], 'nothing formatted');
+    const shown = one(dom.root, byTestId('long-text'));
+    assert.equal(shown.textContent?.length, MARKDOWN_MAX_CHARS);
+    assert.ok(text(shown).startsWith('**bold** [live](https://example.com/x) <img src=x onerror=alert(1)>'));
+    assert.equal(text(one(dom.root, byTestId('long-text-note'))), `… ${(long.length - MARKDOWN_MAX_CHARS).toLocaleString('en-US')} more characters not shown: too long to format`);
+    // A text of exactly the limit is formatted as before.
+    await mount(dom, recordingActions(), h('div', null, markdownBlock(`**bold** ${'x'.repeat(MARKDOWN_MAX_CHARS - 9)}`)));
+    assert.equal(all(dom.root, 'strong').length, 1);
+    assert.equal(all(dom.root, byTestId('long-text-note')).length, 0);
+  });
+
+  it('a cut never splits a surrogate pair, and bidi controls in it stay visible escapes', async () => {
+    const long = `${'x'.repeat(MARKDOWN_MAX_CHARS - 1)}\u{1F600}\u202E${'y'.repeat(10)}`;
+    await mount(dom, recordingActions(), h('div', null, markdownBlock(long)));
+    const shown = one(dom.root, byTestId('long-text')).textContent ?? '';
+    assert.equal(shown, 'x'.repeat(MARKDOWN_MAX_CHARS - 1));
+    await mount(dom, recordingActions(), h('div', null, markdownBlock(`\u202E${'z'.repeat(MARKDOWN_MAX_CHARS)}`)));
+    assert.ok((one(dom.root, byTestId('long-text')).textContent ?? '').startsWith('\\u202E'));
+  });
+
+  it('an inline field past the limit (a megabyte title) is cut with the same note; markdownPlain cuts too', async () => {
+    const title = `<script>${CANARY}</script>`.repeat(ONE_MB / 40);
+    await mount(dom, recordingActions(), h('h3', null, markdownInline(title)));
+    assert.equal(all(dom.root, 'script').length, 0);
+    assert.ok(text(dom.root).length < MARKDOWN_MAX_CHARS + 100);
+    assert.match(text(one(dom.root, byTestId('long-text-note'))), /more characters not shown: too long to format$/);
+    assert.match(markdownPlain(title), /more characters not shown: too long to format$/);
+    assert.ok(markdownPlain(title).length < MARKDOWN_MAX_CHARS + 100);
+  });
+
+  it('a text nested to the cap shows whole, as plain text, and says so (markdown-it drops everything past the cap)', async () => {
+    const deep = `${'- '.repeat(500)}innermost <script>${CANARY}</script>\n\nafter the list`;
+    for (const [source, wanted] of [
+      [deep, ['innermost <script>window.__pwned', 'after the list']],
+      [Array.from({ length: 120 }, (_, i) => `${'  '.repeat(i)}- level ${i} <b onclick="${CANARY}">x</b>`).join('\n'), ['level 119 <b onclick=']],
+      [deepQuote, ['deep <script>window.__pwned']],
+    ] as const) {
+      await mount(dom, recordingActions(), h('div', null, markdownBlock(source)));
+      for (const w of wanted) assert.ok(text(dom.root).includes(w), `${w} is shown`);
+      assert.equal(text(one(dom.root, byTestId('deep-text-note'))), 'Nested too deep to format: shown as plain text');
+      assert.deepEqual(all(dom.root, 'ul, ol, blockquote, script, b').map((e) => e.tagName), []);
+    }
+    assert.ok(markdownPlain(deep).includes('after the list'));
+    // Twenty levels stay a formatted list.
+    await mount(dom, recordingActions(), h('div', null, markdownBlock(Array.from({ length: 20 }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n'))));
+    assert.equal(all(dom.root, 'ul').length, 20);
+    assert.equal(all(dom.root, byTestId('deep-text-note')).length, 0);
+  });
+
+  it('the Markdown component offers the whole of a cut text, as plain text, and only for a block', async () => {
+    const long = `*kept literal* ${'a '.repeat(MARKDOWN_MAX_CHARS)}end`;
+    await mount(dom, recordingActions(), h('div', null, h(Markdown, { text: long }), h(Markdown, { text: long, inline: true })));
+    const buttons = all(dom.root, byTestId('show-long-text'));
+    assert.equal(buttons.length, 1, 'one Show all, for the block');
+    assert.equal(text(buttons[0]), `Show all ${long.length.toLocaleString('en-US')} characters as plain text`);
+    await click(buttons[0] as HTMLElement);
+    const whole = all(dom.root, byTestId('long-text'));
+    assert.equal(whole[0]?.textContent, long);
+    assert.equal(all(dom.root, 'em').length, 0);
+    assert.equal(all(dom.root, byTestId('show-long-text')).length, 0);
   });
 });
