@@ -325,5 +325,6 @@ main().catch((e) => { console.error(e); process.exit(2); });
       }
     }
     assert.ok(total > 0, 'the children acknowledged some writes');
-  });
+    // Eight child processes and eight store opens: on a loaded 2-core machine this outlasts the default timeout.
+  }).timeout(180_000);
 });
