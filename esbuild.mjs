@@ -18,6 +18,15 @@ const common = {
   define: { __RENNET_VERSION__: JSON.stringify(version) },
 };
 
+/** The entry's `import('./cli')` stays a require of the whole CLI's own bundle beside it. */
+/** @type {import('esbuild').Plugin} */
+const wholeCliBesideEntry = {
+  name: 'whole-cli-beside-entry',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/cli$/ }, (args) => (args.importer.endsWith('cliEntry.ts') ? { path: './cli-full.js', external: true } : undefined));
+  },
+};
+
 /** @type {Record<string, import('esbuild').BuildOptions>} */
 const bundles = {
   // VS Code loads the extension as CommonJS and provides `vscode` itself.
@@ -51,15 +60,19 @@ const bundles = {
     jsxImportSource: 'preact',
     loader: { '.css': 'text' },
   },
-  // The headless CLI: the same host code in-process.
+  // The headless CLI: the same host code in-process. dist/cli.js is the entry (host/cliEntry.ts):
+  // --version and capture load only what they need; every other command loads dist/cli-full.js
+  // (host/cli.ts), kept a separate file so a short command never parses the forge clients,
+  // harnesses and MCP server.
   cli: {
     ...common,
-    entryPoints: ['host/cli.ts'],
-    outfile: 'dist/cli.js',
+    entryPoints: { cli: 'host/cliEntry.ts', 'cli-full': 'host/cli.ts' },
+    outdir: 'dist',
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [wholeCliBesideEntry],
   },
   // Benchmarks (npm run bench); not shipped in the .vsix.
   bench: {

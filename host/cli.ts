@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LENSES, type Lens } from '../protocol/board';
-import type { Patchset, PatchsetSummary } from '../protocol/patchset';
+import type { Patchset } from '../protocol/patchset';
 import type { RennetError, Result } from '../protocol/result';
-import type { Session, Target } from '../protocol/session';
+import type { CaptureTarget, Session, Target } from '../protocol/session';
 import { buildCitationIndex } from './board/citations';
 import { startSeatServer } from './board/mcpServer';
 import { BoardSeat, openDraftingBoard } from './board/seat';
@@ -16,6 +16,7 @@ import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarne
 import { reviewDeps } from './review/seams';
 import type { HarnessAssignment } from './pipeline/types';
 import { resolveStoreDir } from './storeDir';
+import { captureCommand } from './cliCapture';
 import { ReviewService } from './service';
 import { branchSession, cliRoundContext, cliRoundRunner, roundJson, workerFromFlag } from './cliRounds';
 import { cliAsk, cliForges, cliGates, cliMerge, cliPostReview, cliPublisher, gatesText, pullRequestSession, reportTargetOf, type CliAskInput, type VerdictFlag } from './cliForge';
@@ -270,11 +271,21 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const storeArgs = values.store ? ['--store', values.store] : [];
+  if (command === 'capture') {
+    if (!values.base) throw new UsageError('capture needs --base REF');
+    if (!values.head && !values['working-tree']) throw new UsageError('capture needs --head REF or --working-tree');
+    const target: CaptureTarget = values['working-tree'] ? { kind: 'working-tree', base: values.base } : { kind: 'branch', head: values.head as string, base: values.base };
+    // The same path as the entry's fast one (cliEntry.ts): streamed JSON, the store opened while git runs.
+    return captureCommand(
+      { repo: values.repo, target, maxFileBytes, json: values.json, storeDir: resolveStoreDir(storeArgs, process.env) },
+      { stdout: process.stdout, stderr: (text) => process.stderr.write(text) },
+    );
+  }
   const store = await Store.open(resolveStoreDir(storeArgs, process.env));
   try {
     const forges = cliForges(process.env);
     const service = new ReviewService({ store, pullRequests: forges.pullRequests() });
-    if (command === 'capture' || command === 'seat-server') {
+    if (command === 'seat-server') {
       if (!values.base) throw new UsageError(`${command} needs --base REF`);
       if (!values.head && !values['working-tree']) throw new UsageError(`${command} needs --head REF or --working-tree`);
       const target: Target = values['working-tree']
@@ -282,13 +293,9 @@ async function main(argv: string[]): Promise<number> {
         : { kind: 'branch', head: values.head as string, base: values.base };
       const result = await service.capture(values.repo, target, maxFileBytes === undefined ? undefined : { maxFileBytes });
       if (!result.ok) return refuse(result.error);
-      if (command === 'seat-server') {
-        // The store is not needed while serving; release it so the VS Code host can write.
-        store.close();
-        return await serveSeat(result.value.patchset, lens as Lens, values.author ?? 'seat');
-      }
-      writeOut(values.json ? JSON.stringify(result.value.patchset, null, 2) : captureText(result.value.patchset, result.value.created));
-      return 0;
+      // The store is not needed while serving; release it so the VS Code host can write.
+      store.close();
+      return await serveSeat(result.value.patchset, lens as Lens, values.author ?? 'seat');
     }
 
     let target: Target;
@@ -598,11 +605,6 @@ function toolsText(lens: Lens): string {
       return `${tool.name}(${fields.join(', ')})\n    ${tool.description}`;
     })
     .join('\n');
-}
-
-function captureText(patchset: Patchset, created: boolean): string {
-  const summary: PatchsetSummary = { ...patchset, files: patchset.files.map(({ hunks, regions: _r, ...f }) => ({ ...f, hunkCount: hunks.length })) };
-  return `${formatPatchsetSummary(summary)}\n${created ? 'stored' : 'already stored; nothing new written'}`;
 }
 
 function writeOut(text: string): void {

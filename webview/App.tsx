@@ -1,6 +1,6 @@
 import { createContext, Fragment, type ComponentChildren } from 'preact';
 import { escapeControls } from '../protocol/text';
-import { useContext, useEffect, useMemo, useReducer, useRef } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import {
   AskCommand,
   askLaneFor,
@@ -38,6 +38,8 @@ import {
   targetLabel,
   totalsParts,
 } from './format';
+import { FILE_ROW_HEIGHT_PX, FILE_VIEW_FALLBACK_PX, gapBlocks, navigatedRow, rowWindow, windowPieces, type RowWindow } from './fileWindow';
+import { memoBy } from './memo';
 import { initModel, reduce, type PanelAction, type PanelNotice } from './state';
 
 const BridgeContext = createContext<PanelBridge | null>(null);
@@ -352,7 +354,7 @@ function Review({ snapshot, refreshing, onRecapture, boards, asks, rounds }: Rev
       </header>
       {rounds}
       {boards}
-      {patchset ? <FileList patchset={patchset} /> : <NotCaptured session={session} />}
+      {patchset ? <ChangedFiles patchset={patchset} /> : <NotCaptured session={session} />}
     </>
   );
 }
@@ -440,6 +442,9 @@ function NotCaptured({ session }: { session: Session }) {
   );
 }
 
+/** The file table, drawn again only for another capture (a generation's writes leave it as it is). */
+const ChangedFiles = memoBy(FileList, (a, b) => a.patchset === b.patchset);
+
 function FileList({ patchset }: { patchset: PatchsetSummary }) {
   if (patchset.files.length === 0) {
     return (
@@ -455,9 +460,9 @@ function FileList({ patchset }: { patchset: PatchsetSummary }) {
         Changed files <CountBadge count={patchset.files.length} label={plural(patchset.files.length, 'file')} testId="file-count" />
       </h2>
       <div class="rn-table-wrap">
-      <table class="rn-file-table" data-testid="file-list">
+      <table class="rn-file-table" data-testid="file-list" aria-rowcount={patchset.files.length + 1}>
         <thead>
-          <tr>
+          <tr aria-rowindex={1}>
             <th scope="col" class="rn-col-status">
               Status
             </th>
@@ -473,18 +478,108 @@ function FileList({ patchset }: { patchset: PatchsetSummary }) {
             </th>
           </tr>
         </thead>
-        <tbody>
-          {patchset.files.map((file) => (
-            <FileRow key={file.path} file={file} />
-          ))}
-        </tbody>
+        <FileRows files={patchset.files} />
       </table>
       </div>
     </section>
   );
 }
 
-function FileRow({ file }: { file: FileSummary }) {
+/** The viewport's height, or a fallback where there is no layout to ask (webview/fileWindow.ts). */
+function viewHeight(): number {
+  return typeof window !== 'undefined' && window.innerHeight > 0 ? window.innerHeight : FILE_VIEW_FALLBACK_PX;
+}
+
+/**
+ * The table body, virtualized (webview/fileWindow.ts): only the rows in view and an overscan are
+ * in the DOM, gap rows of the same height stand for the rest, so 20,000 files draw as fast as 100.
+ * The page's scroll moves the window. Arrow keys, Page Up/Down, Home and End move the focus
+ * between the rows' Open buttons, rendering and scrolling to the row they reach; the focused row
+ * stays rendered when it scrolls out of view.
+ */
+function FileRows({ files }: { files: readonly FileSummary[] }) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  const [rows, setRows] = useState<RowWindow>(() => rowWindow(files.length, 0, viewHeight()));
+  const [focused, setFocused] = useState<number | null>(null);
+  const focusNext = useRef<number | null>(null);
+
+  useEffect(() => {
+    if (typeof window === 'undefined' || typeof window.addEventListener !== 'function') return;
+    let frame = 0;
+    const measure = () => {
+      frame = 0;
+      const element = body.current;
+      if (!element || typeof element.getBoundingClientRect !== 'function') return;
+      const next = rowWindow(files.length, -element.getBoundingClientRect().top, viewHeight());
+      setRows((shown) => (shown.start === next.start && shown.end === next.end ? shown : next));
+    };
+    const schedule = () => {
+      if (frame === 0) frame = window.requestAnimationFrame(measure);
+    };
+    // Capture: a scroll of any container holding the panel moves the rows in view.
+    window.addEventListener('scroll', schedule, { capture: true, passive: true });
+    window.addEventListener('resize', schedule, { passive: true });
+    measure();
+    return () => {
+      window.removeEventListener('scroll', schedule, { capture: true });
+      window.removeEventListener('resize', schedule);
+      if (frame !== 0) window.cancelAnimationFrame(frame);
+    };
+  }, [files.length]);
+
+  // A row reached by the keyboard: focus its Open button once it is rendered, and show it.
+  useEffect(() => {
+    const index = focusNext.current;
+    if (index === null) return;
+    focusNext.current = null;
+    const row = body.current?.querySelector<HTMLElement>(`[data-index="${index}"]`);
+    const button = row?.querySelector<HTMLElement>('[data-testid="open-file"]');
+    if (!row || !button) return;
+    button.focus({ preventScroll: true });
+    if (typeof row.scrollIntoView === 'function') row.scrollIntoView({ block: 'nearest' });
+  });
+
+  const rowIndexOf = (target: EventTarget | null): number | null => {
+    const row = (target as HTMLElement | null)?.closest?.('[data-index]');
+    const index = row ? Number(row.getAttribute('data-index')) : NaN;
+    return Number.isInteger(index) ? index : null;
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    const from = rowIndexOf(event.target);
+    if (from === null) return;
+    const to = navigatedRow(event.key, from, files.length, Math.floor(viewHeight() / FILE_ROW_HEIGHT_PX) - 1);
+    if (to === null) return;
+    event.preventDefault();
+    if (to === from) return;
+    focusNext.current = to;
+    setFocused(to);
+  };
+  const onFocusIn = (event: FocusEvent) => {
+    const index = rowIndexOf(event.target);
+    if (index !== null) setFocused(index);
+  };
+
+  const keep = focused !== null && focused < files.length ? focused : null;
+  return (
+    <tbody ref={body} onKeyDown={onKeyDown} onFocusIn={onFocusIn}>
+      {windowPieces(files.length, rows, keep).map((piece) =>
+        piece.kind === 'gap' ? (
+          <tr key={piece.key} class="rn-file-gap" aria-hidden="true" data-testid="file-gap" data-rows={piece.rows}>
+            <td colSpan={5}>
+              {gapBlocks(piece.rows).map((block, i) => (
+                <div key={i} class={`rn-gap rn-gap-${block}`} />
+              ))}
+            </td>
+          </tr>
+        ) : (
+          <FileRow key={(files[piece.index] as FileSummary).path} file={files[piece.index] as FileSummary} index={piece.index} />
+        ),
+      )}
+    </tbody>
+  );
+}
+
+function FileRow({ file, index }: { file: FileSummary; index: number }) {
   const bridge = useBridge();
   const adds = additionsText(file.additions);
   const dels = deletionsText(file.deletions);
@@ -495,6 +590,8 @@ function FileRow({ file }: { file: FileSummary }) {
     <tr
       class="rn-file-row"
       data-testid="file-row"
+      data-index={index}
+      aria-rowindex={index + 2}
       data-path={file.path}
       data-status={file.status}
       data-binary={file.binary ? 'true' : undefined}
@@ -507,36 +604,38 @@ function FileRow({ file }: { file: FileSummary }) {
         </span>
       </td>
       <td class="rn-path-cell">
-        <button
-          type="button"
-          class="rn-link rn-path"
-          data-testid="open-file"
-          aria-label={`Open ${file.path}${side === 'base' ? ' (base side)' : ''}`}
-          title={side === 'base' ? `Open ${escapeControls(file.path)} as it was at the base` : `Open ${escapeControls(file.path)}`}
-          onClick={open}
-        >
-          {escapeControls(file.path)}
-        </button>
-        {file.oldPath && (
-          <span class="rn-renamed-from" data-testid="renamed-from">
-            renamed from <code>{escapeControls(file.oldPath)}</code>
-          </span>
-        )}
-        {badges.length > 0 && (
-          <span class="rn-badges">
-            {badges.map((badge) => (
-              <span
-                key={badge.kind}
-                class={`rn-badge rn-badge-${badge.kind}`}
-                data-testid="file-badge"
-                data-kind={badge.kind}
-                title={badge.title}
-              >
-                {badge.text}
-              </span>
-            ))}
-          </span>
-        )}
+        <div class="rn-path-line">
+          <button
+            type="button"
+            class="rn-link rn-path"
+            data-testid="open-file"
+            aria-label={`Open ${file.path}${side === 'base' ? ' (base side)' : ''}`}
+            title={side === 'base' ? `Open ${escapeControls(file.path)} as it was at the base` : `Open ${escapeControls(file.path)}`}
+            onClick={open}
+          >
+            {escapeControls(file.path)}
+          </button>
+          {file.oldPath && (
+            <span class="rn-renamed-from" data-testid="renamed-from" title={`renamed from ${escapeControls(file.oldPath)}`}>
+              renamed from <code>{escapeControls(file.oldPath)}</code>
+            </span>
+          )}
+          {badges.length > 0 && (
+            <span class="rn-badges">
+              {badges.map((badge) => (
+                <span
+                  key={badge.kind}
+                  class={`rn-badge rn-badge-${badge.kind}`}
+                  data-testid="file-badge"
+                  data-kind={badge.kind}
+                  title={badge.title}
+                >
+                  {badge.text}
+                </span>
+              ))}
+            </span>
+          )}
+        </div>
       </td>
       <td class={`rn-num rn-add${adds.known ? '' : ' rn-unknown'}`} data-testid="file-additions" title={adds.title}>
         {adds.text}

@@ -1,4 +1,5 @@
 import { filesOnSides, type FileChange, type Patchset } from '../../protocol/patchset';
+import { escapeControls } from '../../protocol/text';
 import type { CitationIndexLike, CitationResolution } from './state';
 
 /**
@@ -46,6 +47,7 @@ export interface CitationIndex extends CitationIndexLike {
   pathsNamed(basename: string): readonly string[];
   /** Number of captured changed regions (both sides). */
   readonly regionCount: number;
+  changedPath(path: string): string;
 }
 
 /**
@@ -92,8 +94,16 @@ export function buildCitationIndex(patchset: Patchset, options: CitationIndexOpt
   }
   const paths = files.paths;
   const known = new Set(paths);
+  // The read tools print a path with control characters escaped and accept either form; so does a citation.
+  const byEscaped = new Map<string, string>();
+  for (const path of paths) {
+    const escaped = escapeControls(path);
+    if (escaped !== path && !known.has(escaped) && !byEscaped.has(escaped)) byEscaped.set(escaped, path);
+  }
+  const changedPath = (path: string): string => (known.has(path) ? path : (byEscaped.get(path) ?? path));
 
-  function resolve(path: string, side: SideName, start: number, end: number): CitationResolution {
+  function resolve(givenPath: string, side: SideName, start: number, end: number): CitationResolution {
+    const path = changedPath(givenPath);
     const onSide = files.on(path, side);
     // A path that names no file on this side may name one on the other: say why it cannot be cited.
     const entry = onSide ?? files.on(path, side === 'head' ? 'base' : 'head');
@@ -136,6 +146,7 @@ export function buildCitationIndex(patchset: Patchset, options: CitationIndexOpt
     paths,
     regionCount,
     resolve,
+    changedPath,
     hasPath: (path) => known.has(path),
     pathsNamed: (basename) => byBasename.get(basename) ?? [],
   };
@@ -172,7 +183,7 @@ function entryOf(file: FileChange, counts: (path: string) => LineCounts | undefi
 
 function toCountLookup(counts: CitationIndexOptions['lineCounts']): (path: string) => LineCounts | undefined {
   if (!counts) return () => undefined;
-  if (counts instanceof Map) return (path) => counts.get(path);
+  if (counts instanceof Map) return (path) => (counts as ReadonlyMap<string, LineCounts>).get(path);
   const record = counts as Readonly<Record<string, LineCounts>>;
   return (path) => (Object.prototype.hasOwnProperty.call(record, path) ? record[path] : undefined);
 }

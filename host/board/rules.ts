@@ -789,7 +789,8 @@ const citationWellFormed: BoundaryRule = {
     for (const t of c.touched) {
       if (t.element.kind !== 'code_ref') continue;
       const path = field<string>(t.element, 'path') ?? '';
-      const problem = codeRefPathProblem(path);
+      // A path the change itself names is well formed however it reads (`~notes.md`, `a\b.txt`, `x#L1.md` are legal git paths).
+      const problem = c.ctx.citations.hasPath?.(path) ? null : codeRefPathProblem(path);
       if (problem) out.push(refusal('citation-well-formed', 'path', `${clip(path, 80)} ${problem}`, 'the repo-relative path exactly as the change names it, e.g. src/app.ts'));
       const start = field<number>(t.element, 'start_line') ?? 0;
       const end = field<number>(t.element, 'end_line') ?? 0;

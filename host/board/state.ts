@@ -102,6 +102,12 @@ export interface CitationIndexLike {
    */
   hasPath?(path: string): boolean;
   pathsNamed?(basename: string): readonly string[];
+  /**
+   * The changed path a cited path names, written either way the read tools accept it: as is, or
+   * with its control characters escaped as list_changes and read_diff print it (protocol/text.ts).
+   * Any other path comes back unchanged. A code_ref stores this form.
+   */
+  changedPath?(path: string): string;
 }
 
 export type CitationResolution =

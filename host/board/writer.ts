@@ -204,7 +204,9 @@ function updatedElement(currentElement: BoardElement, changes: Record<string, un
   return typed(next);
 }
 
-function withResolution(el: Loose, ctx: WriterContext): BoardElement {
+function withResolution(given: Loose, ctx: WriterContext): BoardElement {
+  // A path cited as read_diff prints it (control characters escaped) is stored as the change names it.
+  const el = typeof given.path === 'string' && ctx.citations.changedPath ? { ...given, path: ctx.citations.changedPath(given.path) } : given;
   const resolution = resolveCodeRef(typed(el), ctx.citations);
   return typed({ ...el, patchset_id: ctx.citations.patchsetId, hunk_ids: resolution.ok ? [...resolution.hunkIds] : [] });
 }

@@ -3,14 +3,14 @@ import { fileOnSide, type Patchset, type Side } from '../../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { BlobContent } from '../../protocol/rpc';
 import { runGit } from '../git/run';
-import { checkRepoRelativePath } from './paths';
+import { checkTreePath } from './paths';
 
 /**
  * Reads a captured file's base or head blob by the object id recorded at capture time, so the
  * bytes never change with later edits to the checkout.
  */
 export async function readCapturedBlob(repoRoot: string, patchset: Patchset, path: string, side: Side): Promise<Result<BlobContent>> {
-  const checked = checkRepoRelativePath(path);
+  const checked = checkTreePath(path);
   if (!checked.ok) return checked;
   const file = fileOnSide(patchset.files, path, side);
   if (!file) {

@@ -6,10 +6,10 @@ import {
 import type { CaptureOptions, FileChange, Patchset, PatchsetTotals } from '../../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { CaptureTarget } from '../../protocol/session';
-import { GitError, gitText, runGit } from '../git/run';
+import { GitError, gitText, runGit, runGitSpooled } from '../git/run';
 import { snapshotWorktree } from './snapshot';
 import { canonicalJson, contentId } from './ids';
-import { DiffParseError, DiffStreamParser } from './parseDiff';
+import { DiffParseError, DiffStreamParser, NonUtf8PathError } from './parseDiff';
 import { currentBranch, resolveCommit, type RepoHandle } from './repo';
 
 /** Hidden ref namespace that keeps synthetic working-tree commits reachable (never a branch). */
@@ -81,10 +81,11 @@ export async function capturePatchset(
 
     // The diff computes the merge-base itself (--merge-base) while the same merge-base is asked
     // for the record, so neither waits on the other; both read the same resolved commit ids.
-    const [mergeBase, headTree, streamed] = await Promise.all([
+    // The diff, the long one, is spawned first (a spawn blocks this thread while it forks).
+    const [streamed, mergeBase, headTree] = await Promise.all([
+      streamDiff(repo, diffArgs(options, resolved.baseTip, resolved.head, true), options),
       findMergeBase(repo, target.base, resolved),
       gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
-      streamDiff(repo, diffArgs(options, resolved.baseTip, resolved.head, true), options),
     ]);
     if (!mergeBase.ok) return mergeBase;
     let parser = streamed.parser;
@@ -125,6 +126,7 @@ export async function capturePatchset(
     };
     return ok({ id: patchsetId(body), ...body });
   } catch (error) {
+    if (error instanceof NonUtf8PathError) return err(rennetError('invalid-path', error.message, { path: error.pathBytes }));
     if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's diff: ${error.message}`));
     if (error instanceof GitError) return err(rennetError('git-failed', error.message));
     throw error;
@@ -151,6 +153,7 @@ export async function captureTreeDiff(
     sortByPath(files);
     return ok(files);
   } catch (error) {
+    if (error instanceof NonUtf8PathError) return err(rennetError('invalid-path', error.message, { path: error.pathBytes }));
     if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's diff: ${error.message}`));
     if (error instanceof GitError) return err(rennetError('git-failed', error.message));
     throw error;
@@ -176,6 +179,7 @@ export async function captureRemergeDiff(repo: RepoHandle, merge: string, overri
     sortByPath(files);
     return ok(files);
   } catch (error) {
+    if (error instanceof NonUtf8PathError) return err(rennetError('invalid-path', error.message, { path: error.pathBytes }));
     if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's remerge diff: ${error.message}`));
     if (error instanceof GitError) return err(rennetError('git-failed', error.message));
     throw error;
@@ -183,7 +187,26 @@ export async function captureRemergeDiff(repo: RepoHandle, merge: string, overri
 }
 
 function sortByPath(files: FileChange[]): void {
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  files.sort((a, b) => compareUtf8(a.path, b.path));
+}
+
+/**
+ * Two paths in UTF-8 byte order (docs/capture-json.md), which is code point order. `<` compares
+ * UTF-16 code units and so puts U+E000–U+FFFF (a fullwidth letter, U+FFFD) after every character
+ * past U+FFFF (an emoji, a surrogate pair); ranking the units moves the surrogates last.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return utf8Rank(x) - utf8Rank(y);
+  }
+  return a.length - b.length;
+}
+
+function utf8Rank(unit: number): number {
+  return unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
 }
 
 /**
@@ -199,22 +222,25 @@ export function patchsetId(body: Omit<Patchset, 'id'>): string {
   return contentId('ps', [canonicalJson(meta), ...fileParts]);
 }
 
-/** Runs one diff and parses it while git is still writing: each file as soon as the next begins. */
+/**
+ * Runs one diff and parses it while git is still writing: each file as soon as the next begins.
+ * git writes to a spool file (runGitSpooled), so it never waits for the parser.
+ */
 async function streamDiff(repo: RepoHandle, args: string[], options: CaptureOptions): Promise<{ code: number; stderr: string; parser: DiffStreamParser }> {
   const parser = new DiffStreamParser(options);
-  let parseError: unknown;
-  const result = await runGit(args, {
+  let parseError: { error: unknown } | undefined;
+  const result = await runGitSpooled(args, {
     cwd: repo.root,
     onStdout: (chunk) => {
       if (parseError) return;
       try {
         parser.push(chunk);
       } catch (error) {
-        parseError = error;
+        parseError = { error };
       }
     },
   });
-  if (result.code === 0 && parseError) throw parseError;
+  if (result.code === 0 && parseError) throw parseError.error;
   return { code: result.code, stderr: result.stderr, parser };
 }
 

@@ -1,9 +1,14 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { CONTENT_ID_HEX_LENGTH } from '../../protocol/limits';
+
+/** Node's one-shot digest (20.12+; VS Code's Electron may be older): a third of createHash's cost on a hunk. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
 /** `prefix-` + the first 16 hex characters of SHA-256 over the parts, NUL-separated. */
 export function contentId(prefix: string, parts: readonly string[]): string {
-  const hash = createHash('sha256');
+  // The joined string's UTF-8 is the parts' UTF-8 with NUL bytes between: the same digest.
+  if (oneShotHash) return `${prefix}-${oneShotHash('sha256', parts.join('\0'), 'hex').slice(0, CONTENT_ID_HEX_LENGTH)}`;
+  const hash = crypto.createHash('sha256');
   parts.forEach((part, index) => {
     if (index > 0) hash.update('\0');
     hash.update(part, 'utf8');

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { typeChanged, type ChangedRegion, type DiffLine, type FileChange, type FileStatus, type Hunk, type Truncation } from '../../protocol/patchset';
 import { hunkId } from './ids';
 
@@ -31,6 +32,34 @@ export interface ParseOptions {
 
 export class DiffParseError extends Error {
   override name = 'DiffParseError';
+}
+
+/**
+ * git named a changed file by a path that is not valid UTF-8. Paths are text everywhere past the
+ * capture, so decoding it would replace its bytes and could merge it with another file's name
+ * (two such files read as one): the capture is refused instead, naming the path's bytes.
+ */
+export class NonUtf8PathError extends DiffParseError {
+  override name = 'NonUtf8PathError';
+  constructor(readonly pathBytes: string) {
+    super(
+      `git names a changed file by a path that is not valid UTF-8 ("${pathBytes}"); Rennet names files by their UTF-8 paths, so nothing was captured — rename the file to a UTF-8 name to review this change`,
+    );
+  }
+}
+
+/** A path's bytes as UTF-8 text; a path that is not valid UTF-8 throws NonUtf8PathError. */
+function pathText(buf: Buffer, from: number, to: number): string {
+  const bytes = buf.subarray(from, to);
+  if (!isUtf8(bytes)) throw new NonUtf8PathError(escapedBytes(bytes));
+  return bytes.toString('utf8');
+}
+
+/** Printable ASCII as is; every other byte (and \ and ") as \xNN. */
+function escapedBytes(bytes: Buffer): string {
+  let out = '';
+  for (const b of bytes) out += b >= 0x20 && b < 0x7f && b !== 0x5c && b !== 0x22 ? String.fromCharCode(b) : `\\x${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  return out;
 }
 
 const NUL = 0;
@@ -310,14 +339,14 @@ function tryReadRecord(buf: Buffer, from: number): { record: RawRecord; next: nu
   const score = status.length > 1 ? Number.parseInt(status.slice(1), 10) : null;
   const firstEnd = buf.indexOf(NUL, metaEnd + 1);
   if (firstEnd < 0) return null;
-  let path = buf.toString('utf8', metaEnd + 1, firstEnd);
+  let path = pathText(buf, metaEnd + 1, firstEnd);
   let next = firstEnd + 1;
   let oldPath: string | null = null;
   if (letter === 'R' || letter === 'C') {
     const secondEnd = buf.indexOf(NUL, next);
     if (secondEnd < 0) return null;
     oldPath = path;
-    path = buf.toString('utf8', next, secondEnd);
+    path = pathText(buf, next, secondEnd);
     next = secondEnd + 1;
   }
   return {

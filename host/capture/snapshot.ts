@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
@@ -24,6 +24,19 @@ export interface Snapshot {
 const SNAPSHOT_IDENTITY = { name: 'Rennet', email: 'rennet@localhost' } as const;
 
 /**
+ * Copies an index file keeping its modification time. git trusts a cached stat only for an entry
+ * older than the index file itself; an entry as new as the index is "racily clean" and is hashed
+ * again. A plain copy is newer than every entry, so a file rewritten with the same size just after
+ * the index was written (in the same second, as git compares it) would be taken as unchanged and
+ * left out of the snapshot. The time is rounded down, which can only make more entries racy.
+ */
+function copyIndex(from: string, to: string): void {
+  copyFileSync(from, to);
+  const { atimeMs, mtimeMs } = statSync(from);
+  utimesSync(to, Math.floor(atimeMs) / 1000, Math.floor(mtimeMs) / 1000);
+}
+
+/**
  * Records the working tree (tracked, deleted and non-ignored untracked files) as a commit whose
  * parent is HEAD, without touching HEAD, the branch or the user's index: a temporary index file
  * (a copy of the user's, for its stat cache) takes the writes, and a hidden ref keeps the commit
@@ -44,7 +57,7 @@ export async function snapshotWorktree(repo: RepoHandle, options: SnapshotOption
     let userIndex = await gitText(['rev-parse', '--git-path', 'index'], { cwd: repo.root });
     if (!isAbsolute(userIndex)) userIndex = join(repo.root, userIndex);
     // Starting from a copy of the user's index reuses its stat cache; the copy is all we write.
-    if (existsSync(userIndex)) copyFileSync(userIndex, tempIndex);
+    if (existsSync(userIndex)) copyIndex(userIndex, tempIndex);
     else await gitText(['read-tree', headCommit.value], { cwd: repo.root, env: indexEnv });
     await gitText(['add', '--all', '--', '.'], { cwd: repo.root, env: indexEnv });
     const tree = await gitText(['write-tree'], { cwd: repo.root, env: indexEnv });

@@ -5,7 +5,7 @@ import { BLOB_READ_MAX_BYTES } from '../../protocol/limits';
 import { READ_CONTEXT_MAX_BYTES, SEARCH_MAX_MATCHES, SEARCH_MAX_MATCHES_PER_FILE } from '../../protocol/read';
 import { escapeControls } from '../../protocol/text';
 import { readBlobBounded } from '../capture/blob';
-import { checkRepoRelativePath } from '../capture/paths';
+import { checkTreePath } from '../capture/paths';
 import { runGit } from '../git/run';
 import type { ChangeSource, ContextFile, SearchMatch, SearchResult, TreeFile } from './tools';
 
@@ -46,7 +46,7 @@ export function gitChangeSource(options: GitSourceOptions): ChangeSource {
 
     async readTreeFile(side, rawPath) {
       const path = unescape(rawPath);
-      const checked = checkRepoRelativePath(path);
+      const checked = checkTreePath(path);
       if (!checked.ok) return { kind: 'error', message: checked.error.message };
       const spec = `${commitOf(side)}:${path}`;
       const type = await runGit(['cat-file', '-t', spec], { cwd: repoDir });
@@ -71,7 +71,7 @@ export function gitChangeSource(options: GitSourceOptions): ChangeSource {
     async search(pattern, side, rawPath): Promise<SearchResult> {
       const path = rawPath === null ? null : unescape(rawPath).replace(/\/+$/, '');
       if (path !== null) {
-        const checked = checkRepoRelativePath(path);
+        const checked = checkTreePath(path);
         if (!checked.ok) return { kind: 'error', message: checked.error.message };
       }
       const args = ['--literal-pathspecs', 'grep', '-n', '-I', '-E', '-z', '--no-color', `--max-count=${SEARCH_MAX_MATCHES_PER_FILE}`, '-e', pattern, commitOf(side)];

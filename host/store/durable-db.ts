@@ -122,7 +122,7 @@ export class DurableDb {
   private inWrite = false;
   private inWriteTx = false;
   /** Set when onExternalChange refused what another process wrote; every later call throws it. */
-  private refused: unknown;
+  private refused: { error: unknown } | undefined;
   /** The last compaction failure after an acknowledged write, if any. */
   lastCompactionError: unknown;
 
@@ -250,7 +250,7 @@ export class DurableDb {
 
   private assertOpen(): void {
     if (this.closed) throw storeFailed(`The store at ${this.dir} is closed`);
-    if (this.refused !== undefined) throw this.refused;
+    if (this.refused) throw this.refused.error;
   }
 
   private refresh(): void {
@@ -363,7 +363,7 @@ export class DurableDb {
     try {
       this.opts.onExternalChange?.(this.reader);
     } catch (error) {
-      this.refused = error;
+      this.refused = { error };
       throw error;
     }
   }

@@ -1,8 +1,8 @@
-export { Store, type StoreOptions, type StoredEvent, type SessionInput } from './store';
+export { Store, type StoreOptions, type StoredEvent, type SessionInput, type PatchsetBodyWriter } from './store';
+export { patchsetJsonChunks } from './patchsetJson';
 export { StoreError, isStoreError } from './errors';
 export { defaultDataDir } from './paths';
 export { SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations';
-export { benchStoreAppend } from './bench';
 export {
   boardKeyOf,
   parseBoardKey,

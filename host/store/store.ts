@@ -4,7 +4,8 @@ import { Patchset, Target, targetKey, type Session } from '../../protocol';
 import { DurableDb, type DurableOptions, type Reader, type Row } from './durable-db';
 import { numberColumn, textColumn } from './columns';
 import { StoreError, describeError, storeFailed } from './errors';
-import { randomHex, removeStaleTemps, writeFileAtomic } from './fsutil';
+import { fsyncDir, randomHex, removeStaleTemps, tempPathFor, writeFully } from './fsutil';
+import { patchsetJsonChunks } from './patchsetJson';
 import { SCHEMA_VERSION, assertSupportedSchema, migrate } from './migrations';
 import {
   appendBoardEventsTx,
@@ -48,6 +49,16 @@ export interface StoreOptions {
   onCompactionError?: (error: unknown) => void;
   /** Test hook (crash injection); see DurableStep. */
   onStep?: DurableOptions['onStep'];
+}
+
+/** A patchset body being stored (Store.beginPatchset). */
+export interface PatchsetBodyWriter {
+  /** Appends the next chunk of `patchsetJsonChunks(patchset)` (a string, or its UTF-8); written, not yet durable. */
+  write(chunk: string | Uint8Array): void;
+  /** fsyncs the body, renames it into place and journals its row: durable on return. */
+  commit(): { created: boolean };
+  /** Drops the body written so far; nothing is stored. */
+  abort(): void;
 }
 
 export interface StoredEvent {
@@ -104,23 +115,100 @@ export class Store {
    * writes nothing at all.
    */
   putPatchset(patchset: Patchset): { created: boolean } {
+    const body = this.beginPatchset(patchset);
+    if (!body) return { created: false };
+    try {
+      for (const chunk of patchsetJsonChunks(patchset)) body.write(chunk);
+    } catch (error) {
+      body.abort();
+      throw error;
+    }
+    return body.commit();
+  }
+
+  /**
+   * putPatchset in steps, for a caller that hands the same body elsewhere while it is stored
+   * (`rennet capture --json` prints it): the caller writes `patchsetJsonChunks(patchset)` through
+   * the writer, then `commit()` makes the body durable and journals its row. null when the store
+   * already holds the id (nothing to write). The body goes to a temp file of this process; until
+   * commit or abort, no other Store of this process may open the directory (its stale-temp sweep
+   * counts this process's temps as leftovers).
+   */
+  beginPatchset(patchset: Patchset): PatchsetBodyWriter | null {
     const id = checkId(patchset.id, 'patchset');
-    if (this.hasPatchset(id)) return { created: false };
-    const body = Buffer.from(JSON.stringify(patchset), 'utf8');
+    if (this.hasPatchset(id)) return null;
     const file = this.patchsetPath(id);
+    const tmp = tempPathFor(file);
+    let fd: number | null;
+    try {
+      fd = fs.openSync(tmp, 'w', 0o644);
+    } catch (error) {
+      throw storeFailed(`Could not write patchset ${id} to ${tmp}`, error, { patchsetId: id });
+    }
+    let bytes = 0;
+    const dropTemp = () => {
+      if (fd !== null) {
+        try {
+          fs.closeSync(fd);
+        } catch {
+          // closing is all that is left to do with it
+        }
+        fd = null;
+      }
+      fs.rmSync(tmp, { force: true });
+    };
+    const fail = (error: unknown): never => {
+      dropTemp();
+      throw error instanceof StoreError ? error : storeFailed(`Could not write patchset ${id} to ${tmp}`, error, { patchsetId: id });
+    };
     const hunks = patchset.files.reduce((n, f) => n + f.hunks.length, 0);
-    const createdAt = new Date().toISOString();
-    return this.durable.write((tx) => {
-      if (tx.get('SELECT 1 AS x FROM patchsets WHERE id = ?', [id])) return { created: false };
-      // A file without a row is left from a crash between the two steps; it is complete (atomic rename).
-      if (!sameSize(file, body.length)) writeFileAtomic(file, body);
-      tx.run(
-        `INSERT INTO patchsets (id, base, head, base_ref, head_ref, target_kind, created_at, file_count, hunk_count, byte_size)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [id, patchset.base, patchset.head, patchset.baseRef, patchset.headRef, patchset.targetKind, createdAt, patchset.files.length, hunks, body.length],
-      );
-      return { created: true };
-    });
+    return {
+      write: (chunk) => {
+        if (fd === null) throw storeFailed(`Patchset ${id}'s body is already committed or aborted`, undefined, { patchsetId: id });
+        try {
+          const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+          writeFully(fd, data, null);
+          bytes += data.length;
+        } catch (error) {
+          fail(error);
+        }
+      },
+      commit: () => {
+        if (fd === null) throw storeFailed(`Patchset ${id}'s body is already committed or aborted`, undefined, { patchsetId: id });
+        try {
+          fs.fsyncSync(fd);
+          fs.closeSync(fd);
+          fd = null;
+        } catch (error) {
+          fail(error);
+        }
+        const createdAt = new Date().toISOString();
+        try {
+          return this.durable.write((tx) => {
+            if (tx.get('SELECT 1 AS x FROM patchsets WHERE id = ?', [id])) {
+              dropTemp();
+              return { created: false };
+            }
+            // A file without a row is left from a crash between the two steps; it is complete (atomic rename).
+            if (sameSize(file, bytes)) {
+              dropTemp();
+            } else {
+              fs.renameSync(tmp, file);
+              fsyncDir(path.dirname(file));
+            }
+            tx.run(
+              `INSERT INTO patchsets (id, base, head, base_ref, head_ref, target_kind, created_at, file_count, hunk_count, byte_size)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              [id, patchset.base, patchset.head, patchset.baseRef, patchset.headRef, patchset.targetKind, createdAt, patchset.files.length, hunks, bytes],
+            );
+            return { created: true };
+          });
+        } catch (error) {
+          return fail(error);
+        }
+      },
+      abort: dropTemp,
+    };
   }
 
   hasPatchset(id: string): boolean {

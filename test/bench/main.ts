@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +15,8 @@ import { startHost } from '../contract/hostProcess';
 import { chromiumPath } from './page/browser';
 import { benchWebview } from './webview';
 import { HostHello } from '../../protocol/rpc';
-import { TestRepo, tempDir } from '../fixtures/gitRepo';
+import { tempDir } from '../fixtures/gitRepo';
+import { benchCaptureCli, benchCaptureScale, makeLargeRange } from './capture';
 
 /**
  * `npm run bench`: figures printed, never asserted. Every timing is reported beside a baseline
@@ -26,9 +27,10 @@ const HUNKS_PER_FILE = Number(process.env.BENCH_HUNKS_PER_FILE ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const WEBVIEW_RUNS = Number(process.env.BENCH_WEBVIEW_RUNS ?? 7);
+const SCALE_FILES = Number(process.env.BENCH_SCALE_FILES ?? 20_000);
 
 /** Section names `--only a,b` accepts, in the order they run. */
-const SECTIONS = ['capture', 'store', 'cold-start', 'tools', 'pipeline', 'asks', 'exits', 'webview'] as const;
+const SECTIONS = ['capture', 'scale', 'store', 'cold-start', 'tools', 'pipeline', 'asks', 'exits', 'webview'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** `--only a,b` (or `--only=a,b`): run just those sections; an unknown name is refused. */
@@ -46,24 +48,6 @@ function selectedSections(argv: readonly string[]): ReadonlySet<Section> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
-function makeLargeRange(): { repo: TestRepo; base: string; head: string } {
-  const repo = new TestRepo();
-  // Changed lines 20 apart with 3 context lines never merge, so each file yields HUNKS_PER_FILE hunks.
-  const linesPerFile = HUNKS_PER_FILE * 20 + 10;
-  const body = (i: number, changed: boolean) =>
-    Array.from({ length: linesPerFile }, (_, n) => (changed && n % 20 === 10 ? `changed ${i}:${n}` : `file ${i} line ${n} some ordinary source text`)).join('\n') + '\n';
-  for (let i = 0; i < FILES; i++) {
-    const dir = join(repo.dir, `pkg${i % 20}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `module${i}.ts`), body(i, false));
-  }
-  const base = repo.commit('base');
-  repo.branch('feature');
-  for (let i = 0; i < FILES; i++) writeFileSync(join(repo.dir, `pkg${i % 20}`, `module${i}.ts`), body(i, true));
-  const head = repo.commit('change every file');
-  return { repo, base, head };
-}
-
 /** Child mode: capture once and print this process's peak RSS (the host's memory for a capture). */
 async function childCapture(dir: string): Promise<void> {
   const repo = await openRepo(dir);
@@ -77,7 +61,7 @@ async function childCapture(dir: string): Promise<void> {
 async function benchCapture(): Promise<void> {
   console.log(`\n## Capture: ${FILES} files × ${HUNKS_PER_FILE} hunks (median of ${RUNS} runs)`);
   const t0 = performance.now();
-  const { repo, base, head } = makeLargeRange();
+  const { repo, base, head } = makeLargeRange(FILES, HUNKS_PER_FILE);
   console.log(`fixture built in ${ms(performance.now() - t0)}`);
   try {
     const handle = await openRepo(repo.dir);
@@ -108,6 +92,10 @@ async function benchCapture(): Promise<void> {
     if (child.status !== 0) throw new Error(child.stderr);
     const mem = JSON.parse(child.stdout) as { idleMaxRssKb: number; maxRssKb: number };
     console.log(`host peak RSS       ${(mem.maxRssKb / 1024).toFixed(0)} MiB during capture (idle process ${(mem.idleMaxRssKb / 1024).toFixed(0)} MiB; ratio ${(mem.maxRssKb / mem.idleMaxRssKb).toFixed(2)}×)`);
+
+    console.log(`\n### End to end: the built CLI, JSON to a file (median of ${RUNS} runs, interleaved)`);
+    // The bench runs as dist/bench.js, beside the CLI bundle it measures.
+    console.log(await benchCaptureCli(__dirname, repo.dir, base, head, RUNS));
   } finally {
     repo.cleanup();
   }
@@ -184,6 +172,10 @@ async function main(): Promise<void> {
   const listenerWarnings = quietListenerWarnings();
   console.log(`# Rennet bench · node ${process.version} · ${new Date().toISOString()}`);
   if (only.has('capture')) await benchCapture();
+  if (only.has('scale')) {
+    console.log(`\n## Capture at scale: ${SCALE_FILES} files × ${HUNKS_PER_FILE} hunks through the built CLI (one run)`);
+    console.log(await benchCaptureScale(__dirname, SCALE_FILES, HUNKS_PER_FILE));
+  }
   if (only.has('store')) await benchStore();
   if (only.has('cold-start')) await benchColdStart();
   if (only.has('tools')) {

@@ -4,6 +4,7 @@ import { benchFirstElement, formatFirstElement } from './firstElement';
 import { chromiumPath, launchChromium } from './page/browser';
 import { startPanelServer } from './page/server';
 import { benchWebviewRender, formatWebviewRender } from './webviewRender';
+import { benchFileList, formatFileList } from './webviewFiles';
 
 /**
  * The board panel section of `npm run bench`: one headless Chromium and one loopback page server
@@ -20,10 +21,14 @@ export async function benchWebview(distDir: string, runs: number): Promise<strin
     const load = () => loadavg()[0]?.toFixed(2) ?? '?';
     const header = `Chromium ${browser.version()} headless (software compositing), ${executable}; dist/webview.js as built; load average ${load()} at the start`;
     const render = await benchWebviewRender(browser, server, runs);
+    const files = await benchFileList(browser, server, runs);
     const first = await benchFirstElement(browser, server, join(distDir, 'host.js'), runs);
     return [
       header,
       formatWebviewRender(render),
+      '',
+      '### Changed files of a 20,000-file capture (virtualized rows)',
+      formatFileList(files),
       '',
       '### First element on screen after its write (real host, scripted model)',
       formatFirstElement(first),

@@ -87,6 +87,19 @@ export class BenchPanel {
     return this.timed(this.page.evaluate((t) => window.rennetBench.baselineClick(t), text));
   }
 
+  scrollPage(to: 'end' | 'start', wait: WaitSpec): Promise<FrameTiming> {
+    return this.timed(this.page.evaluate(([t, w]) => window.rennetBench.scrollPage(t, w), [to, wait] as const));
+  }
+
+  clearBaseline(): Promise<void> {
+    return this.page.evaluate(() => window.rennetBench.clearBaseline());
+  }
+
+  /** The longest main-thread task since an act began (its FrameTiming's actEpochMs); 0 when none reached 50 ms. */
+  longestTask(since: FrameTiming): Promise<number> {
+    return this.page.evaluate((t) => window.rennetBench.longestTask(t), since.actEpochMs);
+  }
+
   /** Throws what the page reported (an uncaught error, a dropped panel message). */
   check(): void {
     if (this.errors.length > 0) throw new Error(`the panel reported: ${this.errors.join(' | ')}`);

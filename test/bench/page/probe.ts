@@ -59,6 +59,12 @@ export interface BenchProbe {
   baselineText(text: string): Promise<FrameTiming>;
   /** Baseline: a click on a plain button whose handler sets one plain div's text. */
   baselineClick(text: string): Promise<FrameTiming>;
+  /** Scroll the page (its scrolling element) to its end or its start and time it to `wait`. */
+  scrollPage(to: 'end' | 'start', wait: WaitSpec): Promise<FrameTiming>;
+  /** Empty the baseline's rows (untimed), so they no longer add to the page. */
+  clearBaseline(): void;
+  /** The longest main-thread task (a 'longtask' entry, 50 ms or more) that began at or after `sinceEpochMs`; 0 when none. */
+  longestTask(sinceEpochMs: number): number;
   /** Wait (untimed) until `wait` holds. */
   until(wait: WaitSpec, timeoutMs?: number): Promise<void>;
 }
@@ -201,6 +207,16 @@ export function installProbe(): void {
 
   const post = (message: unknown) => window.postMessage(message, '*');
 
+  // Tasks of 50 ms or more on the main thread: what a reader would feel as a freeze.
+  const longTasks: Array<{ start: number; duration: number }> = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) longTasks.push({ start: entry.startTime, duration: entry.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  } catch {
+    // no long-task timing in this browser: longestTask answers 0
+  }
+
   window.rennetBench = {
     posted: () => posted.slice(),
     stage: (name, message) => {
@@ -237,6 +253,18 @@ export function installProbe(): void {
       ensureBaseline();
       if (baselineButton) baselineButton.dataset['next'] = text;
       return timed(() => baselineButton?.click(), { kind: 'text', selector: '#bench-baseline-text', includes: text });
+    },
+    scrollPage: (to, wait) =>
+      timed(() => {
+        const scroller = document.scrollingElement ?? document.documentElement;
+        scroller.scrollTop = to === 'end' ? scroller.scrollHeight : 0;
+      }, wait),
+    clearBaseline: () => {
+      if (baseline) baseline.textContent = '';
+    },
+    longestTask: (sinceEpochMs) => {
+      const since = sinceEpochMs - performance.timeOrigin;
+      return longTasks.filter((t) => t.start >= since - 1).reduce((max, t) => Math.max(max, t.duration), 0);
     },
     until: (wait, timeoutMs = TIMEOUT_MS) =>
       new Promise((resolve, reject) => {
