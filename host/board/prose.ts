@@ -198,11 +198,11 @@ export const IDENTIFIER_LIKE_SHAPES: readonly RegExp[] = [
   // identifiers, qualified names, paths, ids, globs, file:line: ReviewService, a.b.c, host/x.ts, ps-…, *.ts, Foo::bar
   /^[@~.*]?[\p{L}\p{N}_$][\p{L}\p{N}_$.\-/\\@#:*]*(\[\])?$/u,
   // dotfiles and extensions: .gitignore, .ts
-  /^\.[\p{L}\p{N}_][\p{L}\p{N}_.\-]*$/u,
+  /^\.[\p{L}\p{N}_][\p{L}\p{N}_.-]*$/u,
   // flags: --flag, -x, --flag=value
   /^--?[\p{L}\p{N}][\p{L}\p{N}_-]*(=[^\s;{}]*)?$/u,
   // calls and generics without statements: foo(), useState(initial), Map<string, number>, Array<T>[]
-  /^[\p{L}\p{N}_$][\p{L}\p{N}_$.:]*(<[\p{L}\p{N}_$.,\[\] |<>]*>)?(\(([\p{L}\p{N}_$.'"]+(, ?[\p{L}\p{N}_$.'"]+)*)?\))?(\[\])?$/u,
+  /^[\p{L}\p{N}_$][\p{L}\p{N}_$.:]*(<[\p{L}\p{N}_$.,[\] |<>]*>)?(\(([\p{L}\p{N}_$.'"]+(, ?[\p{L}\p{N}_$.'"]+)*)?\))?(\[\])?$/u,
   // a short quoted literal: 'open', "drafting"
   /^(['"])[^'"\n;{}]{0,40}\1$/u,
   // an HTML/JSX tag name: <div>, </Panel>, <br/>

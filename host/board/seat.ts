@@ -396,7 +396,7 @@ function resolveNames(input: Record<string, unknown>, fields: readonly string[],
   for (const field of fields) {
     const value = out[field];
     if (typeof value === 'string') out[field] = names.get(value) ?? value;
-    else if (Array.isArray(value)) out[field] = value.map((item) => (typeof item === 'string' ? (names.get(item) ?? item) : item));
+    else if (Array.isArray(value)) out[field] = (value as unknown[]).map((item) => (typeof item === 'string' ? (names.get(item) ?? item) : item));
   }
   return out;
 }

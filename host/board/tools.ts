@@ -166,7 +166,7 @@ export function buildBoardTools(lens: Lens): BoardTool[] {
 
   for (const kind of lensAuthoredKinds(lens)) {
     const fields = KIND_INPUTS[kind].shape as Record<string, z.ZodType>;
-    const inputOnly = (INPUT_ONLY_FIELDS as Partial<Record<ElementKind, z.ZodObject>>)[kind]?.shape ?? {};
+    const inputOnly = (INPUT_ONLY_FIELDS as Partial<Record<ElementKind, z.ZodObject<Record<string, z.ZodType>>>>)[kind]?.shape ?? {};
     const parentId = z.string().min(1).optional().describe(parentDescription(kind));
     const moveTo = z.string().min(1).optional().describe(`Id of the element to move this one under (${PARENT_KINDS[kind].join(', ')}); omit to leave it where it is.`);
     const derived = HOST_DERIVED_MEMBER_KINDS.includes(kind);

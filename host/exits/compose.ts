@@ -200,7 +200,7 @@ class Resolver {
 
   private runsOf(file: FileChange, side: Side): ForgeLineRun[] {
     let bySide = this.runs.get(file);
-    if (!bySide) this.runs.set(file, (bySide = new Map()));
+    if (!bySide) this.runs.set(file, (bySide = new Map<Side, ForgeLineRun[]>()));
     let runs = bySide.get(side);
     if (!runs) bySide.set(side, (runs = forgeLineRuns(file, side)));
     return runs;

@@ -111,7 +111,6 @@ export function checkTitle(raw: string): { ok: true; title: string } | { ok: fal
   const title = raw.trim();
   if (!title) return { ok: false, why: 'the title is blank' };
   if (/[\r\n]/.test(title)) return { ok: false, why: 'the title must be one line' };
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(title)) return { ok: false, why: 'the title holds control characters' };
   if (title.length > PR_TITLE_MAX_CHARS) return { ok: false, why: `the title is ${title.length} characters; at most ${PR_TITLE_MAX_CHARS}` };
   return { ok: true, title };
@@ -121,7 +120,6 @@ export function checkDescription(raw: string): { ok: true; markdown: string } | 
   const markdown = raw.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
   if (!markdown.trim()) return { ok: false, why: 'the description is blank' };
   if (markdown.length > GITHUB_REVIEW_BODY_MAX_CHARS) return { ok: false, why: `the description is ${markdown.length} characters; at most ${GITHUB_REVIEW_BODY_MAX_CHARS}` };
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(markdown)) return { ok: false, why: 'the description holds control characters' };
   return { ok: true, markdown };
 }

@@ -100,7 +100,8 @@ export class ScriptedHarness implements Harness {
   private readonly names = new Map<string, Map<string, string>>();
   private readonly recorded: ScriptedTurnRecord[] = [];
 
-  constructor(script: HarnessScript | unknown, options: ScriptedHarnessOptions = {}) {
+  /** `script`: a HarnessScript, or any value to check as one (parseHarnessScript). */
+  constructor(script: unknown, options: ScriptedHarnessOptions = {}) {
     this.script = parseHarnessScript(script);
     this.origin = options.origin ?? 'other';
     this.transport = options.transport ?? 'in-process';
@@ -188,12 +189,12 @@ export function scriptedReviewOrigins(script: HarnessScript): Array<'claude' | '
 }
 
 /**
- * A harness assignment that plays `script`: a drafter for every lens the script has an entry
- * for (`<lens>:…` or `<lens>`), one review harness per scripted review origin, and a compiler
- * when the script has `flagged:compiler`. A lens without an entry gets no harness, so the
- * pipeline settles it as "no model harness is configured".
+ * A harness assignment that plays `script` (checked as a HarnessScript): a drafter for every
+ * lens the script has an entry for (`<lens>:…` or `<lens>`), one review harness per scripted
+ * review origin, and a compiler when the script has `flagged:compiler`. A lens without an entry
+ * gets no harness, so the pipeline settles it as "no model harness is configured".
  */
-export function scriptedAssignment(script: HarnessScript | unknown, options: Omit<ScriptedHarnessOptions, 'origin'> = {}): HarnessAssignment & { harnesses: ScriptedHarness[] } {
+export function scriptedAssignment(script: unknown, options: Omit<ScriptedHarnessOptions, 'origin'> = {}): HarnessAssignment & { harnesses: ScriptedHarness[] } {
   const parsed = parseHarnessScript(script);
   const drafter = new ScriptedHarness(parsed, options);
   const has = (lens: Lens) => Object.keys(parsed.seats).some((key) => key === lens || key.startsWith(`${lens}:`));

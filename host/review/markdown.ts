@@ -56,7 +56,7 @@ function build(): MarkdownIt {
       const label = tokens.slice(idx + 1, close);
       const labelIsUrl = label.every((t) => t.type === 'text') && label.map((t) => t.content).join('') === url;
       const note = inertLinkNote(reason);
-      (tokens[close] as Token).meta = { ...(tokens[close]?.meta ?? {}), rennetInert: inertLinkSuffix(url, note, labelIsUrl) };
+      (tokens[close] as Token).meta = { ...((tokens[close]?.meta as object | null | undefined) ?? {}), rennetInert: inertLinkSuffix(url, note, labelIsUrl) };
       return '<span class="md-link-inert">';
     }
     token?.attrSet('rel', 'noopener noreferrer');

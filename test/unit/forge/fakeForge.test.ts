@@ -34,6 +34,7 @@ async function gitFails(cwd: string, ...args: string[]): Promise<string> {
 interface Res {
   status: number;
   headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the forge's JSON, read field by field by the assertions
   json: any;
   text: string;
 }

@@ -20,6 +20,7 @@ const git = async (cwd: string, ...args: string[]) => (await execFileP('git', ar
 interface Res {
   status: number;
   headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the forge's JSON, read field by field by the assertions
   json: any;
 }
 
