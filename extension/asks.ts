@@ -142,7 +142,14 @@ export class AskClient implements vscode.Disposable {
 export function askActLabel(command: AskCommand): string {
   switch (command.type) {
     case 'stage': {
-      const where = command.anchor.kind === 'line' ? ` on ${command.anchor.path}:${command.anchor.startLine}` : command.anchor.kind === 'finding' ? ' on a finding' : command.anchor.kind === 'quote' ? ' on board prose' : '';
+      const where =
+        command.anchor.kind === 'line'
+          ? ` on ${command.anchor.path}:${command.anchor.startLine}`
+          : command.anchor.kind === 'finding'
+            ? ' on a finding'
+            : command.anchor.kind === 'quote'
+              ? ' on board prose'
+              : '';
       return `stage ${command.intent === 'request-change' ? 'change request' : command.intent}${where}`;
     }
     case 'edit':

@@ -37,8 +37,6 @@ export class BlobDocumentProvider implements vscode.TextDocumentContentProvider 
     if (blob.text === null) {
       return `Rennet: ${path} is binary on the ${side} side (${blob.bytes} bytes); it has no text to show.`;
     }
-    return blob.truncated
-      ? `${blob.text}\n\n[Rennet: truncated — the ${side} blob is ${blob.bytes} bytes; only the start is shown.]`
-      : blob.text;
+    return blob.truncated ? `${blob.text}\n\n[Rennet: truncated — the ${side} blob is ${blob.bytes} bytes; only the start is shown.]` : blob.text;
   }
 }

@@ -22,7 +22,6 @@ import { ui } from './uiText';
 
 export const BOARD_VIEW_TYPE = 'rennet.board';
 
-
 /**
  * One WebviewPanel per session. The manager routes host events to the right panel and keeps
  * panels unique per session id (re-opening a target reveals the panel that is already open).
@@ -100,12 +99,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       existing.reveal();
       return existing;
     }
-    const panel = webviewPanel(
-      BOARD_VIEW_TYPE,
-      panelTitle(snapshot.session.target),
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      this.webviewOptions(),
-    );
+    const panel = webviewPanel(BOARD_VIEW_TYPE, panelTitle(snapshot.session.target), { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, this.webviewOptions());
     return this.attach(snapshot.session.id, panel, snapshot);
   }
 
@@ -392,9 +386,7 @@ export class BoardPanel implements vscode.Disposable {
     const parsed = FromWebview.safeParse(raw);
     if (!parsed.success) {
       this.deps.log.warn(
-        `Dropped an invalid message from the Rennet panel (${this.sessionId}): ${parsed.error.issues
-          .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-          .join('; ')}`,
+        `Dropped an invalid message from the Rennet panel (${this.sessionId}): ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
       );
       return;
     }
@@ -548,16 +540,13 @@ export class BoardPanel implements vscode.Disposable {
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     try {
       const reading =
-        open?.isDirty === true
-          ? await heads.reading(open, patchsetId, path)
-          : await heads.readingOfText(Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8'), patchsetId, path);
+        open?.isDirty === true ? await heads.reading(open, patchsetId, path) : await heads.readingOfText(Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8'), patchsetId, path);
       return reading.kind !== 'changed';
     } catch (error) {
       this.deps.log.warn(`Could not compare ${path} with its capture: ${describe(error)}; it is opened as it is.`);
       return true;
     }
   }
-
 
   private async postGeneration(snapshot: GenerationSnapshot | null): Promise<void> {
     if (await this.post({ type: 'rennet/panel/generation', snapshot })) {

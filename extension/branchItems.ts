@@ -10,9 +10,7 @@ export type RefItem = UiPickItem & {
 
 /** Branch items for "Branch to review": the current branch first, marked "current". */
 export function headItems(list: BranchList): RefItem[] {
-  const ordered = list.current
-    ? [list.current, ...list.branches.filter((b) => b !== list.current)]
-    : [...list.branches];
+  const ordered = list.current ? [list.current, ...list.branches.filter((b) => b !== list.current)] : [...list.branches];
   return ordered.map((ref) => ({ label: uiText(ref), ref, description: ref === list.current ? ui`current` : undefined }));
 }
 

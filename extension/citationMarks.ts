@@ -3,17 +3,7 @@ import { markdownString } from './ui';
 import { LENSES, type Lens } from '../protocol/board';
 import type { ActiveReview, ReviewView } from './activeReview';
 import type { CapturedHeads } from './capturedHeads';
-import {
-  citationsOfDocument,
-  combinedIconSvg,
-  emptyPlan,
-  gutterIconName,
-  planMarks,
-  REVEAL_ELEMENT_COMMAND,
-  type CaptureFileName,
-  type DocumentSide,
-  type MarksPlan,
-} from './citationMarksPlan';
+import { citationsOfDocument, combinedIconSvg, emptyPlan, gutterIconName, planMarks, REVEAL_ELEMENT_COMMAND, type CaptureFileName, type DocumentSide, type MarksPlan } from './citationMarksPlan';
 import { documentRef, parseBlobUri } from './documentRefs';
 import { describe } from './hostClient';
 
@@ -176,7 +166,10 @@ export class CitationMarks implements vscode.Disposable {
       const enabled = vscode.workspace.getConfiguration(CITATION_MARKS_SECTION).get<boolean>(CITATION_MARKS_KEY, true);
       const editors = vscode.window.visibleTextEditors;
       if (!enabled || !view || !generation || generation.citations.length === 0) {
-        this.apply(seq, editors.map((editor) => [editor, emptyPlan()]));
+        this.apply(
+          seq,
+          editors.map((editor) => [editor, emptyPlan()]),
+        );
         return;
       }
       const files = await this.filesOf(view, generation.patchsetId);

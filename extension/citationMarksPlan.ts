@@ -152,7 +152,10 @@ export function svgDrawing(svg: string): { ok: true; drawing: IconDrawing } | { 
   const close = svg.lastIndexOf('</svg>');
   if (!open || close < open.index + open[0].length) return { ok: false, reason: 'it is not an <svg> element' };
   const attr = (name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(open[0])?.[1];
-  const box = attr('viewBox')?.trim().split(/[\s,]+/).map(Number) ?? [0, 0, Number(attr('width')), Number(attr('height'))];
+  const box = attr('viewBox')
+    ?.trim()
+    .split(/[\s,]+/)
+    .map(Number) ?? [0, 0, Number(attr('width')), Number(attr('height'))];
   if (box.length !== 4 || !box.every(Number.isFinite) || (box[2] as number) <= 0 || (box[3] as number) <= 0) return { ok: false, reason: 'it has no usable viewBox or size' };
   return { ok: true, drawing: { viewBox: box as IconDrawing['viewBox'], body: svg.slice(open.index + open[0].length, close) } };
 }

@@ -85,9 +85,7 @@ class FindingComment implements vscode.Comment {
   }
 }
 
-type Subject =
-  | { kind: 'ask'; sessionId: string; placement: plan.AskPlacement }
-  | { kind: 'finding'; finding: plan.FindingPlacement; acts: plan.FindingActs };
+type Subject = { kind: 'ask'; sessionId: string; placement: plan.AskPlacement } | { kind: 'finding'; finding: plan.FindingPlacement; acts: plan.FindingActs };
 
 interface Drawn {
   thread: vscode.CommentThread;
@@ -173,7 +171,11 @@ export class ReviewComments implements vscode.Disposable {
       }),
     );
 
-    const command = (run: (arg: unknown) => Promise<unknown>): CommandFactory => () => (arg?: unknown) => run(arg);
+    const command =
+      (run: (arg: unknown) => Promise<unknown>): CommandFactory =>
+      () =>
+      (arg?: unknown) =>
+        run(arg);
     this.commands = {
       'rennet.comment.stage': command((arg) => (isCommentReply(arg) ? this.stageReply(arg) : Promise.resolve(undefined))),
       'rennet.comment.requestChange': command((arg) => this.setIntent(arg, 'request-change')),
@@ -448,7 +450,15 @@ export class ReviewComments implements vscode.Disposable {
     const commentSignature =
       subject.kind === 'ask'
         ? JSON.stringify([subject.sessionId, subject.placement.text, subject.placement.intent, subject.placement.at])
-        : JSON.stringify([subject.finding.key, subject.finding.severity, subject.finding.category, subject.finding.title, subject.finding.bodyMarkdown, subject.finding.remedyMarkdown, subject.finding.author]);
+        : JSON.stringify([
+            subject.finding.key,
+            subject.finding.severity,
+            subject.finding.category,
+            subject.finding.title,
+            subject.finding.bodyMarkdown,
+            subject.finding.remedyMarkdown,
+            subject.finding.author,
+          ]);
     const comment = () =>
       subject.kind === 'ask'
         ? new AskComment(document.uri.toString(), subject.sessionId, subject.placement.askId, subject.placement.text, subject.placement.intent, subject.placement.at)

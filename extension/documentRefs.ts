@@ -61,10 +61,7 @@ export function parseBlobUri(uri: Pick<DocumentUri, 'scheme' | 'path' | 'query'>
  * capture is compared with it), one side of a file of one capture, or the empty stand-in side of an
  * added or deleted file (which shows no captured lines).
  */
-export type DocumentRef =
-  | { kind: 'workspace'; path: string }
-  | { kind: 'blob'; patchsetId: string; path: string; side: Side }
-  | { kind: 'absent'; patchsetId: string; path: string };
+export type DocumentRef = { kind: 'workspace'; path: string } | { kind: 'blob'; patchsetId: string; path: string; side: Side } | { kind: 'absent'; patchsetId: string; path: string };
 
 /** A document that shows captured lines. */
 export type TextDocumentRef = Exclude<DocumentRef, { kind: 'absent' }>;

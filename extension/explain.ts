@@ -18,13 +18,7 @@ export const EXPLAIN_TIMEOUT_MS = EXPLAIN_TURN_TIMEOUT_MS + 30_000;
  * and the editor's Discuss on a finding thread all come here. A refusal's `detail.threadId` names
  * the thread that holds the question when there is one.
  */
-export async function explainSpan(
-  host: HostClient,
-  secrets: vscode.SecretStorage,
-  sessionId: string,
-  anchor: QuoteAnchor,
-  threadId?: string,
-): Promise<Result<AsksExplainResult>> {
+export async function explainSpan(host: HostClient, secrets: vscode.SecretStorage, sessionId: string, anchor: QuoteAnchor, threadId?: string): Promise<Result<AsksExplainResult>> {
   try {
     const harness = await readHarnessConfig(secrets);
     return await host.request(AsksExplain, { sessionId, anchor, harness, ...(threadId ? { threadId } : {}) }, EXPLAIN_TIMEOUT_MS);

@@ -115,10 +115,10 @@ export function forgeRepair(error: Pick<RennetError, 'code' | 'message'>, missin
       const forge =
         missing ??
         known ??
-        (/\bGitLab\b/.test(error.message) ? { provider: 'gitlab' as const, host: hostNamed(error.message) ?? 'gitlab.com' } : { provider: 'github' as const, host: hostNamed(error.message) ?? 'github.com' });
-      return forge.provider === 'gitlab'
-        ? { kind: 'set-gitlab-token', host: forge.host, label: ui`Set GitLab Token` }
-        : { kind: 'sign-in-github', host: forge.host, label: ui`Sign in to GitHub` };
+        (/\bGitLab\b/.test(error.message)
+          ? { provider: 'gitlab' as const, host: hostNamed(error.message) ?? 'gitlab.com' }
+          : { provider: 'github' as const, host: hostNamed(error.message) ?? 'github.com' });
+      return forge.provider === 'gitlab' ? { kind: 'set-gitlab-token', host: forge.host, label: ui`Set GitLab Token` } : { kind: 'sign-in-github', host: forge.host, label: ui`Sign in to GitHub` };
     }
     case 'head-moved':
       return { kind: 'capture-new-head', label: ui`Capture New Head` };
@@ -185,7 +185,18 @@ export function openPullRequestDetail(p: OpenPullRequestPreview): UiText {
     ? `Pushes ${p.branch} to ${where} and reuses the open request ${p.existing.url} for ${p.branch} → ${p.base}.`
     : `Pushes ${p.branch} to ${where} and opens a request ${p.branch} → ${p.base} with this title and description:`;
   // Each part is escaped on its own and joined with real line breaks (uiText escapes a line break in its text).
-  return uiJoin([uiText(action), uiText(p.title), uiJoin(p.body.split('\n').map((line) => uiText(line)), '\n'), uiText(polishWords(p.polish))], '\n\n');
+  return uiJoin(
+    [
+      uiText(action),
+      uiText(p.title),
+      uiJoin(
+        p.body.split('\n').map((line) => uiText(line)),
+        '\n',
+      ),
+      uiText(polishWords(p.polish)),
+    ],
+    '\n\n',
+  );
 }
 
 /** Who wrote the text, beside it: the model (and whether its stored text was reused), or why the draft stands. */

@@ -123,7 +123,11 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       }),
     );
 
-    const command = (run: (arg: unknown, ...rest: unknown[]) => Promise<unknown>): CommandFactory => () => (arg?: unknown, ...rest: unknown[]) => run(arg, ...rest);
+    const command =
+      (run: (arg: unknown, ...rest: unknown[]) => Promise<unknown>): CommandFactory =>
+      () =>
+      (arg?: unknown, ...rest: unknown[]) =>
+        run(arg, ...rest);
     this.commands = {
       [HAND_OFF_COMMANDS.open]: command((arg) => this.openInEditor(arg)),
       [HAND_OFF_COMMANDS.reveal]: command((arg) => this.showOnBoard(arg)),
@@ -246,7 +250,8 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       receipt,
       composeRefusal,
       freshness: sessionId ? (this.deps.exits.lastFreshness(sessionId) ?? null) : null,
-      rounds: sessionId && session && loopsRounds(session) ? { order: this.deps.rounds.order(sessionId), ledger: this.deps.rounds.ledger(sessionId), landing: this.deps.rounds.landing(sessionId) } : null,
+      rounds:
+        sessionId && session && loopsRounds(session) ? { order: this.deps.rounds.order(sessionId), ledger: this.deps.rounds.ledger(sessionId), landing: this.deps.rounds.landing(sessionId) } : null,
       gates: sessionId && session?.session.target.kind === 'pull-request' ? { read: this.deps.gates.last(sessionId), merged: this.deps.gates.merged(sessionId) ?? null } : null,
     });
     this.view.description = this.plan.description;
@@ -318,7 +323,12 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
     const sessionId = typeof arg === 'string' ? arg : this.sessionId();
     if (!sessionId) return undefined;
     const stop = ui`Cancel Round`;
-    const chosen = await confirmModal('warning', ui`Cancel the running round?`, ui`The coding agent's process is stopped; what it changed so far stays in the workspace, and its asks stay staged.`, stop);
+    const chosen = await confirmModal(
+      'warning',
+      ui`Cancel the running round?`,
+      ui`The coding agent's process is stopped; what it changed so far stays in the workspace, and its asks stay staged.`,
+      stop,
+    );
     if (chosen !== stop) return undefined;
     const cancelled = await this.deps.rounds.cancel(sessionId);
     if (!cancelled.ok) void notify('error', ui`Rennet could not cancel the round: ${cancelled.error.message}`);

@@ -190,11 +190,7 @@ export function planHandOff(input: HandOffInput): HandOffPlan {
       } else {
         const what = mode === 'branch' ? 'A branch review' : 'A working-tree review';
         rows.push(
-          notice(
-            'post-refusal',
-            ui`${what} has no pull or merge request to post to; these asks stay staged. Open the request, then review it with Rennet: Review Pull Request.`,
-            'circle-slash',
-          ),
+          notice('post-refusal', ui`${what} has no pull or merge request to post to; these asks stay staged. Open the request, then review it with Rennet: Review Pull Request.`, 'circle-slash'),
         );
       }
     }
@@ -292,10 +288,22 @@ function roundRow(sessionId: string, round: Round): HandOffRow {
     case 'returned': {
       const c = round.report?.counts;
       const words = c ? `${c.addressed} addressed · ${c.partial} partial · ${c.untouched} untouched${c.beyond > 0 ? ` · ${c.beyond} beyond` : ''}` : 'no report';
-      return { ...base, label: ui`Round ${round.ordinal} is back: ${words}`, description: uiText(`${round.worker.kind}${range}`), tooltip: ui`Round ${round.ordinal} changed ${round.diff?.files ?? 0} files (+${round.diff?.additions ?? 0} −${round.diff?.deletions ?? 0}); every outcome was verified against that diff.`, icon: 'pass' };
+      return {
+        ...base,
+        label: ui`Round ${round.ordinal} is back: ${words}`,
+        description: uiText(`${round.worker.kind}${range}`),
+        tooltip: ui`Round ${round.ordinal} changed ${round.diff?.files ?? 0} files (+${round.diff?.additions ?? 0} −${round.diff?.deletions ?? 0}); every outcome was verified against that diff.`,
+        icon: 'pass',
+      };
     }
     case 'unchanged':
-      return { ...base, label: ui`Round ${round.ordinal} changed nothing`, description: uiText(round.worker.kind), tooltip: ui`The coding agent ended its turn without changing a file; the boards stay as they were.`, icon: 'circle-outline' };
+      return {
+        ...base,
+        label: ui`Round ${round.ordinal} changed nothing`,
+        description: uiText(round.worker.kind),
+        tooltip: ui`The coding agent ended its turn without changing a file; the boards stay as they were.`,
+        icon: 'circle-outline',
+      };
     case 'cancelled':
       return { ...base, label: ui`Round ${round.ordinal} was cancelled`, description: uiText(round.worker.kind), tooltip: ui`${round.failure?.message ?? 'cancelled'}`, icon: 'circle-slash' };
     default: {
@@ -716,7 +724,14 @@ function gateRow(g: Gate): HandOffRow {
 function freshnessRow(sessionId: string, report: GatesReport): HandOffRow {
   const f = report.freshness;
   if (f.state === 'in-sync') {
-    return { id: `gates:fresh:in-sync:${f.prHead}`, label: ui`Up to date with the head ${short(f.prHead)}`, tooltip: uiText(f.message), icon: 'pass', iconColor: GATE_ICONS.pass.color, contextValue: 'handoff-gates-fresh' };
+    return {
+      id: `gates:fresh:in-sync:${f.prHead}`,
+      label: ui`Up to date with the head ${short(f.prHead)}`,
+      tooltip: uiText(f.message),
+      icon: 'pass',
+      iconColor: GATE_ICONS.pass.color,
+      contextValue: 'handoff-gates-fresh',
+    };
   }
   const capture = f.action === 'capture-new-head';
   return {
@@ -726,6 +741,8 @@ function freshnessRow(sessionId: string, report: GatesReport): HandOffRow {
     tooltip: capture ? ui`${f.message} Click to capture the request's head as the next patchset.` : ui`${f.message} Click to read the gates and refs again once you have.`,
     icon: 'warning',
     contextValue: `handoff-gates-stale-${f.action}`,
-    command: capture ? { id: HAND_OFF_COMMANDS.captureNewHead, title: 'Capture New Head', arguments: [sessionId] } : { id: HAND_OFF_COMMANDS.refreshGates, title: 'Read the Merge Gates Again', arguments: [sessionId] },
+    command: capture
+      ? { id: HAND_OFF_COMMANDS.captureNewHead, title: 'Capture New Head', arguments: [sessionId] }
+      : { id: HAND_OFF_COMMANDS.refreshGates, title: 'Read the Merge Gates Again', arguments: [sessionId] },
   };
 }

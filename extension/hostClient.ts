@@ -203,9 +203,7 @@ export class HostClient implements vscode.Disposable {
       this.info = info;
       this.everRunning = true;
       await this.greet(client);
-      this.log.info(
-        `Rennet host ${info.version} running (pid ${info.pid}, store schema ${info.storeSchema}, ${info.sessions} session(s) read back).`,
-      );
+      this.log.info(`Rennet host ${info.version} running (pid ${info.pid}, store schema ${info.storeSchema}, ${info.sessions} session(s) read back).`);
       this.setStatus({ state: 'running', message: null });
       return info;
     } catch (error) {
@@ -295,9 +293,7 @@ export class HostClient implements vscode.Disposable {
     const now = Date.now();
     this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
     if (this.restarts.length >= MAX_RESTARTS) {
-      this.fail(
-        `The Rennet host stopped unexpectedly ${this.restarts.length + 1} times in ${RESTART_WINDOW_MS / 60_000} minutes; it will not be restarted automatically.`,
-      );
+      this.fail(`The Rennet host stopped unexpectedly ${this.restarts.length + 1} times in ${RESTART_WINDOW_MS / 60_000} minutes; it will not be restarted automatically.`);
       return { action: CloseAction.DoNotRestart, handled: true };
     }
     this.restarts.push(now);
@@ -367,8 +363,7 @@ export class HostClient implements vscode.Disposable {
         cancel.cancel();
         reject(
           new HostUnavailableError(
-            `The Rennet host did not answer ${type.method} within ${Math.round(timeoutMs / 1000)} s` +
-              (this.currentStatus?.state === 'restarting' ? ' (it is restarting).' : '.'),
+            `The Rennet host did not answer ${type.method} within ${Math.round(timeoutMs / 1000)} s` + (this.currentStatus?.state === 'restarting' ? ' (it is restarting).' : '.'),
           ),
         );
       }, timeoutMs);

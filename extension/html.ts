@@ -22,13 +22,7 @@ export interface PanelHtmlInput {
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return [
-    `default-src 'none'`,
-    `script-src 'nonce-${nonce}'`,
-    `style-src ${cspSource} 'nonce-${nonce}'`,
-    `img-src ${cspSource} data:`,
-    `font-src ${cspSource}`,
-  ].join('; ') + ';';
+  return [`default-src 'none'`, `script-src 'nonce-${nonce}'`, `style-src ${cspSource} 'nonce-${nonce}'`, `img-src ${cspSource} data:`, `font-src ${cspSource}`].join('; ') + ';';
 }
 
 export function panelHtml({ cspSource, scriptUri, nonce, title, view = 'board' }: PanelHtmlInput): string {
@@ -49,10 +43,5 @@ export function panelHtml({ cspSource, scriptUri, nonce, title, view = 'board' }
 }
 
 export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

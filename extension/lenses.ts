@@ -40,7 +40,7 @@ export async function readHarnessConfig(secrets: vscode.SecretStorage): Promise<
     const apiKey = used.has(provider) ? (await secrets.get(apiKeySecret(provider)))?.trim() || undefined : undefined;
     return compact({ baseUrl: text(`${provider}.baseUrl`), model: text(`${provider}.model`), apiKey });
   };
-  const [openai, anthropic] = await Promise.all(API_KEY_PROVIDERS.map(section)) as [HarnessConfig['openai'], HarnessConfig['anthropic']];
+  const [openai, anthropic] = (await Promise.all(API_KEY_PROVIDERS.map(section))) as [HarnessConfig['openai'], HarnessConfig['anthropic']];
   return {
     default: fallback,
     lenses,

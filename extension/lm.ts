@@ -1,14 +1,6 @@
 import * as vscode from 'vscode';
 import type { CancellationToken as RpcCancellationToken } from 'vscode-languageclient/node';
-import {
-  LmChat,
-  LmModels,
-  type LmChatParams,
-  type LmChatResult,
-  type LmModelInfo,
-  type LmModelsParams,
-  type LmToolCall,
-} from '../protocol/rpc';
+import { LmChat, LmModels, type LmChatParams, type LmChatResult, type LmModelInfo, type LmModelsParams, type LmToolCall } from '../protocol/rpc';
 import type { RpcEdge } from '../protocol/rpcEdge';
 import { failureOf, planMessages, type PlannedMessage } from './lmMessages';
 

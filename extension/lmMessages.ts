@@ -6,10 +6,7 @@ import type { LmFailureReason, LmMessage } from '../protocol/rpc';
  * typed failure reason. extension/lm.ts turns plans into real vscode objects.
  */
 
-export type PlannedPart =
-  | { kind: 'text'; text: string }
-  | { kind: 'call'; callId: string; name: string; input: Record<string, unknown> }
-  | { kind: 'result'; callId: string; text: string };
+export type PlannedPart = { kind: 'text'; text: string } | { kind: 'call'; callId: string; name: string; input: Record<string, unknown> } | { kind: 'result'; callId: string; text: string };
 
 export interface PlannedMessage {
   role: 'user' | 'assistant';

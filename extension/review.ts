@@ -16,16 +16,10 @@ export function configuredMaxFileBytes(): number {
  * Ask the host to find or create the session for `target` and capture it, with a progress
  * notification. Resolves with the host's Result; rejects only when the host cannot be reached.
  */
-export function openReview(
-  host: HostClient,
-  repo: string,
-  target: Target,
-  currentBranch?: string | null,
-): Promise<Result<OpenReviewResult>> {
+export function openReview(host: HostClient, repo: string, target: Target, currentBranch?: string | null): Promise<Result<OpenReviewResult>> {
   return Promise.resolve(
-    withProgress(
-      { location: vscode.ProgressLocation.Notification, title: captureTitle(target, currentBranch), cancellable: false },
-      () => host.request(ReviewOpen, { repo, target, maxFileBytes: configuredMaxFileBytes() }, CAPTURE_TIMEOUT_MS),
+    withProgress({ location: vscode.ProgressLocation.Notification, title: captureTitle(target, currentBranch), cancellable: false }, () =>
+      host.request(ReviewOpen, { repo, target, maxFileBytes: configuredMaxFileBytes() }, CAPTURE_TIMEOUT_MS),
     ),
   );
 }

@@ -11,9 +11,7 @@ export function panelTitle(target: Target): UiText {
 export function captureTitle(target: Target, currentBranch?: string | null): UiText {
   if (target.kind === 'branch') return ui`Rennet: capturing ${target.head} against ${target.base}…`;
   if (target.kind === 'pull-request') return ui`Rennet: fetching and capturing ${pullRequestLabel(target)} of ${target.owner}/${target.repo}…`;
-  return currentBranch
-    ? ui`Rennet: capturing the working tree of ${currentBranch} against ${target.base}…`
-    : ui`Rennet: capturing the working tree against ${target.base}…`;
+  return currentBranch ? ui`Rennet: capturing the working tree of ${currentBranch} against ${target.base}…` : ui`Rennet: capturing the working tree against ${target.base}…`;
 }
 
 /** One line naming a target for pickers and messages. */

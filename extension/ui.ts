@@ -35,10 +35,7 @@ export interface UiProgressOptions {
 }
 
 /** `window.withProgress` with a UI-text title (a notification's title renders links). */
-export function withProgress<R>(
-  options: UiProgressOptions,
-  task: (progress: vscode.Progress<{ message?: UiText; increment?: number }>, token: vscode.CancellationToken) => Thenable<R>,
-): Thenable<R> {
+export function withProgress<R>(options: UiProgressOptions, task: (progress: vscode.Progress<{ message?: UiText; increment?: number }>, token: vscode.CancellationToken) => Thenable<R>): Thenable<R> {
   return vscode.window.withProgress(options, task);
 }
 

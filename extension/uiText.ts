@@ -168,7 +168,10 @@ function renderSafeMarkdown(markdown: string): string {
   const tokens = parser.parse(markdown, {});
   const out: string[] = [];
   renderBlocks(tokens, 0, tokens.length, out);
-  return out.join('\n\n').replace(/\n{3,}/g, '\n\n').trim();
+  return out
+    .join('\n\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /** Renders block tokens [from, to) as Markdown blocks pushed to `out`. */
@@ -241,7 +244,7 @@ function renderBlocks(tokens: readonly Token[], from: number, to: number, out: s
 function renderList(tokens: readonly Token[], open: number, close: number, ordered: boolean, start: number): string {
   const items: string[] = [];
   let n = Number.isSafeInteger(start) && start >= 0 ? start : 1;
-  for (let i = open + 1; i < close; ) {
+  for (let i = open + 1; i < close;) {
     const token = tokens[i] as Token;
     if (token.type !== 'list_item_open') {
       i++;

@@ -182,7 +182,11 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).filter(([, o]) => o.type === 'string').map(([name]) => name));
+const VALUE_OPTIONS = new Set(
+  Object.entries(OPTIONS)
+    .filter(([, o]) => o.type === 'string')
+    .map(([name]) => name),
+);
 
 async function main(argv: string[]): Promise<number> {
   // `eval` has its own sub-commands and flags (host/eval/cli.ts).
@@ -204,7 +208,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review', 'open-pr', 'gates', 'merge', 'round', 'rounds', 'land', 'archive'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!['review', 'capture', 'tools', 'seat-server', 'ask', 'post-review', 'open-pr', 'gates', 'merge', 'round', 'rounds', 'land', 'archive'].includes(command))
+    throw new UsageError(`unknown command "${command}"`);
   if (command === 'gates' || command === 'merge') {
     if (jsonFile !== null) throw new UsageError(`--json takes no FILE on ${command} (it prints to stdout)`);
     return gatesCli(command, values, positionals);
@@ -288,9 +293,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'seat-server') {
       if (!values.base) throw new UsageError(`${command} needs --base REF`);
       if (!values.head && !values['working-tree']) throw new UsageError(`${command} needs --head REF or --working-tree`);
-      const target: Target = values['working-tree']
-        ? { kind: 'working-tree', base: values.base }
-        : { kind: 'branch', head: values.head as string, base: values.base };
+      const target: Target = values['working-tree'] ? { kind: 'working-tree', base: values.base } : { kind: 'branch', head: values.head as string, base: values.base };
       const result = await service.capture(values.repo, target, maxFileBytes === undefined ? undefined : { maxFileBytes });
       if (!result.ok) return refuse(result.error);
       // The store is not needed while serving; release it so the VS Code host can write.
@@ -304,17 +307,17 @@ async function main(argv: string[]): Promise<number> {
       if (!resolved.ok) return refuse(resolved.error);
       target = resolved.value;
     } else {
-    const branches = await service.listBranches(values.repo);
-    if (!branches.ok) return refuse(branches.error);
-    const base = values.base ?? branches.value.defaultBase;
-    if (!base) return refuse({ code: 'unknown-ref', message: 'no default base found (no origin/HEAD, main or master); pass --base REF' });
-    if (values['working-tree']) {
-      target = { kind: 'working-tree', base };
-    } else {
-      const head = values.head ?? branches.value.current;
-      if (!head) return refuse({ code: 'detached-head', message: 'HEAD is detached; pass --head REF to say what to review' });
-      target = { kind: 'branch', head, base };
-    }
+      const branches = await service.listBranches(values.repo);
+      if (!branches.ok) return refuse(branches.error);
+      const base = values.base ?? branches.value.defaultBase;
+      if (!base) return refuse({ code: 'unknown-ref', message: 'no default base found (no origin/HEAD, main or master); pass --base REF' });
+      if (values['working-tree']) {
+        target = { kind: 'working-tree', base };
+      } else {
+        const head = values.head ?? branches.value.current;
+        if (!head) return refuse({ code: 'detached-head', message: 'HEAD is detached; pass --head REF to say what to review' });
+        target = { kind: 'branch', head, base };
+      }
     }
     const opened = await service.openReview({ repo: values.repo, target, ...(maxFileBytes === undefined ? {} : { maxFileBytes }) });
     if (!opened.ok) return refuse(opened.error);
@@ -360,7 +363,18 @@ async function main(argv: string[]): Promise<number> {
         // No commits since the earlier review: no lens has anything to read; the record says so.
         const prior = recordRereview(store, snapshot.session.id, currentGenerationId(store, snapshot.session.id), rereview, new Date().toISOString());
         if (jsonFile) {
-          const report: ReviewReport = { ...(prTarget ? { target: reportTargetOf(prTarget, patchset.value) } : {}), patchset: patchset.value.id, generation: '', base: patchset.value.base, head: patchset.value.head, boards: [], spend: [], timings: [], delta: prior.delta, priorItems: prior.items };
+          const report: ReviewReport = {
+            ...(prTarget ? { target: reportTargetOf(prTarget, patchset.value) } : {}),
+            patchset: patchset.value.id,
+            generation: '',
+            base: patchset.value.base,
+            head: patchset.value.head,
+            boards: [],
+            spend: [],
+            timings: [],
+            delta: prior.delta,
+            priorItems: prior.items,
+          };
           writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
         }
         return 0;
@@ -436,7 +450,14 @@ async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): P
     const path = str('path');
     const line = int('line');
     const endLine = int('end-line');
-    askInput = { intent: intent as AskIntent, text, ...(path !== undefined ? { path } : {}), ...(line !== undefined ? { line } : {}), ...(endLine !== undefined ? { endLine } : {}), ...(side ? { side: side as Side } : {}) };
+    askInput = {
+      intent: intent as AskIntent,
+      text,
+      ...(path !== undefined ? { path } : {}),
+      ...(line !== undefined ? { line } : {}),
+      ...(endLine !== undefined ? { endLine } : {}),
+      ...(side ? { side: side as Side } : {}),
+    };
   }
   const verdict = str('verdict');
   if (verdict !== undefined && !['approve', 'comment', 'request-changes'].includes(verdict)) throw new UsageError('--verdict is approve, comment or request-changes');
@@ -460,11 +481,21 @@ async function forgeCli(command: 'ask' | 'post-review', values: ParsedValues): P
     }
     const publisher = cliPublisher(store, service, forges);
     const expect = str('expect-composition');
-    const result = await cliPostReview(store, publisher, session, { ...(verdict ? { verdict: verdict as VerdictFlag } : {}), dryRun: values['dry-run'] === true, ...(expect ? { expectComposition: expect } : {}) }, now);
+    const result = await cliPostReview(
+      store,
+      publisher,
+      session,
+      { ...(verdict ? { verdict: verdict as VerdictFlag } : {}), dryRun: values['dry-run'] === true, ...(expect ? { expectComposition: expect } : {}) },
+      now,
+    );
     if (!result.ok) return refuseWith(result.error, FORGE_REFUSED);
     if (result.value.kind === 'dry-run') {
       const d = result.value.descriptor;
-      writeOut(json ? JSON.stringify(d, null, 2) : `${d.event} · ${d.comments.length} comment${d.comments.length === 1 ? '' : 's'} · ${d.folded.length} folded into the body · composition ${d.compositionId}\n\n${d.body}`);
+      writeOut(
+        json
+          ? JSON.stringify(d, null, 2)
+          : `${d.event} · ${d.comments.length} comment${d.comments.length === 1 ? '' : 's'} · ${d.folded.length} folded into the body · composition ${d.compositionId}\n\n${d.body}`,
+      );
       return 0;
     }
     const r = result.value.receipt;
@@ -559,7 +590,11 @@ async function openPrCli(values: ParsedValues): Promise<number> {
       const preview = await previewPullRequest(input, access.value);
       if (!preview.ok) return refuseWith(preview.error, FORGE_REFUSED);
       const p = preview.value;
-      writeOut(json ? JSON.stringify(p, null, 2) : `${p.existing ? `reuses ${p.existing.url}` : 'opens a new request'} · ${p.branch} → ${p.base} on ${p.destination.owner}/${p.destination.repo} (${p.destination.host}, remote ${p.destination.remote}) · composition ${p.compositionId}\n\n${p.title}\n\n${p.body}`);
+      writeOut(
+        json
+          ? JSON.stringify(p, null, 2)
+          : `${p.existing ? `reuses ${p.existing.url}` : 'opens a new request'} · ${p.branch} → ${p.base} on ${p.destination.owner}/${p.destination.repo} (${p.destination.host}, remote ${p.destination.remote}) · composition ${p.compositionId}\n\n${p.title}\n\n${p.body}`,
+      );
       return 0;
     }
     const expect = str('expect-composition');
@@ -656,10 +691,12 @@ async function roundsCli(command: 'round' | 'rounds' | 'land' | 'archive', value
   if (values['working-tree'] || values['dry-run']) throw new UsageError(`--working-tree and --dry-run are not options of ${command}`);
   // --pr: one's own request's review (made by review --pr), which loops on the request's head branch.
   const pr = str('pr');
-  if (pr !== undefined && (values.branch !== undefined || values.base !== undefined)) throw new UsageError('--pr names the request; its head branch and base come from the forge (no --branch or --base)');
+  if (pr !== undefined && (values.branch !== undefined || values.base !== undefined))
+    throw new UsageError('--pr names the request; its head branch and base come from the forge (no --branch or --base)');
   const workerFlag = str('worker');
   if (command === 'round' && !workerFlag && !values.retry) throw new UsageError('round needs --worker claude-code|codex|scripted:FILE (a --retry runs no worker)');
-  if (command !== 'round' && (workerFlag !== undefined || values.harness !== undefined || values.retry || values.workspace !== undefined)) throw new UsageError('--worker, --harness, --retry and --workspace are options of round');
+  if (command !== 'round' && (workerFlag !== undefined || values.harness !== undefined || values.retry || values.workspace !== undefined))
+    throw new UsageError('--worker, --harness, --retry and --workspace are options of round');
   if (command !== 'round' && jsonFile !== null) throw new UsageError(`--json takes no FILE on ${command} (it prints to stdout)`);
   const workspaceMode = RoundsWorkspaceMode.safeParse(str('workspace') ?? ROUNDS_WORKSPACE_DEFAULT);
   if (!workspaceMode.success) throw new UsageError(`--workspace is share or own, not "${str('workspace')}"`);
@@ -703,7 +740,12 @@ async function roundsCli(command: 'round' | 'rounds' | 'land' | 'archive', value
           : [
               rows.length === 0
                 ? 'No rounds yet.'
-                : rows.map((r) => `round ${r.ordinal}: ${r.state}${r.failure ? ` at ${r.failure.phase}` : ''} · ${r.asks.length} asks · ${r.worker.kind}${r.range ? ` · ${r.range.from.slice(0, 7)}..${r.range.to.slice(0, 7)}` : ''}`).join('\n'),
+                : rows
+                    .map(
+                      (r) =>
+                        `round ${r.ordinal}: ${r.state}${r.failure ? ` at ${r.failure.phase}` : ''} · ${r.asks.length} asks · ${r.worker.kind}${r.range ? ` · ${r.range.from.slice(0, 7)}..${r.range.to.slice(0, 7)}` : ''}`,
+                    )
+                    .join('\n'),
               ...(line ? [line] : []),
             ].join('\n'),
       );
@@ -732,13 +774,20 @@ async function roundsCli(command: 'round' | 'rounds' | 'land' | 'archive', value
     const last = runner.rounds(session.id).at(-1);
     if (values.retry && !last) return refuseWith({ code: 'invalid-request', message: 'this review has no round to retry' }, FORGE_REFUSED);
     if (!values.retry && !worker) throw new UsageError('round needs --worker');
-    const dispatched = values.retry && last ? await runner.retry(session.id, last.id, context) : await runner.dispatch(session.id, { ...context, worker: (worker as Extract<typeof worker, { ok: true }>).value });
+    const dispatched =
+      values.retry && last ? await runner.retry(session.id, last.id, context) : await runner.dispatch(session.id, { ...context, worker: (worker as Extract<typeof worker, { ok: true }>).value });
     if (!dispatched.ok) return refuseWith(dispatched.error, FORGE_REFUSED);
-    process.stderr.write(`Round ${dispatched.value.round.ordinal} ${values.retry ? 'resumed' : 'dispatched'}: ${dispatched.value.round.asks.length} ask${dispatched.value.round.asks.length === 1 ? '' : 's'} to ${dispatched.value.round.worker.kind} in ${dispatched.value.round.workspace.root}\n`);
+    process.stderr.write(
+      `Round ${dispatched.value.round.ordinal} ${values.retry ? 'resumed' : 'dispatched'}: ${dispatched.value.round.asks.length} ask${dispatched.value.round.asks.length === 1 ? '' : 's'} to ${dispatched.value.round.worker.kind} in ${dispatched.value.round.workspace.root}\n`,
+    );
     const round = await dispatched.value.done;
     const out = roundJson(round);
     if (jsonFile !== null) writeFileSync(jsonFile, `${JSON.stringify(out, null, 2)}\n`);
-    writeOut(values.json === true ? JSON.stringify(out, null, 2) : `round ${round.ordinal}: ${round.state}${round.failure ? ` at ${round.failure.phase}: ${round.failure.message}` : ''}${round.report ? ` · ${round.report.counts.addressed} addressed, ${round.report.counts.partial} partial, ${round.report.counts.untouched} untouched` : ''}`);
+    writeOut(
+      values.json === true
+        ? JSON.stringify(out, null, 2)
+        : `round ${round.ordinal}: ${round.state}${round.failure ? ` at ${round.failure.phase}: ${round.failure.message}` : ''}${round.report ? ` · ${round.report.counts.addressed} addressed, ${round.report.counts.partial} partial, ${round.report.counts.untouched} untouched` : ''}`,
+    );
     return round.state === 'returned' || round.state === 'unchanged' ? 0 : 1;
   } finally {
     store.close();

@@ -77,7 +77,13 @@ export function cliAsk(store: Store, session: Session, patchset: Patchset, input
     anchor = { kind: 'line', patchsetId: patchset.id, path: input.path, side, startLine: start, endLine: end };
   }
   // The lane the editor and the board would give it: a teammate's request posts, one's own work loops in rounds.
-  const command: AskCommand = { type: 'stage', anchor, text: input.text, intent: input.intent, lane: askLaneFor({ session, pullRequest: new ReviewService({ store }).pullRequestRecord(session.id) ?? undefined }) };
+  const command: AskCommand = {
+    type: 'stage',
+    anchor,
+    text: input.text,
+    intent: input.intent,
+    lane: askLaneFor({ session, pullRequest: new ReviewService({ store }).pullRequestRecord(session.id) ?? undefined }),
+  };
   const appended = new AskLog(store).command(session.id, command, now);
   if (!appended.ok) return appended;
   const event = appended.value.event;
@@ -117,7 +123,12 @@ export async function cliPostReview(
   }
   const composed = preview.value.composed.value;
   if (options.expectComposition && options.expectComposition !== composed.descriptor.compositionId) {
-    return err(rennetError('stale-composition', `the review composes to ${composed.descriptor.compositionId}, not the expected ${options.expectComposition}: something changed since (asks, verdict, patchset); nothing was posted`));
+    return err(
+      rennetError(
+        'stale-composition',
+        `the review composes to ${composed.descriptor.compositionId}, not the expected ${options.expectComposition}: something changed since (asks, verdict, patchset); nothing was posted`,
+      ),
+    );
   }
   if (options.dryRun) return ok({ kind: 'dry-run', descriptor: composed.descriptor });
   const posted = await publisher.post(session.id, composed.descriptor.compositionId);

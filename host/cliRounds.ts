@@ -40,7 +40,8 @@ export function cliRoundRunner(store: Store, stderr: (text: string) => void, mod
   return new RoundRunner({
     store,
     asks: new AskLog(store),
-    bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode, log: (level, message) => stderr(`[${level}] ${message}\n`), ...options }),
+    bindWorkspace: (session, options) =>
+      bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode, log: (level, message) => stderr(`[${level}] ${message}\n`), ...options }),
     log: (level, message) => stderr(`[${level}] ${message}\n`),
   });
 }

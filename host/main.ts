@@ -171,7 +171,12 @@ edge.request(ReviewDraftLens, async (params: DraftLensParams, token): Promise<Re
   const model = models[0];
   if (!model) {
     const wanted = [params.vendor && `vendor "${params.vendor}"`, params.family && `family "${params.family}"`, params.model && `id "${params.model}"`].filter(Boolean).join(', ');
-    return err(rennetError('not-found', `no VS Code language model matches ${wanted || 'any selector'}; install and sign in to a model provider (such as GitHub Copilot), or change rennet.harness.vscodeLm.vendor / family`));
+    return err(
+      rennetError(
+        'not-found',
+        `no VS Code language model matches ${wanted || 'any selector'}; install and sign in to a model provider (such as GitHub Copilot), or change rennet.harness.vscodeLm.vendor / family`,
+      ),
+    );
   }
   // A second draft (or a lens run) of the same session is refused, not interleaved.
   const busy = runner.reserve(params.sessionId, `a ${params.lens} draft`);
@@ -256,8 +261,7 @@ async function asks(): Promise<AskLog> {
   const { store } = await ready;
   askLog ??= new AskLog(store, {
     onAppend: ({ sessionId, seq, projection }) => notify(AsksChanged, { sessionId, seq, projection }),
-    onSkipped: (sessionId, seq, reason) =>
-      notify(HostLog, { level: 'warn', message: `ask log of session ${sessionId}: event #${seq} does not apply and is skipped (${reason})` }),
+    onSkipped: (sessionId, seq, reason) => notify(HostLog, { level: 'warn', message: `ask log of session ${sessionId}: event #${seq} does not apply and is skipped (${reason})` }),
   });
   return askLog;
 }
@@ -291,7 +295,18 @@ edge.request(AsksExplain, async (params, token) => {
 });
 
 // ─── Forges and exits: pull-request targets, the review preview, Post review ──────────────────
-import { ExitsOpenPullRequest, ExitsPosted, ExitsPostReview, ExitsPreviewPullRequest, ExitsPreviewReview, ForgesConfigure, PullRequestFreshnessGet, PullRequestList, PullRequestResolve, type ExitsPullRequestParams } from '../protocol/rpc';
+import {
+  ExitsOpenPullRequest,
+  ExitsPosted,
+  ExitsPostReview,
+  ExitsPreviewPullRequest,
+  ExitsPreviewReview,
+  ForgesConfigure,
+  PullRequestFreshnessGet,
+  PullRequestList,
+  PullRequestResolve,
+  type ExitsPullRequestParams,
+} from '../protocol/rpc';
 import { branchOpenPrInput, openPullRequest, previewPullRequest, type OpenPrInput } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { sessionPublisher, type Publisher } from './exits/publish';
@@ -407,10 +422,12 @@ function sweepLog(level: 'info' | 'warn', line: string): void {
 }
 // The daemon-start sweep (host/rounds/sweep.ts): once per host start, never from a bind. Every bind
 // waits for it (roundsRunner), so it never collects a sibling a bind is about to take.
-const startSweep: Promise<void> = ready.then(
-  ({ store }) => sweepAtStart(store, { dataDir: store.dir, log: sweepLog }).then(() => undefined),
-  () => undefined, // the store did not open: that is already logged, and nothing could be swept
-).catch((error: unknown) => sweepLog('warn', `start sweep: stopped: ${(error as Error).message}`));
+const startSweep: Promise<void> = ready
+  .then(
+    ({ store }) => sweepAtStart(store, { dataDir: store.dir, log: sweepLog }).then(() => undefined),
+    () => undefined, // the store did not open: that is already logged, and nothing could be swept
+  )
+  .catch((error: unknown) => sweepLog('warn', `start sweep: stopped: ${(error as Error).message}`));
 
 let roundRunner: RoundRunner | undefined;
 /** The workspace mode the extension last sent for each session (`rennet.rounds.workspace`): it decides only a first bind. */
@@ -424,7 +441,8 @@ async function roundsRunner(): Promise<RoundRunner> {
     roundRunner = new RoundRunner({
       store,
       asks: log,
-      bindWorkspace: (session, options) => bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode: workspaceModes.get(session.id) ?? ROUNDS_WORKSPACE_DEFAULT, log: hostLog, ...options }),
+      bindWorkspace: (session, options) =>
+        bindWorkspace(store, session, { dataDir: store.dir, now: () => new Date().toISOString(), mode: workspaceModes.get(session.id) ?? ROUNDS_WORKSPACE_DEFAULT, log: hostLog, ...options }),
       log: hostLog,
       onChange: (sessionId, round) => {
         notify(RoundsChanged, { sessionId, round });
@@ -446,7 +464,8 @@ async function roundContext(harness: HarnessConfig): Promise<RoundContext> {
   const { runner } = await ready;
   return {
     reportHarness: (signal) => lensHarnessFromConfig(harness, 'design', harnessPorts(signal)),
-    draftGeneration: ({ session, report, round, asks, compose, onComposed }) => runner.runRoundLenses(session.id, harness, { ordinal: round.ordinal, report, asks }, { ...(compose ? { compose } : {}), onComposed }),
+    draftGeneration: ({ session, report, round, asks, compose, onComposed }) =>
+      runner.runRoundLenses(session.id, harness, { ordinal: round.ordinal, report, asks }, { ...(compose ? { compose } : {}), onComposed }),
   };
 }
 
@@ -493,7 +512,8 @@ edge.request(SessionArchive, async (params) => {
   const { store } = await ready;
   const session = store.getSession(params.sessionId);
   if (!session) return err(rennetError('not-found', `no session ${params.sessionId}`));
-  if ((await roundsRunner()).rounds(session.id).some((r) => r.state === 'running')) return err(rennetError('invalid-request', 'a round of this review is running: cancel it or let it end before archiving; nothing changed'));
+  if ((await roundsRunner()).rounds(session.id).some((r) => r.state === 'running'))
+    return err(rennetError('invalid-request', 'a round of this review is running: cancel it or let it end before archiving; nothing changed'));
   return archiveSession(store, session, { now: () => new Date().toISOString(), snapshots: { dataDir: store.dir, patchsetIds: sessionPatchsetIds(store, session.id) } });
 });
 

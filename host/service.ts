@@ -96,8 +96,7 @@ export class ReviewService {
     const { created: captured } = this.store.putPatchset(patchset.value);
     const stamp = this.now().toISOString();
     const { session, created } = this.store.getOrCreateSession({ repoRoot: repo.value.root, target: parsed.data, now: stamp });
-    const attached =
-      session.activePatchsetId === patchset.value.id ? session : this.store.attachPatchset(session.id, patchset.value.id, stamp);
+    const attached = session.activePatchsetId === patchset.value.id ? session : this.store.attachPatchset(session.id, patchset.value.id, stamp);
     if (record) this.store.appendEvent(session.id, PULL_REQUEST_EVENT_KIND, record, stamp);
     return ok({
       snapshot: { session: attached, patchset: summarizePatchset(patchset.value), ...(record ? { pullRequest: record } : {}) },

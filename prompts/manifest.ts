@@ -73,7 +73,13 @@ export const DOCUMENT_PROMPTS: readonly DocumentPromptEntry[] = [
   // Copied verbatim into the context directory for the job that writes review text; no header.
   { id: 'reviewer-voice', file: 'reviewer-voice.md', partials: [], budgetBytes: 2_010 /* measured 1,827 */ },
   // The landed-round classifier: one structured turn over evidence.json, with the read tools over the successor.
-  { id: 'round-report', file: 'round-report.md', partials: [], budgetBytes: 3_985 /* measured 3,622: it teaches read_evidence, submit_report and the read tools */, toolsBudgetBytes: 5_331 /* measured 4,846 */ },
+  {
+    id: 'round-report',
+    file: 'round-report.md',
+    partials: [],
+    budgetBytes: 3_985 /* measured 3,622: it teaches read_evidence, submit_report and the read tools */,
+    toolsBudgetBytes: 5_331 /* measured 4,846 */,
+  },
   // The coding round's worker: a header naming work-order.md, then this file (the order holds the asks).
   { id: 'round-worker', file: 'round-worker.md', partials: [], budgetBytes: 765 /* measured 695 */ },
   // The re-review's closure seat: one structured turn over the earlier review's items and the fix delta, with the read tools over the delta.

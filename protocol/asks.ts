@@ -128,12 +128,13 @@ export function flaggedBoardId(sessionId: string, generationId: string): string 
  * A finding, named by (generation, Flagged board id, finding id). The generation is part of the
  * identity, so a retried draft (a new generation) reusing an element id is a different finding.
  */
-export const FindingRef = z
-  .object({ generationId: AskKeyPart, boardId: z.string().min(1), findingId: AskKeyPart })
-  .refine((f) => {
+export const FindingRef = z.object({ generationId: AskKeyPart, boardId: z.string().min(1), findingId: AskKeyPart }).refine(
+  (f) => {
     const parts = f.boardId.split('/');
     return parts.length === 3 && AskKeyPart.safeParse(parts[0]).success && parts[1] === f.generationId && parts[2] === 'flagged';
-  }, { message: 'boardId is not <sessionId>/<generationId>/flagged of this generation' });
+  },
+  { message: 'boardId is not <sessionId>/<generationId>/flagged of this generation' },
+);
 export type FindingRef = z.infer<typeof FindingRef>;
 
 export const LineAnchor = z.object({ kind: z.literal('line'), ...spanShape }).refine(spanOrdered, spanOrderedMessage);

@@ -9,15 +9,7 @@ import { ReviewReport } from './review';
  */
 
 /** Bug categories the built-in corpus covers; a history corpus may use any other word. */
-export const BUILTIN_EVAL_CATEGORIES = [
-  'off-by-one',
-  'missing-await',
-  'sql-injection',
-  'swapped-argument',
-  'missing-null-check',
-  'unclosed-handle',
-  'wrong-lock',
-] as const;
+export const BUILTIN_EVAL_CATEGORIES = ['off-by-one', 'missing-await', 'sql-injection', 'swapped-argument', 'missing-null-check', 'unclosed-handle', 'wrong-lock'] as const;
 
 /** A ground-truth line range: `head` ranges are lines the head added; `base` ranges lines it deleted. */
 export const EvalTruthRange = z.object({

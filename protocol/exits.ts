@@ -99,8 +99,16 @@ export const ReviewTarget = z.object({
   /** The forge's host name (github.com, gitlab.com, or a self-hosted one). */
   host: z.string().regex(/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, 'not a host name'),
   /** GitHub: the owner; GitLab: the namespace, which may hold subgroups (`group/sub`). */
-  owner: z.string().min(1).max(255).refine((s) => !s.startsWith('/') && !s.endsWith('/') && !s.includes('//'), 'not an owner or namespace'),
-  repo: z.string().min(1).max(255).refine((s) => !s.includes('/'), 'not a repository name'),
+  owner: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((s) => !s.startsWith('/') && !s.endsWith('/') && !s.includes('//'), 'not an owner or namespace'),
+  repo: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((s) => !s.includes('/'), 'not a repository name'),
   number: z.number().int().positive(),
   headSha: CommitSha,
   baseSha: CommitSha,
@@ -310,10 +318,7 @@ export const GITLAB_VERDICT_LABELS: Record<ReviewEvent, string> = {
 };
 
 /** The wire form of a review composition: a composed review or the refusal. */
-export const ComposeReviewResult = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), value: ComposedReview }),
-  z.object({ ok: z.literal(false), error: ComposeRefusal }),
-]);
+export const ComposeReviewResult = z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), value: ComposedReview }), z.object({ ok: z.literal(false), error: ComposeRefusal })]);
 export type ComposeReviewResult = z.infer<typeof ComposeReviewResult>;
 
 // ─── Publication (the receipt a posted review leaves) ────────────────────────────────────────

@@ -47,16 +47,9 @@ export const RennetError = z.object({
 export type RennetError = z.infer<typeof RennetError>;
 
 export function rennetError(code: ErrorCode, message: string, detail?: Record<string, string>): RennetError {
-  const bounded =
-    message.length > ERROR_MESSAGE_MAX_CHARS
-      ? `${message.slice(0, ERROR_MESSAGE_MAX_CHARS)}… [truncated, ${message.length} characters in all]`
-      : message;
+  const bounded = message.length > ERROR_MESSAGE_MAX_CHARS ? `${message.slice(0, ERROR_MESSAGE_MAX_CHARS)}… [truncated, ${message.length} characters in all]` : message;
   return detail ? { code, message: bounded, detail } : { code, message: bounded };
 }
 
 /** zod schema for a Result over the wire. */
-export const resultSchema = <T extends z.ZodTypeAny>(value: T) =>
-  z.discriminatedUnion('ok', [
-    z.object({ ok: z.literal(true), value }),
-    z.object({ ok: z.literal(false), error: RennetError }),
-  ]);
+export const resultSchema = <T extends z.ZodTypeAny>(value: T) => z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), value }), z.object({ ok: z.literal(false), error: RennetError })]);

@@ -165,9 +165,7 @@ export const RoundReport = z.object({
   roundId: z.string(),
   successorPatchsetId: z.string(),
   /** In dispatch order: exactly one per dispatched ask, with its exact text. */
-  outcomes: z.array(
-    z.object({ askId: AskKeyPart, askText: z.string(), outcome: RoundOutcomeKind, evidence: z.array(ReportEvidence), note: z.string() }),
-  ),
+  outcomes: z.array(z.object({ askId: AskKeyPart, askText: z.string(), outcome: RoundOutcomeKind, evidence: z.array(ReportEvidence), note: z.string() })),
   beyond: z.array(z.object({ evidence: z.array(ReportEvidence), note: z.string() })),
   /** Outcomes by kind, and the reworks the report verified (addressed + partial). */
   counts: z.object({ addressed: z.number().int().nonnegative(), partial: z.number().int().nonnegative(), untouched: z.number().int().nonnegative(), beyond: z.number().int().nonnegative() }),

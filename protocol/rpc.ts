@@ -94,7 +94,6 @@ export type HostLogParams = z.infer<typeof HostLogParams>;
 /** host → extension: a line for the Rennet output channel (never secrets). */
 export const HostLog = rpcNotification('rennet/host/log', HostLogParams);
 
-
 // ─── Language models through VS Code (vscode.lm) ────────────────────────────────────────────
 //
 // The host runs the tool loop of a `vscode-lm` seat; each round trip asks the extension for ONE

@@ -67,10 +67,7 @@ export function rpcEdge(endpoint: RpcEndpoint, log: EdgeLog): RpcEdge {
 
     notification<P extends z.ZodType>(message: RennetNotification<P>, handler: EdgeNotificationHandler<P>) {
       return endpoint.onNotification(message.method, async (...args: unknown[]) => {
-        const checked =
-          args.length > 1
-            ? { ok: false as const, message: `${message.method}: takes one params object by name, not ${args.length} values by position` }
-            : checkParams(message, args[0]);
+        const checked = args.length > 1 ? { ok: false as const, message: `${message.method}: takes one params object by name, not ${args.length} values by position` } : checkParams(message, args[0]);
         if (!checked.ok) {
           log('warn', `dropped ${bounded(checked.message)}`);
           return;

@@ -75,11 +75,7 @@ export function App({ bridge }: AppProps) {
   }, [bridge]);
 
   const sessionId = model.snapshot?.session.id ?? model.generation?.sessionId ?? restored.current?.sessionId;
-  const pinnedGeneration = model.generationReceived
-    ? model.generation?.status === 'frozen'
-      ? model.generation.generationId
-      : null
-    : (restored.current?.generationId ?? null);
+  const pinnedGeneration = model.generationReceived ? (model.generation?.status === 'frozen' ? model.generation.generationId : null) : (restored.current?.generationId ?? null);
   useEffect(() => {
     if (!sessionId) return;
     const state: PanelState = { sessionId };
@@ -90,8 +86,7 @@ export function App({ bridge }: AppProps) {
 
   const actions = useMemo<BoardActions>(
     () => ({
-      openCitation: (path, side, startLine, endLine) =>
-        bridge.post({ type: 'rennet/panel/openCitation', path, side, ...normalizeRange(startLine, endLine) }),
+      openCitation: (path, side, startLine, endLine) => bridge.post({ type: 'rennet/panel/openCitation', path, side, ...normalizeRange(startLine, endLine) }),
       openFile: (path, side) => bridge.post({ type: 'rennet/panel/openFile', path, side }),
       runLenses: () => bridge.post({ type: 'rennet/panel/runLenses' }),
       selectGeneration: (generationId) => bridge.post({ type: 'rennet/panel/selectGeneration', generationId }),
@@ -143,28 +138,18 @@ export function App({ bridge }: AppProps) {
   const boards = model.generationReceived ? (
     <BoardActionsContext.Provider value={actions}>
       <AskSurfaceContext.Provider value={surface}>
-        <Boards
-          generation={model.generation}
-          lens={model.lens}
-          onSelectLens={selectLens}
-          canDraft={Boolean(model.snapshot?.patchset)}
-        />
+        <Boards generation={model.generation} lens={model.lens} onSelectLens={selectLens} canDraft={Boolean(model.snapshot?.patchset)} />
       </AskSurfaceContext.Provider>
     </BoardActionsContext.Provider>
   ) : null;
   // The rounds area (run view, report greeting, ledger) once the review has a round; above the boards.
-  const roundsArea = model.rounds && model.rounds.length > 0 ? (
-    <BoardActionsContext.Provider value={actions}>
-      <RoundsArea
-        rounds={model.rounds}
-        generation={model.generation}
-        onOpenRoundDiff={(roundId, at) => bridge.post({ type: 'rennet/panel/openRoundDiff', roundId, ...(at ? { at } : {}) })}
-      />
-    </BoardActionsContext.Provider>
-  ) : null;
-  const asksStrip = model.asks ? (
-    <AsksStrip projection={model.asks} undoLabel={model.undoLabel} onUndo={() => bridge.post({ type: 'rennet/panel/undo' })} />
-  ) : null;
+  const roundsArea =
+    model.rounds && model.rounds.length > 0 ? (
+      <BoardActionsContext.Provider value={actions}>
+        <RoundsArea rounds={model.rounds} generation={model.generation} onOpenRoundDiff={(roundId, at) => bridge.post({ type: 'rennet/panel/openRoundDiff', roundId, ...(at ? { at } : {}) })} />
+      </BoardActionsContext.Provider>
+    ) : null;
+  const asksStrip = model.asks ? <AsksStrip projection={model.asks} undoLabel={model.undoLabel} onUndo={() => bridge.post({ type: 'rennet/panel/undo' })} /> : null;
 
   return (
     <BridgeContext.Provider value={bridge}>
@@ -221,12 +206,7 @@ function HostStatusBanner({ status }: { status: HostStatus | null }) {
         ? 'The Rennet host stopped unexpectedly and is restarting; this review is read back from the store when it is up.'
         : 'The Rennet host is stopped. Run “Rennet: Restart Host” from the Command Palette.';
   return (
-    <div
-      class={`rn-banner rn-banner-${status.state === 'failed' ? 'error' : 'warning'}`}
-      data-testid="host-status"
-      data-state={status.state}
-      role={status.state === 'failed' ? 'alert' : 'status'}
-    >
+    <div class={`rn-banner rn-banner-${status.state === 'failed' ? 'error' : 'warning'}`} data-testid="host-status" data-state={status.state} role={status.state === 'failed' ? 'alert' : 'status'}>
       <strong class="rn-banner-label">Host {status.state}</strong> <span>{text}</span>
       {status.message && <div class="rn-banner-detail">{status.message}</div>}
     </div>
@@ -289,13 +269,7 @@ function AsksStrip({ projection, undoLabel, onUndo }: { projection: AskProjectio
       <span class="rn-asks-count" data-testid="asks-count" data-count={String(staged)}>
         {staged === 0 ? 'No asks staged' : `${plural(staged, 'ask')} staged`}
       </span>
-      <Button
-        appearance="secondary"
-        onClick={onUndo}
-        disabled={undoLabel === null}
-        title={undoLabel === null ? 'Nothing to undo in this window' : `Undo: ${undoLabel}`}
-        testId="undo-ask"
-      >
+      <Button appearance="secondary" onClick={onUndo} disabled={undoLabel === null} title={undoLabel === null ? 'Nothing to undo in this window' : `Undo: ${undoLabel}`} testId="undo-ask">
         {undoLabel === null ? 'Undo' : `Undo ${undoLabel}`}
       </Button>
     </div>
@@ -340,12 +314,7 @@ function Review({ snapshot, refreshing, onRecapture, boards, asks, rounds }: Rev
             {targetKindLabel(session.target)}
           </span>
           <span class="rn-spacer" />
-          <Button
-            onClick={onRecapture}
-            disabled={refreshing}
-            ariaLabel={refreshing ? 'Recapturing the target' : 'Recapture the target (new commits, working-tree edits)'}
-            testId="recapture"
-          >
+          <Button onClick={onRecapture} disabled={refreshing} ariaLabel={refreshing ? 'Recapturing the target' : 'Recapture the target (new commits, working-tree edits)'} testId="recapture">
             {refreshing ? 'Recapturing…' : 'Recapture'}
           </Button>
         </div>
@@ -394,7 +363,12 @@ function PatchsetFacts({ patchset }: { patchset: PatchsetSummary }) {
       <p class="rn-totals" data-testid="totals" aria-label="Totals">
         {totalsParts(patchset.totals).map((part, index) => (
           <Fragment key={part.key}>
-            {index > 0 && <span class="rn-sep" aria-hidden="true"> · </span>}
+            {index > 0 && (
+              <span class="rn-sep" aria-hidden="true">
+                {' '}
+                ·{' '}
+              </span>
+            )}
             <span class={`rn-total rn-total-${part.key}`} data-total={part.key} title={part.title}>
               {part.text}
             </span>
@@ -434,10 +408,7 @@ function NotCaptured({ session }: { session: Session }) {
   return (
     <section class="rn-empty" data-testid="empty-state">
       <h2>Not captured yet</h2>
-      <p>
-        This review of {targetLabel(session.target)} has no captured change. Use Recapture to capture it now; the
-        capture is pinned and later edits never change it.
-      </p>
+      <p>This review of {targetLabel(session.target)} has no captured change. Use Recapture to capture it now; the capture is pinned and later edits never change it.</p>
     </section>
   );
 }
@@ -460,26 +431,26 @@ function FileList({ patchset }: { patchset: PatchsetSummary }) {
         Changed files <CountBadge count={patchset.files.length} label={plural(patchset.files.length, 'file')} testId="file-count" />
       </h2>
       <div class="rn-table-wrap">
-      <table class="rn-file-table" data-testid="file-list" aria-rowcount={patchset.files.length + 1}>
-        <thead>
-          <tr aria-rowindex={1}>
-            <th scope="col" class="rn-col-status">
-              Status
-            </th>
-            <th scope="col">File</th>
-            <th scope="col" class="rn-num">
-              Added
-            </th>
-            <th scope="col" class="rn-num">
-              Deleted
-            </th>
-            <th scope="col" class="rn-num">
-              Hunks
-            </th>
-          </tr>
-        </thead>
-        <FileRows files={patchset.files} />
-      </table>
+        <table class="rn-file-table" data-testid="file-list" aria-rowcount={patchset.files.length + 1}>
+          <thead>
+            <tr aria-rowindex={1}>
+              <th scope="col" class="rn-col-status">
+                Status
+              </th>
+              <th scope="col">File</th>
+              <th scope="col" class="rn-num">
+                Added
+              </th>
+              <th scope="col" class="rn-num">
+                Deleted
+              </th>
+              <th scope="col" class="rn-num">
+                Hunks
+              </th>
+            </tr>
+          </thead>
+          <FileRows files={patchset.files} />
+        </table>
       </div>
     </section>
   );
@@ -623,13 +594,7 @@ function FileRow({ file, index }: { file: FileSummary; index: number }) {
           {badges.length > 0 && (
             <span class="rn-badges">
               {badges.map((badge) => (
-                <span
-                  key={badge.kind}
-                  class={`rn-badge rn-badge-${badge.kind}`}
-                  data-testid="file-badge"
-                  data-kind={badge.kind}
-                  title={badge.title}
-                >
+                <span key={badge.kind} class={`rn-badge rn-badge-${badge.kind}`} data-testid="file-badge" data-kind={badge.kind} title={badge.title}>
                   {badge.text}
                 </span>
               ))}

@@ -81,9 +81,5 @@ export interface CountBadgeProps {
  * every render. A plain element themed with --vscode-badge-* looks the same.
  */
 export function CountBadge({ count, label, testId }: CountBadgeProps) {
-  return h(
-    'span',
-    { 'aria-label': label, title: label, 'data-testid': testId, 'data-count': String(count), class: 'rn-count-badge' },
-    String(count),
-  );
+  return h('span', { 'aria-label': label, title: label, 'data-testid': testId, 'data-count': String(count), class: 'rn-count-badge' }, String(count));
 }

@@ -82,10 +82,7 @@ export interface TruncationText {
 export function truncationText(truncation: Truncation | null): TruncationText {
   if (!truncation) return { text: 'truncated', title: 'Captured truncated; the host did not say why.' };
   const limit = formatKiB(truncation.limitBytes);
-  const sizes = [
-    truncation.baseBytes !== null ? `base ${formatKiB(truncation.baseBytes)}` : null,
-    truncation.headBytes !== null ? `head ${formatKiB(truncation.headBytes)}` : null,
-  ]
+  const sizes = [truncation.baseBytes !== null ? `base ${formatKiB(truncation.baseBytes)}` : null, truncation.headBytes !== null ? `head ${formatKiB(truncation.headBytes)}` : null]
     .filter((s): s is string => s !== null)
     .join(', ');
   const sizeNote = sizes ? ` (${sizes})` : '';
@@ -95,17 +92,14 @@ export function truncationText(truncation: Truncation | null): TruncationText {
       title: `A blob is larger than the ${limit} capture limit${sizeNote}; no hunks were read and the whole file counts as changed.`,
     };
   }
-  const side: 'head' | 'base' | null =
-    truncation.tailFrom.head !== null ? 'head' : truncation.tailFrom.base !== null ? 'base' : null;
+  const side: 'head' | 'base' | null = truncation.tailFrom.head !== null ? 'head' : truncation.tailFrom.base !== null ? 'base' : null;
   const from = side ? truncation.tailFrom[side] : null;
   const lastCaptured = from !== null ? from - 1 : 0;
   const where = side === 'base' ? ' on the base side' : '';
   const title = `The patch is larger than the ${limit} per-file limit${sizeNote}; hunks past the limit were dropped${
     from !== null ? ` and everything from line ${from}${where} to the end of the file counts as changed` : ''
   }.`;
-  return lastCaptured >= 1
-    ? { text: `truncated after line ${lastCaptured}${where} (patch over limit)`, title }
-    : { text: `truncated (patch over ${limit} limit)`, title };
+  return lastCaptured >= 1 ? { text: `truncated after line ${lastCaptured}${where} (patch over limit)`, title } : { text: `truncated (patch over ${limit} limit)`, title };
 }
 
 /** Badges beyond the status, in a stable order: mode, binary, submodule, truncated. */
@@ -202,9 +196,7 @@ export function mergeBaseNote(patchset: PatchsetSummary): string {
 
 /** A working-tree capture's head is a synthetic commit; say what it holds. */
 export function headNote(patchset: PatchsetSummary): string | null {
-  return patchset.targetKind === 'working-tree'
-    ? `Head ${shortId(patchset.head)} is a commit Rennet recorded from the ${headLabel(patchset)}, uncommitted and untracked files included.`
-    : null;
+  return patchset.targetKind === 'working-tree' ? `Head ${shortId(patchset.head)} is a commit Rennet recorded from the ${headLabel(patchset)}, uncommitted and untracked files included.` : null;
 }
 
 /** The side to open when a file is clicked: a deleted file only exists on the base side. */

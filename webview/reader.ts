@@ -103,14 +103,15 @@ function readGeneration(data: GenerationMessage, kept: Kept): { parsed: Parsed<T
   // What the last accepted generation already checked, found by deep equality of the raw values.
   let total = excerptKeys.length;
   let found = 0;
-  const knownElements = lanes.map((raws) =>
-    raws?.map((raw) => {
-      total++;
-      const id = isPlain(raw) && typeof raw['id'] === 'string' ? raw['id'] : '';
-      const hit = kept.elements.get(id)?.find((c) => sameJson(c.raw, raw));
-      if (hit) found++;
-      return hit;
-    }) ?? null,
+  const knownElements = lanes.map(
+    (raws) =>
+      raws?.map((raw) => {
+        total++;
+        const id = isPlain(raw) && typeof raw['id'] === 'string' ? raw['id'] : '';
+        const hit = kept.elements.get(id)?.find((c) => sameJson(c.raw, raw));
+        if (hit) found++;
+        return hit;
+      }) ?? null,
   );
   const knownExcerpts = excerptKeys.map((key) => {
     const before = kept.excerpts.get(key);

@@ -24,9 +24,7 @@ export async function openTarget(ctx: Ctx, repo: string, target: Target, current
       return undefined;
     }
     const { snapshot, reattached, captured } = result.value;
-    ctx.log.info(
-      `Review ${snapshot.session.id} ${reattached ? 'reattached' : 'opened'}${captured ? ', new capture' : ''} (${snapshot.session.targetKey}).`,
-    );
+    ctx.log.info(`Review ${snapshot.session.id} ${reattached ? 'reattached' : 'opened'}${captured ? ', new capture' : ''} (${snapshot.session.targetKey}).`);
     ctx.panels.show(snapshot);
     void ctx.lenses.startUnlessDrafted(snapshot.session.id, snapshot.patchset?.id ?? null);
     return snapshot.session.id;

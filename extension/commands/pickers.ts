@@ -16,10 +16,7 @@ export { baseItems, headItems } from '../branchItems';
 export async function pickRepository(title: UiText): Promise<string | undefined> {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
   if (folders.length === 0) {
-    void notify(
-      'error',
-      ui`Rennet needs an open folder: open the git repository you want to review (File › Open Folder…), then run the command again.`,
-    );
+    void notify('error', ui`Rennet needs an open folder: open the git repository you want to review (File › Open Folder…), then run the command again.`);
     return undefined;
   }
   if (folders.length === 1) return folders[0]!.uri.fsPath;
@@ -33,10 +30,7 @@ export async function pickRepository(title: UiText): Promise<string | undefined>
 /** RepoListBranches; shows the host's refusal (or a transport failure) and returns undefined. */
 export async function listBranches(ctx: Ctx, repo: string): Promise<BranchList | undefined> {
   try {
-    const result = await withProgress(
-      { location: vscode.ProgressLocation.Window, title: ui`Rennet: reading branches…` },
-      () => ctx.host.request(RepoListBranches, { repo }),
-    );
+    const result = await withProgress({ location: vscode.ProgressLocation.Window, title: ui`Rennet: reading branches…` }, () => ctx.host.request(RepoListBranches, { repo }));
     if (!result.ok) {
       void notify('error', uiText(result.error.message));
       return undefined;
@@ -66,10 +60,7 @@ export function pickRef(items: RefItem[], options: { title: UiText; placeholder:
     picker.onDidChangeValue((value) => {
       const typed = value.trim();
       const known = items.some((item) => item.ref === typed);
-      picker.items =
-        typed && !known && !/\s/.test(typed)
-          ? [...items, { label: uiText(typed), ref: typed, description: ui`use this ref`, alwaysShow: true }]
-          : items;
+      picker.items = typed && !known && !/\s/.test(typed) ? [...items, { label: uiText(typed), ref: typed, description: ui`use this ref`, alwaysShow: true }] : items;
     });
     picker.onDidAccept(() => finish(picker.selectedItems[0]?.ref));
     picker.onDidHide(() => finish(undefined));

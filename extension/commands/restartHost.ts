@@ -8,10 +8,7 @@ import { ui } from '../uiText';
 /** "Rennet: Restart Host": stop the host (if any) and start a fresh one; panels re-read their sessions. */
 export const restartHost = (ctx: Ctx) => async (): Promise<HostInfo | undefined> => {
   try {
-    const info = await withProgress(
-      { location: vscode.ProgressLocation.Notification, title: ui`Rennet: restarting the host…` },
-      () => ctx.host.restart(),
-    );
+    const info = await withProgress({ location: vscode.ProgressLocation.Notification, title: ui`Rennet: restarting the host…` }, () => ctx.host.restart());
     void notify('info', ui`Rennet host restarted (pid ${info.pid}); ${info.sessions} session(s) in the store.`);
     return info;
   } catch (error) {

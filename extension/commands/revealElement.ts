@@ -23,19 +23,21 @@ export const RevealElementArgs = z.object({
  * session's board, opening the board the way "Rennet: Show Board" does when none is open.
  * Answers whether the board was asked to reveal it.
  */
-export const revealElement = (ctx: Ctx) => async (raw?: unknown): Promise<boolean> => {
-  const parsed = RevealElementArgs.safeParse(raw);
-  if (!parsed.success) {
-    ctx.log.warn(`rennet.revealElement ignored arguments that do not name a board element: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-    void notify('warning', ui`Rennet cannot show this on the board: the link does not name a board element.`);
-    return false;
-  }
-  const { sessionId, generationId, lens, elementId } = parsed.data;
-  // The board holds the reveal until its webview shows that generation (a new or hidden board
-  // is not listening yet), so opening it first is enough.
-  if (!ctx.panels.get(sessionId) && (await showBoard(ctx)(sessionId)) !== sessionId) return false; // Show Board said why
-  const panel = ctx.panels.get(sessionId);
-  if (!panel) return false;
-  await panel.revealElement(generationId, lens, elementId);
-  return true;
-};
+export const revealElement =
+  (ctx: Ctx) =>
+  async (raw?: unknown): Promise<boolean> => {
+    const parsed = RevealElementArgs.safeParse(raw);
+    if (!parsed.success) {
+      ctx.log.warn(`rennet.revealElement ignored arguments that do not name a board element: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      void notify('warning', ui`Rennet cannot show this on the board: the link does not name a board element.`);
+      return false;
+    }
+    const { sessionId, generationId, lens, elementId } = parsed.data;
+    // The board holds the reveal until its webview shows that generation (a new or hidden board
+    // is not listening yet), so opening it first is enough.
+    if (!ctx.panels.get(sessionId) && (await showBoard(ctx)(sessionId)) !== sessionId) return false; // Show Board said why
+    const panel = ctx.panels.get(sessionId);
+    if (!panel) return false;
+    await panel.revealElement(generationId, lens, elementId);
+    return true;
+  };

@@ -32,8 +32,7 @@ export const reviewPullRequest = (ctx: Ctx) => async (): Promise<string | undefi
 
 /** PullRequestList with progress; a refusal is said with its repair and answers undefined. */
 async function listOpen(ctx: Ctx, repo: string): Promise<PullRequestListResult | undefined> {
-  const list = () =>
-    withProgress({ location: vscode.ProgressLocation.Window, title: ui`Rennet: reading the open requests…` }, () => ctx.host.request(PullRequestList, { repo }));
+  const list = () => withProgress({ location: vscode.ProgressLocation.Window, title: ui`Rennet: reading the open requests…` }, () => ctx.host.request(PullRequestList, { repo }));
   try {
     ctx.forges.clearMissing();
     let result: Result<PullRequestListResult> = await list();

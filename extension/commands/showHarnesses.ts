@@ -122,7 +122,9 @@ export function reportLines(report: HarnessReport, lmProblem: string | null = nu
   lines.push('  HTTP APIs:');
   for (const h of report.http) {
     const missing = [!h.keyStored && !isLoopbackUrl(h.baseUrl) && 'no API key stored (run “Rennet: Set API Key”)', !h.model && `no model set (rennet.harness.${h.provider}.model)`].filter(Boolean);
-    lines.push(`    ${h.provider} (${PROVIDER_LABELS[h.provider]}, ${h.baseUrl || 'no base URL'}${h.model ? `, model ${h.model}` : ''}): ${missing.length ? `not ready — ${missing.join('; ')}` : 'ready'}`);
+    lines.push(
+      `    ${h.provider} (${PROVIDER_LABELS[h.provider]}, ${h.baseUrl || 'no base URL'}${h.model ? `, model ${h.model}` : ''}): ${missing.length ? `not ready — ${missing.join('; ')}` : 'ready'}`,
+    );
   }
   return lines;
 }

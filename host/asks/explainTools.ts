@@ -86,7 +86,7 @@ const ANSWER_DESCRIPTION =
 const TOOLS: readonly ExplainTool[] = [
   explainTool(
     READ_QUOTE,
-    "Read the passage the reviewer asked about: the quoted text, the element it sits in (id, kind, its own text as Markdown, its parent) and the code that element cites. Call it first.",
+    'Read the passage the reviewer asked about: the quoted text, the element it sits in (id, kind, its own text as Markdown, its parent) and the code that element cites. Call it first.',
     z.strictObject({}),
   ),
   explainTool(
@@ -173,9 +173,13 @@ export function checkAnswer(markdown: string, paths: PathKnowledge): AnswerCheck
   if (bytes > ANSWER_MAX_BYTES) return { ok: false, message: `markdown is ${bytes} bytes, over the ${ANSWER_MAX_BYTES}-byte ceiling; shorten it. Nothing was recorded.` };
   const citations = findProseCitations(text, paths);
   const bad = citations.find((c) => c.problem !== null);
-  if (bad) return { ok: false, message: `The citation ${bad.raw.slice(0, 120)} is not a repo-relative path:line (${bad.problem}); write ${bad.advice ?? 'path/from/root.ext:LINE'}. Nothing was recorded.` };
+  if (bad)
+    return { ok: false, message: `The citation ${bad.raw.slice(0, 120)} is not a repo-relative path:line (${bad.problem}); write ${bad.advice ?? 'path/from/root.ext:LINE'}. Nothing was recorded.` };
   if (citations.length === 0) {
-    return { ok: false, message: 'The explanation cites no code. Ground it in the lines it rests on, cited as path:line or path:start-end (e.g. src/app.ts:12-20), outside code spans. Nothing was recorded.' };
+    return {
+      ok: false,
+      message: 'The explanation cites no code. Ground it in the lines it rests on, cited as path:line or path:start-end (e.g. src/app.ts:12-20), outside code spans. Nothing was recorded.',
+    };
   }
   return { ok: true, markdown: text };
 }
@@ -185,14 +189,7 @@ export function checkAnswer(markdown: string, paths: PathKnowledge): AnswerCheck
 function quoteText(subject: ExplainSubject): string {
   const { anchor, elements } = subject;
   const element = elements.get(anchor.elementId);
-  const lines = [
-    `Document: ${LENS_TITLES[anchor.lens]} — ${subject.boardTitle || '(untitled)'}`,
-    '',
-    'The passage the reviewer selected:',
-    '<<<',
-    anchor.quote,
-    '>>>',
-  ];
+  const lines = [`Document: ${LENS_TITLES[anchor.lens]} — ${subject.boardTitle || '(untitled)'}`, '', 'The passage the reviewer selected:', '<<<', anchor.quote, '>>>'];
   if (!element) {
     lines.push('', `The element ${anchor.elementId} it was quoted from is not on this document.`);
     return lines.join('\n');

@@ -168,9 +168,7 @@ function check(d: Draft, e: AskEvent): AskRefusal | null {
       const thread = d.threads.get(e.threadId);
       if (!thread) return null;
       if (thread.open) return refuse('thread-open', `quote thread ${e.threadId} is already open`);
-      return sameQuoteAnchor(thread.anchor, e.anchor) && thread.openedAt === e.openedAt
-        ? null
-        : refuse('anchor-mismatch', `quote thread ${e.threadId} exists with another anchor`);
+      return sameQuoteAnchor(thread.anchor, e.anchor) && thread.openedAt === e.openedAt ? null : refuse('anchor-mismatch', `quote thread ${e.threadId} exists with another anchor`);
     }
     case 'quoteReply': {
       const refusal = notOpen(d, e.threadId);

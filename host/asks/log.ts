@@ -1,14 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { canonicalJson } from '../capture/ids';
-import {
-  ASK_EVENT_KIND_PREFIX,
-  ASK_HOST_EVENT_TYPES,
-  AskEvent,
-  AskReceipt,
-  askEventKind,
-  type AskProjection,
-  type AskRefusal,
-} from '../../protocol/asks';
+import { ASK_EVENT_KIND_PREFIX, ASK_HOST_EVENT_TYPES, AskEvent, AskReceipt, askEventKind, type AskProjection, type AskRefusal } from '../../protocol/asks';
 import { err, ok, rennetError, type RennetError, type Result } from '../../protocol/result';
 import type { Session } from '../../protocol/session';
 import { isStoreError } from '../store/errors';
@@ -187,12 +179,7 @@ export class AskLog {
    * a refused one (another writer moved the thread first) is reported in its entry and the
    * others still land.
    */
-  reanchorQuoteThreads(
-    sessionId: string,
-    priorGenerationId: string,
-    successor: ReanchorSuccessor,
-    now: string,
-  ): Result<Array<ThreadReanchor & { appended: Result<AskCommandOutcome> }>> {
+  reanchorQuoteThreads(sessionId: string, priorGenerationId: string, successor: ReanchorSuccessor, now: string): Result<Array<ThreadReanchor & { appended: Result<AskCommandOutcome> }>> {
     return this.guard(sessionId, () => {
       const planned = reanchorThreads(this.current(sessionId).projection, priorGenerationId, successor);
       return ok(planned.map((entry) => ({ ...entry, appended: this.appendHostEvent(sessionId, entry.event, now) })));
@@ -242,12 +229,7 @@ export class AskLog {
     return next;
   }
 
-  private foldFrom(
-    sessionId: string,
-    start: Cached,
-    stored: readonly StoredEvent[],
-    report: boolean,
-  ): { cached: Cached; skipped: Array<{ seq: number; reason: string }> } {
+  private foldFrom(sessionId: string, start: Cached, stored: readonly StoredEvent[], report: boolean): { cached: Cached; skipped: Array<{ seq: number; reason: string }> } {
     const skipped: Array<{ seq: number; reason: string }> = [];
     const events: AskEvent[] = [];
     const seqs: number[] = [];
@@ -293,7 +275,10 @@ export class AskLog {
       // Another process appended between our read and our append: fold what is really there.
       this.cache.delete(sessionId);
       const all = this.store.readEvents(sessionId);
-      const before = all.filter((e) => e.seq < seq).map(decodeAskEvent).flatMap((d) => (d?.ok ? [d.event] : []));
+      const before = all
+        .filter((e) => e.seq < seq)
+        .map(decodeAskEvent)
+        .flatMap((d) => (d?.ok ? [d.event] : []));
       const prior = foldAskLog(before).projection;
       const raced = stepAsks(prior, event);
       projection = this.current(sessionId).projection;

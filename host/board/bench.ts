@@ -159,7 +159,15 @@ function figures(tool: string, samples: readonly Sample[]): CallFigures {
 
 function summarise(samples: readonly Sample[]): PathFigures {
   const tools = [...new Set(samples.map((s) => s.tool))];
-  return { all: figures('(all)', samples), byTool: tools.map((tool) => figures(tool, samples.filter((s) => s.tool === tool))) };
+  return {
+    all: figures('(all)', samples),
+    byTool: tools.map((tool) =>
+      figures(
+        tool,
+        samples.filter((s) => s.tool === tool),
+      ),
+    ),
+  };
 }
 
 export async function benchToolCalls(options: BenchOptions = {}): Promise<ToolCallBench> {

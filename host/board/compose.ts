@@ -168,7 +168,11 @@ function signedChildren(board: BoardState): Map<string | null, BoardElement[]> {
   const index = childrenIndex(board);
   for (const [parent, kids] of index) {
     const el = parent === null ? undefined : board.elements.get(parent);
-    if (el && isRoundChapter(el)) index.set(parent, kids.filter((c) => c.kind !== 'code_ref'));
+    if (el && isRoundChapter(el))
+      index.set(
+        parent,
+        kids.filter((c) => c.kind !== 'code_ref'),
+      );
   }
   return index;
 }
@@ -402,15 +406,15 @@ function carryForward(board: BoardState, prior: BoardState | null, sign: Signer,
 
 function findingKey(el: BoardElement): string | null {
   if (el.kind !== 'finding') return null;
-  return `${el.category}\u0000${el.title.normalize('NFC').toLowerCase().replace(/\s+/g, ' ').trim().replace(/[.!]+$/, '')}`;
+  return `${el.category}\u0000${el.title
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[.!]+$/, '')}`;
 }
 
-function applyFindingLifecycle(
-  board: BoardState,
-  prior: BoardState | null,
-  dispositions: readonly FindingDispositionInput[],
-  ordinal: number,
-): { board: BoardState; findings: FindingLifecycle[] } {
+function applyFindingLifecycle(board: BoardState, prior: BoardState | null, dispositions: readonly FindingDispositionInput[], ordinal: number): { board: BoardState; findings: FindingLifecycle[] } {
   const findings: FindingLifecycle[] = [];
   const drop = new Set<string>();
   const detachedTitles: string[] = [];
@@ -441,7 +445,8 @@ function applyFindingLifecycle(
   if (drop.size > 0) next = removeFindings(next, drop);
   // Said on the board, so a finding that left reads as addressed, never as one that was not found.
   if (droppedTitles.length > 0) next = withHostCallout(next, `Round ${ordinal}: addressed as asked, so no longer listed here — ${quoteTitles(droppedTitles)}.`);
-  if (detachedTitles.length > 0) next = withHostCallout(next, `Round ${ordinal}: an earlier disposition of ${quoteTitles(detachedTitles)} matches more than one finding here, so none of them was hidden.`);
+  if (detachedTitles.length > 0)
+    next = withHostCallout(next, `Round ${ordinal}: an earlier disposition of ${quoteTitles(detachedTitles)} matches more than one finding here, so none of them was hidden.`);
   return { board: next, findings };
 }
 
@@ -542,7 +547,11 @@ function withRoundChapters(board: BoardState, input: RoundComposeInput): BoardSt
   const title = roundChapterTitle(input.ordinal);
   if (input.addressed.length === 0 || titles.has(title)) return next;
   const batch: NewElement[] = [
-    { kind: 'section', parent: null, fields: { title, body_markdown: `What round ${input.ordinal}'s verified report found addressed, in the order the asks went out, on the lines it rests on.`, delta: null } },
+    {
+      kind: 'section',
+      parent: null,
+      fields: { title, body_markdown: `What round ${input.ordinal}'s verified report found addressed, in the order the asks went out, on the lines it rests on.`, delta: null },
+    },
   ];
   for (const ask of input.addressed) {
     const refs: string[] = [];

@@ -70,7 +70,10 @@ export async function startSeatServer(options: SeatServerOptions): Promise<SeatS
       } catch (error) {
         // A host fault answers as a failed tool call (the seat reads it), not as a protocol error.
         const message = error instanceof Error ? error.message : String(error);
-        return { content: [{ type: 'text' as const, text: `host error: ${message.slice(0, 500)}. The call did not complete; read the board state from your next call before retrying.` }], isError: true };
+        return {
+          content: [{ type: 'text' as const, text: `host error: ${message.slice(0, 500)}. The call did not complete; read the board state from your next call before retrying.` }],
+          isError: true,
+        };
       }
     });
     return server;

@@ -182,8 +182,7 @@ export interface SpecArtifactRoot {
 const underRoot = (root: string) => (path: string) => path.startsWith(`${root}/`);
 const MARKDOWN = /\.(md|markdown)$/i;
 /** A Markdown file anywhere below a `docs/<dir>/` directory, at any depth of the repository. */
-const markdownUnderDocs = (dir: string) => (path: string) =>
-  MARKDOWN.test(path) && (path.startsWith(`docs/${dir}/`) || path.includes(`/docs/${dir}/`));
+const markdownUnderDocs = (dir: string) => (path: string) => MARKDOWN.test(path) && (path.startsWith(`docs/${dir}/`) || path.includes(`/docs/${dir}/`));
 const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /**

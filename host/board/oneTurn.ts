@@ -77,12 +77,9 @@ export function readsText(spend: Pick<SeatSpend, 'readCalls' | 'readBytes' | 're
  * The first checks of a one-shot seat's tool call: a tool of that name, and input its schema
  * takes. The refusal's words name the tool and the first problem (never the input's values).
  */
-export function checkToolCall<T extends { name: string; zod: { safeParse(input: unknown): { success: true; data: unknown } | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } } } }>(
-  tools: readonly T[],
-  name: string,
-  input: unknown,
-  nothing: string,
-): { ok: true; tool: T; value: Record<string, unknown> } | { ok: false; text: string } {
+export function checkToolCall<
+  T extends { name: string; zod: { safeParse(input: unknown): { success: true; data: unknown } | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } } } },
+>(tools: readonly T[], name: string, input: unknown, nothing: string): { ok: true; tool: T; value: Record<string, unknown> } | { ok: false; text: string } {
   const tool = tools.find((t) => t.name === name);
   if (!tool) return { ok: false, text: `There is no tool named "${String(name).slice(0, 60)}"; nothing was called. The tools are: ${tools.map((t) => t.name).join(', ')}.` };
   const parsed = tool.zod.safeParse(input ?? {});
@@ -116,4 +113,3 @@ export function jsonLinePages(lines: readonly string[], tool: string): string[] 
   }
   return pages.map((p, i) => `${p.join('\n')}\n[page ${i + 1} of ${pages.length}${i + 1 < pages.length ? `; continue with ${tool} {"page": ${i + 2}}` : ': the last'}]`);
 }
-

@@ -24,15 +24,7 @@ import type { BoardState, VerbCall } from './state';
  * belong to an earlier attempt and are history, never elements of this board.
  */
 
-export const BOARD_EVENT_VERBS = [
-  'board.opened',
-  'element.created',
-  'element.updated',
-  'element.removed',
-  'document.set',
-  'status.set',
-  'repairs.set',
-] as const;
+export const BOARD_EVENT_VERBS = ['board.opened', 'element.created', 'element.updated', 'element.removed', 'document.set', 'status.set', 'repairs.set'] as const;
 export type BoardEventVerb = (typeof BOARD_EVENT_VERBS)[number];
 
 /** Which write produced an event: the verb called and the board revision after it. */
@@ -216,8 +208,7 @@ export function persistOpenedBoard(store: Store, place: BoardPlace, initial: Boa
  */
 export function persistVerb(store: Store, place: BoardPlace, previous: BoardState, next: BoardState, call: VerbCall, now: string): StoredBoardMeta | null {
   const events = boardEventsFor(previous, next, call);
-  const envelopeSame =
-    previous.revision === next.revision && previous.nextId === next.nextId && isDeepStrictEqual(previous.lastFinish, next.lastFinish);
+  const envelopeSame = previous.revision === next.revision && previous.nextId === next.nextId && isDeepStrictEqual(previous.lastFinish, next.lastFinish);
   if (events.length === 0 && envelopeSame) return null;
   return store.commitBoardWrite(boardMetaOf(next, place, now), events).meta;
 }

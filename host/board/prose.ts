@@ -13,13 +13,7 @@ export { SOURCE_EXTENSIONS };
 const SOURCE_EXTENSION_SET = new Set(SOURCE_EXTENSIONS);
 
 /** Words that name the review machinery rather than the change (matched as whole words, any case). */
-export const PROCESS_VOCABULARY: readonly string[] = [
-  'lens', 'lenses',
-  'board', 'boards',
-  'agent', 'agents',
-  'seat', 'seats',
-  'draft', 'drafts', 'drafting', 'drafted',
-];
+export const PROCESS_VOCABULARY: readonly string[] = ['lens', 'lenses', 'board', 'boards', 'agent', 'agents', 'seat', 'seats', 'draft', 'drafts', 'drafting', 'drafted'];
 
 /** Lens names, screened when used as the name of a reading ("the Flagged tab", "the Noise lane"). */
 export const LENS_NAMES: readonly string[] = ['Design', 'Sequence', 'Decisions', 'Flagged', 'Noise'];
@@ -239,14 +233,7 @@ export interface PathKnowledge {
   pathsNamed(basename: string): readonly string[];
 }
 
-export type CitationProblem =
-  | 'absolute'
-  | 'home-rooted'
-  | 'github-anchor'
-  | 'bare-basename'
-  | 'not-canonical'
-  | 'backslash'
-  | 'bad-range';
+export type CitationProblem = 'absolute' | 'home-rooted' | 'github-anchor' | 'bare-basename' | 'not-canonical' | 'backslash' | 'bad-range';
 
 export interface ProseCitation {
   /** The citation as written. */
@@ -263,10 +250,7 @@ export interface ProseCitation {
 }
 
 const PATH_CHARS = String.raw`\p{L}\p{N}_~@+.\/\\-`;
-const CITATION = new RegExp(
-  String.raw`(?<![${PATH_CHARS}])([${PATH_CHARS}]*)\.([A-Za-z0-9]+)(?::(\d+)(?:-(\d+))?|#L(\d+)(?:-L?(\d+))?)(?![\p{L}\p{N}_])`,
-  'gu',
-);
+const CITATION = new RegExp(String.raw`(?<![${PATH_CHARS}])([${PATH_CHARS}]*)\.([A-Za-z0-9]+)(?::(\d+)(?:-(\d+))?|#L(\d+)(?:-L?(\d+))?)(?![\p{L}\p{N}_])`, 'gu');
 
 /**
  * Citations in prose, outside code: `path.ext:12`, `path.ext:12-20` (head side), and the forms
@@ -374,7 +358,10 @@ export function changeVocabulary(patchset: Pick<Patchset, 'files'>): ReadonlySet
 
 /** Whether every word of a process-vocabulary hit is a word of the change (a plural counts as its singular). */
 export function isChangeVocabulary(hit: string, vocabulary: ReadonlySet<string>): boolean {
-  const parts = hit.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const parts = hit
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
   return parts.length > 0 && parts.every((w) => vocabulary.has(w) || (w.endsWith('s') && vocabulary.has(w.slice(0, -1))) || (w.endsWith('es') && vocabulary.has(w.slice(0, -2))));
 }
 

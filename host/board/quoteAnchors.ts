@@ -106,9 +106,7 @@ export function reanchorThreads(projection: AskProjection, priorGenerationId: st
     if (!thread || thread.anchor.generationId !== priorGenerationId) continue;
     const from = thread.anchor;
     const elements = boards.get(from.lens);
-    let outcome: ThreadOutcome = elements
-      ? reanchorQuote(from, { generationId: successor.generationId, lens: from.lens, elements })
-      : { kind: 'detached', reason: 'no-board', matches: 0 };
+    let outcome: ThreadOutcome = elements ? reanchorQuote(from, { generationId: successor.generationId, lens: from.lens, elements }) : { kind: 'detached', reason: 'no-board', matches: 0 };
     if (outcome.kind === 'moved' && !QuoteAnchor.safeParse(outcome.anchor).success) outcome = { kind: 'detached', reason: 'unnameable', matches: 1 };
     const anchor = outcome.kind === 'moved' ? outcome.anchor : from;
     const detached = outcome.kind === 'detached';

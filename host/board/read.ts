@@ -168,9 +168,7 @@ function counted(tally: ReadonlyMap<FoldCountKey, number>): FoldCount[] {
 
 function sectionPreview(section: BoardElement, title: string, children: readonly BoardElement[]): FoldPreview {
   const own = normalize(title);
-  const headings = children
-    .map((child) => stringField(child, 'title').trim())
-    .filter((heading) => heading.length > 0 && normalize(heading) !== own);
+  const headings = children.map((child) => stringField(child, 'title').trim()).filter((heading) => heading.length > 0 && normalize(heading) !== own);
   if (headings.length > 0) return headings;
   const body = stringField(section, 'body_markdown');
   const firstProse = children.find((child) => child.kind === 'prose');

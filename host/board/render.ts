@@ -1,11 +1,4 @@
-import {
-  RESULT_MAX_BYTES,
-  RESULT_MAX_FINISH_POINTERS,
-  RESULT_MAX_REMOVED_IDS,
-  RESULT_MAX_VIOLATIONS,
-  type FinishPointer,
-  type Refusal,
-} from '../../protocol/board';
+import { RESULT_MAX_BYTES, RESULT_MAX_FINISH_POINTERS, RESULT_MAX_REMOVED_IDS, RESULT_MAX_VIOLATIONS, type FinishPointer, type Refusal } from '../../protocol/board';
 import type { VerbCall, VerbResult } from './state';
 
 /**

@@ -122,9 +122,7 @@ function cached(key: string, build: () => AnyObject): AnyObject {
 export function inputSchemaOf(call: VerbCall): AnyObject | null {
   switch (call.verb) {
     case 'add':
-      return cached(`add:${call.kind}`, () =>
-        (KIND_INPUTS[call.kind] as AnyObject).extend({ ...(inputOnly(call.kind)?.shape ?? {}), parent_id: ID.optional() }).strict(),
-      );
+      return cached(`add:${call.kind}`, () => (KIND_INPUTS[call.kind] as AnyObject).extend({ ...(inputOnly(call.kind)?.shape ?? {}), parent_id: ID.optional() }).strict());
     case 'update':
       return cached(`update:${call.kind}`, () =>
         (KIND_INPUTS[call.kind] as AnyObject)
@@ -203,7 +201,11 @@ function describeJson(prop: Record<string, unknown>): string {
 
 function fieldList(call: VerbCall, except: readonly string[] = []): string {
   const schema = inputSchemaOf(call);
-  return schema ? Object.keys(schema.shape).filter((f) => !except.includes(f)).join(', ') : '';
+  return schema
+    ? Object.keys(schema.shape)
+        .filter((f) => !except.includes(f))
+        .join(', ')
+    : '';
 }
 
 function verbName(call: VerbCall): string {
@@ -290,7 +292,8 @@ function refusal(rule: BoundaryRuleId, fieldName: string, message: string, admis
 const kindAllowlist: BoundaryRule = {
   id: 'kind-allowlist',
   tier: 'boundary',
-  summary: 'A lens writes only its own kinds (LENS_TYPED_KINDS + SHARED_AUTHORING_KINDS); host-derived members and host-only kinds are written by no verb; settle_absent exists only where the lens admits a seat absence.',
+  summary:
+    'A lens writes only its own kinds (LENS_TYPED_KINDS + SHARED_AUTHORING_KINDS); host-derived members and host-only kinds are written by no verb; settle_absent exists only where the lens admits a seat absence.',
   onCall({ state, call }) {
     const authored = lensAuthoredKinds(state.lens);
     const palette = `one of the kinds this board takes: ${authored.filter((k) => !HOST_DERIVED_MEMBER_KINDS.includes(k)).join(', ')}`;
@@ -371,9 +374,7 @@ const inputShape: BoundaryRule = {
         const name = issue.path.map(String).join('.') || '(input)';
         const top = String(issue.path[0] ?? '');
         const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined && issue.path.length > 0;
-        out.push(
-          refusal('input-shape', name, missing ? `${name} is required and missing` : issue.message, admissibleFor(call, top) || `the input of ${verbName(call)}`),
-        );
+        out.push(refusal('input-shape', name, missing ? `${name} is required and missing` : issue.message, admissibleFor(call, top) || `the input of ${verbName(call)}`));
       }
       return out;
     }
@@ -433,7 +434,15 @@ const referencesResolve: BoundaryRule = {
       }
       return [];
     }
-    if (!el) return [refusal('references-resolve', 'id', `${clip(id, 40)} names no element on this board`, `an id the board holds (${formatCount(state.elements.size)} element${state.elements.size === 1 ? '' : 's'})`)];
+    if (!el)
+      return [
+        refusal(
+          'references-resolve',
+          'id',
+          `${clip(id, 40)} names no element on this board`,
+          `an id the board holds (${formatCount(state.elements.size)} element${state.elements.size === 1 ? '' : 's'})`,
+        ),
+      ];
     return [];
   },
   onElements({ next, touched, removed, state }) {
@@ -443,9 +452,23 @@ const referencesResolve: BoundaryRule = {
         if (!t.created && !t.named.has(ref.field)) continue;
         const target = next.elements.get(ref.target);
         if (!target) {
-          out.push(refusal('references-resolve', ref.field, `${clip(ref.target, 40)} names no element on this board`, `an id of a ${ref.kinds.join('/')}: ${heldText(next, ref.kinds, t.element.id)}${ref.kinds.includes('code_ref') ? '; cite returns a new one' : ''}`));
+          out.push(
+            refusal(
+              'references-resolve',
+              ref.field,
+              `${clip(ref.target, 40)} names no element on this board`,
+              `an id of a ${ref.kinds.join('/')}: ${heldText(next, ref.kinds, t.element.id)}${ref.kinds.includes('code_ref') ? '; cite returns a new one' : ''}`,
+            ),
+          );
         } else if (!ref.kinds.includes(target.kind)) {
-          out.push(refusal('references-resolve', ref.field, `${ref.target} is a ${target.kind}, and ${ref.field} takes ${ref.kinds.join('/')}`, `an id of a ${ref.kinds.join('/')}: ${heldText(next, ref.kinds, t.element.id)}`));
+          out.push(
+            refusal(
+              'references-resolve',
+              ref.field,
+              `${ref.target} is a ${target.kind}, and ${ref.field} takes ${ref.kinds.join('/')}`,
+              `an id of a ${ref.kinds.join('/')}: ${heldText(next, ref.kinds, t.element.id)}`,
+            ),
+          );
         }
       }
     }
@@ -544,15 +567,36 @@ const parentAdmissible: BoundaryRule = {
       const admits = PARENT_KINDS[el.kind];
       if (el.parent === null) {
         if (!TOP_LEVEL_KINDS.includes(el.kind)) {
-          out.push(refusal('parent-admissible', 'parent_id', `${article(el.kind)} ${el.kind} cannot sit at the top level`, `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
+          out.push(
+            refusal(
+              'parent-admissible',
+              'parent_id',
+              `${article(el.kind)} ${el.kind} cannot sit at the top level`,
+              `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`,
+            ),
+          );
         }
         continue;
       }
       const parent = next.elements.get(el.parent);
       if (!parent) {
-        out.push(refusal('parent-admissible', 'parent_id', `${clip(el.parent, 40)} names no element on this board`, `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
+        out.push(
+          refusal(
+            'parent-admissible',
+            'parent_id',
+            `${clip(el.parent, 40)} names no element on this board`,
+            `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`,
+          ),
+        );
       } else if (!admits.includes(parent.kind)) {
-        out.push(refusal('parent-admissible', 'parent_id', `a ${el.kind} cannot sit under a ${parent.kind} (${parent.id})`, `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`));
+        out.push(
+          refusal(
+            'parent-admissible',
+            'parent_id',
+            `a ${el.kind} cannot sit under a ${parent.kind} (${parent.id})`,
+            `parent_id naming ${article(admits[0] ?? '')} ${admits.join('/')}: ${heldText(next, admits, el.id)}`,
+          ),
+        );
       }
     }
     return out;
@@ -577,7 +621,14 @@ const alignedArrays: BoundaryRule = {
       if (hasSpine !== hasCompanion) {
         const given = hasSpine ? spine : companion;
         const missing = hasSpine ? companion : spine;
-        out.push(refusal('aligned-arrays', missing, `${given} was given without ${missing}; they are aligned by index and change together`, `${spine} and ${companion} in the same call, with matching lengths`));
+        out.push(
+          refusal(
+            'aligned-arrays',
+            missing,
+            `${given} was given without ${missing}; they are aligned by index and change together`,
+            `${spine} and ${companion} in the same call, with matching lengths`,
+          ),
+        );
       }
     }
     return out;
@@ -593,7 +644,14 @@ const alignedArrays: BoundaryRule = {
         } else if (presentValue(s) && !presentValue(c)) {
           out.push(refusal('aligned-arrays', companion, `${spine} was given without ${companion}`, `one ${companion} entry per ${spine} entry`));
         } else if (Array.isArray(s) && Array.isArray(c) && s.length !== c.length) {
-          out.push(refusal('aligned-arrays', companion, `${companion} has ${c.length} entr${c.length === 1 ? 'y' : 'ies'} and ${spine} has ${s.length}`, `exactly one ${companion} entry per ${spine} entry (${s.length})`));
+          out.push(
+            refusal(
+              'aligned-arrays',
+              companion,
+              `${companion} has ${c.length} entr${c.length === 1 ? 'y' : 'ies'} and ${spine} has ${s.length}`,
+              `exactly one ${companion} entry per ${spine} entry (${s.length})`,
+            ),
+          );
         }
       }
     }
@@ -613,7 +671,8 @@ const decisionGrounded: BoundaryRule = {
       if (t.element.kind !== 'decision') continue;
       const evidence = field<string[]>(t.element, 'evidence') ?? [];
       const alternatives = field<string[]>(t.element, 'alternatives') ?? [];
-      if (evidence.length === 0) out.push(refusal('decision-grounded', 'evidence', 'a decision with no evidence is not grounded in the change', 'at least one code_ref id (cite returns one) where the decision shows'));
+      if (evidence.length === 0)
+        out.push(refusal('decision-grounded', 'evidence', 'a decision with no evidence is not grounded in the change', 'at least one code_ref id (cite returns one) where the decision shows'));
       const prose = alternatives.filter((a) => a.trim() !== '');
       if (prose.length === 0) out.push(refusal('decision-grounded', 'alternatives', 'a decision needs at least one road not taken', 'one plain sentence per viable alternative'));
       alternatives.forEach((a, i) => {
@@ -671,28 +730,26 @@ const originCompiled: BoundaryRule = {
       if (!t.created && !t.named.has('origin') && !t.named.has('agreement')) continue;
       const origin = t.element.author;
       if (!compiled.has(origin)) {
-        const said = t.named.has('origin') ? `origin ${clip(origin, 40)} names a review that was not compiled` : `the finding names no origin, so it would be attributed to ${clip(origin, 40)}, which is not a compiled review`;
-        out.push(refusal('origin-compiled', 'origin', `${said}; ${ran}`, names.length > 0 ? `origin ${names.join(' or ')}: the review that raised it` : 'no finding: there is no review to attribute it to'));
+        const said = t.named.has('origin')
+          ? `origin ${clip(origin, 40)} names a review that was not compiled`
+          : `the finding names no origin, so it would be attributed to ${clip(origin, 40)}, which is not a compiled review`;
+        out.push(
+          refusal('origin-compiled', 'origin', `${said}; ${ran}`, names.length > 0 ? `origin ${names.join(' or ')}: the review that raised it` : 'no finding: there is no review to attribute it to'),
+        );
       }
       const accord = field<Accord>(t.element, 'accord') ?? 'split';
       if (accord === 'split') continue;
       const pair = field<Array<{ model: string }>>(t.element, 'concurrence')?.[1]?.model ?? 'other';
       if (compiled.has(origin) && compiled.has(pair) && pair !== origin) continue;
-      out.push(
-        refusal(
-          'origin-compiled',
-          'agreement',
-          `agreement ${AGREEMENT_OF_ACCORD[accord]} says a second review raised it too, and ${ran}; a finding can only be solo`,
-          'agreement solo',
-        ),
-      );
+      out.push(refusal('origin-compiled', 'agreement', `agreement ${AGREEMENT_OF_ACCORD[accord]} says a second review raised it too, and ${ran}; a finding can only be solo`, 'agreement solo'));
     }
     return out;
   },
 };
 
 /** Section titles that name a severity or a leftover pile, not an area of the change. */
-const PILE_TITLE = /^(nits?|nitpicks?|minor|minor (issues|findings|nits|points)|polish|style|style (issues|nits)|misc\.?|miscellaneous|other|other (issues|findings)|low[- ]priority( issues| findings)?|optional|suggestions)$/i;
+const PILE_TITLE =
+  /^(nits?|nitpicks?|minor|minor (issues|findings|nits|points)|polish|style|style (issues|nits)|misc\.?|miscellaneous|other|other (issues|findings)|low[- ]priority( issues| findings)?|optional|suggestions)$/i;
 
 /**
  * The Flagged compiler scores every finding it writes, and one under FINDING_SCORE_FLOOR does not
@@ -708,7 +765,9 @@ const findingScored: BoundaryRule = {
     if ((call.verb === 'add' || call.verb === 'update') && call.kind === 'finding') {
       const score = parsed.data.score as number | undefined;
       if (score === undefined && call.verb === 'add') {
-        return [refusal('finding-scored', 'score', 'the finding carries no score', `score 0-100: how much fixing it matters times how sure the code makes it; under ${FINDING_SCORE_FLOOR}, leave it out`)];
+        return [
+          refusal('finding-scored', 'score', 'the finding carries no score', `score 0-100: how much fixing it matters times how sure the code makes it; under ${FINDING_SCORE_FLOOR}, leave it out`),
+        ];
       }
       if (score !== undefined && score < FINDING_SCORE_FLOOR) {
         return [
@@ -724,7 +783,14 @@ const findingScored: BoundaryRule = {
     if ((call.verb === 'add' || call.verb === 'update') && call.kind === 'section') {
       const title = parsed.data.title as string | undefined;
       if (title !== undefined && PILE_TITLE.test(title.trim())) {
-        return [refusal('finding-scored', 'title', `section "${clip(title.trim(), 40)}" gathers findings by how little they matter`, 'a section named for the area of the change its findings concern; a low-value finding is left out or folded into another')];
+        return [
+          refusal(
+            'finding-scored',
+            'title',
+            `section "${clip(title.trim(), 40)}" gathers findings by how little they matter`,
+            'a section named for the area of the change its findings concern; a low-value finding is left out or folded into another',
+          ),
+        ];
       }
     }
     return [];
@@ -746,7 +812,14 @@ const noCodeBytes: BoundaryRule = {
       if (found.length === 0) continue;
       const first = found[0]!;
       const what = first.kind === 'inline' ? `an inline code span (\`${first.excerpt}\`) that is code, not a name` : `a ${first.kind} code block (${first.excerpt || 'empty'})`;
-      out.push(refusal('no-code-bytes', name, `it carries ${what}${found.length > 1 ? ` and ${found.length - 1} more` : ''}`, 'describe the code in prose and show it with a code_ref (cite); backticks are for identifiers, paths and ids'));
+      out.push(
+        refusal(
+          'no-code-bytes',
+          name,
+          `it carries ${what}${found.length > 1 ? ` and ${found.length - 1} more` : ''}`,
+          'describe the code in prose and show it with a code_ref (cite); backticks are for identifiers, paths and ids',
+        ),
+      );
     }
     return out;
   },
@@ -782,7 +855,14 @@ const citationWellFormed: BoundaryRule = {
       for (const { field: name, text } of writtenProse(c)) {
         for (const cite of findProseCitations(text, knowledge, codeRegions(text))) {
           if (!cite.problem) continue;
-          out.push(refusal('citation-well-formed', name, `${clip(cite.raw, 80)} ${PROBLEM_WORDS[cite.problem] ?? 'is not a repo-relative citation'}, so a reader cannot resolve it`, cite.advice ?? 'a repo-relative path:line'));
+          out.push(
+            refusal(
+              'citation-well-formed',
+              name,
+              `${clip(cite.raw, 80)} ${PROBLEM_WORDS[cite.problem] ?? 'is not a repo-relative citation'}, so a reader cannot resolve it`,
+              cite.advice ?? 'a repo-relative path:line',
+            ),
+          );
         }
       }
     }
@@ -826,7 +906,9 @@ const citationResolves: BoundaryRule = {
               'citation-resolves',
               name,
               `${resolution.message}${resolution.nearest ? `; nearest changed range: ${resolution.nearest}` : ''}`,
-              resolution.reason === 'outside-changed-regions' ? `${CITE_ADVICE}; prose citations name the head side, so deleted lines need a code_ref with side base` : admissibleForReason(resolution.reason),
+              resolution.reason === 'outside-changed-regions'
+                ? `${CITE_ADVICE}; prose citations name the head side, so deleted lines need a code_ref with side base`
+                : admissibleForReason(resolution.reason),
             ),
           );
         }
@@ -836,7 +918,9 @@ const citationResolves: BoundaryRule = {
       if (t.element.kind !== 'code_ref') continue;
       if (!t.created && !['path', 'side', 'start_line', 'end_line'].some((f) => t.named.has(f))) continue;
       if (index.patchsetId !== c.next.patchsetId) {
-        out.push(refusal('citation-resolves', 'path', `the citation index reads patchset ${index.patchsetId}, and this board reads ${c.next.patchsetId}`, 'a citation of the patchset this board reads'));
+        out.push(
+          refusal('citation-resolves', 'path', `the citation index reads patchset ${index.patchsetId}, and this board reads ${c.next.patchsetId}`, 'a citation of the patchset this board reads'),
+        );
         continue;
       }
       const start = field<number>(t.element, 'start_line') ?? 0;
@@ -876,7 +960,8 @@ function admissibleForReason(reason: string): string {
 const processVocabulary: BoundaryRule = {
   id: 'process-vocabulary',
   tier: 'boundary',
-  summary: "Authored prose names the change, never the review machinery (lenses, boards, agents, seats, drafts); the transcribed register is exempt, and a word the change's own code uses is the change's vocabulary.",
+  summary:
+    "Authored prose names the change, never the review machinery (lenses, boards, agents, seats, drafts); the transcribed register is exempt, and a word the change's own code uses is the change's vocabulary.",
   onElements(c) {
     if (isTranscribed(c.next)) return [];
     const out: Refusal[] = [];
@@ -885,7 +970,14 @@ const processVocabulary: BoundaryRule = {
       const hits = findProcessVocabulary(text).filter((h) => !changeWords || !isChangeVocabulary(h.word, changeWords));
       if (hits.length === 0) continue;
       const words = [...new Set(hits.map((h) => `"${clip(h.word, 30)}"`))];
-      out.push(refusal('process-vocabulary', name, `${words.slice(0, 3).join(', ')}${words.length > 3 ? ` and ${words.length - 3} more` : ''} name${hits.length === 1 ? 's' : ''} the review process rather than the change`, 'describe what the code does and why it matters, without naming lenses, boards, agents, seats or drafts'));
+      out.push(
+        refusal(
+          'process-vocabulary',
+          name,
+          `${words.slice(0, 3).join(', ')}${words.length > 3 ? ` and ${words.length - 3} more` : ''} name${hits.length === 1 ? 's' : ''} the review process rather than the change`,
+          'describe what the code does and why it matters, without naming lenses, boards, agents, seats or drafts',
+        ),
+      );
     }
     return out;
   },
@@ -983,7 +1075,8 @@ const stepReachable: FinishRule = {
   check(state) {
     const out: FinishPointer[] = [];
     for (const el of state.elements.values()) {
-      if (el.kind === 'order_step' && !reachesTopSection(state, el)) out.push(pointer('step-reachable', el.id, `Step ${el.id} is not reachable from a top-level section; re-parent it under one with update_order_step.`));
+      if (el.kind === 'order_step' && !reachesTopSection(state, el))
+        out.push(pointer('step-reachable', el.id, `Step ${el.id} is not reachable from a top-level section; re-parent it under one with update_order_step.`));
     }
     return out;
   },

@@ -125,11 +125,7 @@ export class BoardSeat {
   /** One tool call, as a seat makes it. Never throws on bad input: bad input is a refusal. */
   call(toolName: string, input: unknown): SeatCallOutcome {
     const tool = this.byName.get(toolName);
-    const outcome = tool
-      ? tool.verb === 'write_board'
-        ? this.writeBoard(tool, input)
-        : this.single(tool, input).outcome
-      : unknownTool(toolName, this.tools);
+    const outcome = tool ? (tool.verb === 'write_board' ? this.writeBoard(tool, input) : this.single(tool, input).outcome) : unknownTool(toolName, this.tools);
     this.counters.calls++;
     const per = (this.counters.byTool[toolName] ??= { calls: 0, refusals: 0 });
     per.calls++;
@@ -342,7 +338,10 @@ function admissibleFor(tool: BoardTool, issue: z.core.$ZodIssue): string {
   if (!property) return `an object with ${fieldList(tool)}`;
   const required = tool.inputSchema.required?.includes(top as string) ? 'required' : 'optional';
   if (Array.isArray(property.enum)) return `one of ${property.enum.map((v) => JSON.stringify(v)).join(', ')} (${required})`;
-  const type = property.type === 'array' ? `an array of ${String((property.items as Record<string, unknown> | undefined)?.type ?? 'values')}s` : `a${property.type === 'integer' ? 'n' : ''} ${String(property.type)}`;
+  const type =
+    property.type === 'array'
+      ? `an array of ${String((property.items as Record<string, unknown> | undefined)?.type ?? 'values')}s`
+      : `a${property.type === 'integer' ? 'n' : ''} ${String(property.type)}`;
   const extra = property.type === 'integer' && 'exclusiveMinimum' in property ? ' ≥ 1' : property.minLength ? ', not empty' : '';
   return `${type}${extra} (${required})`;
 }
@@ -376,7 +375,7 @@ function entryShape(raw: unknown, position: number, tools: ReadonlyMap<string, B
     return refuse(name, '.tool', `${at} names ${name === self ? 'write_board itself' : `no tool "${name}" of this seat`}.`, names, localId);
   }
   const input = entry.input ?? {};
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return refuse(name, '.input', `${at}.input is not an object.`, 'the tool\'s input object', localId);
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return refuse(name, '.input', `${at}.input is not an object.`, "the tool's input object", localId);
   return { ok: true, entryTool, entryInput: input as Record<string, unknown>, localId };
 }
 
@@ -446,7 +445,13 @@ export function renderBatch(batch: WriteBoardResult): string {
     }
     const groups = [...byText.entries()];
     for (const [text, positions] of groups.slice(0, RESULT_MAX_VIOLATIONS)) {
-      const where = positions.length === 1 ? `entries[${positions[0]}]` : `entries ${boundedList(positions.map((p) => `[${p}]`), MAX_LISTED)} (${formatCount(positions.length)} entries)`;
+      const where =
+        positions.length === 1
+          ? `entries[${positions[0]}]`
+          : `entries ${boundedList(
+              positions.map((p) => `[${p}]`),
+              MAX_LISTED,
+            )} (${formatCount(positions.length)} entries)`;
       lines.push(`- ${where} ${text}`);
     }
     if (groups.length > RESULT_MAX_VIOLATIONS) {
@@ -460,7 +465,12 @@ export function renderBatch(batch: WriteBoardResult): string {
   }
   const ids = Object.entries(batch.ids);
   if (ids.length > 0) {
-    lines.push(`Ids minted: ${boundedList(ids.map(([name, id]) => `${name}=${id}`), MAX_LISTED)}.`);
+    lines.push(
+      `Ids minted: ${boundedList(
+        ids.map(([name, id]) => `${name}=${id}`),
+        MAX_LISTED,
+      )}.`,
+    );
   }
   if (batch.finish) lines.push(`finish: ${renderResult(batch.finish)}`);
   else lines.push('finish did not run, because not every entry landed. Everything applied stays on the board: fix the refused and skipped entries, then call finish.');

@@ -1,16 +1,4 @@
-import type {
-  Absence,
-  BoardDocument,
-  BoardElement,
-  BoardStatus,
-  ElementKind,
-  FinishPointer,
-  Lens,
-  ProseRegister,
-  ReferenceRepair,
-  Refusal,
-  ReviewName,
-} from '../../protocol/board';
+import type { Absence, BoardDocument, BoardElement, BoardStatus, ElementKind, FinishPointer, Lens, ProseRegister, ReferenceRepair, Refusal, ReviewName } from '../../protocol/board';
 import { MEASURE_BY_LENS } from '../../protocol/board';
 
 /**

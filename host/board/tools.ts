@@ -168,7 +168,11 @@ export function buildBoardTools(lens: Lens): BoardTool[] {
     const fields = KIND_INPUTS[kind].shape as Record<string, z.ZodType>;
     const inputOnly = (INPUT_ONLY_FIELDS as Partial<Record<ElementKind, z.ZodObject<Record<string, z.ZodType>>>>)[kind]?.shape ?? {};
     const parentId = z.string().min(1).optional().describe(parentDescription(kind));
-    const moveTo = z.string().min(1).optional().describe(`Id of the element to move this one under (${PARENT_KINDS[kind].join(', ')}); omit to leave it where it is.`);
+    const moveTo = z
+      .string()
+      .min(1)
+      .optional()
+      .describe(`Id of the element to move this one under (${PARENT_KINDS[kind].join(', ')}); omit to leave it where it is.`);
     const derived = HOST_DERIVED_MEMBER_KINDS.includes(kind);
     if (!derived) {
       tools.push(
@@ -217,13 +221,9 @@ export function buildBoardTools(lens: Lens): BoardTool[] {
   const absence = seatAbsence(lens);
   if (absence) {
     tools.push(
-      tool(
-        'settle_absent',
-        `Settle this board as absent instead of writing it, for one fixed reason: ${absence.meaning} Use it only when that holds.`,
-        z.strictObject({}),
-        'settle_absent',
-        () => ({ verb: 'settle_absent' }),
-      ),
+      tool('settle_absent', `Settle this board as absent instead of writing it, for one fixed reason: ${absence.meaning} Use it only when that holds.`, z.strictObject({}), 'settle_absent', () => ({
+        verb: 'settle_absent',
+      })),
     );
   }
 

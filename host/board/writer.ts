@@ -15,18 +15,7 @@ import {
   type Refusal,
 } from '../../protocol/board';
 import { boundedList, formatCount } from './render';
-import {
-  AGREEMENT_OF_ACCORD,
-  HOST_AUTHOR,
-  parseCallInput,
-  referencesOf,
-  resolveCodeRef,
-  runCallStage,
-  runElementStage,
-  runFinishTier,
-  type ElementContext,
-  type Touched,
-} from './rules';
+import { AGREEMENT_OF_ACCORD, HOST_AUTHOR, parseCallInput, referencesOf, resolveCodeRef, runCallStage, runElementStage, runFinishTier, type ElementContext, type Touched } from './rules';
 import type { BoardState, VerbCall, VerbResult, WriterContext } from './state';
 
 /**
@@ -134,7 +123,11 @@ function finish(state: BoardState): Applied {
   const next: BoardState = { ...state, status: 'finished', absence: null, lastFinish: [], revision: state.revision + 1 };
   return {
     state: next,
-    result: { status: 'settled', absence: null, message: `settled: the board is finished with ${formatCount(state.elements.size)} element${state.elements.size === 1 ? '' : 's'} (revision ${next.revision}).` },
+    result: {
+      status: 'settled',
+      absence: null,
+      message: `settled: the board is finished with ${formatCount(state.elements.size)} element${state.elements.size === 1 ? '' : 's'} (revision ${next.revision}).`,
+    },
   };
 }
 
@@ -231,7 +224,12 @@ export function placeNoiseMembers(state: BoardState, members: readonly NoiseMemb
   const call: VerbCall = { verb: 'add', kind: 'noise_member', input: {} };
   const memberKind = LENS_TYPED_KINDS[state.lens].find((k) => HOST_DERIVED_MEMBER_KINDS.includes(k));
   if (!memberKind) {
-    return { ...refuse(state, call, [{ rule: 'kind-allowlist', field: 'kind', message: `a ${state.lens} board takes no host-derived members`, admissible: 'place members on the board whose lens takes them' }]), ids: [] };
+    return {
+      ...refuse(state, call, [
+        { rule: 'kind-allowlist', field: 'kind', message: `a ${state.lens} board takes no host-derived members`, admissible: 'place members on the board whose lens takes them' },
+      ]),
+      ids: [],
+    };
   }
   const bad: string[] = [];
   for (const m of members) {
@@ -256,25 +254,34 @@ export function placeNoiseMembers(state: BoardState, members: readonly NoiseMemb
   let n = state.nextId;
   for (const m of members) {
     const id = `e${n}`;
-    elements.set(id, typed({
+    elements.set(
       id,
-      kind: memberKind,
-      parent: null,
-      author: HOST_AUTHOR,
-      seq: n,
-      path: m.path,
-      side: m.side,
-      start_line: m.start_line,
-      end_line: m.end_line,
-      hunk_id: m.hunk_id,
-      verdict: 'noise',
-      judge: 'deterministic',
-    }));
+      typed({
+        id,
+        kind: memberKind,
+        parent: null,
+        author: HOST_AUTHOR,
+        seq: n,
+        path: m.path,
+        side: m.side,
+        start_line: m.start_line,
+        end_line: m.end_line,
+        hunk_id: m.hunk_id,
+        verdict: 'noise',
+        judge: 'deterministic',
+      }),
+    );
     ids.push(id);
     n++;
   }
   const next: BoardState = { ...state, elements, nextId: n };
-  const applied = accept(state, next, call, null, `placed ${formatCount(ids.length)} ${memberKind} element${ids.length === 1 ? '' : 's'}${ids.length > 0 ? ` (${ids[0]}…${ids[ids.length - 1]})` : ''}`);
+  const applied = accept(
+    state,
+    next,
+    call,
+    null,
+    `placed ${formatCount(ids.length)} ${memberKind} element${ids.length === 1 ? '' : 's'}${ids.length > 0 ? ` (${ids[0]}…${ids[ids.length - 1]})` : ''}`,
+  );
   return { ...applied, ids };
 }
 
@@ -342,7 +349,13 @@ export function admitReferences(state: BoardState): { state: BoardState; repairs
           continue;
         }
         if (candidates.length > 1) {
-          fail('ambiguous', `${el.id}.${fieldName} names ${ref.target}, and ${candidates.length} elements share its identity (${boundedList(candidates.map((c) => c.id), 5)})`);
+          fail(
+            'ambiguous',
+            `${el.id}.${fieldName} names ${ref.target}, and ${candidates.length} elements share its identity (${boundedList(
+              candidates.map((c) => c.id),
+              5,
+            )})`,
+          );
           continue;
         }
         const only = candidates[0] as BoardElement;
@@ -440,4 +453,3 @@ function subtreeOf(state: BoardState, id: string): Set<string> {
 function rangeOf(start: number, end: number): string {
   return start === end ? `${start}` : `${start}-${end}`;
 }
-

@@ -1,8 +1,4 @@
-import {
-  CAPTURE_CONTEXT_LINES,
-  CAPTURE_MAX_FILE_BYTES,
-  CAPTURE_MAX_PATCH_BYTES_PER_FILE,
-} from '../../protocol/limits';
+import { CAPTURE_CONTEXT_LINES, CAPTURE_MAX_FILE_BYTES, CAPTURE_MAX_PATCH_BYTES_PER_FILE } from '../../protocol/limits';
 import type { CaptureOptions, FileChange, Patchset, PatchsetTotals } from '../../protocol/patchset';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { CaptureTarget } from '../../protocol/session';
@@ -31,15 +27,31 @@ export function captureOptions(overrides?: Partial<CaptureOptions>): CaptureOpti
  */
 export function diffArgs(options: CaptureOptions, base: string, head: string, fromMergeBase = false): string[] {
   return [
-    '-c', `core.bigFileThreshold=${options.maxFileBytes}`,
-    'diff', '--raw', '-p', '-z',
-    '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative',
-    '--find-renames', `-U${options.contextLines}`, '--inter-hunk-context=0',
-    '--diff-algorithm=myers', '--indent-heuristic',
-    '--submodule=short', '--ignore-submodules=none',
-    '--src-prefix=a/', '--dst-prefix=b/', '--full-index', '--no-abbrev',
+    '-c',
+    `core.bigFileThreshold=${options.maxFileBytes}`,
+    'diff',
+    '--raw',
+    '-p',
+    '-z',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-relative',
+    '--find-renames',
+    `-U${options.contextLines}`,
+    '--inter-hunk-context=0',
+    '--diff-algorithm=myers',
+    '--indent-heuristic',
+    '--submodule=short',
+    '--ignore-submodules=none',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+    '--full-index',
+    '--no-abbrev',
     ...(fromMergeBase ? ['--merge-base'] : []),
-    base, head, '--',
+    base,
+    head,
+    '--',
   ];
 }
 
@@ -55,17 +67,10 @@ interface ResolvedTarget {
 }
 
 /** Captures a target into an immutable, content-addressed patchset. Writes nothing on failure. */
-export async function capturePatchset(
-  repo: RepoHandle,
-  target: CaptureTarget,
-  overrides?: Partial<CaptureOptions>,
-): Promise<Result<Patchset>> {
+export async function capturePatchset(repo: RepoHandle, target: CaptureTarget, overrides?: Partial<CaptureOptions>): Promise<Result<Patchset>> {
   const options = captureOptions(overrides);
   try {
-    const [baseTip, branchHead] = await Promise.all([
-      resolveCommit(repo, target.base),
-      target.kind === 'branch' ? resolveCommit(repo, target.head) : Promise.resolve(null),
-    ]);
+    const [baseTip, branchHead] = await Promise.all([resolveCommit(repo, target.base), target.kind === 'branch' ? resolveCommit(repo, target.head) : Promise.resolve(null)]);
     if (!baseTip.ok) return baseTip;
 
     let resolved: ResolvedTarget;
@@ -138,12 +143,7 @@ export async function capturePatchset(
  * with the same parser, options and oversize handling as a capture and sorted by path. An empty
  * diff is not an error here: it answers [].
  */
-export async function captureTreeDiff(
-  repo: RepoHandle,
-  from: string,
-  to: string,
-  overrides?: Partial<CaptureOptions>,
-): Promise<Result<FileChange[]>> {
+export async function captureTreeDiff(repo: RepoHandle, from: string, to: string, overrides?: Partial<CaptureOptions>): Promise<Result<FileChange[]>> {
   const options = captureOptions(overrides);
   try {
     const streamed = await streamDiff(repo, diffArgs(options, from, to), options);

@@ -265,7 +265,7 @@ export class DiffStreamParser {
       this.scanFrom = 1;
     } else {
       this.pending = rest;
-      if (final && rest.length > 0) throw new DiffParseError('unterminated raw record at the end of git\'s output');
+      if (final && rest.length > 0) throw new DiffParseError("unterminated raw record at the end of git's output");
       if (final) this.inPatch = true;
     }
   }
@@ -415,15 +415,16 @@ export function fileChangeOf(record: RawRecord, sections: readonly PatchSection[
         headBytes: null,
         // A type change's hunks are one side each (its deletion's, then its creation's): a side
         // has a tail only if one of its own hunks was dropped.
-        tailFrom: sections.length > 1
-          ? {
-              base: dropped.find((h) => h.oldLines > 0)?.oldStart ?? null,
-              head: dropped.find((h) => h.newLines > 0)?.newStart ?? null,
-            }
-          : {
-              base: record.oldOid ? Math.max(1, firstDropped.oldStart) : null,
-              head: record.newOid ? Math.max(1, firstDropped.newStart) : null,
-            },
+        tailFrom:
+          sections.length > 1
+            ? {
+                base: dropped.find((h) => h.oldLines > 0)?.oldStart ?? null,
+                head: dropped.find((h) => h.newLines > 0)?.newStart ?? null,
+              }
+            : {
+                base: record.oldOid ? Math.max(1, firstDropped.oldStart) : null,
+                head: record.newOid ? Math.max(1, firstDropped.newStart) : null,
+              },
       };
       hunks = hunks.slice(0, kept);
     }

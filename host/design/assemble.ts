@@ -43,7 +43,13 @@ export async function assembleDesignBoard(patchset: Patchset, readHeadFile: Read
     throw error;
   }
   if (doc.files.length === 0) {
-    return { kind: 'fallback', format: selection.format, sources: sourcesOf(selection, loader), rule: 'spec-empty', reason: 'no file of the selected specification could be read at the reviewed head' };
+    return {
+      kind: 'fallback',
+      format: selection.format,
+      sources: sourcesOf(selection, loader),
+      rule: 'spec-empty',
+      reason: 'no file of the selected specification could be read at the reviewed head',
+    };
   }
   const ctx: WriterContext = { author: ASSEMBLER_AUTHOR, citations: buildCitationIndex(patchset) };
   const written = writeBoard(doc, patchset.id, ctx);

@@ -159,10 +159,15 @@ const isLegacyDesign = (path: string) => LEGACY_DESIGN.test(path.match(SUPERPOWE
  * is read first; the older docs/plans/ layout only when the branch touches nothing there.
  */
 export async function selectSuperpowers(paths: readonly string[], read: ReadHeadFile): Promise<Selection | null> {
-  const current = await selectSuperpowersIn(paths.filter((p) => SUPERPOWERS_PLAN.test(p)), paths.filter((p) => SUPERPOWERS_SPEC.test(p)), read, (topic) => ({
-    designs: [`docs/superpowers/specs/${topic}-design.md`, `docs/superpowers/specs/${topic}.md`],
-    plans: [`docs/superpowers/plans/${topic}.md`],
-  }));
+  const current = await selectSuperpowersIn(
+    paths.filter((p) => SUPERPOWERS_PLAN.test(p)),
+    paths.filter((p) => SUPERPOWERS_SPEC.test(p)),
+    read,
+    (topic) => ({
+      designs: [`docs/superpowers/specs/${topic}-design.md`, `docs/superpowers/specs/${topic}.md`],
+      plans: [`docs/superpowers/plans/${topic}.md`],
+    }),
+  );
   if (current) {
     const touched = paths.filter((p) => p.startsWith('docs/superpowers/') || p.startsWith('.superpowers/'));
     return { format: 'superpowers', kind: 'topic', ...current, touched };

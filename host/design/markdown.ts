@@ -74,7 +74,10 @@ export function parseMarkdown(path: string, text: string): MdFile {
     }
     const heading = line.match(HEADING);
     if (heading) {
-      const raw = (heading[2] ?? '').replace(/[ \t]+#+$/, '').replace(/^#+$/, '').trim();
+      const raw = (heading[2] ?? '')
+        .replace(/[ \t]+#+$/, '')
+        .replace(/^#+$/, '')
+        .trim();
       headings.push({ level: (heading[1] as string).length, text: raw, index: i });
     }
   }
@@ -143,10 +146,7 @@ export interface ListItem {
   firstEnd: number;
 }
 
-export type MdBlock =
-  | { kind: 'para'; start: number; end: number }
-  | { kind: 'list'; start: number; end: number; items: ListItem[] }
-  | { kind: 'fence'; start: number; end: number };
+export type MdBlock = { kind: 'para'; start: number; end: number } | { kind: 'list'; start: number; end: number; items: ListItem[] } | { kind: 'fence'; start: number; end: number };
 
 const blank = (line: string | undefined) => line === undefined || line.trim() === '';
 const indentOf = (line: string) => {
@@ -263,7 +263,18 @@ function itemsOf(file: MdFile, start: number, end: number): ListItem[] {
     // column: its further paragraphs there are its text too, not indented code blocks.
     const textColumn = contentIndent + (box ? (box[0] as string).length : 0);
     const aligned = box !== null && firstEnd > i + 1 && file.lines.slice(i + 1, firstEnd).every((l) => indentOf(l) === textColumn);
-    items.push({ start: i, end, indent, contentIndent: aligned ? textColumn : contentIndent, ordered, number: ordered ? marker.slice(0, -1) : null, checkbox, box: box ? `[${box[1]}]` : null, first, firstEnd });
+    items.push({
+      start: i,
+      end,
+      indent,
+      contentIndent: aligned ? textColumn : contentIndent,
+      ordered,
+      number: ordered ? marker.slice(0, -1) : null,
+      checkbox,
+      box: box ? `[${box[1]}]` : null,
+      first,
+      firstEnd,
+    });
   }
   for (let n = 0; n < items.length - 1; n++) (items[n] as ListItem).end = (items[n + 1] as ListItem).start;
   for (const item of items) {

@@ -21,9 +21,7 @@ export const FORMAT_NAMES: Record<SpecFormat, string> = {
 };
 
 export type DesignAssembly =
-  | { kind: 'board'; format: SpecFormat; sources: string[]; state: BoardState }
-  | { kind: 'none' }
-  | { kind: 'fallback'; format: SpecFormat; sources: string[]; rule: string; reason: string };
+  { kind: 'board'; format: SpecFormat; sources: string[]; state: BoardState } | { kind: 'none' } | { kind: 'fallback'; format: SpecFormat; sources: string[]; rule: string; reason: string };
 
 // ─── Assembler rules (a spec the readers cannot parse into the obligation kinds) ────────────
 

@@ -1,19 +1,4 @@
-import {
-  blockText,
-  blocksOf,
-  fenceSpan,
-  itemText,
-  leadingTitle,
-  outline,
-  ownEnd,
-  parseMarkdown,
-  textOf,
-  titleOf,
-  type ListItem,
-  type MdBlock,
-  type MdFile,
-  type MdNode,
-} from './markdown';
+import { blockText, blocksOf, fenceSpan, itemText, leadingTitle, outline, ownEnd, parseMarkdown, textOf, titleOf, type ListItem, type MdBlock, type MdFile, type MdNode } from './markdown';
 import { LABELS, SpecParseError, codeBlockLabel, criterionLabel, type Block, type CodeSpan, type DecisionData, type ScenarioBlock, type SpecDelta } from './model';
 
 /**
@@ -286,7 +271,12 @@ export function scenarioOf(file: MdFile, node: MdNode, name: string): ScenarioBl
     for (const item of block.items) {
       const match = item.first.match(CLAUSE);
       if (!match) continue;
-      clauses.push({ keyword: match[1] as string, text: itemText(file, item, false).slice((match[0] as string).length).trim() });
+      clauses.push({
+        keyword: match[1] as string,
+        text: itemText(file, item, false)
+          .slice((match[0] as string).length)
+          .trim(),
+      });
     }
   }
   const { condition, response } = splitClauses(clauses);
@@ -364,7 +354,18 @@ export function storyRequirement(file: MdFile, node: MdNode, number: string | nu
     if (read.scenarios.length === 0) throw new SpecParseError('spec-requirement-text', file.path, line, `requirement "${heading}" has no story or normative text`);
     shall = LABELS.noRequirementText;
   }
-  return { kind: 'requirement', title: heading, shall, sourcePath: file.path, sourceLine: line, candidate: heading, delta: null, scenarios: read.scenarios, notes: notes.sort(byLine).map((n) => n.text), ...withCode(code) };
+  return {
+    kind: 'requirement',
+    title: heading,
+    shall,
+    sourcePath: file.path,
+    sourceLine: line,
+    candidate: heading,
+    delta: null,
+    scenarios: read.scenarios,
+    notes: notes.sort(byLine).map((n) => n.text),
+    ...withCode(code),
+  };
 }
 
 /** A criterion written as a line of its own in a paragraph: "1: …", "1.7.2: …", "AC3: …". */
@@ -605,7 +606,13 @@ export function listDecisions(file: MdFile, items: readonly ListItem[]): Block[]
         code.push(...part.code);
       } else if (ALTERNATIVES_LABEL.test(part.text)) {
         const after = part.text.replace(ALTERNATIVES_LABEL, '').trim();
-        if (after !== '') alternatives.push(...after.split('\n').map((s) => s.replace(/^\s*[-*+]\s+/, '').trim()).filter((s) => s !== ''));
+        if (after !== '')
+          alternatives.push(
+            ...after
+              .split('\n')
+              .map((s) => s.replace(/^\s*[-*+]\s+/, '').trim())
+              .filter((s) => s !== ''),
+          );
         code.push(...part.code);
       } else rest.push(prose(part.text, false, part.code));
     }
@@ -632,7 +639,16 @@ export function topItemsOf(file: MdFile, start: number, end: number, sink?: Code
   return blocksOf(file, start, end).flatMap((b) => (b.kind === 'list' ? topItems(file, b.items, sink) : b.kind === 'para' ? [blockText(file, b, sink)] : []));
 }
 
-export function decisionData(title: string, statement: string, rationale: string | null, alternatives: string[], sourcePath: string, start0: number, end0: number, code: CodeSpan[] = []): DecisionData {
+export function decisionData(
+  title: string,
+  statement: string,
+  rationale: string | null,
+  alternatives: string[],
+  sourcePath: string,
+  start0: number,
+  end0: number,
+  code: CodeSpan[] = [],
+): DecisionData {
   return { title, statement, rationale, alternatives, sourcePath, range: { start: start0 + 1, end: Math.max(start0 + 1, end0) }, ...withCode(code) };
 }
 

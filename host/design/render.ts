@@ -20,9 +20,7 @@ export function codeCitable(span: CodeSpan, citations: CitationIndexLike): boole
   return citations.resolve(span.path, 'head', span.start, span.end).ok;
 }
 
-export type WriteOutcome =
-  | { ok: true; state: BoardState }
-  | { ok: false; rule: string; reason: string };
+export type WriteOutcome = { ok: true; state: BoardState } | { ok: false; rule: string; reason: string };
 
 // ─── Decisions: element or sections ──────────────────────────────────────────────────────────
 
@@ -117,11 +115,7 @@ export function writeBoard(doc: SpecDocument, patchsetId: string, ctx: WriterCon
   const write = (block: Block, parent: string | null): void => {
     switch (block.kind) {
       case 'section': {
-        const id = add(
-          'section',
-          { title: block.title, ...(block.body !== null ? { body_markdown: block.body } : {}), ...(block.sourcePaths ? { source_paths: block.sourcePaths } : {}) },
-          parent,
-        );
+        const id = add('section', { title: block.title, ...(block.body !== null ? { body_markdown: block.body } : {}), ...(block.sourcePaths ? { source_paths: block.sourcePaths } : {}) }, parent);
         citeAll(block.code, id);
         for (const child of block.children) write(child, id);
         return;
@@ -204,7 +198,11 @@ export function writeBoard(doc: SpecDocument, patchsetId: string, ctx: WriterCon
   const finished = applyVerb(state, { verb: 'finish' }, ctx);
   if (finished.result.status === 'pointers') {
     const first = finished.result.pointers[0];
-    return { ok: false, rule: first?.rule ?? 'document-present', reason: `finish returned ${finished.result.pointers.length} pointer(s): ${first ? `${first.rule} at ${first.element}: ${first.sentence}` : ''}` };
+    return {
+      ok: false,
+      rule: first?.rule ?? 'document-present',
+      reason: `finish returned ${finished.result.pointers.length} pointer(s): ${first ? `${first.rule} at ${first.element}: ${first.sentence}` : ''}`,
+    };
   }
   return { ok: true, state: finished.state };
 }

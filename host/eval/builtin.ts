@@ -41,7 +41,9 @@ async function writeTrees(root: string, programs: ReadonlyArray<Readonly<Record<
     const trees: string[] = [];
     for (const [index, files] of programs.entries()) {
       const env = { GIT_INDEX_FILE: join(scratch, `index-${index}`) };
-      const entries = Object.keys(files).sort().map((path) => `100644 ${blobOf.get(files[path] as string)}\t${path}\n`);
+      const entries = Object.keys(files)
+        .sort()
+        .map((path) => `100644 ${blobOf.get(files[path] as string)}\t${path}\n`);
       await gitText(['update-index', '--add', '--index-info'], { cwd: root, env, input: entries.join('') });
       trees.push(await gitText(['write-tree'], { cwd: root, env }));
     }

@@ -503,7 +503,7 @@ export const BUILTIN_CASE_SPECS: readonly BuiltinCaseSpec[] = [
     category: 'missing-null-check',
     language: 'javascript',
     files: {
-      'README.md': '# comments\n\nRenders comment threads with their authors\' display names.\n',
+      'README.md': "# comments\n\nRenders comment threads with their authors' display names.\n",
       'package.json': nodePackage('comments', 'Comment threads', false),
       'src/comments.js': COMMENTS_JS,
       'src/users.js': DISPLAY_NAME_JS,
@@ -530,20 +530,16 @@ export const BUILTIN_CASE_SPECS: readonly BuiltinCaseSpec[] = [
     },
     bug: {
       path: 'tools/logstats.py',
-      from:
-        '    with open(path, encoding="utf-8", errors="replace") as log:\n        for line in log:\n            fields = line.split(maxsplit=3)\n            if len(fields) >= 3 and fields[2] in LEVELS:\n                counts[fields[2]] += 1\n',
-      to:
-        '    log = open(path, encoding="utf-8", errors="replace")\n    for line in log:\n        fields = line.split(maxsplit=3)\n        if len(fields) >= 3 and fields[2] in LEVELS:\n            counts[fields[2]] += 1\n',
+      from: '    with open(path, encoding="utf-8", errors="replace") as log:\n        for line in log:\n            fields = line.split(maxsplit=3)\n            if len(fields) >= 3 and fields[2] in LEVELS:\n                counts[fields[2]] += 1\n',
+      to: '    log = open(path, encoding="utf-8", errors="replace")\n    for line in log:\n        fields = line.split(maxsplit=3)\n        if len(fields) >= 3 and fields[2] in LEVELS:\n            counts[fields[2]] += 1\n',
     },
     introducedBy: 'Add nightly log level counts',
     fixMessage: 'fix(logstats): close each log file after counting it',
     twin: [
       {
         path: 'tools/logstats.py',
-        from:
-          '    total: collections.Counter = collections.Counter()\n    for name in sorted(Path(argv[1]).glob("*.log")):\n        total += count_levels(name)\n    for level in LEVELS:\n        print(f"{level:<8} {total[level]}")\n',
-        to:
-          '    totals: collections.Counter = collections.Counter()\n    for name in sorted(Path(argv[1]).glob("*.log")):\n        totals += count_levels(name)\n    for level in LEVELS:\n        print(f"{level:<8} {totals[level]}")\n',
+        from: '    total: collections.Counter = collections.Counter()\n    for name in sorted(Path(argv[1]).glob("*.log")):\n        total += count_levels(name)\n    for level in LEVELS:\n        print(f"{level:<8} {total[level]}")\n',
+        to: '    totals: collections.Counter = collections.Counter()\n    for name in sorted(Path(argv[1]).glob("*.log")):\n        totals += count_levels(name)\n    for level in LEVELS:\n        print(f"{level:<8} {totals[level]}")\n',
       },
     ],
     twinNote: 'a local variable renamed',

@@ -48,7 +48,9 @@ export async function evalCorpusCli(argv: readonly string[]): Promise<number> {
     const written = writeOut(values.out, built.value);
     if (written !== null) return refuse(written);
     const clean = built.value.cases.filter((item) => item.clean === true).length;
-    process.stdout.write(`wrote ${built.value.cases.length} built-in cases (${built.value.cases.length - clean} bugs, ${clean} clean twins) to ${values.out}; their repositories are under ${values.builtin}\n`);
+    process.stdout.write(
+      `wrote ${built.value.cases.length} built-in cases (${built.value.cases.length - clean} bugs, ${clean} clean twins) to ${values.out}; their repositories are under ${values.builtin}\n`,
+    );
     return 0;
   }
 
@@ -64,9 +66,7 @@ export async function evalCorpusCli(argv: readonly string[]): Promise<number> {
 
 /** What the walk saw, in words: "the first-parent history of HEAD of /repo: 1634 commits, …". */
 function historySummary(report: HistoryCorpusReport, since: string | undefined): string {
-  const skipped = (Object.keys(report.skipped) as SkipReason[])
-    .sort()
-    .map((reason) => `${report.skipped[reason]} ${SKIP_REASON_WORDS[reason]}`);
+  const skipped = (Object.keys(report.skipped) as SkipReason[]).sort().map((reason) => `${report.skipped[reason]} ${SKIP_REASON_WORDS[reason]}`);
   return [
     `${EVAL_HISTORY_WALK} of ${report.corpus.repo ?? '?'}${since !== undefined ? ` since ${since}` : ''}`,
     `: ${report.scanned} commits, ${report.fixMessages} whose message says they fix a bug`,

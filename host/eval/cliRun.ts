@@ -138,7 +138,15 @@ async function runCommand(argv: readonly string[]): Promise<number> {
     args: [...argv],
     strict: true,
     allowPositionals: false,
-    options: { cases: { type: 'string' }, harness: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' }, jobs: { type: 'string' }, store: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      cases: { type: 'string' },
+      harness: { type: 'string' },
+      'base-url': { type: 'string' },
+      model: { type: 'string' },
+      jobs: { type: 'string' },
+      store: { type: 'string' },
+      out: { type: 'string' },
+    },
   });
   const casesFile = resolve(need(values.cases, '--cases FILE', 'run'));
   const harnessName = need(values.harness, '--harness NAME', 'run');
@@ -155,10 +163,7 @@ async function runCommand(argv: readonly string[]): Promise<number> {
 
   const store = await Store.open(storeDir);
   try {
-    const outcome = await runEval(
-      options,
-      { reviewCase: caseReviewer(store, harnesses), now: () => new Date(), monotonicMs: () => performance.now(), stderr },
-    );
+    const outcome = await runEval(options, { reviewCase: caseReviewer(store, harnesses), now: () => new Date(), monotonicMs: () => performance.now(), stderr });
     const score = scoreRun(outcome.manifest, outcome.results, { threshold: EVAL_DEFAULT_SEVERITY_THRESHOLD, tolerance: EVAL_DEFAULT_LINE_TOLERANCE, dir: outDir });
     writeFileAtomic(join(outDir, RUN_SCORE_FILE), `${JSON.stringify(score, null, 2)}\n`);
     writeFileAtomic(join(outDir, RUN_REPORT_FILE), renderScoreHtml(score));
@@ -168,7 +173,9 @@ async function runCommand(argv: readonly string[]): Promise<number> {
     // Running the same command again reviews only the failed and unfinished cases.
     const unmeasured = score.totals.failed + score.totals.notRun;
     if (unmeasured > 0) {
-      stderr(`rennet: ${unmeasured} of ${score.totals.cases} case${score.totals.cases === 1 ? '' : 's'} failed or did not run (reasons in the score); run the same command again to retry only those\n`);
+      stderr(
+        `rennet: ${unmeasured} of ${score.totals.cases} case${score.totals.cases === 1 ? '' : 's'} failed or did not run (reasons in the score); run the same command again to retry only those\n`,
+      );
       return 1;
     }
     return 0;

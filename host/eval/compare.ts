@@ -9,7 +9,9 @@ import { EVAL_DOCUMENT_VERSION, type EvalCaseChange, type EvalCompare, type Eval
 
 export function compareScores(a: EvalScore, b: EvalScore): Result<EvalCompare, string> {
   if (a.run.casesDigest !== b.run.casesDigest) {
-    return err(`the runs reviewed different corpora (cases digest ${a.run.casesDigest.slice(0, 12)} in ${a.run.dir}, ${b.run.casesDigest.slice(0, 12)} in ${b.run.dir}); compare runs of the same cases file`);
+    return err(
+      `the runs reviewed different corpora (cases digest ${a.run.casesDigest.slice(0, 12)} in ${a.run.dir}, ${b.run.casesDigest.slice(0, 12)} in ${b.run.dir}); compare runs of the same cases file`,
+    );
   }
   if (a.rules.threshold !== b.rules.threshold || a.rules.tolerance !== b.rules.tolerance) {
     return err(`the scores use different rules (threshold ${a.rules.threshold}, tolerance ${a.rules.tolerance} against ${b.rules.threshold}, ${b.rules.tolerance})`);

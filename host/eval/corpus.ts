@@ -51,10 +51,11 @@ export function evalCommitEnv(unixSeconds: number): Record<string, string> {
  * Touches no ref, index or file.
  */
 export async function writeEvalCommit(root: string, tree: string, parents: readonly string[], message: string, unixSeconds: number): Promise<string> {
-  return gitText(
-    ['-c', 'commit.gpgSign=false', '-c', 'i18n.commitEncoding=UTF-8', 'commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((parent) => ['-p', parent])],
-    { cwd: root, env: evalCommitEnv(unixSeconds), input: message },
-  );
+  return gitText(['-c', 'commit.gpgSign=false', '-c', 'i18n.commitEncoding=UTF-8', 'commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((parent) => ['-p', parent])], {
+    cwd: root,
+    env: evalCommitEnv(unixSeconds),
+    input: message,
+  });
 }
 
 /** The revert of `fix` (whose only parent is `parent`, a commit id) on top of it: tree(parent), parent fix. */
@@ -116,10 +117,7 @@ interface LoggedCommit {
 
 /** The walk: every commit on the first-parent history of HEAD, newest first. */
 async function firstParentHistory(root: string): Promise<Result<LoggedCommit[]>> {
-  const result = await runGit(
-    ['-c', 'log.showSignature=false', 'log', '--first-parent', '-z', '--no-color', '--encoding=UTF-8', '--format=%H%x1f%P%x1f%ct%x1f%B', 'HEAD', '--'],
-    { cwd: root },
-  );
+  const result = await runGit(['-c', 'log.showSignature=false', 'log', '--first-parent', '-z', '--no-color', '--encoding=UTF-8', '--format=%H%x1f%P%x1f%ct%x1f%B', 'HEAD', '--'], { cwd: root });
   if (result.code !== 0) {
     const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: root });
     if (head.code !== 0) return err(rennetError('not-found', `${root} has no commits yet (HEAD does not name a commit)`));

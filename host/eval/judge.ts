@@ -66,7 +66,10 @@ export function findingBrief(result: EvalCaseResult, findingId: string): string 
   if (!board || !finding) return null;
   const byId = new Map(board.elements.map((e) => [e.id, e] as const));
   const pick = (e: ReportElement, keys: readonly string[]) => Object.fromEntries(keys.filter((k) => e[k] !== undefined).map((k) => [k, e[k]]));
-  const anchors = (Array.isArray(finding.anchor) ? finding.anchor : []).map((id) => byId.get(String(id))).filter((e): e is ReportElement => e?.kind === 'code_ref').map((e) => pick(e, ['path', 'side', 'startLine', 'endLine', 'label']));
+  const anchors = (Array.isArray(finding.anchor) ? finding.anchor : [])
+    .map((id) => byId.get(String(id)))
+    .filter((e): e is ReportElement => e?.kind === 'code_ref')
+    .map((e) => pick(e, ['path', 'side', 'startLine', 'endLine', 'label']));
   return JSON.stringify({
     finding: pick(finding, ['severity', 'category', 'title', 'bodyMarkdown', 'partTitles', 'partBodies', 'remedyMarkdown']),
     anchors,

@@ -154,7 +154,8 @@ ${rows.join('\n')}
 }
 
 function judgeSection(judge: EvalJudge | null): string {
-  if (!judge) return `<h2>Judge</h2><p class="muted">No judge pass ran (<code>rennet eval score --judge HARNESS</code> grades whether each catching finding explains the impact; its grades sit beside the score, never in it).</p>`;
+  if (!judge)
+    return `<h2>Judge</h2><p class="muted">No judge pass ran (<code>rennet eval score --judge HARNESS</code> grades whether each catching finding explains the impact; its grades sit beside the score, never in it).</p>`;
   const rows = judge.grades.map(
     (g) =>
       `<tr><td><code>${esc(g.caseId)}</code></td><td><code>${esc(g.findingId)}</code></td><td class="${g.grade ? `grade-${esc(g.grade)}` : 'outcome-failed'}">${esc(g.grade ?? 'no grade')}</td><td>${esc(g.failure ?? g.reason)}</td></tr>`,

@@ -51,7 +51,9 @@ export function scoreText(score: EvalScore): string {
   if (score.judge) {
     const graded = score.judge.grades.filter((g) => g.grade !== null);
     const explains = graded.filter((g) => g.grade === 'explains').length;
-    lines.push(`Judge (${escapeControls(score.judge.settings.harness)}, beside the score): ${explains} of ${graded.length} graded catching findings explain the impact; ${score.judge.grades.length - graded.length} without a grade`);
+    lines.push(
+      `Judge (${escapeControls(score.judge.settings.harness)}, beside the score): ${explains} of ${graded.length} graded catching findings explain the impact; ${score.judge.grades.length - graded.length} without a grade`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -95,7 +95,8 @@ export function checkCorpus(corpus: EvalCorpus, casesFile: string): void {
   for (const c of corpus.cases) (seen.has(c.id) ? dupes : seen).add(c.id);
   if (dupes.size > 0) throw new EvalRunRefusal(`${casesFile}: case ids must be unique; repeated: ${[...dupes].slice(0, 10).join(', ')}`);
   const homeless = corpus.cases.filter((c) => caseRepo(c, corpus, casesFile) === null).map((c) => c.id);
-  if (homeless.length > 0) throw new EvalRunRefusal(`${casesFile}: no repository for ${homeless.slice(0, 10).join(', ')}${homeless.length > 10 ? ' and more' : ''} (give the corpus a "repo", or each case its own)`);
+  if (homeless.length > 0)
+    throw new EvalRunRefusal(`${casesFile}: no repository for ${homeless.slice(0, 10).join(', ')}${homeless.length > 10 ? ' and more' : ''} (give the corpus a "repo", or each case its own)`);
   if (corpus.cases.length === 0) throw new EvalRunRefusal(`${casesFile} has no cases`);
 }
 
@@ -135,7 +136,9 @@ export function readCaseResults(outDir: string, manifest: EvalRunManifest): Map<
 }
 
 function describeSettings(s: EvalHarnessSettings): string {
-  return [`--harness ${s.harness}`, s.baseUrl ? `--base-url ${s.baseUrl}` : '', s.model ? `--model ${s.model}` : '', s.scriptDigest ? `(script ${s.scriptDigest.slice(0, 12)})` : ''].filter(Boolean).join(' ');
+  return [`--harness ${s.harness}`, s.baseUrl ? `--base-url ${s.baseUrl}` : '', s.model ? `--model ${s.model}` : '', s.scriptDigest ? `(script ${s.scriptDigest.slice(0, 12)})` : '']
+    .filter(Boolean)
+    .join(' ');
 }
 
 /**

@@ -58,11 +58,27 @@ export function scoreCase(evalCase: EvalCase, result: EvalCaseResult | null, opt
   const base = { id: evalCase.id, category: evalCase.category, clean };
   if (!result) return { ...base, outcome: 'not-run', reason: 'no result: the run has not reviewed this case yet', findings: [], noise: 0, falsePositives: 0, durationMs: null, spend: null };
   if (canonicalJson(result.case) !== canonicalJson(evalCase)) {
-    return { ...base, outcome: 'not-run', reason: 'the result is of an earlier version of this case (the corpus changed since it was reviewed)', findings: [], noise: 0, falsePositives: 0, durationMs: null, spend: null };
+    return {
+      ...base,
+      outcome: 'not-run',
+      reason: 'the result is of an earlier version of this case (the corpus changed since it was reviewed)',
+      findings: [],
+      noise: 0,
+      falsePositives: 0,
+      durationMs: null,
+      spend: null,
+    };
   }
   const measured = { durationMs: result.durationMs, spend: result.spend };
   const flagged = result.report?.boards.find((b) => b.lens === 'flagged') ?? null;
-  const failure = result.status === 'failed' ? (result.reason ?? 'the review failed without a reason') : !flagged ? 'the review report has no Flagged board' : flagged.state === 'failed' ? `the Flagged lane failed: ${flagged.failure?.message ?? 'without an account'}` : null;
+  const failure =
+    result.status === 'failed'
+      ? (result.reason ?? 'the review failed without a reason')
+      : !flagged
+        ? 'the review report has no Flagged board'
+        : flagged.state === 'failed'
+          ? `the Flagged lane failed: ${flagged.failure?.message ?? 'without an account'}`
+          : null;
   if (failure !== null || !flagged) return { ...base, outcome: 'failed', reason: failure, findings: [], noise: 0, falsePositives: 0, ...measured };
 
   const findings = flaggedFindings(result.report as ReviewReport).map((f): EvalFindingScore => {
@@ -150,7 +166,10 @@ export function totalsOf(cases: readonly EvalCaseScore[]): EvalTotals {
     spend,
     // Per case with a result: a failed review spent its turns too.
     priceUsdPerReview: spend.unpricedTurns > 0 || withResult.length === 0 ? null : spend.priceUsd / withResult.length,
-    durationMsPerReview: ratio(timed.reduce((n, c) => n + (c.durationMs ?? 0), 0), timed.length),
+    durationMsPerReview: ratio(
+      timed.reduce((n, c) => n + (c.durationMs ?? 0), 0),
+      timed.length,
+    ),
   };
 }
 

@@ -39,9 +39,13 @@ export function addSpend(a: EvalSpend, b: EvalSpend): EvalSpend {
 export function spendText(spend: EvalSpend): string {
   if (spend.turns === 0) return 'nothing spent yet';
   const parts: string[] = [];
-  if (spend.unpricedTurns < spend.turns) parts.push(`$${spend.priceUsd.toFixed(2)}${spend.unpricedTurns > 0 ? ` + ${spend.unpricedTurns} turn${spend.unpricedTurns === 1 ? '' : 's'} without a price` : ''}`);
+  if (spend.unpricedTurns < spend.turns)
+    parts.push(`$${spend.priceUsd.toFixed(2)}${spend.unpricedTurns > 0 ? ` + ${spend.unpricedTurns} turn${spend.unpricedTurns === 1 ? '' : 's'} without a price` : ''}`);
   else parts.push(`no price reported (${spend.turns} turn${spend.turns === 1 ? '' : 's'})`);
-  if (spend.untokenedTurns < spend.turns) parts.push(`${spend.inputTokens.toLocaleString('en-US')} tokens in, ${spend.outputTokens.toLocaleString('en-US')} out${spend.untokenedTurns > 0 ? ` (${spend.untokenedTurns} turn${spend.untokenedTurns === 1 ? '' : 's'} without counts)` : ''}`);
+  if (spend.untokenedTurns < spend.turns)
+    parts.push(
+      `${spend.inputTokens.toLocaleString('en-US')} tokens in, ${spend.outputTokens.toLocaleString('en-US')} out${spend.untokenedTurns > 0 ? ` (${spend.untokenedTurns} turn${spend.untokenedTurns === 1 ? '' : 's'} without counts)` : ''}`,
+    );
   else parts.push('no token counts reported');
   return parts.join(' · ');
 }

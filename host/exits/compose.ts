@@ -327,7 +327,11 @@ export function closeFences(text: string): string {
 
 /** Body text from reviewer or model: as data, fences closed, outer blank lines dropped. */
 function bodyBlock(text: string): string {
-  return closeFences(asData(text).replace(/^\s*\n/, '').replace(/\s+$/, ''));
+  return closeFences(
+    asData(text)
+      .replace(/^\s*\n/, '')
+      .replace(/\s+$/, ''),
+  );
 }
 
 // ─── Opener ──────────────────────────────────────────────────────────────────────────────────
@@ -358,11 +362,7 @@ const OVERRIDE_EVENTS = { approve: 'APPROVE', 'request-changes': 'REQUEST_CHANGE
 
 function verdictOf(outbound: readonly Outbound[], override: AskProjection['verdictOverride'], ownPullRequest: boolean, provider: ForgeProvider): ReviewVerdict {
   const posted = outbound.filter((o) => !('fold' in o.resolution) || foldReachesBody(o.resolution.fold));
-  const derived: ReviewEvent = posted.some((o) => o.intent === 'request-change')
-    ? 'REQUEST_CHANGES'
-    : posted.some((o) => o.intent === 'comment' || o.intent === 'question')
-      ? 'COMMENT'
-      : 'APPROVE';
+  const derived: ReviewEvent = posted.some((o) => o.intent === 'request-change') ? 'REQUEST_CHANGES' : posted.some((o) => o.intent === 'comment' || o.intent === 'question') ? 'COMMENT' : 'APPROVE';
   const wanted = override ? OVERRIDE_EVENTS[override] : derived;
   if (!ownPullRequest || wanted === 'COMMENT') return { derived, override, event: wanted, downgradedFrom: null, notice: null };
   const request = provider === 'github' ? 'pull request' : 'merge request';
@@ -387,9 +387,7 @@ function refusal(reason: ComposeRefusalReason, message: string, detail?: Record<
 
 function outboundOf(input: ComposeReviewInput, resolver: Resolver): Outbound[] {
   const active = input.patchset.id;
-  const asks = input.projection.asks
-    .filter((a) => a.state === 'staged' && a.lane === 'post-review')
-    .sort((a, b) => a.ordinal - b.ordinal || compare(a.id, b.id));
+  const asks = input.projection.asks.filter((a) => a.state === 'staged' && a.lane === 'post-review').sort((a, b) => a.ordinal - b.ordinal || compare(a.id, b.id));
   const fromAsk = (ask: Ask): Outbound => {
     const base = { ref: ask.id, intent: ask.intent, bare: false, rank: ask.ordinal, text: ask.text };
     const a = ask.anchor;
@@ -442,20 +440,11 @@ function supersede(outbound: Outbound[]): Map<string, string> {
 
 function commentOf(p: Placed, body: string): ReviewComment {
   const side = p.side === 'head' ? 'RIGHT' : 'LEFT';
-  return p.start === p.end
-    ? { path: p.path, line: p.end, side, body }
-    : { path: p.path, line: p.end, side, startLine: p.start, startSide: side, body };
+  return p.start === p.end ? { path: p.path, line: p.end, side, body } : { path: p.path, line: p.end, side, startLine: p.start, startSide: side, body };
 }
 
 /** The composition id: SHA-256 over the canonical JSON of everything that posts and where. */
-export function compositionIdOf(parts: {
-  sessionId: string;
-  patchsetId: string;
-  target: ReviewTarget;
-  event: ReviewEvent;
-  bodyWithoutMarker: string;
-  comments: readonly ReviewComment[];
-}): string {
+export function compositionIdOf(parts: { sessionId: string; patchsetId: string; target: ReviewTarget; event: ReviewEvent; bodyWithoutMarker: string; comments: readonly ReviewComment[] }): string {
   const canonical = canonicalJson({
     scheme: COMPOSITION_SCHEME,
     sessionId: parts.sessionId,
@@ -481,10 +470,20 @@ export function composeReview(input: ComposeReviewInput): Result<ComposedReview,
   const { patchset, projection } = input;
   const t = target.data;
   if (t.headSha !== patchset.head) {
-    return err(refusal('target-mismatch', `the ${t.provider} request's head ${t.headSha.slice(0, 12)} is not the reviewed head ${patchset.head.slice(0, 12)}`, { targetHead: t.headSha, patchsetHead: patchset.head }));
+    return err(
+      refusal('target-mismatch', `the ${t.provider} request's head ${t.headSha.slice(0, 12)} is not the reviewed head ${patchset.head.slice(0, 12)}`, {
+        targetHead: t.headSha,
+        patchsetHead: patchset.head,
+      }),
+    );
   }
   if (t.baseSha !== patchset.base) {
-    return err(refusal('target-mismatch', `the ${t.provider} request's diff starts at ${t.baseSha.slice(0, 12)}, the reviewed diff at ${patchset.base.slice(0, 12)}`, { targetBase: t.baseSha, patchsetBase: patchset.base }));
+    return err(
+      refusal('target-mismatch', `the ${t.provider} request's diff starts at ${t.baseSha.slice(0, 12)}, the reviewed diff at ${patchset.base.slice(0, 12)}`, {
+        targetBase: t.baseSha,
+        patchsetBase: patchset.base,
+      }),
+    );
   }
 
   const outbound = outboundOf(input, new Resolver(patchset, new Set(input.prior?.headTwins ?? [])));

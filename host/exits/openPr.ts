@@ -126,7 +126,8 @@ async function locate(input: OpenPrInput, access: ForgeAccess): Promise<Result<L
     });
   if (commits.length === 0) return err(rennetError('empty-change', `${branch} has no commits over ${base}: there is nothing to open a request for`));
   const stored = input.draftEdits?.read(branch, base) ?? null;
-  const given = input.title !== undefined || input.body !== undefined ? { ...(input.title !== undefined ? { title: input.title } : {}), ...(input.body !== undefined ? { body: input.body } : {}) } : null;
+  const given =
+    input.title !== undefined || input.body !== undefined ? { ...(input.title !== undefined ? { title: input.title } : {}), ...(input.body !== undefined ? { body: input.body } : {}) } : null;
   // An edit is saved, so a reload, the next preview and the submission all read the same text.
   const edit = given ? { ...stored, ...given } : stored;
   if (given && (given.title !== stored?.title || given.body !== stored?.body)) input.draftEdits?.save(branch, base, edit ?? given);
@@ -198,7 +199,12 @@ export async function openPullRequest(input: OpenPrInput & { expectComposition?:
   // A sibling's commits go to the reviewed branch's name on the remote; the local branch does not move.
   const pushed = await runGit(['push', '--porcelain', '--quiet', '--', remote.name, `refs/heads/${source}:refs/heads/${branch}`], { cwd: root, env: { GIT_TERMINAL_PROMPT: '0' } });
   if (pushed.code !== 0) {
-    const words = `${pushed.stdout.toString('utf8')}\n${pushed.stderr}`.trim().split('\n').filter((l) => l && !l.startsWith('To ')).slice(-3).join(' ');
+    const words = `${pushed.stdout.toString('utf8')}\n${pushed.stderr}`
+      .trim()
+      .split('\n')
+      .filter((l) => l && !l.startsWith('To '))
+      .slice(-3)
+      .join(' ');
     return err(rennetError('git-failed', `git could not push ${source === branch ? branch : `${source} as ${branch}`} to ${remote.name}: ${words || `exit ${pushed.code}`}; nothing was opened`));
   }
   work?.pushed({ remote: remote.name, branch });
@@ -286,9 +292,16 @@ export function branchOpenPrInput(
             const session = sessionOf(branch, base);
             const patchset = session?.activePatchsetId ? store.getPatchset(session.activePatchsetId) : undefined;
             if (!session || !patchset) {
-              return { title: draft.title, body: draft.body, polish: { state: 'off', reason: `${branch} has no review to read: review the branch first, and its title and description are written from what the review read` } };
+              return {
+                title: draft.title,
+                body: draft.body,
+                polish: { state: 'off', reason: `${branch} has no review to read: review the branch first, and its title and description are written from what the review read` },
+              };
             }
-            return polishDraft({ ...polish, store }, { sessionId: session.id, repoRoot: session.repoRoot, patchset, generationId: currentGenerationId(store, session.id), branch, base, commits, draft });
+            return polishDraft(
+              { ...polish, store },
+              { sessionId: session.id, repoRoot: session.repoRoot, patchset, generationId: currentGenerationId(store, session.id), branch, base, commits, draft },
+            );
           },
         }
       : {}),

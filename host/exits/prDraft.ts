@@ -66,7 +66,10 @@ export function draftPullRequest(input: PullRequestDraftInput): PullRequestDraft
   }
   const steps = (sequence?.elements ?? []).filter((e) => e.kind === 'order_step').map((e) => oneLine(String((e as { title?: unknown }).title ?? '')));
   // The host's own chapters (a round's "Round N · Addressed") narrate the review, not the change.
-  const stepTitles = steps.length > 0 ? steps : (sequence?.elements ?? []).filter((e) => e.kind === 'section' && e.parent === null && e.author !== 'host').map((e) => oneLine(String((e as { title?: unknown }).title ?? '')));
+  const stepTitles =
+    steps.length > 0
+      ? steps
+      : (sequence?.elements ?? []).filter((e) => e.kind === 'section' && e.parent === null && e.author !== 'host').map((e) => oneLine(String((e as { title?: unknown }).title ?? '')));
   if (stepTitles.filter(Boolean).length > 0) {
     parts.push(`## Changes\n\n${list(stepTitles.filter(Boolean))}`);
     sources.push('sequence');
@@ -86,7 +89,9 @@ export function draftPullRequest(input: PullRequestDraftInput): PullRequestDraft
 
 /** The composition id of an open-request submission: bound to the destination, the branches and the exact text. */
 export function pullRequestCompositionId(parts: { provider: ForgeProvider; host: string; owner: string; repo: string; branch: string; base: string; title: string; body: string }): string {
-  return createHash('sha256').update(canonicalJson({ scheme: 'rennet-pr/1', ...parts })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ scheme: 'rennet-pr/1', ...parts }))
+    .digest('hex');
 }
 
 function list(items: readonly string[]): string {

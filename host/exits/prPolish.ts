@@ -258,7 +258,12 @@ export async function polishDraft(deps: PolishDeps, request: PolishRequest, sign
       deps.log?.('warn', `pull request polish by ${by}: ${why}; the draft stands`);
       return { ...draft, polish: { state: 'failed', ...who, message: why } };
     }
-    deps.store.appendEvent(request.sessionId, PR_POLISHED_EVENT_KIND, { evidenceId, title, body: description, harness: harness.kind, model: harness.model, spend }, (deps.now ?? (() => new Date().toISOString()))());
+    deps.store.appendEvent(
+      request.sessionId,
+      PR_POLISHED_EVENT_KIND,
+      { evidenceId, title, body: description, harness: harness.kind, model: harness.model, spend },
+      (deps.now ?? (() => new Date().toISOString()))(),
+    );
     return { title, body: description, polish: { state: 'polished', ...who, evidenceId, reused: false } };
   } finally {
     clearTimeout(timer);

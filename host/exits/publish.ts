@@ -202,10 +202,14 @@ export class Publisher {
           );
         }
         return err(
-          rennetError('head-moved', `${pullRequestLabel(session.target)} moved to ${live.headSha.slice(0, 12)} since it was captured at ${patchset.head.slice(0, 12)}: capture the new head, read it, and post again; nothing was posted`, {
-            captured: patchset.head,
-            live: live.headSha,
-          }),
+          rennetError(
+            'head-moved',
+            `${pullRequestLabel(session.target)} moved to ${live.headSha.slice(0, 12)} since it was captured at ${patchset.head.slice(0, 12)}: capture the new head, read it, and post again; nothing was posted`,
+            {
+              captured: patchset.head,
+              live: live.headSha,
+            },
+          ),
         );
       }
       let posted: PostedReview;
@@ -230,7 +234,12 @@ export class Publisher {
     if (review.descriptor.event === 'APPROVE' && found.approved === false && adapter.approve) {
       const live = await adapter.get(context.session.target.number);
       if (live.headSha !== context.patchset.head) {
-        return err(rennetError('head-moved', `the review is on the forge, but ${pullRequestLabel(context.session.target)} moved since: the approval was not added`, { captured: context.patchset.head, live: live.headSha }));
+        return err(
+          rennetError('head-moved', `the review is on the forge, but ${pullRequestLabel(context.session.target)} moved since: the approval was not added`, {
+            captured: context.patchset.head,
+            live: live.headSha,
+          }),
+        );
       }
       await adapter.approve(context.session.target.number, context.patchset.head);
     }

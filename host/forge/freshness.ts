@@ -99,24 +99,50 @@ export async function readFreshness(repoRoot: string, refs: FreshnessRefs, prHea
   const tracking = refs.trackingRef === null ? null : await revParse(repoRoot, refs.trackingRef);
   const local = refs.local === null ? null : await revParse(repoRoot, refs.local.ref);
   const base = { localRef: refs.local?.ref ?? null, localKind: refs.local?.kind ?? null, local, trackingRef: refs.trackingRef, tracking, prHead };
-  const say = (state: FreshnessState, action: RefreshAction, message: string, counts: { ahead: number; behind: number } | null = null): BranchFreshness => ({ ...base, state, action, message, ahead: counts?.ahead ?? null, behind: counts?.behind ?? null });
+  const say = (state: FreshnessState, action: RefreshAction, message: string, counts: { ahead: number; behind: number } | null = null): BranchFreshness => ({
+    ...base,
+    state,
+    action,
+    message,
+    ahead: counts?.ahead ?? null,
+    behind: counts?.behind ?? null,
+  });
   if (local === null) {
-    if (tracking === prHead) return say('no-local-ref', 'checkout', `No branch ${b} here; ${refs.trackingRef?.replace(/^refs\/remotes\//, '')} is at the request's head ${short(prHead)}: check it out (git switch ${b}).`);
+    if (tracking === prHead)
+      return say('no-local-ref', 'checkout', `No branch ${b} here; ${refs.trackingRef?.replace(/^refs\/remotes\//, '')} is at the request's head ${short(prHead)}: check it out (git switch ${b}).`);
     return say('no-local-ref', 'fetch', `No copy of ${b} here: fetch it (git fetch ${remote} ${b}), or review the request to capture its head.`);
   }
   const captured = refs.local?.kind === 'captured';
   const what = captured ? 'The review' : `Your ${b}`;
   if (local === prHead) return say('in-sync', 'none', `${what} is at the request's head ${short(prHead)}.`, { ahead: 0, behind: 0 });
-  if (!(await hasCommit(repoRoot, prHead))) return say('remote-moved', 'fetch', `The request's head ${short(prHead)} is not in this repository: the forge moved since your last fetch. Fetch (git fetch ${remote}).`);
-  if (tracking !== null && tracking !== prHead) return say('remote-moved', 'fetch', `${refs.trackingRef?.replace(/^refs\/remotes\//, '')} is at ${short(tracking)}, the request's head is ${short(prHead)}: the forge moved since your last fetch. Fetch (git fetch ${remote}).`);
+  if (!(await hasCommit(repoRoot, prHead)))
+    return say('remote-moved', 'fetch', `The request's head ${short(prHead)} is not in this repository: the forge moved since your last fetch. Fetch (git fetch ${remote}).`);
+  if (tracking !== null && tracking !== prHead)
+    return say(
+      'remote-moved',
+      'fetch',
+      `${refs.trackingRef?.replace(/^refs\/remotes\//, '')} is at ${short(tracking)}, the request's head is ${short(prHead)}: the forge moved since your last fetch. Fetch (git fetch ${remote}).`,
+    );
   const counts = await aheadBehind(repoRoot, local, prHead);
   if (counts === null) return say('remote-moved', 'fetch', `Could not compare ${short(local)} with the request's head ${short(prHead)}: fetch (git fetch ${remote}) and read again.`);
   if (captured) {
-    const how = counts.ahead === 0 ? `${commits(counts.behind)} behind` : counts.behind === 0 ? `${commits(counts.ahead)} ahead of it (the head was rewound)` : `diverged from it (${counts.ahead} ahead, ${counts.behind} behind: the head was rewritten)`;
+    const how =
+      counts.ahead === 0
+        ? `${commits(counts.behind)} behind`
+        : counts.behind === 0
+          ? `${commits(counts.ahead)} ahead of it (the head was rewound)`
+          : `diverged from it (${counts.ahead} ahead, ${counts.behind} behind: the head was rewritten)`;
     const state: FreshnessState = counts.ahead === 0 ? 'local-behind' : counts.behind === 0 ? 'local-ahead' : 'diverged';
     return say(state, 'capture-new-head', `The review read ${short(local)}, ${how} the request's head ${short(prHead)}: Capture New Head.`, counts);
   }
-  if (counts.ahead === 0) return say('local-behind', 'pull', `Your ${b} is ${commits(counts.behind)} behind the request's head ${short(prHead)}: pull (git merge --ff-only ${short(prHead)}, on ${b}).`, counts);
-  if (counts.behind === 0) return say('local-ahead', 'push', `Your ${b} is ${commits(counts.ahead)} ahead of the request's head ${short(prHead)}: push them (git push ${remote} ${b}) or the merge leaves them out.`, counts);
-  return say('diverged', 'rebase', `Your ${b} and the request's head ${short(prHead)} diverged (${counts.ahead} here, ${counts.behind} there): rebase onto it (git rebase ${short(prHead)}, on ${b}), then push.`, counts);
+  if (counts.ahead === 0)
+    return say('local-behind', 'pull', `Your ${b} is ${commits(counts.behind)} behind the request's head ${short(prHead)}: pull (git merge --ff-only ${short(prHead)}, on ${b}).`, counts);
+  if (counts.behind === 0)
+    return say('local-ahead', 'push', `Your ${b} is ${commits(counts.ahead)} ahead of the request's head ${short(prHead)}: push them (git push ${remote} ${b}) or the merge leaves them out.`, counts);
+  return say(
+    'diverged',
+    'rebase',
+    `Your ${b} and the request's head ${short(prHead)} diverged (${counts.ahead} here, ${counts.behind} there): rebase onto it (git rebase ${short(prHead)}, on ${b}), then push.`,
+    counts,
+  );
 }

@@ -47,7 +47,12 @@ export async function readGatesReport(access: ForgeAccess, repoRoot: string, tar
 export async function mergeWhenGatesPass(access: ForgeAccess, repoRoot: string, target: PullRequestRef, options: { expectHead: string; method: MergeMethod }): Promise<Result<MergeResult>> {
   const label = labelOf(target);
   if (!mergeMethodsOf(target.provider).includes(options.method)) {
-    return err(rennetError('invalid-request', `${target.provider === 'gitlab' ? 'GitLab merges by the project’s merge method; per request it takes' : 'GitHub takes'} ${mergeMethodsOf(target.provider).join(' or ')}, not ${options.method}; nothing was merged`));
+    return err(
+      rennetError(
+        'invalid-request',
+        `${target.provider === 'gitlab' ? 'GitLab merges by the project’s merge method; per request it takes' : 'GitHub takes'} ${mergeMethodsOf(target.provider).join(' or ')}, not ${options.method}; nothing was merged`,
+      ),
+    );
   }
   const adapter = await adapterOf(access, repoRoot, target);
   if (!adapter.ok) return adapter;
@@ -59,7 +64,12 @@ export async function mergeWhenGatesPass(access: ForgeAccess, repoRoot: string, 
     return forgeFailure(error, `reading the merge gates of ${label} on ${target.host}`);
   }
   if (read.head !== options.expectHead) {
-    return err(rennetError('head-moved', `${label}'s head is ${sha7(read.head)}, not the expected ${sha7(options.expectHead)}: it moved since its gates were read; read them again; nothing was merged`, { head: read.head, expected: options.expectHead }));
+    return err(
+      rennetError('head-moved', `${label}'s head is ${sha7(read.head)}, not the expected ${sha7(options.expectHead)}: it moved since its gates were read; read them again; nothing was merged`, {
+        head: read.head,
+        expected: options.expectHead,
+      }),
+    );
   }
   const blocking = read.gates.filter((g) => g.state !== 'pass');
   if (read.state !== 'open' || !allGatesPass(read.gates)) {

@@ -215,7 +215,8 @@ export function githubAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
     ];
     if (info.state !== 'open') gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `the request is ${info.state}` });
     else if (pull.mergeable === null) gates.push({ name: 'mergeable', kind: 'mergeable', state: 'pending', detail: 'GitHub is still working out whether it merges cleanly: read again' });
-    else if (pull.mergeable === false || pull.mergeable_state === 'dirty') gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `conflicts with ${info.baseRef}: merge or rebase ${info.baseRef} into it, resolve, and push` });
+    else if (pull.mergeable === false || pull.mergeable_state === 'dirty')
+      gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `conflicts with ${info.baseRef}: merge or rebase ${info.baseRef} into it, resolve, and push` });
     else gates.push({ name: 'mergeable', kind: 'mergeable', state: 'pass', detail: `merges cleanly into ${info.baseRef}; GitHub's merge state: ${pull.mergeable_state}` });
     gates.push(behindGate(info.baseRef, compare.data.behind_by, compare.data.behind_by > 0));
     gates.push(await requiredReviews(info.baseRef, info.author, deciding, waiting, pull.mergeable_state));

@@ -175,7 +175,10 @@ const num = (v: unknown): number | null => (v === null || v === undefined || v =
 function positionKey(p: GitlabPosition | Record<string, unknown> | null | undefined): unknown {
   const q = (p ?? null) as GitlabPosition | null;
   if (q === null || typeof q !== 'object' || typeof q.base_sha !== 'string') return null;
-  const range = q.line_range && q.line_range.start && q.line_range.end ? [q.line_range.start.line_code ?? null, q.line_range.start.type ?? null, q.line_range.end.line_code ?? null, q.line_range.end.type ?? null] : null;
+  const range =
+    q.line_range && q.line_range.start && q.line_range.end
+      ? [q.line_range.start.line_code ?? null, q.line_range.start.type ?? null, q.line_range.end.line_code ?? null, q.line_range.end.type ?? null]
+      : null;
   return [q.base_sha, q.start_sha ?? null, q.head_sha ?? null, q.position_type ?? null, q.old_path ?? null, q.new_path ?? null, num(q.old_line), num(q.new_line), range];
 }
 
@@ -277,7 +280,16 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
 
   /** gitbeaker's request handler, with this adapter's retry policy (see the file comment). */
   const handler: RequestHandlerFn = async (endpoint, raw = {}) => {
-    const { rateLimiters, asStream, prefixUrl, searchParams, method: m, agent: _agent, signal: _signal, ...init } = raw as {
+    const {
+      rateLimiters,
+      asStream,
+      prefixUrl,
+      searchParams,
+      method: m,
+      agent: _agent,
+      signal: _signal,
+      ...init
+    } = raw as {
       rateLimiters?: RateLimiters;
       asStream?: boolean;
       prefixUrl?: string;
@@ -362,7 +374,7 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
   /** Every page of a list, `pageSize` at a time. */
   const all = async <T>(page: (n: number) => Promise<unknown>): Promise<T[]> => {
     const out: T[] = [];
-    for (let n: number | null = 1; n !== null; ) {
+    for (let n: number | null = 1; n !== null;) {
       const got = (await page(n)) as Expanded<T>;
       out.push(...got.data);
       n = got.paginationInfo.next !== null && got.paginationInfo.next > n ? got.paginationInfo.next : null;
@@ -428,7 +440,11 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
         if (error instanceof ForgeError && error.kind === 'unauthorized') {
           const user = await currentUser().catch(() => null);
           if (user !== null) {
-            throw new ForgeError('forbidden', `GitLab refused the approval (${error.message}): the author may not approve their own merge request, ${user} may have approved it already, or it is not open`, error.status);
+            throw new ForgeError(
+              'forbidden',
+              `GitLab refused the approval (${error.message}): the author may not approve their own merge request, ${user} may have approved it already, or it is not open`,
+              error.status,
+            );
           }
         }
         throw error;
@@ -547,7 +563,11 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
     const head = info.headSha;
     const [pipeline, approvalState] = await Promise.all([
       headPipeline(number, mr, head),
-      api.MergeRequestApprovals.showConfiguration(project, { mergerequestIId: number }) as unknown as Promise<{ approvals_required?: number; approvals_left?: number; approved_by?: Array<{ user?: { username?: string } }> }>,
+      api.MergeRequestApprovals.showConfiguration(project, { mergerequestIId: number }) as unknown as Promise<{
+        approvals_required?: number;
+        approvals_left?: number;
+        approved_by?: Array<{ user?: { username?: string } }>;
+      }>,
     ]);
     const gates: Gate[] = [];
     const detailed = mr.detailed_merge_status ?? 'unchecked';
@@ -559,10 +579,12 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
       gates.push(...[...byName.values()].sort((a, b) => a.name.localeCompare(b.name)).map((j) => jobGate(j)));
       gates.push(pipelineGate(pipeline, head));
     } else if (pipeline !== null) gates.push(pipelineGate(pipeline, head));
-    else if (detailed === 'ci_must_pass' || detailed === 'ci_still_running') gates.push({ name: 'pipeline', kind: 'pipeline', state: 'fail', detail: `the project requires a successful pipeline and none ran on the head ${sha7(head)}` });
+    else if (detailed === 'ci_must_pass' || detailed === 'ci_still_running')
+      gates.push({ name: 'pipeline', kind: 'pipeline', state: 'fail', detail: `the project requires a successful pipeline and none ran on the head ${sha7(head)}` });
     gates.push(draftGate(info.draft));
     if (info.state !== 'open') gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `the request is ${info.state}` });
-    else if (mr.has_conflicts === true || detailed === 'conflict') gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `conflicts with ${info.baseRef}: merge or rebase ${info.baseRef} into it, resolve, and push` });
+    else if (mr.has_conflicts === true || detailed === 'conflict')
+      gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `conflicts with ${info.baseRef}: merge or rebase ${info.baseRef} into it, resolve, and push` });
     else if (STILL_CHECKING.has(detailed)) gates.push({ name: 'mergeable', kind: 'mergeable', state: 'pending', detail: `GitLab is still checking (${detailed}): read again` });
     else if (DECIDED_ELSEWHERE.has(detailed)) gates.push({ name: 'mergeable', kind: 'mergeable', state: 'pass', detail: `merges cleanly into ${info.baseRef} (${detailed})` });
     else gates.push({ name: 'mergeable', kind: 'mergeable', state: 'fail', detail: `GitLab blocks the merge: ${detailed.replace(/_/g, ' ')}` });
@@ -574,7 +596,11 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
     const left = approvalState.approvals_left ?? Math.max(0, need - approvers.length);
     gates.push(requiredReviewsGate(need, need - left, [], [], "the project's approval rules"));
     const approvals = await approvalsWithCommits(number, head, approvers);
-    gates.push(approvals === null ? { name: 'review-at-head', kind: 'review-at-head', state: 'pending', detail: `GitLab has not recorded the head ${sha7(head)} as a version yet: read again` } : reviewAtHeadGate(head, info.author, approvals));
+    gates.push(
+      approvals === null
+        ? { name: 'review-at-head', kind: 'review-at-head', state: 'pending', detail: `GitLab has not recorded the head ${sha7(head)} as a version yet: read again` }
+        : reviewAtHeadGate(head, info.author, approvals),
+    );
     return { number, head, headRef: info.headRef, baseRef: info.baseRef, state: info.state, gates };
   };
 
@@ -586,11 +612,17 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
       const head = live.diff_refs?.head_sha ?? live.sha;
       if (head !== expectHead) throw new ForgeError('head-moved', `!${number}'s head moved to ${sha7(head)}; the merge was pinned to ${sha7(expectHead)}; nothing was merged`);
       try {
-        const merged = (await api.MergeRequests.accept(project, number, { sha: expectHead, ...(method === 'squash' ? { squash: true } : {}) })) as unknown as { merge_commit_sha?: string | null; squash_commit_sha?: string | null; web_url: string };
+        const merged = (await api.MergeRequests.accept(project, number, { sha: expectHead, ...(method === 'squash' ? { squash: true } : {}) })) as unknown as {
+          merge_commit_sha?: string | null;
+          squash_commit_sha?: string | null;
+          web_url: string;
+        };
         return { sha: merged.merge_commit_sha ?? merged.squash_commit_sha ?? '', url: merged.web_url };
       } catch (error) {
-        if (error instanceof ForgeError && error.status === 409) throw new ForgeError('head-moved', `GitLab refused the merge (${error.message}): !${number}'s head is no longer ${sha7(expectHead)}; nothing was merged`, 409);
-        if (error instanceof ForgeError && (error.status === 405 || error.status === 406 || error.status === 422)) throw new ForgeError('refused', `GitLab refused the merge: ${error.message}`, error.status);
+        if (error instanceof ForgeError && error.status === 409)
+          throw new ForgeError('head-moved', `GitLab refused the merge (${error.message}): !${number}'s head is no longer ${sha7(expectHead)}; nothing was merged`, 409);
+        if (error instanceof ForgeError && (error.status === 405 || error.status === 406 || error.status === 422))
+          throw new ForgeError('refused', `GitLab refused the merge: ${error.message}`, error.status);
         throw error;
       }
     });
@@ -607,7 +639,14 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
       call(async () => {
         if (limit <= 0) return [];
         const per = Math.min(pageSize, limit);
-        const mrs = (await api.MergeRequests.all({ projectId: project, state: 'opened', orderBy: 'created_at', sort: 'desc', perPage: per, maxPages: Math.ceil(limit / per) })) as unknown as GitlabMr[];
+        const mrs = (await api.MergeRequests.all({
+          projectId: project,
+          state: 'opened',
+          orderBy: 'created_at',
+          sort: 'desc',
+          perPage: per,
+          maxPages: Math.ceil(limit / per),
+        })) as unknown as GitlabMr[];
         return Promise.all(mrs.slice(0, limit).map(infoOf));
       }),
 
@@ -705,4 +744,3 @@ export function verdictLineOf(body: string): string {
   if (!(lines[first] as string).startsWith('Prior review:')) return lines[first] as string;
   return lines.slice(first + 1).find((l) => l !== '') ?? '';
 }
-

@@ -40,7 +40,12 @@ export async function forgeRepoFor(repoRoot: string, ref: Pick<PullRequestTarget
 export async function adapterFor(access: ForgeAccess, repo: ForgeRepo): Promise<Result<ForgeAdapter>> {
   const token = await resolveToken(repo.provider, repo.host, access.tokens);
   if (!token) {
-    return err(rennetError('forge-unauthorized', `no ${repo.provider === 'github' ? 'GitHub' : 'GitLab'} credentials for ${repo.host}: ${missingTokenRepair(repo.provider, repo.host, Boolean(access.tokens.editor))}`));
+    return err(
+      rennetError(
+        'forge-unauthorized',
+        `no ${repo.provider === 'github' ? 'GitHub' : 'GitLab'} credentials for ${repo.host}: ${missingTokenRepair(repo.provider, repo.host, Boolean(access.tokens.editor))}`,
+      ),
+    );
   }
   return ok(access.adapter(repo, token.token));
 }

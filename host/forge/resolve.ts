@@ -49,7 +49,10 @@ export function parseRemoteUrl(url: string): RemoteParts | null {
 }
 
 function cleanPath(path: string): string | null {
-  const trimmed = path.replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.git$/, '');
+  const trimmed = path
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
   const parts = trimmed.split('/');
   if (parts.length < 2 || parts.some((p) => p.length === 0 || p === '.' || p === '..')) return null;
   return parts.join('/');
@@ -139,7 +142,10 @@ export function parsePullRequestInput(text: string, registry: readonly ForgeEntr
   const path = url.pathname.replace(/\/+$/, '');
   const match = entry.provider === 'github' ? /^\/([^/]+)\/([^/]+)\/pull\/(\d+)(?:\/.*)?$/.exec(path) : /^\/(.+)\/([^/]+)\/-\/merge_requests\/(\d+)(?:\/.*)?$/.exec(path);
   if (!match?.[1] || !match[2] || !match[3]) {
-    return { ok: false, message: entry.provider === 'github' ? 'a pull request URL looks like https://github.com/owner/repo/pull/12' : 'a merge request URL looks like https://gitlab.com/group/repo/-/merge_requests/7' };
+    return {
+      ok: false,
+      message: entry.provider === 'github' ? 'a pull request URL looks like https://github.com/owner/repo/pull/12' : 'a merge request URL looks like https://gitlab.com/group/repo/-/merge_requests/7',
+    };
   }
   return { ok: true, value: { number: Number(match[3]), repo: { provider: entry.provider, host: entry.host, owner: decodeURIComponent(match[1]), repo: decodeURIComponent(match[2]) } } };
 }

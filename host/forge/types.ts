@@ -249,7 +249,8 @@ export function checkDescriptor(repo: ForgeRepo, number: number, composed: Compo
     throw new ForgeError('refused', `the composed review is for ${what}; nothing was posted`);
   };
   if (d.provider !== repo.provider) refuse(`${d.provider}, not ${repo.provider}`);
-  if (d.target.owner.toLowerCase() !== repo.owner.toLowerCase() || d.target.repo.toLowerCase() !== repo.repo.toLowerCase()) refuse(`${d.target.owner}/${d.target.repo}, not ${repo.owner}/${repo.repo}`);
+  if (d.target.owner.toLowerCase() !== repo.owner.toLowerCase() || d.target.repo.toLowerCase() !== repo.repo.toLowerCase())
+    refuse(`${d.target.owner}/${d.target.repo}, not ${repo.owner}/${repo.repo}`);
   if (d.target.number !== number) refuse(`request ${d.target.number}, not ${number}`);
   if (d.target.headSha !== headSha) refuse(`head ${d.target.headSha.slice(0, 12)}, not ${headSha.slice(0, 12)}`);
   if (composed.placements.length !== d.comments.length) refuse('a different set of comments than its placements (it was altered)');

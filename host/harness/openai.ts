@@ -152,7 +152,11 @@ export function chatReply(data: Record<string, unknown>, label: string): ModelRe
   for (const [i, c] of raw.entries()) {
     const fn = (c['function'] ?? {}) as Record<string, unknown>;
     const args = fn['arguments'];
-    const call: ModelToolCall = { id: String(c['id'] ?? `call_${i}`), name: String(fn['name'] ?? ''), arguments: typeof args === 'string' ? args : args !== null && typeof args === 'object' ? (args as Record<string, unknown>) : '' };
+    const call: ModelToolCall = {
+      id: String(c['id'] ?? `call_${i}`),
+      name: String(fn['name'] ?? ''),
+      arguments: typeof args === 'string' ? args : args !== null && typeof args === 'object' ? (args as Record<string, unknown>) : '',
+    };
     if (typeof args === 'string' && Buffer.byteLength(args, 'utf8') > MAX_ARGUMENT_BYTES) {
       call.arguments = '';
       call.oversizedArguments = Buffer.byteLength(args, 'utf8');

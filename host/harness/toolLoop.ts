@@ -135,7 +135,8 @@ export async function runToolLoop(request: TurnRequest, thread: ModelThread, opt
     let broken: string | null = null;
     for (const [index, call] of reply.calls.entries()) {
       if (broken !== null || request.signal.aborted || index >= MAX_CALLS_PER_REPLY) {
-        const why = broken !== null ? 'an earlier call of this reply failed in the host' : request.signal.aborted ? 'the turn was cancelled' : `one reply may make at most ${MAX_CALLS_PER_REPLY} calls`;
+        const why =
+          broken !== null ? 'an earlier call of this reply failed in the host' : request.signal.aborted ? 'the turn was cancelled' : `one reply may make at most ${MAX_CALLS_PER_REPLY} calls`;
         answers.push({ call, input: null, text: `Not run: ${why}.`, isError: true });
         continue;
       }
@@ -212,7 +213,8 @@ export function parseArguments(raw: string | Record<string, unknown>): ParsedArg
   } catch (error) {
     return { ok: false, reason: boundText((error as Error).message, 200) };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, reason: `a JSON ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}, not an object` };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, reason: `a JSON ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}, not an object` };
   return { ok: true, value: value as Record<string, unknown> };
 }
 

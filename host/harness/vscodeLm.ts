@@ -189,7 +189,8 @@ function checkAnswer(value: unknown): LmChatResult | null {
     return { ok: false, reason, message: typeof value.message === 'string' ? value.message : '' };
   }
   if (value.ok !== true || typeof value.text !== 'string' || !Array.isArray(value.toolCalls)) return null;
-  const usage = isPlainObject(value.usage) && isCount(value.usage.inputTokens) && isCount(value.usage.outputTokens) ? { inputTokens: value.usage.inputTokens, outputTokens: value.usage.outputTokens } : null;
+  const usage =
+    isPlainObject(value.usage) && isCount(value.usage.inputTokens) && isCount(value.usage.outputTokens) ? { inputTokens: value.usage.inputTokens, outputTokens: value.usage.outputTokens } : null;
   return {
     ok: true,
     text: value.text,

@@ -34,10 +34,7 @@ export interface McpEndpoint {
   headers: Record<string, string>;
 }
 
-export type HarnessEvent =
-  | { type: 'text'; text: string }
-  | { type: 'tool-call'; name: string }
-  | { type: 'tool-result'; name: string; isError: boolean };
+export type HarnessEvent = { type: 'text'; text: string } | { type: 'tool-call'; name: string } | { type: 'tool-result'; name: string; isError: boolean };
 
 export interface TurnRequest {
   seat: SeatSpec;

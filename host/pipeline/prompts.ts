@@ -1,14 +1,6 @@
 import { LENS_TITLES } from '../../protocol/board';
 import { PROMPT_FILES } from '../../prompts/generated';
-import {
-  PARTIAL_FILES,
-  SEAT_PROMPTS,
-  documentPromptEntry,
-  seatPromptEntry,
-  type DocumentPromptEntry,
-  type PromptSeatRole,
-  type SeatPromptEntry,
-} from '../../prompts/manifest';
+import { PARTIAL_FILES, SEAT_PROMPTS, documentPromptEntry, seatPromptEntry, type DocumentPromptEntry, type PromptSeatRole, type SeatPromptEntry } from '../../prompts/manifest';
 import { checkRepoRelativePath } from '../capture/paths';
 import type { PromptReader, SeatPromptContext, SeatRole, SeatSpec } from './ports';
 
@@ -141,7 +133,11 @@ function followUp(role: SeatRole, lastVerdict: string | null): string {
       'Continue writing where you stopped, then call `finish`, answer each pointer it returns with further calls, and call `finish` again until it settles.',
     );
   }
-  return frame('Your previous turn ended before the document settled. The last answer `finish` gave:', lastVerdict, 'Answer each pointer with further calls, then call `finish` again until it settles.');
+  return frame(
+    'Your previous turn ended before the document settled. The last answer `finish` gave:',
+    lastVerdict,
+    'Answer each pointer with further calls, then call `finish` again until it settles.',
+  );
 }
 
 function frame(before: string, verdict: string, after: string): string {

@@ -20,25 +20,8 @@ import { withReadTools } from '../read/compose';
 import { deltaLines, keepFindingsInDelta } from '../rereview/outsideDelta';
 import { gitChangeSource } from '../read/gitSource';
 import { readSurface, type ChangeSource } from '../read/tools';
-import {
-  admitSettlement,
-  exhaustedFailure,
-  inferredCall,
-  missingHarnessFailure,
-  noiseDerivationFailure,
-  verdictOf,
-  type Settlement,
-} from './settlement';
-import {
-  DEFAULT_ATTEMPT_BUDGET,
-  type AttemptBudget,
-  type GenerationOutcome,
-  type LaneOutcome,
-  type LensPipelineInput,
-  type LensPipelineSeams,
-  type PipelineFrame,
-  type RoundCompose,
-} from './types';
+import { admitSettlement, exhaustedFailure, inferredCall, missingHarnessFailure, noiseDerivationFailure, verdictOf, type Settlement } from './settlement';
+import { DEFAULT_ATTEMPT_BUDGET, type AttemptBudget, type GenerationOutcome, type LaneOutcome, type LensPipelineInput, type LensPipelineSeams, type PipelineFrame, type RoundCompose } from './types';
 
 /**
  * The lens pipeline scheduler (host/pipeline/README.md). Pure over its seams: harnesses, a
@@ -88,9 +71,7 @@ interface Lane {
 }
 
 type LadderResult =
-  | { kind: 'settled' | 'absent'; attempts: number }
-  | { kind: 'exhausted'; attempts: number; lastVerdict: string | null; harnessFailure: string | null; final?: boolean }
-  | { kind: 'cancelled' };
+  { kind: 'settled' | 'absent'; attempts: number } | { kind: 'exhausted'; attempts: number; lastVerdict: string | null; harnessFailure: string | null; final?: boolean } | { kind: 'cancelled' };
 
 interface LadderParams {
   lane: Lane;
@@ -155,7 +136,19 @@ class GenerationRun {
   private newLane(lens: Lens): Lane {
     let resolveDone!: () => void;
     const done = new Promise<void>((r) => (resolveDone = r));
-    return { lens, state: 'queued', board: emptyBoard(lens, this.input.patchset.id), persisted: null, frameRevision: -1, seat: null, buffered: [], flushQueued: false, outcome: null, done, resolveDone };
+    return {
+      lens,
+      state: 'queued',
+      board: emptyBoard(lens, this.input.patchset.id),
+      persisted: null,
+      frameRevision: -1,
+      seat: null,
+      buffered: [],
+      flushQueued: false,
+      outcome: null,
+      done,
+      resolveDone,
+    };
   }
 
   private now(): number {
@@ -378,7 +371,11 @@ class GenerationRun {
       // A lane that threw without an account stays retryable: an unknown ladder is not an exhausted one.
       try {
         this.log(`[pipeline] ${lane.lens}: ${(error as Error).message}`);
-        this.settle(lane, { state: 'failed', absence: null, failure: { message: `The ${LENS_TITLES[lane.lens]} lane stopped on a host error: ${(error as Error).message}`, retryable: null, attempts: 0 } }, 0);
+        this.settle(
+          lane,
+          { state: 'failed', absence: null, failure: { message: `The ${LENS_TITLES[lane.lens]} lane stopped on a host error: ${(error as Error).message}`, retryable: null, attempts: 0 } },
+          0,
+        );
       } catch (again) {
         this.fail(again);
       }
@@ -440,7 +437,11 @@ class GenerationRun {
     }
     const admitted = admitReferences(state);
     if ('failure' in admitted) {
-      this.settle(lane, { state: 'failed', absence: null, failure: { message: `Design: the assembled board has an inadmissible reference: ${admitted.failure.message}`, retryable: true, attempts: 0 } }, 0);
+      this.settle(
+        lane,
+        { state: 'failed', absence: null, failure: { message: `Design: the assembled board has an inadmissible reference: ${admitted.failure.message}`, retryable: true, attempts: 0 } },
+        0,
+      );
       return true;
     }
     const settlement = admitSettlement('design', admitted.state, 'any');
@@ -483,7 +484,9 @@ class GenerationRun {
     if (this.stopped) return;
     const failed = reviews.map((r, i) => ({ r, name: (seats[i] as (typeof seats)[number]).name })).filter((x) => x.r.kind !== 'settled');
     if (failed.length === reviews.length) {
-      const accounts = failed.map(({ r, name }) => (r.kind === 'exhausted' ? `${name}: ${r.harnessFailure ?? `no findings after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}`}` : `${name}: cancelled`));
+      const accounts = failed.map(({ r, name }) =>
+        r.kind === 'exhausted' ? `${name}: ${r.harnessFailure ?? `no findings after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}`}` : `${name}: cancelled`,
+      );
       const failure: LaneFailure = {
         message: `Flagged: no review produced findings (${accounts.join('; ')}).`,
         // Retryable if any seat is: the lens needs only one review to draw a board.

@@ -5,10 +5,7 @@ import type { BoardState, VerbCall } from '../board/state';
 
 /** Pure pieces of a lane's settlement: the absence guard, the failure accounts, the verdict. */
 
-export type Settlement =
-  | { state: 'settled'; absence: null; failure: null }
-  | { state: 'absent'; absence: Absence; failure: null }
-  | { state: 'failed'; absence: null; failure: LaneFailure };
+export type Settlement = { state: 'settled'; absence: null; failure: null } | { state: 'absent'; absence: Absence; failure: null } | { state: 'failed'; absence: null; failure: LaneFailure };
 
 /**
  * What a settled board amounts to, guarded where the outcome becomes durable: an absence must be
@@ -22,9 +19,7 @@ export function admitSettlement(lens: Lens, board: Pick<BoardState, 'status' | '
   if (board.status !== 'absent') return null;
   const absence = board.absence;
   const admissible =
-    absence !== null &&
-    LENS_ADMISSIBLE_ABSENCES[lens].some((row) => row.absence === absence && (by === 'any' || row.settledBy === by)) &&
-    (by !== 'seat' || seatAbsence(lens)?.absence === absence);
+    absence !== null && LENS_ADMISSIBLE_ABSENCES[lens].some((row) => row.absence === absence && (by === 'any' || row.settledBy === by)) && (by !== 'seat' || seatAbsence(lens)?.absence === absence);
   if (admissible) return { state: 'absent', absence, failure: null };
   const admitted = LENS_ADMISSIBLE_ABSENCES[lens].filter((row) => by === 'any' || row.settledBy === by).map((row) => row.absence);
   return {

@@ -79,7 +79,10 @@ export function gitChangeSource(options: GitSourceOptions): ChangeSource {
       const result = await runGit(args, { cwd: repoDir, maxStdoutBytes: SEARCH_OUTPUT_MAX_BYTES });
       if (result.code === 1 && !result.cut) return { kind: 'matches', matches: [], truncated: false };
       if (result.code !== 0 && !result.cut) {
-        const why = result.stderr.toString().replace(/^fatal:\s*/m, '').trim();
+        const why = result.stderr
+          .toString()
+          .replace(/^fatal:\s*/m, '')
+          .trim();
         return { kind: 'error', message: why.slice(0, 300) || `git grep exited ${result.code}` };
       }
       return parseGrep(result.stdout.toString('utf8'), commitOf(side), result.cut);

@@ -100,7 +100,12 @@ const TOOLS: readonly ReadTool[] = [
       path: PATH,
       side: Side.describe('head: as reviewed; base: as it was before the change.'),
       start_line: z.number().int().positive().optional().describe('First line (default 1).'),
-      end_line: z.number().int().positive().optional().describe(`Last line (default start_line + ${READ_FILE_MAX_LINES - 1}).`),
+      end_line: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe(`Last line (default start_line + ${READ_FILE_MAX_LINES - 1}).`),
     }),
   ),
   readTool(

@@ -272,7 +272,9 @@ async function buildAuthorDelta(repo: RepoHandle, input: AuthorDeltaInput, map: 
       continue;
     }
     const linesFollow = !touch.whole.has(c.path) && isRegular(c.newMode) && (!reviewedHas || isRegular(c.oldMode));
-    const [reviewed, head] = linesFollow ? await Promise.all([reviewedHas ? readBlob(cwd, c.oldOid, options.maxFileBytes) : Promise.resolve(Buffer.alloc(0)), readBlob(cwd, c.newOid, options.maxFileBytes)]) : [null, null];
+    const [reviewed, head] = linesFollow
+      ? await Promise.all([reviewedHas ? readBlob(cwd, c.oldOid, options.maxFileBytes) : Promise.resolve(Buffer.alloc(0)), readBlob(cwd, c.newOid, options.maxFileBytes)])
+      : [null, null];
     if (reviewed === null || head === null) {
       // No lines to follow (binary, a submodule, a type change, over the size limit): taken whole.
       whole(c, reviewedHas);
@@ -294,7 +296,14 @@ async function buildAuthorDelta(repo: RepoHandle, input: AuthorDeltaInput, map: 
   if (baseTree === headTree) return ok(null);
 
   const date = await gitText(['show', '-s', '--format=%ct', to], { cwd });
-  const identity = { GIT_AUTHOR_NAME: IDENTITY.name, GIT_AUTHOR_EMAIL: IDENTITY.email, GIT_COMMITTER_NAME: IDENTITY.name, GIT_COMMITTER_EMAIL: IDENTITY.email, GIT_AUTHOR_DATE: `@${date} +0000`, GIT_COMMITTER_DATE: `@${date} +0000` };
+  const identity = {
+    GIT_AUTHOR_NAME: IDENTITY.name,
+    GIT_AUTHOR_EMAIL: IDENTITY.email,
+    GIT_COMMITTER_NAME: IDENTITY.name,
+    GIT_COMMITTER_EMAIL: IDENTITY.email,
+    GIT_AUTHOR_DATE: `@${date} +0000`,
+    GIT_COMMITTER_DATE: `@${date} +0000`,
+  };
   const message = `rennet: ${to.slice(0, 12)} without the author's work since ${from.slice(0, 12)} (the base of a re-review's delta)`;
   const commit = await gitText(['commit-tree', '--no-gpg-sign', baseTree, '-p', from, '-m', message], { cwd, env: identity });
   await gitText(['update-ref', `${AUTHOR_BASE_REF_PREFIX}${commit}`, commit], { cwd });

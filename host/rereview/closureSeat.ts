@@ -72,7 +72,12 @@ export interface ClosureSubject {
 
 /** The items and the units as pages of whole JSON lines, each within the read tools' result limit. */
 export function priorItemPages(subject: ClosureSubject): string[] {
-  const head = JSON.stringify({ reviewedCommit: subject.from, head: subject.to, items: subject.items.map((i) => ({ id: i.id, path: i.path, line: i.line, side: i.side, severity: i.severity, text: i.text })), units: subject.manifest.length });
+  const head = JSON.stringify({
+    reviewedCommit: subject.from,
+    head: subject.to,
+    items: subject.items.map((i) => ({ id: i.id, path: i.path, line: i.line, side: i.side, severity: i.severity, text: i.text })),
+    units: subject.manifest.length,
+  });
   return jsonLinePages([head, ...subject.manifest.map((u) => JSON.stringify(u))], READ_PRIOR_ITEMS);
 }
 
@@ -188,7 +193,10 @@ export async function runClosureTurn(
     if (surface.lastRefusal) return open(`the closure seat's last closures were refused (${surface.lastRefusal.reason}: ${surface.lastRefusal.message}); every item stays open`, who);
     if (turn.outcome === 'failed') return open(`the closure seat failed (${turn.message ?? 'without saying why'}); every item stays open`, who);
     const s = surface.stats();
-    return open(`the closure seat ended its turn without handing in closures (${s.calls} tool call${s.calls === 1 ? '' : 's'}, ${s.pagesRead} page${s.pagesRead === 1 ? '' : 's'} read; ${readsText(spend)} of the change); every item stays open`, who);
+    return open(
+      `the closure seat ended its turn without handing in closures (${s.calls} tool call${s.calls === 1 ? '' : 's'}, ${s.pagesRead} page${s.pagesRead === 1 ? '' : 's'} read; ${readsText(spend)} of the change); every item stays open`,
+      who,
+    );
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);

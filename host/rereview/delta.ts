@@ -19,16 +19,18 @@ import { runGit } from '../git/run';
  * author resolved or added inside the merge counts as their work), then on from the merge.
  */
 
-export type Ancestry =
-  | { kind: 'ancestor'; from: string; to: string; equal: boolean }
-  | { kind: 'not-ancestor'; from: string | null; to: string; reason: string };
+export type Ancestry = { kind: 'ancestor'; from: string; to: string; equal: boolean } | { kind: 'not-ancestor'; from: string | null; to: string; reason: string };
 
 export async function checkAncestry(root: string, reviewCommit: string | null, head: string): Promise<Ancestry> {
   if (!reviewCommit) return { kind: 'not-ancestor', from: null, to: head, reason: 'review commit is missing' };
   const r = await runGit(['merge-base', '--is-ancestor', reviewCommit, head], { cwd: root });
   if (r.code === 0) return { kind: 'ancestor', from: reviewCommit, to: head, equal: await sameCommit(root, reviewCommit, head) };
   if (r.code === 1) return { kind: 'not-ancestor', from: reviewCommit, to: head, reason: 'force push or rebase' };
-  const first = r.stderr.split('\n').find((l) => l.trim() !== '')?.trim() ?? `git exited ${r.code}`;
+  const first =
+    r.stderr
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? `git exited ${r.code}`;
   return { kind: 'not-ancestor', from: reviewCommit, to: head, reason: first };
 }
 

@@ -58,7 +58,10 @@ export function bodyItems(body: string): string[] {
   while (lines.length > 0 && (lines[lines.length - 1] as string).trim() === '') lines.pop();
   lines.pop();
   const notesAt = lines.indexOf('### Notes');
-  const before = (notesAt < 0 ? lines : lines.slice(0, notesAt)).join('\n').split(/\n{2,}/).filter((p) => !RENNET_OWN_PARAGRAPH.some((re) => re.test(p.trim())));
+  const before = (notesAt < 0 ? lines : lines.slice(0, notesAt))
+    .join('\n')
+    .split(/\n{2,}/)
+    .filter((p) => !RENNET_OWN_PARAGRAPH.some((re) => re.test(p.trim())));
   const notes: string[][] = [];
   for (const line of notesAt < 0 ? [] : lines.slice(notesAt + 1)) {
     if (NOTE_LABEL.test(line)) notes.push([line]);

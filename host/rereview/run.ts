@@ -51,11 +51,18 @@ export async function planRereview(deps: RereviewDeps, root: string, full: Patch
   let closureFailure: string | null = null;
   if (s.items.length > 0) {
     if (s.deltaPatchset) {
-      const turn = await runClosureTurn(deps.closureHarness, { from: s.delta.from as string, to: s.delta.to, items: s.items, manifest: s.manifest, workspace: root, delta: s.deltaPatchset, contextDir: deps.contextDir }, deps.signal ? { signal: deps.signal } : {});
+      const turn = await runClosureTurn(
+        deps.closureHarness,
+        { from: s.delta.from as string, to: s.delta.to, items: s.items, manifest: s.manifest, workspace: root, delta: s.deltaPatchset, contextDir: deps.contextDir },
+        deps.signal ? { signal: deps.signal } : {},
+      );
       if (!turn.ok) return turn;
-      closures = s.unitFrames ? await evidenceOnDelta(turn.value.closures, s.unitFrames, { from: s.delta.from as string, to: s.delta.to }, gitLineMap(root), s.reviewedLineOnBase) : turn.value.closures;
+      closures = s.unitFrames
+        ? await evidenceOnDelta(turn.value.closures, s.unitFrames, { from: s.delta.from as string, to: s.delta.to }, gitLineMap(root), s.reviewedLineOnBase)
+        : turn.value.closures;
       closureFailure = turn.value.failure;
-      if (turn.value.spend) deps.log?.(`[closures] ${turn.value.harness}${turn.value.model ? ` ${turn.value.model}` : ''}: ${closures.filter((c) => c.closure === 'resolved').length} of ${closures.length} resolved`);
+      if (turn.value.spend)
+        deps.log?.(`[closures] ${turn.value.harness}${turn.value.model ? ` ${turn.value.model}` : ''}: ${closures.filter((c) => c.closure === 'resolved').length} of ${closures.length} resolved`);
     } else {
       // Nothing since the review (no commits, or none that change a file), or a history rewritten under it: no delta can resolve an item.
       const why =
@@ -65,7 +72,7 @@ export async function planRereview(deps: RereviewDeps, root: string, full: Patch
             ? "nothing of the author's own changed since the earlier review (its commits only merge the base, resolving nothing): nothing can have resolved it"
             : s.ancestry?.kind === 'ancestor' && !s.ancestry.equal
               ? 'no code changed since the earlier review (its commits change no file): nothing can have resolved it'
-            : 'no commits since the earlier review: nothing can have resolved it';
+              : 'no commits since the earlier review: nothing can have resolved it';
       closures = s.items.map((item) => ({ item, closure: 'open', reason: why, evidence: [] }));
     }
   }
@@ -107,7 +114,13 @@ export function priorReviewOf(plan: RereviewPlan): PriorReview {
 }
 
 /** The record, filed on the session for the generation drafted from the plan (null: none was drafted). */
-export function recordRereview(store: { appendEvent(sessionId: string, kind: string, payload: unknown, now: string): unknown }, sessionId: string, generationId: string | null, plan: RereviewPlan, now: string): PriorReview {
+export function recordRereview(
+  store: { appendEvent(sessionId: string, kind: string, payload: unknown, now: string): unknown },
+  sessionId: string,
+  generationId: string | null,
+  plan: RereviewPlan,
+  now: string,
+): PriorReview {
   const prior = priorReviewOf(plan);
   store.appendEvent(sessionId, REREVIEW_EVENT_KIND, { generationId, prior }, now);
   return prior;
@@ -127,7 +140,11 @@ export function rereviewRecords(store: { readEvents(sessionId: string): Array<{ 
 
 /** The newest re-review of the request at this head: what the next post opens with. */
 export function rereviewAtHead(store: { readEvents(sessionId: string): Array<{ kind: string; payload: unknown }> }, sessionId: string, head: string): PriorReview | null {
-  return rereviewRecords(store, sessionId).filter((r) => r.prior.delta.to === head).at(-1)?.prior ?? null;
+  return (
+    rereviewRecords(store, sessionId)
+      .filter((r) => r.prior.delta.to === head)
+      .at(-1)?.prior ?? null
+  );
 }
 
 /**
@@ -185,4 +202,3 @@ export function fileDeltaPatchset(
   store.attachPatchset(sessionId, delta.id, now);
   store.attachPatchset(sessionId, full.id, now);
 }
-

@@ -89,10 +89,28 @@ export async function sinceLastReview(input: SinceLastInput): Promise<Result<Sin
   if (!delta.ok) return delta;
   const value = delta.value;
   if (value.kind === 'full') {
-    return ok({ delta: { kind: 'not-ancestor', from: earlier.commitId, to: head, reason: value.ancestry.reason }, ancestry, statement: sentence(value.statement), earlier: summary, items, lensPatchset: input.full, deltaPatchset: null, manifest: [] });
+    return ok({
+      delta: { kind: 'not-ancestor', from: earlier.commitId, to: head, reason: value.ancestry.reason },
+      ancestry,
+      statement: sentence(value.statement),
+      earlier: summary,
+      items,
+      lensPatchset: input.full,
+      deltaPatchset: null,
+      manifest: [],
+    });
   }
   if (value.kind === 'none') {
-    return ok({ delta: { kind: 'ancestor', from: value.ancestry.from, to: head, reason: value.statement }, ancestry, statement: sentence(value.statement), earlier: summary, items, lensPatchset: null, deltaPatchset: null, manifest: [] });
+    return ok({
+      delta: { kind: 'ancestor', from: value.ancestry.from, to: head, reason: value.statement },
+      ancestry,
+      statement: sentence(value.statement),
+      earlier: summary,
+      items,
+      lensPatchset: null,
+      deltaPatchset: null,
+      manifest: [],
+    });
   }
   const manifest = deltaManifest(value.segments);
   if (!manifest.ok) return { ok: false, error: { code: 'git-failed', message: manifest.error.message } };
@@ -120,7 +138,17 @@ export async function sinceLastReview(input: SinceLastInput): Promise<Result<Sin
     if (!authored.ok) return authored;
     if (authored.value === null) {
       const none = `nothing of the author's own changed since ${from.slice(0, 7)}: the commits since only merge the base, and ${merges === 1 ? 'the merge resolves' : 'the merges resolve'} nothing`;
-      return ok({ delta: { kind: 'ancestor', from, to: head, reason: none }, ancestry, statement: sentence(none), earlier: summary, items, lensPatchset: null, deltaPatchset: null, manifest: [], onlyBaseMerged: true });
+      return ok({
+        delta: { kind: 'ancestor', from, to: head, reason: none },
+        ancestry,
+        statement: sentence(none),
+        earlier: summary,
+        items,
+        lensPatchset: null,
+        deltaPatchset: null,
+        manifest: [],
+        onlyBaseMerged: true,
+      });
     }
     deltaPatchset = authored.value.patchset;
     reviewedLineOnBase = authored.value.lineOf;
@@ -133,7 +161,18 @@ export async function sinceLastReview(input: SinceLastInput): Promise<Result<Sin
     if (!units.ok) continue;
     for (const u of units.value) if (!unitFrames.has(u.id)) unitFrames.set(u.id, frame);
   }
-  return ok({ delta: { kind: 'ancestor', from, to: head, reason: null }, ancestry, statement, earlier: summary, items, lensPatchset: deltaPatchset, deltaPatchset, manifest: manifest.value, unitFrames, ...(reviewedLineOnBase ? { reviewedLineOnBase } : {}) });
+  return ok({
+    delta: { kind: 'ancestor', from, to: head, reason: null },
+    ancestry,
+    statement,
+    earlier: summary,
+    items,
+    lensPatchset: deltaPatchset,
+    deltaPatchset,
+    manifest: manifest.value,
+    unitFrames,
+    ...(reviewedLineOnBase ? { reviewedLineOnBase } : {}),
+  });
 }
 
 function sentence(text: string): string {

@@ -51,13 +51,7 @@ export function citationMarks(lanes: readonly LaneView[], options: CitationMarkO
   return marks;
 }
 
-function laneMarks(
-  lens: Lens,
-  elements: readonly BoardElement[],
-  transcribed: boolean,
-  options: CitationMarkOptions,
-  push: (mark: CitationMark) => void,
-): void {
+function laneMarks(lens: Lens, elements: readonly BoardElement[], transcribed: boolean, options: CitationMarkOptions, push: (mark: CitationMark) => void): void {
   const byId = new Map(elements.map((e) => [e.id, e]));
   const claims = new Map<string, string>();
   const claim = (element: BoardElement): string => {
@@ -81,7 +75,15 @@ function laneMarks(
       push(spanMark(lens, landing.id, element, landing === element ? claim(element) : claim(landing)));
     }
     if (element.kind === 'noise_member') {
-      push({ lens, elementId: element.id, path: element.path, side: sideOf(element.side), startLine: element.start_line, endLine: Math.max(element.start_line, element.end_line), claim: claim(element) });
+      push({
+        lens,
+        elementId: element.id,
+        path: element.path,
+        side: sideOf(element.side),
+        startLine: element.start_line,
+        endLine: Math.max(element.start_line, element.end_line),
+        claim: claim(element),
+      });
     }
     if (!transcribed) {
       const landing = landingOf(element, byId);

@@ -192,15 +192,19 @@ export async function runReview(options: ReviewRunOptions, deps: ReviewRunDeps):
   const roundReport = options.roundReport ?? (plan && options.store ? roundReportOfGeneration(options.store, options.sessionId, plan.generationId) : null);
   const composition = !options.compose && plan && options.store ? roundCompositionOfGeneration(options.store, options.sessionId, plan.generationId) : null;
   const latest = new Map<Lens, BoardState>();
-  const { generationId, input, seams } = await prepareLensRun({ ...options, ...(plan ? { generationId: plan.generationId } : {}), ...(roundReport ? { roundReport } : {}), ...(composition?.compose ? { compose: composition.compose } : {}) }, deps, {
-    ...(composition?.onComposed ? { onComposed: composition.onComposed } : {}),
-    onFrame(frame) {
-      latest.set(frame.lens, frame.board);
+  const { generationId, input, seams } = await prepareLensRun(
+    { ...options, ...(plan ? { generationId: plan.generationId } : {}), ...(roundReport ? { roundReport } : {}), ...(composition?.compose ? { compose: composition.compose } : {}) },
+    deps,
+    {
+      ...(composition?.onComposed ? { onComposed: composition.onComposed } : {}),
+      onFrame(frame) {
+        latest.set(frame.lens, frame.board);
+      },
+      onLane(change) {
+        deps.stderr(progressLine(change, latest.get(change.lens)));
+      },
     },
-    onLane(change) {
-      deps.stderr(progressLine(change, latest.get(change.lens)));
-    },
-  });
+  );
   if (plan && deps.resumePipeline) {
     deps.stderr(`Generation ${generationId}: resuming the lenses interrupted earlier (kept: ${plan.kept.join(', ') || 'none'}; drafting: ${plan.redrafted.join(', ')})\n`);
   } else {

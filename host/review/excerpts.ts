@@ -1,12 +1,6 @@
 import type { CitationSide } from '../../protocol/board';
 import type { DiffLine, FileChange, Hunk, Patchset } from '../../protocol/patchset';
-import {
-  EXCERPT_CONTEXT_LINES,
-  EXCERPT_MAX_LINES,
-  GENERATION_EXCERPT_MAX_LINES,
-  excerptKey,
-  type CodeExcerpt,
-} from '../../protocol/review';
+import { EXCERPT_CONTEXT_LINES, EXCERPT_MAX_LINES, GENERATION_EXCERPT_MAX_LINES, excerptKey, type CodeExcerpt } from '../../protocol/review';
 import { filesBySide, lastStartAtOrBefore, type FilesBySide } from '../board/citations';
 
 /**
@@ -98,11 +92,7 @@ export function buildExcerpts(patchset: Patchset | null, spans: Iterable<Excerpt
     if (excerpt.lines.length > 0) {
       if (budgetClosed || used + excerpt.lines.length > budget) {
         budgetClosed = true;
-        excerpt = unavailable(
-          span,
-          'omitted',
-          `These lines were not sent: this generation's excerpts already carry the ${budget.toLocaleString('en-US')}-line limit. Open the file to read them.`,
-        );
+        excerpt = unavailable(span, 'omitted', `These lines were not sent: this generation's excerpts already carry the ${budget.toLocaleString('en-US')}-line limit. Open the file to read them.`);
       } else used += excerpt.lines.length;
     }
     out[key] = excerpt;
@@ -154,9 +144,7 @@ function excerptOf(index: HunkIndex, span: ExcerptSpan, maxLines: number): CodeE
     state: 'captured',
     lines: clipped.lines,
     clipped: clipped.clipped,
-    note: clipped.clipped
-      ? `Showing the first ${maxLines.toLocaleString('en-US')} of ${lines.length.toLocaleString('en-US')} lines; open the file for the rest.`
-      : null,
+    note: clipped.clipped ? `Showing the first ${maxLines.toLocaleString('en-US')} of ${lines.length.toLocaleString('en-US')} lines; open the file for the rest.` : null,
   };
 }
 

@@ -103,7 +103,9 @@ export function readGenerationSnapshot(store: Store, generationId: string, conte
 
 /** A re-review's record for this generation (host/rereview/run.ts): the earlier items and their closures. */
 function priorReviewOf(events: ReadonlyArray<{ kind: string; payload: unknown }>, generationId: string): Pick<GenerationSnapshot, 'priorReview'> {
-  const record = rereviewRecords({ readEvents: () => [...events] }, '').filter((r) => r.generationId === generationId).at(-1);
+  const record = rereviewRecords({ readEvents: () => [...events] }, '')
+    .filter((r) => r.generationId === generationId)
+    .at(-1);
   return record ? { priorReview: record.prior } : {};
 }
 

@@ -154,7 +154,10 @@ async function resolveName(name: HarnessName, config: HarnessConfig, ports: Harn
     case 'codex': {
       const found = (await discover.clis()).find((cli) => cli.kind === name);
       if (!found?.available) {
-        throw new HarnessConfigRefusal('not-found', `the ${name} harness is not available here: ${found?.reason ?? 'not found'}; install it, or choose another harness in rennet.harness.default / rennet.harness.lenses`);
+        throw new HarnessConfigRefusal(
+          'not-found',
+          `the ${name} harness is not available here: ${found?.reason ?? 'not found'}; install it, or choose another harness in rennet.harness.default / rennet.harness.lenses`,
+        );
       }
       return single(cliHarness(found));
     }
@@ -250,12 +253,8 @@ function httpHarness(name: 'openai' | 'anthropic', config: HarnessConfig): Harne
   }
   const apiKey = section.apiKey?.trim() || undefined;
   if (!apiKey && !isLoopback(baseUrl)) {
-    throw new HarnessConfigRefusal(
-      'invalid-request',
-      `the ${name} harness at ${url.origin} needs an API key: run “Rennet: Set API Key” (a key is optional only for a loopback base URL)`,
-    );
+    throw new HarnessConfigRefusal('invalid-request', `the ${name} harness at ${url.origin} needs an API key: run “Rennet: Set API Key” (a key is optional only for a loopback base URL)`);
   }
   const options = { baseUrl, model, ...(apiKey ? { apiKey } : {}) };
   return name === 'openai' ? new OpenAiCompatibleHarness(options) : new AnthropicHarness(options);
 }
-

@@ -21,10 +21,7 @@ export const CODE_CARD_MAX_ROWS = 400;
 export function renderReviewHtml(report: ReviewReport, patchset: Patchset): string {
   const boards = LENSES.map((lens) => report.boards.find((b) => b.lens === lens) ?? null);
   const first = 0;
-  const radios = LENSES.map(
-    (lens, i) =>
-      `<input class="tab" type="radio" name="lens" id="tab-${lens}" aria-controls="board-${lens}"${i === first ? ' checked' : ''}>`,
-  ).join('\n');
+  const radios = LENSES.map((lens, i) => `<input class="tab" type="radio" name="lens" id="tab-${lens}" aria-controls="board-${lens}"${i === first ? ' checked' : ''}>`).join('\n');
   const rail = LENSES.map((lens, i) => railItem(lens, boards[i] ?? null)).join('\n');
   const panels = LENSES.map((lens, i) => boardPanel(lens, boards[i] ?? null, patchset)).join('\n');
   const tabCss = LENSES.map(
@@ -174,7 +171,10 @@ function boardPanel(lens: Lens, board: ReportBoard | null, patchset: Patchset): 
   const intro = board.document.introMarkdown.trim() ? `<div class="intro">${markdownBlock(board.document.introMarkdown)}</div>` : '';
   if (board.state === 'failed') {
     const failure = board.failure;
-    const draft = board.elements.length > 0 ? `<p class="muted">The unfinished draft (${board.elements.length} element${board.elements.length === 1 ? '' : 's'}) is not shown; it was not settled. The JSON report carries it.</p>` : '';
+    const draft =
+      board.elements.length > 0
+        ? `<p class="muted">The unfinished draft (${board.elements.length} element${board.elements.length === 1 ? '' : 's'}) is not shown; it was not settled. The JSON report carries it.</p>`
+        : '';
     return `${open}
 <h2 id="board-${lens}-title">${esc(lensTitle)}</h2>
 <div class="lane-status failed" role="note">
@@ -237,7 +237,7 @@ function renderElements(lens: Lens, elements: readonly ReportElement[], patchset
 /** Siblings in order; consecutive tasks, scenarios and loose noise members render as one list. */
 function renderList(ctx: Ctx, list: readonly ReportElement[], level: number): string {
   const out: string[] = [];
-  for (let i = 0; i < list.length; ) {
+  for (let i = 0; i < list.length;) {
     const e = list[i] as ReportElement;
     if (e.kind === 'task' || e.kind === 'noise_member') {
       let j = i;
@@ -300,11 +300,7 @@ ${childrenOf(ctx, e, level + 1)}
 ${h(level, markdownInline(str(e, 'title')) + inferred)}
 <p class="statement">${markdownInline(str(e, 'statement'))}</p>
 <p class="rationale"><span class="field-label">Rationale</span> ${markdownInline(str(e, 'rationale'))}</p>
-${
-  alternatives.length > 0
-    ? `${h(level + 1, 'Alternatives not taken', 'sub')}<ul class="alternatives">${alternatives.map((a) => `<li>${markdownInline(a)}</li>`).join('')}</ul>`
-    : ''
-}
+${alternatives.length > 0 ? `${h(level + 1, 'Alternatives not taken', 'sub')}<ul class="alternatives">${alternatives.map((a) => `<li>${markdownInline(a)}</li>`).join('')}</ul>` : ''}
 ${source ? `<p class="sources">Stated in <code>${esc(source)}</code></p>` : ''}
 ${codeCards(ctx, ids(e, 'evidence'), 'Evidence')}
 ${childrenOf(ctx, e, level + 1)}
@@ -331,9 +327,7 @@ ${codeCards(ctx, ids(e, 'trace'), 'Traced to')}
     case 'scenario': {
       const when = str(e, 'scenarioCondition');
       const then = str(e, 'scenarioResponse');
-      const body = when
-        ? `<dl class="when-then"><dt>WHEN</dt><dd>${markdownInline(when)}</dd><dt>THEN</dt><dd>${markdownInline(then)}</dd></dl>`
-        : md(str(e, 'textMarkdown'));
+      const body = when ? `<dl class="when-then"><dt>WHEN</dt><dd>${markdownInline(when)}</dd><dt>THEN</dt><dd>${markdownInline(then)}</dd></dl>` : md(str(e, 'textMarkdown'));
       return `<div class="el scenario" id="${esc(anchor)}"><p class="scenario-name"><span class="field-label">Scenario</span> ${markdownInline(str(e, 'name'))}</p>${body}${childrenOf(ctx, e, level + 1)}</div>`;
     }
     case 'task':
@@ -376,10 +370,7 @@ function finding(ctx: Ctx, e: ReportElement, level: number, anchor: string): str
   const status = str(e, 'status');
   const accord = str(e, 'accord');
   const accordText = accord === 'concur' ? 'both reviews raised it' : accord === 'conflict' ? 'the reviews disagree' : '';
-  const meta = [status && status !== 'open' ? status : '', e.author ? `raised by ${String(e.author)}` : '', accordText]
-    .filter(Boolean)
-    .map(esc)
-    .join(' · ');
+  const meta = [status && status !== 'open' ? status : '', e.author ? `raised by ${String(e.author)}` : '', accordText].filter(Boolean).map(esc).join(' · ');
   const parts = titles.map((t, i) => `${h(level + 1, markdownInline(t), 'sub')}${md(bodies[i] ?? '')}`).join('\n');
   return `<article class="el finding sev-${esc(severity)}" id="${esc(anchor)}">
 ${h(level, `<span class="badge sev sev-${esc(severity)}">${esc(severity)}</span> ${markdownInline(str(e, 'title'))}`)}
@@ -411,7 +402,13 @@ function taskList(tasks: readonly ReportElement[]): string {
 function memberList(ctx: Ctx, members: readonly ReportElement[]): string {
   const items = members.map((m) => {
     const region = `${str(m, 'path')}:${rangeText(num(m, 'startLine'), num(m, 'endLine'))}`;
-    const card = codeTable(ctx.patchset, { path: str(m, 'path'), side: str(m, 'side') === 'base' ? 'base' : 'head', start: num(m, 'startLine') ?? 0, end: num(m, 'endLine') ?? 0, hunkIds: str(m, 'hunkId') ? [str(m, 'hunkId')] : [] });
+    const card = codeTable(ctx.patchset, {
+      path: str(m, 'path'),
+      side: str(m, 'side') === 'base' ? 'base' : 'head',
+      start: num(m, 'startLine') ?? 0,
+      end: num(m, 'endLine') ?? 0,
+      hunkIds: str(m, 'hunkId') ? [str(m, 'hunkId')] : [],
+    });
     return `<li><details><summary><code>${esc(region)}</code> <span class="muted">(${esc(str(m, 'side'))})</span></summary><div class="code-card">${card}</div></details></li>`;
   });
   return `<ul class="regions">${items.join('')}</ul>`;

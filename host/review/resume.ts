@@ -113,7 +113,7 @@ export function claimedPipeline(pipeline: Pipeline): Pipeline {
  * predecessor generation, with the verified report's addressed asks and the findings it settled
  * (host/rounds/compose.ts); null for a generation no round drafted.
  */
-export function roundCompositionOfGeneration(store: Store, sessionId: string, generationId: string): Pick<LensPipelineInput, 'compose'> & Pick<LensPipelineSeams, 'onComposed'> | null {
+export function roundCompositionOfGeneration(store: Store, sessionId: string, generationId: string): (Pick<LensPipelineInput, 'compose'> & Pick<LensPipelineSeams, 'onComposed'>) | null {
   const round = foldRounds(sessionId, store.readEvents(sessionId)).trails.find((t) => t.round.generationId === generationId)?.round;
   if (!round?.report) return null;
   const asks = new AskLog(store);
@@ -123,7 +123,7 @@ export function roundCompositionOfGeneration(store: Store, sessionId: string, ge
   if (!compose) return null;
   return {
     compose,
-    onComposed: (successor, lens, composition) => applyComposition(asks, { sessionId, priorGenerationId: compose.priorGenerationId, generationId: successor }, lens, composition, new Date().toISOString()),
+    onComposed: (successor, lens, composition) =>
+      applyComposition(asks, { sessionId, priorGenerationId: compose.priorGenerationId, generationId: successor }, lens, composition, new Date().toISOString()),
   };
 }
-

@@ -111,12 +111,7 @@ export class LensRunner {
   }
 
   /** A round's successor: the lenses drafted with the round's report in the context directory (round-report.md). */
-  runRoundLenses(
-    sessionId: string,
-    harness: HarnessConfig,
-    roundReport: NonNullable<LensRunOptions['roundReport']>,
-    composition: RoundComposition = {},
-  ): Promise<Result<{ generationId: string }>> {
+  runRoundLenses(sessionId: string, harness: HarnessConfig, roundReport: NonNullable<LensRunOptions['roundReport']>, composition: RoundComposition = {}): Promise<Result<{ generationId: string }>> {
     const busy = this.live.get(sessionId) ?? this.starting.get(sessionId) ?? this.reserved.get(sessionId);
     if (busy) return Promise.resolve(err(rennetError('invalid-request', `the lenses of session ${sessionId} are being drafted; the round's boards are drafted when that is done`)));
     if (this.disposed) return Promise.resolve(err(rennetError('invalid-request', 'the Rennet host is shutting down')));
@@ -233,7 +228,18 @@ export class LensRunner {
       const pullRequest = record && target.kind === 'pull-request' ? pullRequestContext(record, target.provider) : null;
       const round = roundReport ?? resumedRound;
       prepared = await prepareLensRun(
-        { patchset: patchset.value, sessionId, workspace, harnesses, store, pullRequest, ...(round ? { roundReport: round } : {}), ...(plan ? { generationId: plan.generationId } : {}), ...(composing.compose ? { compose: composing.compose } : {}), ...(options.rereviewDelta ? { rereviewDelta: options.rereviewDelta } : {}) },
+        {
+          patchset: patchset.value,
+          sessionId,
+          workspace,
+          harnesses,
+          store,
+          pullRequest,
+          ...(round ? { roundReport: round } : {}),
+          ...(plan ? { generationId: plan.generationId } : {}),
+          ...(composing.compose ? { compose: composing.compose } : {}),
+          ...(options.rereviewDelta ? { rereviewDelta: options.rereviewDelta } : {}),
+        },
         runDeps,
         {
           ...(composing.onComposed ? { onComposed: composing.onComposed } : {}),

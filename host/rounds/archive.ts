@@ -30,7 +30,12 @@ async function reachRefs(store: WorkspaceStore, session: Session, branch: string
   const refs = [`refs/heads/${branch}`];
   const remotes = await runGit(['remote'], { cwd: session.repoRoot });
   if (remotes.code === 0) {
-    for (const name of remotes.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean)) refs.push(`refs/remotes/${name}/${branch}`);
+    for (const name of remotes.stdout
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean))
+      refs.push(`refs/remotes/${name}/${branch}`);
   }
   const dest = recordedPushDestination(store, session.id);
   if (dest) refs.push(`refs/remotes/${dest.remote}/${dest.branch}`);
@@ -113,7 +118,10 @@ export async function archiveSession(
 }
 
 /** Every patchset a review's generations were drafted over, and its active one. */
-export function sessionPatchsetIds(store: { listGenerations(sessionId: string): ReadonlyArray<{ patchsetId: string }>; getSession(id: string): { activePatchsetId: string | null } | undefined }, sessionId: string): string[] {
+export function sessionPatchsetIds(
+  store: { listGenerations(sessionId: string): ReadonlyArray<{ patchsetId: string }>; getSession(id: string): { activePatchsetId: string | null } | undefined },
+  sessionId: string,
+): string[] {
   const active = store.getSession(sessionId)?.activePatchsetId ?? null;
   return [...new Set([...store.listGenerations(sessionId).map((g) => g.patchsetId), ...(active ? [active] : [])])];
 }

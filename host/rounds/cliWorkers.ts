@@ -255,7 +255,10 @@ export async function cliWorker(kind: CliHarnessKind, options: { model?: string;
   const words = INSTALL[kind];
   if (!found || !found.available) {
     return err(
-      rennetError('invalid-request', `the ${kind} worker needs ${words.name}, which is not available here (${found?.reason ?? 'not found'}): install it (${words.install}) and log in, or point ${words.variable} at its executable`),
+      rennetError(
+        'invalid-request',
+        `the ${kind} worker needs ${words.name}, which is not available here (${found?.reason ?? 'not found'}): install it (${words.install}) and log in, or point ${words.variable} at its executable`,
+      ),
     );
   }
   const port = { bin: found.bin, version: found.version, ...(options.model ? { model: options.model } : {}), ...(options.env ? { env: options.env } : {}) };

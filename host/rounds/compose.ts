@@ -70,13 +70,7 @@ export interface CompositionAsks {
  * composition carried it onto a predecessor id or renumbered it (`composition.renamed`). Refusals
  * on a second composition after a restart (already dismissed, no change) are expected and ignored.
  */
-export function applyComposition(
-  asks: CompositionAsks,
-  place: { sessionId: string; priorGenerationId: string; generationId: string },
-  lens: Lens,
-  composition: LensComposition,
-  now: string,
-): void {
+export function applyComposition(asks: CompositionAsks, place: { sessionId: string; priorGenerationId: string; generationId: string }, lens: Lens, composition: LensComposition, now: string): void {
   const { sessionId, generationId } = place;
   const renamed = composition.renamed;
   if (lens === 'flagged') {

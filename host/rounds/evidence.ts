@@ -110,12 +110,7 @@ export function fileEvidence(file: FileChange): EvidenceUnit[] {
 export function evidenceManifest(files: readonly FileChange[]): Result<EvidenceUnit[], EvidenceManifestFailure> {
   const placed: Array<{ unit: EvidenceUnit; position: number }> = [];
   for (const file of files) for (const unit of fileEvidence(file)) placed.push({ unit, position: placed.length });
-  placed.sort(
-    (a, b) =>
-      comparePaths(a.unit.path, b.unit.path) ||
-      EVIDENCE_KIND_ORDER.indexOf(a.unit.kind) - EVIDENCE_KIND_ORDER.indexOf(b.unit.kind) ||
-      a.position - b.position,
-  );
+  placed.sort((a, b) => comparePaths(a.unit.path, b.unit.path) || EVIDENCE_KIND_ORDER.indexOf(a.unit.kind) - EVIDENCE_KIND_ORDER.indexOf(b.unit.kind) || a.position - b.position);
   const units = placed.map((p) => p.unit);
   const seen = new Map<string, EvidenceUnit>();
   for (const unit of units) {

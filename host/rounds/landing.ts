@@ -161,10 +161,20 @@ export async function landWorkBranch(store: WorkspaceStore, session: Session): P
   if (!worktrees.ok) return worktrees;
   const holder = worktrees.value.find((w) => w.branch === branch);
   if (!holder) {
-    return err(rennetError('invalid-request', `no checkout has ${branch} out, so there is nowhere to fast-forward it: check ${branch} out, then land (git merge --ff-only ${workBranch} runs in that checkout); nothing changed`));
+    return err(
+      rennetError(
+        'invalid-request',
+        `no checkout has ${branch} out, so there is nowhere to fast-forward it: check ${branch} out, then land (git merge --ff-only ${workBranch} runs in that checkout); nothing changed`,
+      ),
+    );
   }
   if (holder.prunable) {
-    return err(rennetError('invalid-request', `${holder.path}, the worktree that has ${branch} out, is one git cannot reach (${holder.prunable}); nothing changed`, { path: holder.path, reason: holder.prunable }));
+    return err(
+      rennetError('invalid-request', `${holder.path}, the worktree that has ${branch} out, is one git cannot reach (${holder.prunable}); nothing changed`, {
+        path: holder.path,
+        reason: holder.prunable,
+      }),
+    );
   }
   const from = await revParse(holder.path, 'HEAD');
   const merged = await runGit(['merge', '--ff-only', workBranch], { cwd: holder.path });

@@ -48,18 +48,18 @@ const TOOLS: readonly ReportTool[] = [
     SUBMIT_REPORT,
     `Hand in the classification: one outcome per dispatched ask (addressed, partial or untouched, with the ev- ids it rests on and a short note) and the beyond entries (ev- ids of changes no ask asked for, with a note; at most ${REPORT_BEYOND_MAX_ENTRIES}). Every manifest id exactly once overall; untouched cites none. The host checks it at once and answers what is wrong, if anything.`,
     z.strictObject({
-          outcomes: z
-            .array(
-              z.strictObject({
-                askId: z.string().min(1).describe('The ask id, exactly as evidence.json gives it.'),
-                outcome: z.enum(['addressed', 'partial', 'untouched']),
-                evidenceIds: z.array(z.string()).describe('ev- ids from the manifest; none for untouched.'),
-                note: z.string().max(REPORT_NOTE_MAX_CHARS).describe('One or two sentences: what the round changed for this ask, or left undone.'),
-              }),
-            )
-            .describe('Exactly one per dispatched ask.'),
-          beyond: z.array(z.strictObject({ evidenceIds: z.array(z.string()).min(1), note: z.string().max(REPORT_NOTE_MAX_CHARS) })).describe('Changes no ask asked for.'),
-        }),
+      outcomes: z
+        .array(
+          z.strictObject({
+            askId: z.string().min(1).describe('The ask id, exactly as evidence.json gives it.'),
+            outcome: z.enum(['addressed', 'partial', 'untouched']),
+            evidenceIds: z.array(z.string()).describe('ev- ids from the manifest; none for untouched.'),
+            note: z.string().max(REPORT_NOTE_MAX_CHARS).describe('One or two sentences: what the round changed for this ask, or left undone.'),
+          }),
+        )
+        .describe('Exactly one per dispatched ask.'),
+      beyond: z.array(z.strictObject({ evidenceIds: z.array(z.string()).min(1), note: z.string().max(REPORT_NOTE_MAX_CHARS) })).describe('Changes no ask asked for.'),
+    }),
   ),
 ];
 
@@ -119,13 +119,23 @@ export function reportSurface(subject: ReportSubject): ReportSurface {
         if (report) return refuse('A report was already accepted; it stands. End your turn now.');
         // Measured before anything is parsed: the response cap is the first check.
         const bytes = Buffer.byteLength(JSON.stringify(input ?? null), 'utf8');
-        const verified = verifyClassification({ roundId: subject.roundId, successorPatchsetId: subject.evidence.successorPatchsetId, manifest: subject.evidence.manifest, asks: subject.asks, raw: input, rawBytes: bytes });
+        const verified = verifyClassification({
+          roundId: subject.roundId,
+          successorPatchsetId: subject.evidence.successorPatchsetId,
+          manifest: subject.evidence.manifest,
+          asks: subject.asks,
+          raw: input,
+          rawBytes: bytes,
+        });
         if (!verified.ok) {
           lastRefusal = { reason: verified.error.reason, message: verified.error.message };
           return refuse(`The report was not accepted (${verified.error.reason}): ${verified.error.message} Correct it and call ${SUBMIT_REPORT} again.`);
         }
         report = verified.value;
-        return { text: `The report is accepted: ${report.counts.addressed} addressed, ${report.counts.partial} partial, ${report.counts.untouched} untouched, ${report.counts.beyond} beyond. End your turn now.`, isError: false };
+        return {
+          text: `The report is accepted: ${report.counts.addressed} addressed, ${report.counts.partial} partial, ${report.counts.untouched} untouched, ${report.counts.beyond} beyond. End your turn now.`,
+          isError: false,
+        };
       }
       const parsed = t.zod.safeParse(input ?? {});
       if (!parsed.success) return refuse(`The input of ${name} is not valid (${parsed.error.issues[0]?.message ?? 'unknown'}).`);
@@ -146,7 +156,8 @@ export interface ReportTurnInput extends ReportSubject {
   successor: Patchset;
 }
 
-export type ReportTurnFailure = { kind: 'no-harness'; message: string } | { kind: 'refused'; reason: ReportRefusal; message: string } | { kind: 'no-report' | 'harness-failed' | 'cancelled'; message: string };
+export type ReportTurnFailure =
+  { kind: 'no-harness'; message: string } | { kind: 'refused'; reason: ReportRefusal; message: string } | { kind: 'no-report' | 'harness-failed' | 'cancelled'; message: string };
 
 /** One classification turn; the verified report, or why there is none. Never throws. */
 export async function runReportTurn(
@@ -179,11 +190,25 @@ export async function runReportTurn(
     const turn = await runOneTurn(harness, { seat, prompt: roundReportPrompt({ contextDir: input.contextDir }), cwd: input.workspace, surface: served, signal: abort.signal });
     const spend = oneTurnSpend(seat, harness, turn, performance.now() - started, served.stats());
     if (surface.report) return { ok: true, value: { report: surface.report, harness: harness.kind, model: harness.model, spend } };
-    if (turn.outcome === 'aborted' || abort.signal.aborted) return { ok: false, error: { kind: 'cancelled', message: timedOut ? `the report seat did not finish within ${Math.round((options.timeoutMs ?? REPORT_TURN_TIMEOUT_MS) / 1000)} s` : 'the round was cancelled' } };
-    if (surface.lastRefusal) return { ok: false, error: { kind: 'refused', reason: surface.lastRefusal.reason, message: `the report seat's last report was refused (${surface.lastRefusal.reason}): ${surface.lastRefusal.message}` } };
+    if (turn.outcome === 'aborted' || abort.signal.aborted)
+      return {
+        ok: false,
+        error: { kind: 'cancelled', message: timedOut ? `the report seat did not finish within ${Math.round((options.timeoutMs ?? REPORT_TURN_TIMEOUT_MS) / 1000)} s` : 'the round was cancelled' },
+      };
+    if (surface.lastRefusal)
+      return {
+        ok: false,
+        error: { kind: 'refused', reason: surface.lastRefusal.reason, message: `the report seat's last report was refused (${surface.lastRefusal.reason}): ${surface.lastRefusal.message}` },
+      };
     if (turn.outcome === 'failed') return { ok: false, error: { kind: 'harness-failed', message: turn.message ?? 'the report seat failed without saying why' } };
     const s = surface.stats();
-    return { ok: false, error: { kind: 'no-report', message: `the report seat ended its turn without handing in a report (${s.calls} tool calls, ${s.pagesRead} evidence pages read; ${readsText(spend)} of the change)` } };
+    return {
+      ok: false,
+      error: {
+        kind: 'no-report',
+        message: `the report seat ended its turn without handing in a report (${s.calls} tool calls, ${s.pagesRead} evidence pages read; ${readsText(spend)} of the change)`,
+      },
+    };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);

@@ -37,7 +37,10 @@ async function requestRemote(repoRoot: string, target: PullRequestTarget): Promi
   const remotes = await listRemotes(repoRoot);
   const path = `${target.owner}/${target.repo}`.toLowerCase();
   const names = (url: string) => {
-    const u = url.toLowerCase().replace(/\/+$/, '').replace(/\.git$/, '');
+    const u = url
+      .toLowerCase()
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, '');
     return u.includes(target.host.toLowerCase()) && (u.endsWith(`/${path}`) || u.endsWith(`:${path}`));
   };
   const found = remotes.find((r) => names(r.fetchUrl) || names(r.pushUrl));
@@ -71,10 +74,14 @@ export async function reviewedBranch(store: EventReader, session: Session): Prom
   if (here.code !== 0) {
     const remote = await requestRemote(session.repoRoot, target);
     return err(
-      rennetError('unknown-ref', `${branch}, the request's head branch, is not a branch in ${session.repoRoot}: a round commits on it. Make it here with git fetch ${remote} ${branch}:${branch}, then dispatch`, {
-        branch,
-        command: `git fetch ${remote} ${branch}:${branch}`,
-      }),
+      rennetError(
+        'unknown-ref',
+        `${branch}, the request's head branch, is not a branch in ${session.repoRoot}: a round commits on it. Make it here with git fetch ${remote} ${branch}:${branch}, then dispatch`,
+        {
+          branch,
+          command: `git fetch ${remote} ${branch}:${branch}`,
+        },
+      ),
     );
   }
   return ok(branch);

@@ -98,7 +98,11 @@ export interface RoundContext {
 
 export interface RoundDeps {
   store: RoundStore;
-  asks: { projection(sessionId: string): Result<AskProjection>; command(sessionId: string, input: unknown, now: string): Result<unknown>; appendHostEvent?(sessionId: string, input: unknown, now: string): Result<unknown> };
+  asks: {
+    projection(sessionId: string): Result<AskProjection>;
+    command(sessionId: string, input: unknown, now: string): Result<unknown>;
+    appendHostEvent?(sessionId: string, input: unknown, now: string): Result<unknown>;
+  };
   /** The session's bound workspace (recorded once): where the worker runs and the successor is captured. `dryRun`: decide, make and record nothing. */
   bindWorkspace(session: Session, options?: { dryRun?: boolean }): Promise<Result<{ root: string; branch: string; workBranch?: string }>>;
   now?: () => Date;
@@ -150,7 +154,16 @@ export class RoundRunner {
     const behind = await requestHeadRefusal(session, workspace.value, patchset.head);
     if (behind) return behind;
     const probe = await checkProbe(workspace.value.root);
-    return ok({ order: composeWorkOrder({ branch: workspace.value.branch, ...(workspace.value.workBranch ? { workBranch: workspace.value.workBranch } : {}), patchset, projection: projection.value, checkCommand: discoverCheckCommand(probe) }), workspace: workspace.value });
+    return ok({
+      order: composeWorkOrder({
+        branch: workspace.value.branch,
+        ...(workspace.value.workBranch ? { workBranch: workspace.value.workBranch } : {}),
+        patchset,
+        projection: projection.value,
+        checkCommand: discoverCheckCommand(probe),
+      }),
+      workspace: workspace.value,
+    });
   }
 
   /**
@@ -181,13 +194,20 @@ export class RoundRunner {
     }
     const session = this.deps.store.getSession(sessionId) as Session;
     if (await hasSubmodules(workspace.root)) {
-      return err(rennetError('invalid-request', 'this repository has submodules: a round cannot measure its change through them (a gitlink can escape the checkpoint diff), so rounds are not run here'));
+      return err(
+        rennetError('invalid-request', 'this repository has submodules: a round cannot measure its change through them (a gitlink can escape the checkpoint diff), so rounds are not run here'),
+      );
     }
     const worker = { value: context.worker };
     const earlier = this.rounds(sessionId);
     const pinned = earlier.find((r) => r.worker.kind !== 'scripted')?.worker ?? null;
     if (pinned && worker.value.worker.kind !== 'scripted' && (pinned.kind !== worker.value.worker.kind || pinned.version !== worker.value.worker.version)) {
-      return err(rennetError('invalid-request', `this review's rounds run on ${pinned.kind}${pinned.version ? ` ${pinned.version}` : ''} (pinned by its first round); the worker offered now is ${worker.value.worker.kind}${worker.value.worker.version ? ` ${worker.value.worker.version}` : ''}`));
+      return err(
+        rennetError(
+          'invalid-request',
+          `this review's rounds run on ${pinned.kind}${pinned.version ? ` ${pinned.version}` : ''} (pinned by its first round); the worker offered now is ${worker.value.worker.kind}${worker.value.worker.version ? ` ${worker.value.worker.version}` : ''}`,
+        ),
+      );
     }
 
     // prep: the order on disk, then the round's first receipt.
@@ -241,7 +261,8 @@ export class RoundRunner {
     this.settleInterrupted([sessionId]);
     const trail = this.trails(sessionId).find((t) => t.round.id === roundId);
     if (!trail) return err(rennetError('not-found', `no round ${roundId} in this review`));
-    if (trail.round.state !== 'failed' && trail.round.state !== 'running') return err(rennetError('invalid-request', `round ${trail.round.ordinal} ${trail.round.state}; only a failed round is retried`));
+    if (trail.round.state !== 'failed' && trail.round.state !== 'running')
+      return err(rennetError('invalid-request', `round ${trail.round.ordinal} ${trail.round.state}; only a failed round is retried`));
     if (trail.round.failure && !trail.round.failure.retryable) return err(rennetError('invalid-request', `round ${trail.round.ordinal} cannot be retried: ${trail.round.failure.message}`));
     const claim = this.claim(roundId);
     if (!claim.ok) return claim;
@@ -273,7 +294,13 @@ export class RoundRunner {
         if (this.holderOf(id)) continue;
         if (!trail.checkpoints.before) {
           // The worker runs only after the before checkpoint's receipt: it never started, and Retry runs no worker.
-          settled.push(this.end(sessionId, id, 'failed', { phase: trail.round.phase, message: 'the host stopped before the worker started: nothing ran, nothing changed. The asks stay staged: dispatch again.', retryable: false }));
+          settled.push(
+            this.end(sessionId, id, 'failed', {
+              phase: trail.round.phase,
+              message: 'the host stopped before the worker started: nothing ran, nothing changed. The asks stay staged: dispatch again.',
+              retryable: false,
+            }),
+          );
           continue;
         }
         if (!trail.worker) {
@@ -300,7 +327,11 @@ export class RoundRunner {
     for (const trail of this.trails(sessionId)) {
       if (trail.round.state !== 'running') continue;
       const holder = this.holderOf(trail.round.id);
-      if (holder) return rennetError('invalid-request', `round ${trail.round.ordinal} of this review is running in another Rennet process (${describeHolder(holder)}); it goes on there, and asks staged now go out with the next round`);
+      if (holder)
+        return rennetError(
+          'invalid-request',
+          `round ${trail.round.ordinal} of this review is running in another Rennet process (${describeHolder(holder)}); it goes on there, and asks staged now go out with the next round`,
+        );
     }
     return null;
   }
@@ -332,7 +363,12 @@ export class RoundRunner {
 
     // worker
     if (!trail.checkpoints.before) {
-      if (!run.worker) return this.end(sessionId, roundId, 'failed', { phase: 'worker', message: 'the worker never started, and Retry runs no worker: nothing changed. The asks stay staged: dispatch again.', retryable: false });
+      if (!run.worker)
+        return this.end(sessionId, roundId, 'failed', {
+          phase: 'worker',
+          message: 'the worker never started, and Retry runs no worker: nothing changed. The asks stay staged: dispatch again.',
+          retryable: false,
+        });
       this.phase(sessionId, roundId, 'worker');
       const before = await takeCheckpoint(root, roundId, 'before');
       if (!before.ok) return this.end(sessionId, roundId, 'failed', { phase: 'worker', message: before.error.message, retryable: true });
@@ -343,10 +379,16 @@ export class RoundRunner {
       if (!run.worker) {
         // The host stopped while the worker ran: it is never run twice. What it left is measured on Retry.
         this.append(sessionId, ROUND_EVENT_KINDS.worker, { round: roundId, outcome: 'lost', message: 'the host stopped while the worker ran; it is not run again' });
-        return this.end(sessionId, roundId, 'failed', { phase: 'worker', message: 'the host stopped while the worker ran. Its work so far is in the workspace; Retry measures it and goes on without running the worker again.', retryable: true });
+        return this.end(sessionId, roundId, 'failed', {
+          phase: 'worker',
+          message: 'the host stopped while the worker ran. Its work so far is in the workspace; Retry measures it and goes on without running the worker again.',
+          retryable: true,
+        });
       }
       if (run.signal.aborted) return this.end(sessionId, roundId, 'cancelled', { phase: 'worker', message: 'cancelled before the worker started', retryable: true });
-      const turn = await run.worker.run({ root, prompt: roundWorkerPrompt({ contextDir }), contextDir, signal: run.signal }).catch((error: unknown) => ({ outcome: 'failed' as const, message: `the worker broke: ${(error as Error).message}` }));
+      const turn = await run.worker
+        .run({ root, prompt: roundWorkerPrompt({ contextDir }), contextDir, signal: run.signal })
+        .catch((error: unknown) => ({ outcome: 'failed' as const, message: `the worker broke: ${(error as Error).message}` }));
       this.append(sessionId, ROUND_EVENT_KINDS.worker, { round: roundId, outcome: turn.outcome, message: turn.message });
       if (turn.outcome === 'aborted') {
         // Its partial work is measured all the same (a cancelled worker is not an empty round), then the round stops.
@@ -364,7 +406,11 @@ export class RoundRunner {
       // A worker that failed and changed nothing did not do the asks: failed, not empty; the asks stay staged.
       const w = trail.worker;
       if (w && (w.outcome === 'failed' || w.outcome === 'lost')) {
-        return this.end(sessionId, roundId, 'failed', { phase: 'worker', message: `the worker ${w.outcome === 'lost' ? 'was lost when the host stopped' : `failed: ${w.message ?? 'without saying why'}`}, and changed nothing. Its asks stay staged: dispatch again.`, retryable: false });
+        return this.end(sessionId, roundId, 'failed', {
+          phase: 'worker',
+          message: `the worker ${w.outcome === 'lost' ? 'was lost when the host stopped' : `failed: ${w.message ?? 'without saying why'}`}, and changed nothing. Its asks stay staged: dispatch again.`,
+          retryable: false,
+        });
       }
       return this.end(sessionId, roundId, 'unchanged', null);
     }
@@ -382,7 +428,8 @@ export class RoundRunner {
     if (!trail.round.successorPatchsetId) {
       this.phase(sessionId, roundId, 'report');
       const from = this.deps.store.getPatchset(trail.round.fromPatchsetId);
-      if (!from) return this.end(sessionId, roundId, 'failed', { phase: 'report', message: `the patchset the asks were written on (${trail.round.fromPatchsetId}) is not in the store`, retryable: false });
+      if (!from)
+        return this.end(sessionId, roundId, 'failed', { phase: 'report', message: `the patchset the asks were written on (${trail.round.fromPatchsetId}) is not in the store`, retryable: false });
       const successor = await captureSuccessor(root, from, trail.round.workspace.branch, m.range.to, trail.round.workspace.workBranch);
       if (!successor.ok) return this.end(sessionId, roundId, 'failed', { phase: 'report', message: `the successor could not be captured: ${successor.error.message}`, retryable: true });
       this.deps.store.putPatchset(successor.value);
@@ -408,16 +455,26 @@ export class RoundRunner {
     if (!report) {
       this.phase(sessionId, roundId, 'verification');
       const order = run.order ?? null;
-      const reportAsks = order?.reportAsks ?? dispatched.map((d) => {
-        const ask = askText.get(d.id);
-        return { id: d.id, intent: ask?.intent ?? 'comment', path: null, anchor: null, instruction: d.text };
-      });
+      const reportAsks =
+        order?.reportAsks ??
+        dispatched.map((d) => {
+          const ask = askText.get(d.id);
+          return { id: d.id, intent: ask?.intent ?? 'comment', path: null, anchor: null, instruction: d.text };
+        });
       const evidence: EvidenceFile = { successorPatchsetId: successorId, asks: reportAsks, changedPaths: m.changedPaths, range: m.range, manifest: manifest.value };
       await writeContextFile(root, contextDir, EVIDENCE_FILE, `${JSON.stringify(evidence, null, 1)}\n`).catch(() => undefined);
-      const turn = await runReportTurn(run.reportHarness, { roundId, evidence, asks: dispatched, workspace: root, contextDir, successor: this.deps.store.getPatchset(successorId) as Patchset }, { signal: run.signal });
+      const turn = await runReportTurn(
+        run.reportHarness,
+        { roundId, evidence, asks: dispatched, workspace: root, contextDir, successor: this.deps.store.getPatchset(successorId) as Patchset },
+        { signal: run.signal },
+      );
       if (!turn.ok) {
         const phase: RoundPhase = turn.error.kind === 'refused' ? 'verification' : 'report';
-        return this.end(sessionId, roundId, turn.error.kind === 'cancelled' && run.signal.aborted ? 'cancelled' : 'failed', { phase, message: `the round report: ${turn.error.message}`, retryable: true });
+        return this.end(sessionId, roundId, turn.error.kind === 'cancelled' && run.signal.aborted ? 'cancelled' : 'failed', {
+          phase,
+          message: `the round report: ${turn.error.message}`,
+          retryable: true,
+        });
       }
       report = turn.value.report;
       this.append(sessionId, ROUND_EVENT_KINDS.reported, { round: roundId, report, harness: turn.value.harness, model: turn.value.model, spend: turn.value.spend });
@@ -570,7 +627,11 @@ async function captureSuccessor(root: string, from: Patchset, branch: string, he
 /** What the workspace root holds, for its check command. */
 async function checkProbe(root: string): Promise<CheckProbe> {
   const text = (name: string) => readFile(join(root, name), 'utf8').catch(() => null);
-  const exists = (name: string) => access(join(root, name)).then(() => true, () => false);
+  const exists = (name: string) =>
+    access(join(root, name)).then(
+      () => true,
+      () => false,
+    );
   const [packageJson, makefile, pyprojectToml, setupCfg, toxIni, cargoToml, goMod, pytestIni, conftest, pnpm, yarn] = await Promise.all([
     text('package.json'),
     text('Makefile'),

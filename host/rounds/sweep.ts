@@ -72,7 +72,12 @@ async function reachOf(repoRoot: string, workBranch: string, branch: string, ext
   const remotes = await runGit(['remote'], { cwd: repoRoot });
   const refs = [`refs/heads/${branch}`];
   if (remotes.code === 0) {
-    for (const name of remotes.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean)) refs.push(`refs/remotes/${name}/${branch}`);
+    for (const name of remotes.stdout
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean))
+      refs.push(`refs/remotes/${name}/${branch}`);
   }
   refs.push(...extraRefs);
   let reachedVia: string | null = null;
@@ -104,7 +109,13 @@ function shortRef(ref: string): string {
 }
 
 /** Sweeps one repository; `repoSpellings` are the roots its sessions name it by. */
-export async function sweepRepository(store: SweepStore, repoRoot: string, repoSpellings: readonly string[], sessionIds: readonly string[], options: { dataDir: string; log: SweepLog }): Promise<RepositorySweep> {
+export async function sweepRepository(
+  store: SweepStore,
+  repoRoot: string,
+  repoSpellings: readonly string[],
+  sessionIds: readonly string[],
+  options: { dataDir: string; log: SweepLog },
+): Promise<RepositorySweep> {
   const log = (level: 'info' | 'warn', line: string) => options.log(level, `${LOG_PREFIX} ${repoRoot}: ${line}`);
   const result: RepositorySweep = { repoRoot, plan: null, failure: null, collected: [], kept: [], pruned: false };
   const listed = await listWorktrees(repoRoot);
@@ -119,7 +130,11 @@ export async function sweepRepository(store: SweepStore, repoRoot: string, repoS
     log('warn', `skipped: ${result.failure}`);
     return result;
   }
-  const siblingBranches = refs.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+  const siblingBranches = refs.stdout
+    .toString('utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 
   const sessions: SweepSession[] = sessionIds.map((id) => ({ id, live: !isArchived(store, id), binding: recordedBinding(store, id) }));
   const spellings: Record<string, string[]> = {};
@@ -249,6 +264,9 @@ export async function sweepAtStart(store: SweepStore, options: { dataDir: string
   const collected = results.reduce((n, r) => n + r.collected.length, 0);
   const kept = results.reduce((n, r) => n + r.kept.length, 0);
   const pruned = results.filter((r) => r.pruned).length;
-  options.log('info', `${LOG_PREFIX} done: ${results.length} repositor${results.length === 1 ? 'y' : 'ies'}, ${collected} sibling${collected === 1 ? '' : 's'} collected, ${kept} kept, ${pruned === 0 ? 'nothing pruned' : `pruned in ${pruned}`}`);
+  options.log(
+    'info',
+    `${LOG_PREFIX} done: ${results.length} repositor${results.length === 1 ? 'y' : 'ies'}, ${collected} sibling${collected === 1 ? '' : 's'} collected, ${kept} kept, ${pruned === 0 ? 'nothing pruned' : `pruned in ${pruned}`}`,
+  );
   return results;
 }

@@ -74,10 +74,7 @@ export type SiblingVerdict =
       reason: string;
     };
 
-export type PruneVerdict =
-  | { action: 'none' }
-  | { action: 'prune'; paths: readonly string[] }
-  | { action: 'hold'; held: ReadonlyArray<{ path: string; reason: string }> };
+export type PruneVerdict = { action: 'none' } | { action: 'prune'; paths: readonly string[] } | { action: 'hold'; held: ReadonlyArray<{ path: string; reason: string }> };
 
 export interface SweepPlan {
   siblings: readonly SiblingVerdict[];
@@ -148,7 +145,9 @@ export function planSweep(input: SweepInput): SweepPlan {
       sessions: extra.sessions ?? [],
       reason,
     });
-    const bound = input.sessions.filter((s) => s.live && s.binding !== null && (s.binding.workBranch === workBranch || (worktree !== null && sameSpelling(input, s.binding.root, worktree)))).map((s) => s.id);
+    const bound = input.sessions
+      .filter((s) => s.live && s.binding !== null && (s.binding.workBranch === workBranch || (worktree !== null && sameSpelling(input, s.binding.root, worktree))))
+      .map((s) => s.id);
     if (bound.length > 0) {
       siblings.push(keep('bound', `the live review session${bound.length === 1 ? '' : 's'} ${bound.join(', ')} ${bound.length === 1 ? 'is' : 'are'} bound to it`, { sessions: bound }));
       continue;
@@ -164,9 +163,13 @@ export function planSweep(input: SweepInput): SweepPlan {
     }
     if (reach.reachedVia === null) {
       siblings.push(
-        keep('ahead', reach.ahead === null ? `${branch} is not here to contain its tip` : `it is ${plural(reach.ahead, 'commit')} ahead of ${branch}, which does not contain its tip (land it or push it first)`, {
-          ahead: reach.ahead,
-        }),
+        keep(
+          'ahead',
+          reach.ahead === null ? `${branch} is not here to contain its tip` : `it is ${plural(reach.ahead, 'commit')} ahead of ${branch}, which does not contain its tip (land it or push it first)`,
+          {
+            ahead: reach.ahead,
+          },
+        ),
       );
       continue;
     }

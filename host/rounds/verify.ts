@@ -95,21 +95,15 @@ export function verifyClassification(input: VerifyClassificationInput): VerifyRe
  * 'unknown-evidence' (the report cites evidence the manifest does not have); an ask text that is
  * not the dispatched text, 'unknown-ask'; any other difference (order, counts, notes), 'invalid-shape'.
  */
-export function reverifyReport(
-  report: RoundReport,
-  manifest: readonly EvidenceUnit[],
-  asks: readonly DispatchedAsk[],
-  successorPatchsetId: string,
-): VerifyResult {
+export function reverifyReport(report: RoundReport, manifest: readonly EvidenceUnit[], asks: readonly DispatchedAsk[], successorPatchsetId: string): VerifyResult {
   const stored = RoundReportSchema.safeParse(report);
   if (!stored.success) return refuse('invalid-shape', ...describeIssue(stored.error));
   const given = stored.data;
   if (given.successorPatchsetId !== successorPatchsetId) {
-    return refuse(
-      'stale-patchset',
-      `The report was verified against patchset ${named(given.successorPatchsetId)}, not the round's successor ${successorPatchsetId}.`,
-      { reported: given.successorPatchsetId, expected: successorPatchsetId },
-    );
+    return refuse('stale-patchset', `The report was verified against patchset ${named(given.successorPatchsetId)}, not the round's successor ${successorPatchsetId}.`, {
+      reported: given.successorPatchsetId,
+      expected: successorPatchsetId,
+    });
   }
   const classification: Classification = {
     outcomes: given.outcomes.map((o) => ({ askId: o.askId, outcome: o.outcome, evidenceIds: o.evidence.map((e) => e.evidenceId), note: o.note })),
@@ -127,11 +121,10 @@ function buildReport(classification: Classification, input: VerifyClassification
   const { manifest, asks } = input;
 
   if (classification.beyond.length > REPORT_BEYOND_MAX_ENTRIES) {
-    return refuse(
-      'too-many-beyond',
-      `The classification has ${classification.beyond.length} beyond entries; at most ${REPORT_BEYOND_MAX_ENTRIES} are accepted.`,
-      { entries: String(classification.beyond.length), limit: String(REPORT_BEYOND_MAX_ENTRIES) },
-    );
+    return refuse('too-many-beyond', `The classification has ${classification.beyond.length} beyond entries; at most ${REPORT_BEYOND_MAX_ENTRIES} are accepted.`, {
+      entries: String(classification.beyond.length),
+      limit: String(REPORT_BEYOND_MAX_ENTRIES),
+    });
   }
 
   // Asks: each dispatched ask exactly once, and nothing else.
@@ -176,11 +169,9 @@ function buildReport(classification: Classification, input: VerifyClassification
   }
   for (const unit of manifest) {
     if (!citedBy.has(unit.id)) {
-      return refuse(
-        'unaccounted-evidence',
-        `Evidence ${unit.id} (${unit.kind} of ${unit.path}) is in no outcome and no beyond entry; every unit of the diff must be accounted for.`,
-        { evidenceId: unit.id },
-      );
+      return refuse('unaccounted-evidence', `Evidence ${unit.id} (${unit.kind} of ${unit.path}) is in no outcome and no beyond entry; every unit of the diff must be accounted for.`, {
+        evidenceId: unit.id,
+      });
     }
   }
 
@@ -188,11 +179,9 @@ function buildReport(classification: Classification, input: VerifyClassification
   const unitOf = new Map(manifest.map((unit) => [unit.id, unit]));
   for (const outcome of classification.outcomes) {
     if (outcome.outcome === 'untouched' && outcome.evidenceIds.length > 0) {
-      return refuse(
-        'untouched-with-evidence',
-        `Ask ${outcome.askId} is classified untouched but cites ${outcome.evidenceIds.length} evidence unit(s); an untouched ask cites none.`,
-        { askId: outcome.askId },
-      );
+      return refuse('untouched-with-evidence', `Ask ${outcome.askId} is classified untouched but cites ${outcome.evidenceIds.length} evidence unit(s); an untouched ask cites none.`, {
+        askId: outcome.askId,
+      });
     }
     if (outcome.outcome !== 'untouched' && !outcome.evidenceIds.some((id) => unitOf.get(id)?.kind === 'text-hunk')) {
       return refuse(
@@ -203,10 +192,7 @@ function buildReport(classification: Classification, input: VerifyClassification
     }
   }
 
-  const evidenceOf = (ids: readonly string[]): ReportEvidence[] =>
-    [...ids]
-      .sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0))
-      .map((id) => reportEvidence(unitOf.get(id) as EvidenceUnit));
+  const evidenceOf = (ids: readonly string[]): ReportEvidence[] => [...ids].sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0)).map((id) => reportEvidence(unitOf.get(id) as EvidenceUnit));
 
   const outcomes: RoundReport['outcomes'] = asks.map((ask) => {
     const outcome = outcomeOf.get(ask.id) as Classification['outcomes'][number];

@@ -29,4 +29,3 @@ export async function workerFromFlag(flag: string, options: { model?: string; en
   if (flag === 'claude-code' || flag === 'codex') return cliWorker(flag, options);
   return err(rennetError('invalid-request', `--worker is claude-code, codex or scripted:FILE, not "${flag}"`));
 }
-

@@ -182,10 +182,14 @@ export function sessionsBoundTo(store: WorkspaceStore, repoRoot: string, where: 
 
 function unreachable(path: string, reason: string, what: string): Result<never> {
   return err(
-    rennetError('invalid-request', `${path}, ${what}, is registered with git as a worktree git cannot reach (${reason}): restore the directory, or run git worktree prune in the repository, then try again`, {
-      path,
-      reason,
-    }),
+    rennetError(
+      'invalid-request',
+      `${path}, ${what}, is registered with git as a worktree git cannot reach (${reason}): restore the directory, or run git worktree prune in the repository, then try again`,
+      {
+        path,
+        reason,
+      },
+    ),
   );
 }
 
@@ -246,10 +250,13 @@ export async function bindWorkspace(store: WorkspaceStore, session: Session, opt
     const bound = recorded;
     const out = bound.workBranch ?? bound.branch;
     const entry = worktrees.value.find((w) => samePath(w.path, bound.root));
-    if (!entry) return err(rennetError('invalid-request', `this review's workspace ${bound.root} is no longer a worktree git knows (git worktree list); restore it, or archive the review and open it again`));
+    if (!entry)
+      return err(rennetError('invalid-request', `this review's workspace ${bound.root} is no longer a worktree git knows (git worktree list); restore it, or archive the review and open it again`));
     if (entry.prunable) return unreachable(bound.root, entry.prunable, "this review's workspace");
     if (entry.branch !== out) {
-      return err(rennetError('invalid-request', `this review's workspace ${bound.root} has ${entry.branch ? `${entry.branch}` : 'a detached HEAD'} out, not ${out}: check ${out} out there before a round runs`));
+      return err(
+        rennetError('invalid-request', `this review's workspace ${bound.root} has ${entry.branch ? `${entry.branch}` : 'a detached HEAD'} out, not ${out}: check ${out} out there before a round runs`),
+      );
     }
     return ok(bound);
   }
@@ -278,7 +285,11 @@ export async function bindWorkspace(store: WorkspaceStore, session: Session, opt
 async function addBranchWorktree(store: WorkspaceStore, session: Session, worktrees: readonly WorktreeEntry[], branch: string, options: BindOptions): Promise<Result<BoundWorkspace>> {
   const place = worktreePlacement(options.dataDir, session.repoRoot, branch);
   if (worktrees[0] && !worktrees[0].bare && samePath(worktrees[0].path, place)) {
-    return err(rennetError('invalid-request', `${place} is this repository's clone root: Rennet never uses it as its worktree of ${branch} (it is the reviewer's tree; only a shared workspace binds there)`, { path: place }));
+    return err(
+      rennetError('invalid-request', `${place} is this repository's clone root: Rennet never uses it as its worktree of ${branch} (it is the reviewer's tree; only a shared workspace binds there)`, {
+        path: place,
+      }),
+    );
   }
   const drifted = worktrees.find((w) => samePath(w.path, place));
   // Drifted onto another branch only: leaving a detached HEAD could strand commits made on it, and git would not refuse.

@@ -4,12 +4,7 @@ import { Store } from './store';
  * Append latency with `existing` events already stored: preloads them in batches (one journal
  * record per batch), then times `samples` single appendEvent calls (each one lock + fsync).
  */
-export async function benchStoreAppend(
-  dir: string,
-  existing: number,
-  samples: number,
-  opts: { wasmPath?: string } = {},
-): Promise<{ p50Ms: number; p99Ms: number; preloadMs: number }> {
+export async function benchStoreAppend(dir: string, existing: number, samples: number, opts: { wasmPath?: string } = {}): Promise<{ p50Ms: number; p99Ms: number; preloadMs: number }> {
   const store = await Store.open(dir, opts.wasmPath ? { wasmPath: opts.wasmPath } : {});
   try {
     const now = () => new Date().toISOString();

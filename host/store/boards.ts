@@ -220,9 +220,5 @@ export function boardMetaFromRow(row: Row): StoredBoardMeta {
 /** Canonical order for listings: session, then scope, then Design…Noise. */
 export function compareBoardMeta(a: StoredBoardMeta, b: StoredBoardMeta): number {
   const scope = (m: StoredBoardMeta) => m.generationId ?? m.patchsetId;
-  return (
-    a.sessionId.localeCompare(b.sessionId) ||
-    scope(a).localeCompare(scope(b)) ||
-    LENSES.indexOf(a.lens) - LENSES.indexOf(b.lens)
-  );
+  return a.sessionId.localeCompare(b.sessionId) || scope(a).localeCompare(scope(b)) || LENSES.indexOf(a.lens) - LENSES.indexOf(b.lens);
 }

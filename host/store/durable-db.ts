@@ -4,16 +4,7 @@ import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { StoreError, storeFailed } from './errors';
 import { readFully, randomHex, removeStaleTemps, writeFileAtomic, writeFully } from './fsutil';
-import {
-  encodeHeader,
-  encodeRecord,
-  findValidFrameAfter,
-  parseHeader,
-  scanFrames,
-  type JournalOp,
-  type JournalRecord,
-  type SqlParam,
-} from './journal';
+import { encodeHeader, encodeRecord, findValidFrameAfter, parseHeader, scanFrames, type JournalOp, type JournalRecord, type SqlParam } from './journal';
 import { FileLock } from './lock';
 
 /**
@@ -36,12 +27,7 @@ export interface Tx extends Reader {
 }
 
 /** Points in the write and compaction paths where a test may crash the process. */
-export type DurableStep =
-  | 'before-journal-fsync'
-  | 'snapshot-temp-written'
-  | 'snapshot-renamed'
-  | 'journal-temp-written'
-  | 'journal-renamed';
+export type DurableStep = 'before-journal-fsync' | 'snapshot-temp-written' | 'snapshot-renamed' | 'journal-temp-written' | 'journal-renamed';
 
 export interface DurableOptions {
   /** Compact after this many journal records (default 1000). */
@@ -82,10 +68,7 @@ export function defaultWasmPath(): string {
   try {
     return require.resolve(SQLJS_WASM_MODULE);
   } catch (error) {
-    throw storeFailed(
-      `Could not find sql-wasm.wasm ${beside ? `next to the bundle (${beside}) or ` : ''}in node_modules; pass wasmPath`,
-      error,
-    );
+    throw storeFailed(`Could not find sql-wasm.wasm ${beside ? `next to the bundle (${beside}) or ` : ''}in node_modules; pass wasmPath`, error);
   }
 }
 
@@ -231,7 +214,6 @@ export class DurableDb {
     }
   }
 
-
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -307,8 +289,7 @@ export class DurableDb {
         changed = true;
         if (header.base > this.seq) {
           throw storeFailed(
-            `${this.journalPath} starts after transaction ${header.base} but ${this.snapshotPath} covers only ${this.seq}: ` +
-              'the snapshot is older than the journal (was a file replaced by hand?)',
+            `${this.journalPath} starts after transaction ${header.base} but ${this.snapshotPath} covers only ${this.seq}: ` + 'the snapshot is older than the journal (was a file replaced by hand?)',
           );
         }
       }
@@ -326,9 +307,7 @@ export class DurableDb {
       const { records, stop } = scanFrames(buf);
       for (const { record, end } of records) {
         if (record.seq !== this.journalSeq + 1) {
-          throw storeFailed(
-            `${this.journalPath} is corrupt: record ${record.seq} at byte ${start} follows record ${this.journalSeq}`,
-          );
+          throw storeFailed(`${this.journalPath} is corrupt: record ${record.seq} at byte ${start} follows record ${this.journalSeq}`);
         }
         if (record.seq > this.seq) {
           this.applyRecord(record);
@@ -404,9 +383,7 @@ export class DurableDb {
       const frame = encodeRecord({ seq, ops });
       const size = fs.fstatSync(fd).size;
       if (size !== this.offset) {
-        throw storeFailed(
-          `${this.journalPath} changed under this process's lock (${size} bytes, expected ${this.offset}); another process may have broken the lock`,
-        );
+        throw storeFailed(`${this.journalPath} changed under this process's lock (${size} bytes, expected ${this.offset}); another process may have broken the lock`);
       }
       try {
         writeFully(fd, frame, this.offset);

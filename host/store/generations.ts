@@ -135,12 +135,7 @@ export function putGenerationRecordsTx(tx: Tx, id: string, records: { timings: r
   liveRow(tx, id);
   const parsed = Records.safeParse(records);
   if (!parsed.success) throw new StoreError('invalid-request', `Invalid generation records: ${parsed.error.message}`);
-  tx.run('UPDATE generations SET timings_json = ?, spend_json = ?, updated_at = ? WHERE id = ?', [
-    JSON.stringify(parsed.data.timings),
-    JSON.stringify(parsed.data.spend),
-    now,
-    id,
-  ]);
+  tx.run('UPDATE generations SET timings_json = ?, spend_json = ?, updated_at = ? WHERE id = ?', [JSON.stringify(parsed.data.timings), JSON.stringify(parsed.data.spend), now, id]);
 }
 
 const OutcomeInput = z
@@ -169,10 +164,15 @@ export function putLaneOutcomeTx(tx: Tx, input: LaneOutcomeInput): StoredLaneOut
   if (!parsed.success) throw new StoreError('invalid-request', `Refusing the ${String(input.lens)} lane outcome: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   liveRow(tx, input.generationId);
   const o = parsed.data;
-  tx.run(
-    `INSERT OR REPLACE INTO lane_outcomes (generation_id, lens, state, absence, failure_json, attempts, settled_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [o.generationId, o.lens, o.state, o.absence, o.failure === null ? null : JSON.stringify(o.failure), o.attempts, o.now],
-  );
+  tx.run(`INSERT OR REPLACE INTO lane_outcomes (generation_id, lens, state, absence, failure_json, attempts, settled_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
+    o.generationId,
+    o.lens,
+    o.state,
+    o.absence,
+    o.failure === null ? null : JSON.stringify(o.failure),
+    o.attempts,
+    o.now,
+  ]);
   tx.run('UPDATE generations SET updated_at = ? WHERE id = ?', [o.now, o.generationId]);
   return { generationId: o.generationId, lens: o.lens, state: o.state, absence: o.absence, failure: o.failure, attempts: o.attempts, settledAt: o.now };
 }

@@ -63,10 +63,7 @@ export function encodeRecord(record: JournalRecord): Buffer {
   return out;
 }
 
-export type FrameResult =
-  | { kind: 'ok'; record: JournalRecord; end: number }
-  | { kind: 'incomplete' }
-  | { kind: 'bad'; reason: string };
+export type FrameResult = { kind: 'ok'; record: JournalRecord; end: number } | { kind: 'incomplete' } | { kind: 'bad'; reason: string };
 
 /** Tries to read one frame starting at `pos` of `buf`. `end` is the index just past it. */
 export function readFrame(buf: Uint8Array, pos: number): FrameResult {

@@ -44,10 +44,7 @@ export class FileLock {
       }
       if (Date.now() > deadline) {
         const who = seen.kind === 'owner' ? `process ${seen.pid} on ${seen.host}` : 'an unknown process';
-        throw storeFailed(
-          `The Rennet store at ${path.dirname(this.lockPath)} stayed locked by ${who} for ${this.timeoutMs} ms. ` +
-            `If no Rennet process is running, delete ${this.lockPath}.`,
-        );
+        throw storeFailed(`The Rennet store at ${path.dirname(this.lockPath)} stayed locked by ${who} for ${this.timeoutMs} ms. ` + `If no Rennet process is running, delete ${this.lockPath}.`);
       }
       sleepSync(delay);
       delay = Math.min(delay * 2, 4);

@@ -5,10 +5,7 @@ import * as path from 'node:path';
  * Where the store lives when nobody says otherwise (the CLI). The VS Code extension passes its
  * globalStorage path instead. `RENNET_DATA_DIR` wins everywhere.
  */
-export function defaultDataDir(
-  env: Record<string, string | undefined> = process.env,
-  platform: NodeJS.Platform = process.platform,
-): string {
+export function defaultDataDir(env: Record<string, string | undefined> = process.env, platform: NodeJS.Platform = process.platform): string {
   const explicit = env.RENNET_DATA_DIR;
   if (explicit) return explicit;
   const p = platform === 'win32' ? path.win32 : path.posix;

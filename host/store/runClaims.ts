@@ -71,7 +71,6 @@ export function describeHolder(holder: RunHolder): string {
 
 // ─── Internals ───────────────────────────────────────────────────────────────────────────────
 
-
 function tryCreate(file: string, owner: string): boolean {
   let fd: number;
   try {

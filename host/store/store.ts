@@ -251,11 +251,7 @@ export class Store {
   createSession(input: SessionInput): Session {
     const { session, created } = this.getOrCreateSession(input);
     if (!created) {
-      throw new StoreError(
-        'invalid-request',
-        `A session for ${session.targetKey} in ${session.repoRoot} already exists (${session.id})`,
-        { sessionId: session.id },
-      );
+      throw new StoreError('invalid-request', `A session for ${session.targetKey} in ${session.repoRoot} already exists (${session.id})`, { sessionId: session.id });
     }
     return session;
   }
@@ -302,9 +298,7 @@ export class Store {
         list.push(textColumn(link, 'patchset_id'));
         byId.set(sid, list);
       }
-      return r
-        .all('SELECT * FROM sessions ORDER BY updated_at DESC, created_at DESC, id')
-        .map((row) => toSession(row, byId.get(textColumn(row, 'id')) ?? []));
+      return r.all('SELECT * FROM sessions ORDER BY updated_at DESC, created_at DESC, id').map((row) => toSession(row, byId.get(textColumn(row, 'id')) ?? []));
     });
   }
 
@@ -357,12 +351,7 @@ export class Store {
 
   countEvents(sessionId?: string): number {
     return this.durable.read((r) =>
-      numberColumn(
-        (sessionId === undefined
-          ? r.get('SELECT COUNT(*) AS n FROM events')
-          : r.get('SELECT COUNT(*) AS n FROM events WHERE session_id = ?', [sessionId])) ?? {},
-        'n',
-      ),
+      numberColumn((sessionId === undefined ? r.get('SELECT COUNT(*) AS n FROM events') : r.get('SELECT COUNT(*) AS n FROM events WHERE session_id = ?', [sessionId])) ?? {}, 'n'),
     );
   }
 
@@ -377,11 +366,7 @@ export class Store {
   readBoardEvents(boardKey: string, afterSeq = 0, uptoSeq?: number): StoredBoardEvent[] {
     return this.durable.read((r) =>
       r
-        .all('SELECT seq, verb, payload_json, at FROM board_events WHERE board_key = ? AND seq > ? AND seq <= ? ORDER BY seq', [
-          boardKey,
-          afterSeq,
-          uptoSeq ?? Number.MAX_SAFE_INTEGER,
-        ])
+        .all('SELECT seq, verb, payload_json, at FROM board_events WHERE board_key = ? AND seq > ? AND seq <= ? ORDER BY seq', [boardKey, afterSeq, uptoSeq ?? Number.MAX_SAFE_INTEGER])
         .map(boardEventFromRow),
     );
   }
@@ -413,9 +398,7 @@ export class Store {
   /** Every board's envelope (of one session, when given): by session, generation or patchset, then lens order. */
   listBoardMeta(sessionId?: string): StoredBoardMeta[] {
     return this.durable.read((r) =>
-      (sessionId === undefined ? r.all('SELECT * FROM board_meta') : r.all('SELECT * FROM board_meta WHERE session_id = ?', [sessionId]))
-        .map(boardMetaFromRow)
-        .sort(compareBoardMeta),
+      (sessionId === undefined ? r.all('SELECT * FROM board_meta') : r.all('SELECT * FROM board_meta WHERE session_id = ?', [sessionId])).map(boardMetaFromRow).sort(compareBoardMeta),
     );
   }
 
@@ -517,9 +500,7 @@ function notFound(what: string, id: string): StoreError {
 }
 
 function sessionFromRow(r: Reader, row: Row): Session {
-  const ids = r
-    .all('SELECT patchset_id FROM session_patchsets WHERE session_id = ? ORDER BY ord', [textColumn(row, 'id')])
-    .map((link) => textColumn(link, 'patchset_id'));
+  const ids = r.all('SELECT patchset_id FROM session_patchsets WHERE session_id = ? ORDER BY ord', [textColumn(row, 'id')]).map((link) => textColumn(link, 'patchset_id'));
   return toSession(row, ids);
 }
 

@@ -30,8 +30,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function bigChange(): TestRepo {
   const repo = new TestRepo();
   const files = 30;
-  const text = (f: number, changed: boolean) =>
-    Array.from({ length: 200 }, (_, i) => (changed && i % 20 === 5 ? `changed ${f}:${i}` : `line ${f}:${i}`)).join('\n') + '\n';
+  const text = (f: number, changed: boolean) => Array.from({ length: 200 }, (_, i) => (changed && i % 20 === 5 ? `changed ${f}:${i}` : `line ${f}:${i}`)).join('\n') + '\n';
   for (let f = 0; f < files; f++) repo.write(`src/f${String(f).padStart(2, '0')}.ts`, text(f, false));
   repo.commit('base');
   repo.branch('feature');
@@ -54,7 +53,17 @@ function stagingLog(patchset: Patchset, asks: number, lineAsks: number): AskEven
           : i % 3 === 1
             ? { kind: 'quote' as const, generationId: 'g-bench', lens: 'sequence' as const, elementId: `e${i}`, quote: `Passage ${i} of the board.` }
             : { kind: 'line' as const, patchsetId: 'ps-earlier', path: at.path, side: 'head' as const, startLine: at.line, endLine: at.line };
-    events.push({ type: 'stage', askId: `ask-${i.toString(16).padStart(8, '0')}`, anchor, text: `Ask ${i}: look at this again, it reads wrong.`, intent: i % 7 === 0 ? 'request-change' : 'comment', lane: 'post-review', createdAt: '2026-12-01T00:00:00.000Z', editedAt: null, ordinal: i + 1 });
+    events.push({
+      type: 'stage',
+      askId: `ask-${i.toString(16).padStart(8, '0')}`,
+      anchor,
+      text: `Ask ${i}: look at this again, it reads wrong.`,
+      intent: i % 7 === 0 ? 'request-change' : 'comment',
+      lane: 'post-review',
+      createdAt: '2026-12-01T00:00:00.000Z',
+      editedAt: null,
+      ordinal: i + 1,
+    });
   }
   return events;
 }
@@ -85,7 +94,14 @@ export async function benchExits(): Promise<string> {
     }
     if (!composed?.ok) throw new Error(`the bench review did not compose: ${JSON.stringify(composed && !composed.ok ? composed.error : null)}`);
     const large = composed.value;
-    const posting = composeReview({ sessionId: 's-bench', patchset, projection: foldAskLog(stagingLog(patchset, POSTED, POSTED)).projection, target, ownPullRequest: false, grounding: { lenses: [], findings: { open: 0, dismissed: 0 } } });
+    const posting = composeReview({
+      sessionId: 's-bench',
+      patchset,
+      projection: foldAskLog(stagingLog(patchset, POSTED, POSTED)).projection,
+      target,
+      ownPullRequest: false,
+      grounding: { lenses: [], findings: { open: 0, dismissed: 0 } },
+    });
     if (!posting.ok) throw new Error(`the posted review did not compose: ${posting.error.message}`);
     const review = posting.value;
 
@@ -93,7 +109,9 @@ export async function benchExits(): Promise<string> {
     forge.addUser({ login: 'bob', token: 'bob-token' });
     await forge.createRepo({ provider: 'github', owner: 'acme', name: 'bench', from: repo.dir });
     await forge.openPullRequest({ provider: 'github', owner: 'acme', name: 'bench', author: 'alice', head: 'feature', base: 'main', title: 'Bench' });
-    const adapter = githubAdapter({ provider: 'github', host: target.host, owner: 'acme', repo: 'bench', apiUrl: forge.githubApiUrl, webUrl: `${forge.url}/acme/bench` }, 'bob-token', { spaceWrites: false });
+    const adapter = githubAdapter({ provider: 'github', host: target.host, owner: 'acme', repo: 'bench', apiUrl: forge.githubApiUrl, webUrl: `${forge.url}/acme/bench` }, 'bob-token', {
+      spaceWrites: false,
+    });
     const gets: number[] = [];
     for (let r = 0; r < RUNS; r++) {
       const t0 = performance.now();

@@ -133,12 +133,17 @@ async function oneRun(browser: Browser, pageServer: PanelServer, repoDir: string
       const selector = `[data-testid="board"][data-lens="sequence"] [data-id="${element.id}"]`;
       delivering = delivering
         .then(() => panel.stageAndPost(message, { kind: 'present', selector }))
-        .then((timing) => settle({ arrivedAt, timing }), (error: unknown) => fail(error as Error));
+        .then(
+          (timing) => settle({ arrivedAt, timing }),
+          (error: unknown) => fail(error as Error),
+        );
     });
     const harness: HarnessConfig = { default: 'openai', lenses: {}, vscodeLm: {}, openai: { baseUrl: model.baseUrl, model: 'scripted-model', apiKey: 'sk-rennet-bench' }, anthropic: {} };
     const started = await host.connection.sendRequest(ReviewRunLenses, { sessionId: session.session.id, harness });
     if (!started.ok) throw new Error(`the host refused to run the lenses: ${started.error.message}`);
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no push with the Sequence element arrived within 20 s; the host said: ${host?.stderr().slice(-2000)}`)), 20_000).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`no push with the Sequence element arrived within 20 s; the host said: ${host?.stderr().slice(-2000)}`)), 20_000).unref(),
+    );
     const { arrivedAt, timing } = await Promise.race([measured, timeout]);
     const sequence = arrivals.filter((a) => a.seat === SEQUENCE);
     const first = sequence[0];

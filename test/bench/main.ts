@@ -39,7 +39,10 @@ function selectedSections(argv: readonly string[]): ReadonlySet<Section> {
   if (at < 0) return new Set(SECTIONS);
   const arg = argv[at] as string;
   const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : (argv[at + 1] ?? '');
-  const names = value.split(',').map((n) => n.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
   if (names.length === 0 || unknown.length > 0) throw new Error(`--only takes section names from ${SECTIONS.join(', ')}; got ${JSON.stringify(value)}`);
   return new Set(names as Section[]);
@@ -91,7 +94,9 @@ async function benchCapture(): Promise<void> {
     const child = spawnSync(process.execPath, [__filename, '--child-capture', repo.dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
     if (child.status !== 0) throw new Error(child.stderr);
     const mem = JSON.parse(child.stdout) as { idleMaxRssKb: number; maxRssKb: number };
-    console.log(`host peak RSS       ${(mem.maxRssKb / 1024).toFixed(0)} MiB during capture (idle process ${(mem.idleMaxRssKb / 1024).toFixed(0)} MiB; ratio ${(mem.maxRssKb / mem.idleMaxRssKb).toFixed(2)}×)`);
+    console.log(
+      `host peak RSS       ${(mem.maxRssKb / 1024).toFixed(0)} MiB during capture (idle process ${(mem.idleMaxRssKb / 1024).toFixed(0)} MiB; ratio ${(mem.maxRssKb / mem.idleMaxRssKb).toFixed(2)}×)`,
+    );
 
     console.log(`\n### End to end: the built CLI, JSON to a file (median of ${RUNS} runs, interleaved)`);
     // The bench runs as dist/bench.js, beside the CLI bundle it measures.

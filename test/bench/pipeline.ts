@@ -92,7 +92,14 @@ export function benchScript(patchset: Patchset): { script: HarnessScript; noiseM
     ...decHunks.map((h, i) => cite(patchset, h, `c${i}`)),
     ...range(0, 10).map((d) => ({
       tool: 'add_decision',
-      input: { title: `Call ${d + 1}`, statement: 'Lines say they changed.', rationale: 'Readers see the edit.', alternatives: ['Leave the line alone.'], evidence: [`$c${2 * d}`, `$c${2 * d + 1}`], parent_id: '$s' },
+      input: {
+        title: `Call ${d + 1}`,
+        statement: 'Lines say they changed.',
+        rationale: 'Readers see the edit.',
+        alternatives: ['Leave the line alone.'],
+        evidence: [`$c${2 * d}`, `$c${2 * d + 1}`],
+        parent_id: '$s',
+      },
     })),
     { tool: 'finish' },
   ];

@@ -2,18 +2,7 @@ import { syntheticPatchset } from '../../host/board/bench';
 import { buildCitationIndex } from '../../host/board/citations';
 import { citationMarks } from '../../host/review/citationMarks';
 import { buildExcerpts, type ExcerptSpan } from '../../host/review/excerpts';
-import {
-  GenerationSnapshot,
-  LENSES,
-  PROSE_FIELDS,
-  SessionSnapshot,
-  summarizePatchset,
-  type BoardElement,
-  type ElementOf,
-  type Lens,
-  type LensBoardView,
-  type Patchset,
-} from '../../protocol';
+import { GenerationSnapshot, LENSES, PROSE_FIELDS, SessionSnapshot, summarizePatchset, type BoardElement, type ElementOf, type Lens, type LensBoardView, type Patchset } from '../../protocol';
 import { boardView, codeRef, designBoard, elements, generation, lane, spend, type ElementInput } from '../unit/webview/boardFixtures';
 import { snapshot as sessionSnapshot } from '../unit/webview/fixtures';
 
@@ -118,7 +107,12 @@ function flaggedPool(target: number, sites: Cursor, patchsetId: string): Element
       const a = sites.take();
       const b = sites.take();
       out.push({ id: section, kind: 'section', title: area, body_markdown: `What can break in ${area.toLowerCase()}: the changed lines run on every request.`, delta: null });
-      out.push({ id: id(), kind: 'prose', parent: section, markdown: `Both call sites changed together: see ${cite(a)} and ${cite(b)}. The second one runs only when the first has **already failed**.` });
+      out.push({
+        id: id(),
+        kind: 'prose',
+        parent: section,
+        markdown: `Both call sites changed together: see ${cite(a)} and ${cite(b)}. The second one runs only when the first has **already failed**.`,
+      });
       for (let f = 0; f < 12 && out.length + 3 <= target; f++) {
         const one = sites.take();
         const two = sites.take();
@@ -138,11 +132,18 @@ function flaggedPool(target: number, sites: Cursor, patchsetId: string): Element
           remedy_markdown: 'Assign the value before the first read, and keep the old name as an alias for one release.',
           anchor: anchor.map((r) => r.id),
           status: 'open',
-          concurrence: f % 2 === 0 ? [{ model: 'claude', agree: 1, total: 1 }, { model: 'codex', agree: 1, total: 1 }] : [{ model: 'codex', agree: 1, total: 1 }],
+          concurrence:
+            f % 2 === 0
+              ? [
+                  { model: 'claude', agree: 1, total: 1 },
+                  { model: 'codex', agree: 1, total: 1 },
+                ]
+              : [{ model: 'codex', agree: 1, total: 1 }],
           accord: f % 4 === 0 ? 'concur' : f % 4 === 1 ? 'split' : 'conflict',
         });
       }
-      if (out.length < target) out.push({ id: id(), kind: 'callout', parent: section, tone: TONES[s % TONES.length] as (typeof TONES)[number], markdown: `Check ${cite(sites.take())} once the fix lands.` });
+      if (out.length < target)
+        out.push({ id: id(), kind: 'callout', parent: section, tone: TONES[s % TONES.length] as (typeof TONES)[number], markdown: `Check ${cite(sites.take())} once the fix lands.` });
       s++;
     },
     () => ({ id: id(), kind: 'prose', parent: section, markdown: `One more note: ${cite(sites.take())} repeats the pattern.` }),
@@ -165,7 +166,14 @@ function sequencePool(target: number, sites: Cursor, patchsetId: string): Elemen
         const site = sites.take();
         const span = codeRef(id(), site.path, site.start, site.end, { patchset_id: patchsetId, hunk_ids: [site.hunkId] });
         const step = id();
-        out.push(span, { id: step, kind: 'order_step', parent: section, title: `The caller reaches ${site.path.split('/').pop()}`, explanation_markdown: `The renamed line is what the next step reads; see ${cite(site)}.`, span: span.id });
+        out.push(span, {
+          id: step,
+          kind: 'order_step',
+          parent: section,
+          title: `The caller reaches ${site.path.split('/').pop()}`,
+          explanation_markdown: `The renamed line is what the next step reads; see ${cite(site)}.`,
+          span: span.id,
+        });
         if (k % 4 === 3 && out.length < target) out.push({ id: id(), kind: 'callout', parent: step, tone: 'question', markdown: 'Does anything still read the old name here?' });
       }
       s++;
@@ -221,13 +229,37 @@ function noisePool(target: number, sites: Cursor): ElementInput[] {
       out.push({ id: group, kind: 'noise_group', title: `Mechanical rename ${g + 1}`, reason: 'The same one-line rename, repeated; nothing else moves.' });
       for (let m = 0; m < 14 && out.length < target; m++) {
         const site = sites.take();
-        out.push({ id: id(), kind: 'noise_member', parent: group, author: 'host', path: site.path, side: 'head', start_line: site.start, end_line: site.end, hunk_id: site.hunkId, verdict: 'noise', judge: 'deterministic' });
+        out.push({
+          id: id(),
+          kind: 'noise_member',
+          parent: group,
+          author: 'host',
+          path: site.path,
+          side: 'head',
+          start_line: site.start,
+          end_line: site.end,
+          hunk_id: site.hunkId,
+          verdict: 'noise',
+          judge: 'deterministic',
+        });
       }
       g++;
     },
     () => {
       const site = sites.take();
-      return { id: id(), kind: 'noise_member', parent: group, author: 'host', path: site.path, side: 'head', start_line: site.start, end_line: site.end, hunk_id: site.hunkId, verdict: 'noise', judge: 'deterministic' };
+      return {
+        id: id(),
+        kind: 'noise_member',
+        parent: group,
+        author: 'host',
+        path: site.path,
+        side: 'head',
+        start_line: site.start,
+        end_line: site.end,
+        hunk_id: site.hunkId,
+        verdict: 'noise',
+        judge: 'deterministic',
+      };
     },
   );
 }
@@ -262,9 +294,24 @@ export function benchGeneration(options: BenchGenerationOptions = {}): BenchGene
   const skipped = new Cursor(all.slice(900));
   const boards = new Map<Lens, LensBoardView>([
     ['design', designBoard()],
-    ['sequence', boardView('sequence', elements(sequencePool(options.sequenceElements ?? 300, cited, patchset.id)), { title: 'How a request travels', intro: 'Follow one request through the renamed lines, stage by stage.' })],
-    ['decisions', boardView('decisions', elements(decisionsPool(options.decisionsElements ?? 150, cited, patchset.id)), { title: 'Calls made in this change', intro: 'One naming call, made module by module.' })],
-    ['flagged', boardView('flagged', elements(flaggedPool(options.flaggedElements ?? 1000, cited, patchset.id)), { title: 'What could go wrong', intro: 'Reads before writes, repeated across the modules the rename touched.' })],
+    [
+      'sequence',
+      boardView('sequence', elements(sequencePool(options.sequenceElements ?? 300, cited, patchset.id)), {
+        title: 'How a request travels',
+        intro: 'Follow one request through the renamed lines, stage by stage.',
+      }),
+    ],
+    [
+      'decisions',
+      boardView('decisions', elements(decisionsPool(options.decisionsElements ?? 150, cited, patchset.id)), { title: 'Calls made in this change', intro: 'One naming call, made module by module.' }),
+    ],
+    [
+      'flagged',
+      boardView('flagged', elements(flaggedPool(options.flaggedElements ?? 1000, cited, patchset.id)), {
+        title: 'What could go wrong',
+        intro: 'Reads before writes, repeated across the modules the rename touched.',
+      }),
+    ],
     ['noise', boardView('noise', elements(noisePool(options.noiseElements ?? 300, skipped)), { title: 'Safe to skip', intro: 'Changed lines no other reading needs.' })],
   ]);
   const spans: ExcerptSpan[] = [];

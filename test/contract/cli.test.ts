@@ -57,11 +57,20 @@ describe('rennet CLI (built dist/cli.js)', function () {
     const result = rennet(['capture', '--repo', repo.dir, '--base', 'main', '--head', 'retype', '--json'], dataDir);
     assert.equal(result.code, 0, result.stderr);
     const patchset = Patchset.parse(JSON.parse(result.stdout));
-    assert.deepEqual(patchset.files.map((f) => f.path), ['docs/old name.md', 'src/app.ts']);
+    assert.deepEqual(
+      patchset.files.map((f) => f.path),
+      ['docs/old name.md', 'src/app.ts'],
+    );
     const retyped = patchset.files.find((f) => f.path === 'src/app.ts')!;
     assert.deepEqual([retyped.status, retyped.oldMode, retyped.newMode, retyped.modeChanged], ['modified', '100644', '120000', true]);
-    assert.deepEqual(retyped.hunks.map((h) => h.header), ['@@ -1,2 +0,0 @@', '@@ -0,0 +1 @@']);
-    assert.deepEqual(retyped.hunks[1]!.lines.map((l) => [l.kind, l.text, l.newLine]), [['add', '../docs/old name.md', 1]]);
+    assert.deepEqual(
+      retyped.hunks.map((h) => h.header),
+      ['@@ -1,2 +0,0 @@', '@@ -0,0 +1 @@'],
+    );
+    assert.deepEqual(
+      retyped.hunks[1]!.lines.map((l) => [l.kind, l.text, l.newLine]),
+      [['add', '../docs/old name.md', 1]],
+    );
     assert.deepEqual([patchset.totals.files, patchset.totals.additions, patchset.totals.deletions, patchset.totals.hunks], [2, 2, 3, 3]);
   });
 

@@ -73,7 +73,13 @@ function flaggedScript(line: number, title: string, severity = 'major'): unknown
     seats: {
       'flagged:reviewer': {
         origin: 'claude',
-        turns: [[{ tool: 'list_changes', input: {} }, { tool: 'read_diff', input: { path: 'src/sum.ts' } }, { tool: 'submit_findings', input: { findings_markdown: `## ${title} (${severity})\n\nsrc/sum.ts:${line}\n` } }]],
+        turns: [
+          [
+            { tool: 'list_changes', input: {} },
+            { tool: 'read_diff', input: { path: 'src/sum.ts' } },
+            { tool: 'submit_findings', input: { findings_markdown: `## ${title} (${severity})\n\nsrc/sum.ts:${line}\n` } },
+          ],
+        ],
       },
       'flagged:compiler': {
         turns: [
@@ -142,7 +148,13 @@ describe('rennet eval run, score and compare (built dist/cli.js, scripted harnes
 
   it('a finding on the bug line catches it (100%, no noise), the same finding on the clean twin is a false positive, and a failed case is counted apart', () => {
     // A third case whose head does not exist: the review cannot run, and says why.
-    const withMissing: EvalCorpus = { ...corpus.corpus, cases: [...corpus.corpus.cases, { id: 'gone', fix: 'HEAD', base: 'main', head: 'refs/rennet/eval/gone', category: 'missing-await', truth: [{ path: 'src/a.ts', side: 'head', startLine: 1, endLine: 1 }] }] };
+    const withMissing: EvalCorpus = {
+      ...corpus.corpus,
+      cases: [
+        ...corpus.corpus.cases,
+        { id: 'gone', fix: 'HEAD', base: 'main', head: 'refs/rennet/eval/gone', category: 'missing-await', truth: [{ path: 'src/a.ts', side: 'head', startLine: 1, endLine: 1 }] },
+      ],
+    };
     const casesFile = join(corpus.dir, 'with-missing.json');
     writeFileSync(casesFile, JSON.stringify(withMissing));
     const a = run('a', script('on-bug', flaggedScript(4, 'sumFirst reads one past the end')), 2, casesFile);
@@ -156,7 +168,10 @@ describe('rennet eval run, score and compare (built dist/cli.js, scripted harnes
     assert.equal(manifest.jobs, 2);
     assert.match(manifest.casesDigest, /^[0-9a-f]{64}$/);
     assert.ok(manifest.finishedAt !== null);
-    assert.deepEqual(manifest.cases.map((c) => c.id), ['off-by-one', 'off-by-one-clean', 'gone']);
+    assert.deepEqual(
+      manifest.cases.map((c) => c.id),
+      ['off-by-one', 'off-by-one-clean', 'gone'],
+    );
 
     const bug = readJson(join(a.out, 'cases', 'off-by-one.json'), EvalCaseResult);
     assert.equal(bug.status, 'reviewed');
@@ -206,7 +221,13 @@ describe('rennet eval run, score and compare (built dist/cli.js, scripted harnes
     const judge = script('judge', {
       seats: {
         'flagged:reviewer': {
-          turns: [[{ tool: 'read_finding' }, { tool: 'read_diff', input: { path: 'src/sum.ts' } }, { tool: 'grade_finding', input: { grade: 'explains', reason: 'It names the loop bound and what a caller gets back.' } }]],
+          turns: [
+            [
+              { tool: 'read_finding' },
+              { tool: 'read_diff', input: { path: 'src/sum.ts' } },
+              { tool: 'grade_finding', input: { grade: 'explains', reason: 'It names the loop bound and what a caller gets back.' } },
+            ],
+          ],
         },
       },
     });

@@ -159,7 +159,13 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
     assert.ok(thread, 'the thread is in the projection');
     assert.deepEqual(thread.anchor, anchor());
     assert.equal(thread.open, true);
-    assert.deepEqual(thread.messages.map((m) => [m.author, m.text]), [['reviewer', QUESTION], ['agent', answer.text]]);
+    assert.deepEqual(
+      thread.messages.map((m) => [m.author, m.text]),
+      [
+        ['reviewer', QUESTION],
+        ['agent', answer.text],
+      ],
+    );
     assert.deepEqual(thread.messages[1], answer);
     await until(() => changes.length >= before + 3, 'AsksChanged for the open, the question and the answer', 5_000);
     const pushed = changes.slice(before).filter((c) => c.sessionId === sessionId);
@@ -169,7 +175,10 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
     const requests = explainer.requestsTo('/v1/chat/completions').filter((r) => r.seat === 'explain:sequence');
     assert.equal(requests.length, 4, 'one request per scripted step of the turn');
     const first = messagesOf(requests[0]!.body);
-    assert.deepEqual(first.map((m) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      first.map((m) => m.role),
+      ['system', 'user'],
+    );
     assert.match(textOf(first[1]!.content), /^# Rennet: Sequence \(explain\)\n/);
     for (const request of requests) {
       for (const message of messagesOf(request.body).filter((m) => m.role === 'system' || m.role === 'user')) {
@@ -177,7 +186,9 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
         assert.ok(!textOf(message.content).includes(stepId), `a ${message.role} message names the element`);
       }
     }
-    const tools = messagesOf(requests[3]!.body).filter((m) => m.role === 'tool').map((m) => textOf(m.content));
+    const tools = messagesOf(requests[3]!.body)
+      .filter((m) => m.role === 'tool')
+      .map((m) => textOf(m.content));
     assert.ok(tools[0]?.includes(quote), 'read_quote returned the quote');
     assert.match(tools[1] ?? '', /^ +\d+ +\d* [+-]/m, 'read_excerpt returned captured diff lines');
     assert.match(tools[2] ?? '', /Your explanation is recorded/);
@@ -192,7 +203,10 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
     assert.equal(again.value.threadId, threadId);
     const after = await projection();
     assert.equal(Object.keys(after.quoteThreads).length, threads);
-    assert.deepEqual(after.quoteThreads[threadId]?.messages.map((m) => m.author), ['reviewer', 'agent', 'reviewer', 'agent']);
+    assert.deepEqual(
+      after.quoteThreads[threadId]?.messages.map((m) => m.author),
+      ['reviewer', 'agent', 'reviewer', 'agent'],
+    );
     assert.equal(after.quoteThreads[threadId]?.messages[3]?.text, `Again: ${citation}.\n\n${PROVENANCE}`);
   });
 
@@ -206,7 +220,11 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
     const threadId = result.error.detail?.threadId;
     assert.ok(threadId, 'the refusal names the thread');
     const thread = (await projection()).quoteThreads[threadId];
-    assert.deepEqual(thread?.messages.map((m) => [m.author, m.text]), [['reviewer', QUESTION]], 'no agent message is made up');
+    assert.deepEqual(
+      thread?.messages.map((m) => [m.author, m.text]),
+      [['reviewer', QUESTION]],
+      'no agent message is made up',
+    );
   });
 
   it('refuses an anchor that names nothing of this session, and appends nothing', async () => {
@@ -244,11 +262,7 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
     explainer = await startOpenAiServer(
       {
         seats: {
-          'explain:sequence': [
-            { toolCalls: [{ name: 'read_quote', input: {} }] },
-            { text: 'It is about renaming a line.' },
-            { malformed: 'http-500' },
-          ],
+          'explain:sequence': [{ toolCalls: [{ name: 'read_quote', input: {} }] }, { text: 'It is about renaming a line.' }, { malformed: 'http-500' }],
         },
       },
       { seatOf: explainSeat },
@@ -260,7 +274,10 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
     assert.match(silent.error.message, /openai-compatible \(scripted-model\) ended its turn without handing in an explanation/);
     const silentThread = silent.error.detail?.threadId;
     assert.ok(silentThread);
-    assert.deepEqual((await projection()).quoteThreads[silentThread]?.messages.map((m) => [m.author, m.text]), [['reviewer', QUESTION]]);
+    assert.deepEqual(
+      (await projection()).quoteThreads[silentThread]?.messages.map((m) => [m.author, m.text]),
+      [['reviewer', QUESTION]],
+    );
 
     const broken = await host!.connection.sendRequest(AsksExplain, { sessionId, anchor: anchor(), threadId: silentThread, harness: openai(explainer) });
     assert.equal(broken.ok, false);
@@ -268,6 +285,10 @@ describe('rennet/asks/explain over JSON-RPC (built dist/host.js)', function () {
     assert.equal(broken.error.detail?.reason, 'harness-failed');
     assert.equal(broken.error.detail?.threadId, silentThread);
     assert.match(broken.error.message, /could not explain the passage: .*HTTP 500/);
-    assert.deepEqual((await projection()).quoteThreads[silentThread]?.messages.map((m) => m.author), ['reviewer', 'reviewer'], 'each ask is kept; no answer is invented');
+    assert.deepEqual(
+      (await projection()).quoteThreads[silentThread]?.messages.map((m) => m.author),
+      ['reviewer', 'reviewer'],
+      'each ask is kept; no answer is invented',
+    );
   });
 });

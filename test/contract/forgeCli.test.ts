@@ -70,9 +70,29 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     assert.equal(reviewed.code, 0, reviewed.stderr);
     const parsed = ReviewReport.parse(JSON.parse(readFileSync(report, 'utf8')));
     assert.deepEqual(parsed.target, { kind: 'pr', provider: 'github', owner: 'acme', repo: 'uploads', number: 1, headSha: src.head('feature'), baseSha: src.head('main') });
-    assert.ok(parsed.boards.every((b) => b.state === 'settled'), JSON.stringify(parsed.boards.map((b) => [b.lens, b.state, b.failure])));
+    assert.ok(
+      parsed.boards.every((b) => b.state === 'settled'),
+      JSON.stringify(parsed.boards.map((b) => [b.lens, b.state, b.failure])),
+    );
 
-    const ask = await rennet(['ask', '--repo', work, '--pr', '#1', '--intent', 'request-change', '--path', 'src/retry.ts', '--line', '6', '--end-line', '8', '--text', 'Skip the wait after the last attempt.', '--json']);
+    const ask = await rennet([
+      'ask',
+      '--repo',
+      work,
+      '--pr',
+      '#1',
+      '--intent',
+      'request-change',
+      '--path',
+      'src/retry.ts',
+      '--line',
+      '6',
+      '--end-line',
+      '8',
+      '--text',
+      'Skip the wait after the last attempt.',
+      '--json',
+    ]);
     assert.equal(ask.code, 0, ask.stderr);
     const staged = JSON.parse(ask.stdout) as { ask: string; session: string };
     assert.match(staged.ask, /^ask-[0-9a-f]+$/);
@@ -88,7 +108,10 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     const descriptor = ReviewDescriptor.parse(JSON.parse(dry.stdout));
     assert.equal(descriptor.event, 'REQUEST_CHANGES');
     assert.deepEqual(descriptor.target, { owner: 'acme', repo: 'uploads', number: 1, headSha: src.head('feature') });
-    assert.deepEqual(descriptor.comments.map((c) => [c.path, c.side, c.startLine, c.line]), [['src/retry.ts', 'RIGHT', 6, 8]]);
+    assert.deepEqual(
+      descriptor.comments.map((c) => [c.path, c.side, c.startLine, c.line]),
+      [['src/retry.ts', 'RIGHT', 6, 8]],
+    );
     assert.equal(descriptor.folded.length, 1);
     assert.equal(forge.reviews({ provider: 'github', owner: 'acme', name: 'uploads', number: 1 }).length, 0, 'a dry run sends nothing');
 
@@ -131,7 +154,12 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     const clone = join(dir, 'own');
     const url = new URL(forge.url);
     await execFileP('git', ['clone', '--quiet', `${url.protocol}//alice:alice-token@${url.host}/acme/uploads.git`, clone], { env: isolatedCliEnv({}) });
-    const git = (...args: string[]) => execFileP('git', args, { cwd: clone, env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' }), encoding: 'utf8' });
+    const git = (...args: string[]) =>
+      execFileP('git', args, {
+        cwd: clone,
+        env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' }),
+        encoding: 'utf8',
+      });
     await git('checkout', '--quiet', '-b', 'feat/faster-retries');
     writeFileSync(join(clone, 'NOTES.md'), 'Retries back off faster.\n');
     await git('add', 'NOTES.md');
@@ -142,8 +170,19 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
 
     const dry = await rennet(['open-pr', '--repo', clone, '--dry-run', '--json'], aliceEnv);
     assert.equal(dry.code, 0, dry.stderr);
-    const preview = JSON.parse(dry.stdout) as { compositionId: string; branch: string; base: string; title: string; body: string; existing: unknown; destination: { owner: string; repo: string; remote: string } };
-    assert.deepEqual([preview.branch, preview.base, preview.destination.owner, preview.destination.repo, preview.destination.remote, preview.existing], ['feat/faster-retries', 'main', 'acme', 'uploads', 'origin', null]);
+    const preview = JSON.parse(dry.stdout) as {
+      compositionId: string;
+      branch: string;
+      base: string;
+      title: string;
+      body: string;
+      existing: unknown;
+      destination: { owner: string; repo: string; remote: string };
+    };
+    assert.deepEqual(
+      [preview.branch, preview.base, preview.destination.owner, preview.destination.repo, preview.destination.remote, preview.existing],
+      ['feat/faster-retries', 'main', 'acme', 'uploads', 'origin', null],
+    );
     assert.equal(preview.title, 'Faster retries');
     assert.match(preview.body, /## Commits\n\n- Document the faster back-off \([0-9a-f]{7}\)\n- Cap the back-off/);
     assert.equal((await forge.pullRequests({ provider: 'github', owner: 'acme', name: 'uploads' })).length, 1, 'a dry run opens nothing');
@@ -157,7 +196,10 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     assert.equal((pr as { body: string }).body, preview.body);
     const local = (await git('rev-parse', 'feat/faster-retries')).stdout.trim();
     assert.equal((pr as { head: { sha: string } }).head.sha, local, 'the branch was pushed');
-    const upstream = await git('config', '--get', 'branch.feat/faster-retries.remote').then(() => 'set', () => 'unset');
+    const upstream = await git('config', '--get', 'branch.feat/faster-retries.remote').then(
+      () => 'set',
+      () => 'unset',
+    );
     assert.equal(upstream, 'unset', 'no upstream was written');
 
     const again = await rennet(['open-pr', '--repo', clone, '--json'], aliceEnv);
@@ -178,11 +220,16 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     assert.match(unknown.stderr, /forge\.example\.invalid is not a registered forge/);
   });
 
-  it('open-pr --harness: the Design harness reads the branch\'s review and writes the title and description; the same evidence reuses the stored text (no new turn), so Open submits what the dry run showed; a pass that hands in nothing leaves the draft, said', async () => {
+  it("open-pr --harness: the Design harness reads the branch's review and writes the title and description; the same evidence reuses the stored text (no new turn), so Open submits what the dry run showed; a pass that hands in nothing leaves the draft, said", async () => {
     const clone = join(dir, 'polish');
     const url = new URL(forge.url);
     await execFileP('git', ['clone', '--quiet', `${url.protocol}//alice:alice-token@${url.host}/acme/uploads.git`, clone], { env: isolatedCliEnv({}) });
-    const git = (...args: string[]) => execFileP('git', args, { cwd: clone, env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' }), encoding: 'utf8' });
+    const git = (...args: string[]) =>
+      execFileP('git', args, {
+        cwd: clone,
+        env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' }),
+        encoding: 'utf8',
+      });
     await git('checkout', '--quiet', '-b', 'feat/jitter');
     const ADDED = 'Retries wait a random jitter of up to 250 ms on top of the back-off.';
     writeFileSync(join(clone, 'JITTER.md'), `${ADDED}\n`);
@@ -215,7 +262,13 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
       const harness = ['--harness', 'openai', '--base-url', model.baseUrl, '--model', 'scripted-model'];
       const dry = await rennet(['open-pr', '--repo', clone, '--dry-run', '--json', ...harness], aliceEnv);
       assert.equal(dry.code, 0, dry.stderr);
-      const preview = JSON.parse(dry.stdout) as { compositionId: string; title: string; body: string; sources: string[]; polish: { state: string; harness?: string; model?: string; reused?: boolean } };
+      const preview = JSON.parse(dry.stdout) as {
+        compositionId: string;
+        title: string;
+        body: string;
+        sources: string[];
+        polish: { state: string; harness?: string; model?: string; reused?: boolean };
+      };
       assert.deepEqual([preview.title, preview.body], [TITLE, DESCRIPTION]);
       assert.deepEqual(preview.polish, { ...preview.polish, state: 'polished', harness: 'openai-compatible', model: 'scripted-model', reused: false });
       assert.ok(preview.sources.includes('model'), JSON.stringify(preview.sources));
@@ -224,7 +277,10 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
       const results = turns.flatMap((r) => openAiToolResults(r.body ?? {}));
       const draftResult = results.find((r) => r.text.includes('"commits"'));
       assert.ok(draftResult?.text.includes('Add jitter to retries'), 'read_draft answered the commit subjects');
-      assert.ok(results.some((r) => r.text.includes(ADDED) && /\+|added/.test(r.text)), `read_diff answered the added line: ${JSON.stringify(results.map((r) => r.text.slice(0, 120)))}`);
+      assert.ok(
+        results.some((r) => r.text.includes(ADDED) && /\+|added/.test(r.text)),
+        `read_diff answered the added line: ${JSON.stringify(results.map((r) => r.text.slice(0, 120)))}`,
+      );
       // Nothing of the branch is in the prompt: the draft and the change arrive as tool results only.
       const first = JSON.stringify((turns[0]?.body?.messages as unknown[] | undefined)?.slice(0, 2) ?? []);
       assert.ok(first.includes('# Rennet: Design (pull request)') && !first.includes('jitter') && !first.includes('Add jitter'), 'the first turn carries only the static prompt');
@@ -272,7 +328,10 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     const gl = { RENNET_FORGES: JSON.stringify([{ host: url.host, provider: 'gitlab' }]), GITLAB_TOKEN: 'bob-token', RENNET_DATA_DIR: join(dir, 'gl-data') };
     const reviewed = await rennet(['review', '--repo', glWork, '--pr', '!1', '--json'], gl);
     assert.equal(reviewed.code, 0, reviewed.stderr);
-    const ask = await rennet(['ask', '--repo', glWork, '--pr', '1', '--intent', 'request-change', '--path', 'src/retry.ts', '--line', '6', '--end-line', '8', '--text', 'Skip the wait after the last attempt.', '--json'], gl);
+    const ask = await rennet(
+      ['ask', '--repo', glWork, '--pr', '1', '--intent', 'request-change', '--path', 'src/retry.ts', '--line', '6', '--end-line', '8', '--text', 'Skip the wait after the last attempt.', '--json'],
+      gl,
+    );
     assert.equal(ask.code, 0, ask.stderr);
     const dry = await rennet(['post-review', '--repo', glWork, '--pr', '1', '--dry-run', '--json'], gl);
     assert.equal(dry.code, 0, dry.stderr);
@@ -286,13 +345,21 @@ describe('rennet review --pr, ask, post-review (built dist/cli.js) against the f
     assert.equal(notes.filter((n) => n.body === descriptor.body).length, 1, 'the body note is the dry run’s body, once');
     const discussions = forge.discussions(mr) as Array<{ notes: Array<{ body: string; position?: { new_line?: number; line_range?: unknown } | null }> }>;
     const positioned = discussions.flatMap((d) => d.notes).filter((n) => n.position);
-    assert.deepEqual(positioned.map((n) => n.body), descriptor.comments.map((c) => c.body));
+    assert.deepEqual(
+      positioned.map((n) => n.body),
+      descriptor.comments.map((c) => c.body),
+    );
     const again = await rennet(['post-review', '--repo', glWork, '--pr', '1', '--json'], gl);
     assert.equal(again.code, 0, again.stderr);
     assert.equal((JSON.parse(again.stdout) as { reused: boolean }).reused, true);
     assert.equal((forge.notes(mr) as Array<{ body: string }>).filter((n) => n.body === descriptor.body).length, 1);
 
-    const git = (...args: string[]) => execFileP('git', args, { cwd: glWork, env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@example.com' }), encoding: 'utf8' });
+    const git = (...args: string[]) =>
+      execFileP('git', args, {
+        cwd: glWork,
+        env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@example.com' }),
+        encoding: 'utf8',
+      });
     await git('checkout', '--quiet', '-b', 'docs-retry');
     writeFileSync(join(glWork, 'RETRY.md'), 'How uploads retry.\n');
     await git('add', 'RETRY.md');

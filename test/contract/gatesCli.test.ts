@@ -94,10 +94,17 @@ describe('rennet gates, rennet merge (built dist/cli.js) against the fake forge'
     assert.equal(puts(), 0, 'a blocked gate sends no merge');
 
     await forge.setCheckRun({ ...ref, check: 'build', conclusion: 'success' });
-    const approved = await fetch(`${forge.githubApiUrl}/repos/acme/app/pulls/1/reviews`, { method: 'POST', headers: { authorization: 'token carol-token', 'content-type': 'application/json' }, body: JSON.stringify({ event: 'APPROVE', commit_id: pr.headSha }) });
+    const approved = await fetch(`${forge.githubApiUrl}/repos/acme/app/pulls/1/reviews`, {
+      method: 'POST',
+      headers: { authorization: 'token carol-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ event: 'APPROVE', commit_id: pr.headSha }),
+    });
     assert.equal(approved.status, 200);
     const ready = gatesOf((await rennet(['gates', '--repo', work, '--pr', '1', '--json'], gh)).stdout);
-    assert.ok(ready.gates.every((x) => x.state === 'pass'), JSON.stringify(ready.gates));
+    assert.ok(
+      ready.gates.every((x) => x.state === 'pass'),
+      JSON.stringify(ready.gates),
+    );
 
     const other = await rennet(['merge', '--repo', work, '--pr', '1', '--expect-head', src.head('main'), '--json'], gh);
     assert.equal(other.code, 3);
@@ -144,7 +151,11 @@ describe('rennet gates, rennet merge (built dist/cli.js) against the fake forge'
     assert.equal(blocked.code, 3);
     assert.match(blocked.stderr, /unit fails/);
     await forge.setPipeline({ ...ref, jobs: [{ name: 'unit', status: 'success' }] });
-    const approved = await fetch(`${forge.gitlabApiUrl}/projects/grp%2Fapp/merge_requests/1/approve`, { method: 'POST', headers: { 'private-token': 'carol-token', 'content-type': 'application/json' }, body: JSON.stringify({ sha: mr.headSha }) });
+    const approved = await fetch(`${forge.gitlabApiUrl}/projects/grp%2Fapp/merge_requests/1/approve`, {
+      method: 'POST',
+      headers: { 'private-token': 'carol-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ sha: mr.headSha }),
+    });
     assert.equal(approved.status, 201);
     const rebase = await rennet(['merge', '--repo', work, '--pr', '1', '--expect-head', mr.headSha, '--method', 'rebase'], gl);
     assert.equal(rebase.code, 3);

@@ -114,10 +114,7 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     assert.deepEqual(nothing, { ok: true, value: null }, 'a session with no generation answers null');
 
     const harness = config({ default: 'openai', openai: { baseUrl: server.baseUrl, model: 'scripted-model', apiKey: SECRET } });
-    const [first, second] = await Promise.all([
-      host.connection.sendRequest(ReviewRunLenses, { sessionId, harness }),
-      host.connection.sendRequest(ReviewRunLenses, { sessionId, harness }),
-    ]);
+    const [first, second] = await Promise.all([host.connection.sendRequest(ReviewRunLenses, { sessionId, harness }), host.connection.sendRequest(ReviewRunLenses, { sessionId, harness })]);
     assert.ok(first.ok, first.ok ? '' : first.error.message);
     assert.ok(second.ok, second.ok ? '' : second.error.message);
     const { generationId } = first.value;
@@ -129,7 +126,10 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     assert.ok(early.ok && early.value, 'the live generation is readable right after runLenses answers');
     assert.equal(early.value.generationId, generationId);
     assert.equal(early.value.status, 'live');
-    assert.deepEqual(early.value.lanes.map((l) => l.lens), [...LENSES]);
+    assert.deepEqual(
+      early.value.lanes.map((l) => l.lens),
+      [...LENSES],
+    );
     for (const lane of early.value.lanes) assert.ok(lane.board, `${lane.lens} has no board at the start`);
     const again = await host.connection.sendRequest(ReviewRunLenses, { sessionId, harness });
     assert.ok(again.ok);
@@ -141,7 +141,11 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     assert.equal(last.generationId, generationId);
     assert.equal(last.sessionId, sessionId);
     assert.equal(last.patchsetId, change.patchset.id);
-    assert.deepEqual(last.lanes.map((l) => l.lens), [...LENSES], 'lanes in canonical order');
+    assert.deepEqual(
+      last.lanes.map((l) => l.lens),
+      [...LENSES],
+      'lanes in canonical order',
+    );
     for (const lane of last.lanes) {
       assert.equal(lane.state, 'settled', `${lane.lens}: ${JSON.stringify(lane.failure)}\n${logs.join('\n')}`);
       assert.ok(lane.board, `${lane.lens} has no board`);
@@ -154,7 +158,10 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     assert.ok(flagged.board!.elements.some((e) => e.kind === 'finding' && (e as { title?: string }).title === 'Callers match the old text'));
     assert.ok(last.spend.length >= 6, `a turn per seat: ${JSON.stringify(last.spend)}`);
     for (const s of last.spend) assert.equal(s.harness, 'openai-compatible');
-    assert.ok(last.timings.some((t) => t.phase === 'reveal'), 'the final push carries the generation-wide timings');
+    assert.ok(
+      last.timings.some((t) => t.phase === 'reveal'),
+      'the final push carries the generation-wide timings',
+    );
     assert.deepEqual(last.frozen, []);
 
     // Whole snapshots, in order, throttled.
@@ -197,7 +204,10 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     await quiet(() => after.pushes.length);
     const second2 = (await host.connection.sendRequest(GenerationGet, { sessionId })) as { ok: true; value: GenerationSnapshot };
     assert.equal(second2.value.generationId, none.value.generationId);
-    assert.deepEqual(second2.value.frozen.map((f) => f.generationId), [generationId]);
+    assert.deepEqual(
+      second2.value.frozen.map((f) => f.generationId),
+      [generationId],
+    );
     for (const lens of ['sequence', 'decisions', 'flagged'] as const) {
       const lane = second2.value.lanes.find((l) => l.lens === lens)!;
       assert.equal(lane.state, 'failed');

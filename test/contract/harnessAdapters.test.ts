@@ -20,22 +20,42 @@ describe('CLI harness adapters (no vendor CLI needed)', () => {
     it('claude: a first turn and a follow-up', () => {
       const tools = ['cite', 'finish'];
       assert.deepEqual(claudeArgs({ prompt: 'Write it.', mcpConfigPath: '/tmp/x/mcp.json', tools, model: 'claude-sonnet-4-5', resume: null }), [
-        '-p', '--output-format', 'stream-json', '--verbose',
-        '--mcp-config', '/tmp/x/mcp.json', '--strict-mcp-config',
-        '--setting-sources', 'user',
-        '--tools', 'Read,Grep,Glob',
-        '--allowedTools', 'mcp__rennet__cite,mcp__rennet__finish',
-        '--model', 'claude-sonnet-4-5',
-        '--', 'Write it.',
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--mcp-config',
+        '/tmp/x/mcp.json',
+        '--strict-mcp-config',
+        '--setting-sources',
+        'user',
+        '--tools',
+        'Read,Grep,Glob',
+        '--allowedTools',
+        'mcp__rennet__cite,mcp__rennet__finish',
+        '--model',
+        'claude-sonnet-4-5',
+        '--',
+        'Write it.',
       ]);
       assert.deepEqual(claudeArgs({ prompt: '-a verdict', mcpConfigPath: '/c.json', tools, model: null, resume: 'sess-1' }), [
-        '-p', '--output-format', 'stream-json', '--verbose',
-        '--mcp-config', '/c.json', '--strict-mcp-config',
-        '--setting-sources', 'user',
-        '--tools', 'Read,Grep,Glob',
-        '--allowedTools', 'mcp__rennet__cite,mcp__rennet__finish',
-        '--resume', 'sess-1',
-        '--', '-a verdict',
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--mcp-config',
+        '/c.json',
+        '--strict-mcp-config',
+        '--setting-sources',
+        'user',
+        '--tools',
+        'Read,Grep,Glob',
+        '--allowedTools',
+        'mcp__rennet__cite,mcp__rennet__finish',
+        '--resume',
+        'sess-1',
+        '--',
+        '-a verdict',
       ]);
       const stdin = claudeArgs({ prompt: null, mcpConfigPath: '/c.json', tools: [], model: null, resume: null });
       assert.ok(!stdin.includes('--') && !stdin.includes('--allowedTools') && !stdin.includes('--model'));
@@ -45,8 +65,36 @@ describe('CLI harness adapters (no vendor CLI needed)', () => {
     it('codex: a first turn and a resume; the secret stays out of argv', () => {
       const override = 'mcp_servers.rennet={url="http://127.0.0.1:4567/mcp",env_http_headers={"x-rennet-seat-secret"="RENNET_MCP_HEADER_0"},default_tools_approval_mode="approve",required=true}';
       assert.equal(codexMcpOverride(MCP), override);
-      assert.deepEqual(codexArgs({ prompt: 'Write it.', mcp: MCP, model: 'gpt-5.5', resume: null }), ['exec', '--json', '--skip-git-repo-check', '-s', 'read-only', '-m', 'gpt-5.5', '-c', override, '-c', 'project_doc_max_bytes=0', '--', 'Write it.']);
-      assert.deepEqual(codexArgs({ prompt: 'VERDICT', mcp: MCP, model: null, resume: '01a2-thread' }), ['exec', '--json', '--skip-git-repo-check', '-s', 'read-only', '-c', override, '-c', 'project_doc_max_bytes=0', 'resume', '01a2-thread', '--', 'VERDICT']);
+      assert.deepEqual(codexArgs({ prompt: 'Write it.', mcp: MCP, model: 'gpt-5.5', resume: null }), [
+        'exec',
+        '--json',
+        '--skip-git-repo-check',
+        '-s',
+        'read-only',
+        '-m',
+        'gpt-5.5',
+        '-c',
+        override,
+        '-c',
+        'project_doc_max_bytes=0',
+        '--',
+        'Write it.',
+      ]);
+      assert.deepEqual(codexArgs({ prompt: 'VERDICT', mcp: MCP, model: null, resume: '01a2-thread' }), [
+        'exec',
+        '--json',
+        '--skip-git-repo-check',
+        '-s',
+        'read-only',
+        '-c',
+        override,
+        '-c',
+        'project_doc_max_bytes=0',
+        'resume',
+        '01a2-thread',
+        '--',
+        'VERDICT',
+      ]);
       assert.deepEqual(codexArgs({ prompt: null, mcp: MCP, model: null, resume: null }).slice(-2), ['--', '-']);
       assert.ok(!codexArgs({ prompt: 'x', mcp: MCP, model: null, resume: null }).join(' ').includes('s3cr3t'));
       assert.deepEqual(codexHeaderEnv(MCP), { RENNET_MCP_HEADER_0: 's3cr3t' });
@@ -90,7 +138,10 @@ describe('CLI harness adapters (no vendor CLI needed)', () => {
       assert.equal(new ClaudeStream(() => undefined).usage(), null, 'no result line: no usage (never a zero)');
 
       let stopped = false;
-      const f = new ClaudeStream(() => undefined, () => (stopped = true));
+      const f = new ClaudeStream(
+        () => undefined,
+        () => (stopped = true),
+      );
       f.line('{"type":"system","subtype":"init","mcp_servers":[{"name":"rennet","status":"failed"}]}');
       assert.equal(f.mcpFailed(), true);
       assert.equal(stopped, true);
@@ -134,7 +185,9 @@ describe('CLI harness adapters (no vendor CLI needed)', () => {
       assert.equal(f.lastError, 'Reconnecting... 1/5');
       assert.equal(f.turnUsage(null), null);
       assert.equal(
-        codexStderrReason('WARNING: x\nReading additional input from stdin...\n2026-11-30T11:55:36.508772Z ERROR codex_core::session: Failed to create session: required MCP servers failed to initialize: rennet: boom\n'),
+        codexStderrReason(
+          'WARNING: x\nReading additional input from stdin...\n2026-11-30T11:55:36.508772Z ERROR codex_core::session: Failed to create session: required MCP servers failed to initialize: rennet: boom\n',
+        ),
         'Failed to create session: required MCP servers failed to initialize: rennet: boom',
       );
     });
@@ -206,7 +259,10 @@ describe('CLI harness adapters (no vendor CLI needed)', () => {
 
     it('an exit without a result line fails with the exit and stderr; a follow-up with no session replays the first prompt', async () => {
       const argvFile = join(dir, 'argv.json');
-      const bin = fake('claude', `require('node:fs').writeFileSync(${JSON.stringify(argvFile)}, JSON.stringify(process.argv.slice(2))); process.stderr.write('Invalid API key · Please run /login\\n'); process.exit(1);`);
+      const bin = fake(
+        'claude',
+        `require('node:fs').writeFileSync(${JSON.stringify(argvFile)}, JSON.stringify(process.argv.slice(2))); process.stderr.write('Invalid API key · Please run /login\\n'); process.exit(1);`,
+      );
       const harness = new ClaudeCodeHarness({ bin });
       const result = await harness.runTurn(request());
       assert.deepEqual(result, { outcome: 'failed', message: 'Claude Code exited with code 1 before its result: Invalid API key · Please run /login', usage: null });
@@ -235,10 +291,14 @@ describe('CLI harness adapters (no vendor CLI needed)', () => {
       );
       const controller = new AbortController();
       const running = new CodexHarness({ bin, env: { RENNET_TEST_MARK: mark }, graceMs: 300 }).runTurn(request({ signal: controller.signal }));
-      const procs = await until(() => {
-        const p = processesMarked(mark);
-        return p.length >= 2 ? p : null;
-      }, 'the fake CLI and its grandchild', 10_000);
+      const procs = await until(
+        () => {
+          const p = processesMarked(mark);
+          return p.length >= 2 ? p : null;
+        },
+        'the fake CLI and its grandchild',
+        10_000,
+      );
       assert.equal(new Set(procs.map((p) => p.pgid)).size, 1);
       const started = Date.now();
       controller.abort();

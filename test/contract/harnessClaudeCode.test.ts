@@ -73,7 +73,10 @@ describe('ClaudeCodeHarness with the real claude CLI', function () {
     assert.equal(result.message, null);
     const board = rig.seat.snapshot();
     assert.equal(board.status, 'finished', JSON.stringify(board));
-    assert.deepEqual(board.elements.map((e) => e.kind), ['code_ref', 'section', 'order_step']);
+    assert.deepEqual(
+      board.elements.map((e) => e.kind),
+      ['code_ref', 'section', 'order_step'],
+    );
     assert.equal(rig.seat.stats().refusals, 1);
     assert.deepEqual(boardToolCalls(events), [
       { name: 'cite', isError: true },
@@ -83,8 +86,14 @@ describe('ClaudeCodeHarness with the real claude CLI', function () {
       { name: 'set_document', isError: false },
       { name: 'finish', isError: false },
     ]);
-    assert.deepEqual(events.filter((e) => e.type === 'tool-call').map((e) => (e as { name: string }).name), ['cite', 'cite', 'add_section', 'add_order_step', 'set_document', 'finish']);
-    assert.ok(events.some((e) => e.type === 'text' && e.text === 'The board is finished.'), JSON.stringify(events));
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-call').map((e) => (e as { name: string }).name),
+      ['cite', 'cite', 'add_section', 'add_order_step', 'set_document', 'finish'],
+    );
+    assert.ok(
+      events.some((e) => e.type === 'text' && e.text === 'The board is finished.'),
+      JSON.stringify(events),
+    );
     // Seven model requests at the scripted server's default usage (100 in, 20 out each).
     assert.equal(messageRequests(model).length, 7);
     assert.deepEqual({ input: result.usage?.inputTokens, output: result.usage?.outputTokens }, { input: 700, output: 140 });
@@ -233,7 +242,10 @@ describe('ClaudeCodeHarness with the real claude CLI', function () {
     const groups = [...new Set(procs.map((p) => p.pgid))];
     assert.equal(groups.length, 1, `one process group: ${JSON.stringify(procs)}`);
     const pgid = groups[0] as number;
-    assert.ok(procs.some((p) => p.pid === pgid), 'the CLI leads its own group');
+    assert.ok(
+      procs.some((p) => p.pid === pgid),
+      'the CLI leads its own group',
+    );
     assert.notEqual(pgid, ownPgid(), 'not the test process group');
     // The MCP config: a private file while the turn runs.
     const configArg = procs.flatMap((p) => p.cmdline).find((a) => a.includes('rennet-claude-mcp-'));

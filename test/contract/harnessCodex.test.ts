@@ -89,7 +89,10 @@ describe('CodexHarness with the real codex CLI', function () {
     assert.equal(result.outcome, 'ended', result.message ?? '');
     const board = rig.seat.snapshot();
     assert.equal(board.status, 'finished', JSON.stringify(board));
-    assert.deepEqual(board.elements.map((e) => e.kind), ['code_ref', 'section', 'order_step']);
+    assert.deepEqual(
+      board.elements.map((e) => e.kind),
+      ['code_ref', 'section', 'order_step'],
+    );
     // The tools RAN (six calls reached the seat): without default_tools_approval_mode="approve"
     // every MCP call fails under exec's approval policy "never" (docs/harnesses.md).
     assert.equal(rig.seat.stats().calls, 6);
@@ -102,7 +105,10 @@ describe('CodexHarness with the real codex CLI', function () {
       { name: 'set_document', isError: false },
       { name: 'finish', isError: false },
     ]);
-    assert.ok(events.some((e) => e.type === 'text' && e.text === 'The board is finished.'), JSON.stringify(events));
+    assert.ok(
+      events.some((e) => e.type === 'text' && e.text === 'The board is finished.'),
+      JSON.stringify(events),
+    );
     assert.equal(responses(model).length, 7);
     assert.deepEqual(result.usage, { inputTokens: 700, outputTokens: 140, priceUsd: null });
 
@@ -116,7 +122,9 @@ describe('CodexHarness with the real codex CLI', function () {
   });
 
   it('the read-only sandbox: the shell reads the workspace, a write fails', async () => {
-    const { model, rig } = await start({ seats: { 'sequence:drafter': [{ toolCalls: [{ name: 'exec_command', input: { cmd: 'touch written-by-codex; head -5 src/app.ts' } }] }, { text: 'Read it.' }] } });
+    const { model, rig } = await start({
+      seats: { 'sequence:drafter': [{ toolCalls: [{ name: 'exec_command', input: { cmd: 'touch written-by-codex; head -5 src/app.ts' } }] }, { text: 'Read it.' }] },
+    });
     const events: HarnessEvent[] = [];
     const result = await new CodexHarness({ bin, env: codexTestEnv(home, mark) }).runTurn(turn(rig, PROMPT, { events }));
     assert.equal(result.outcome, 'ended', result.message ?? '');
@@ -145,10 +153,19 @@ describe('CodexHarness with the real codex CLI', function () {
 
     const input = inputOf(responses(model)[firstCount]);
     const userTexts = input.filter((i) => i.type === 'message' && i.role === 'user').map(textOfItem);
-    assert.ok(userTexts.some((t) => t.includes('Write the Sequence board')), 'the first prompt is in the thread');
+    assert.ok(
+      userTexts.some((t) => t.includes('Write the Sequence board')),
+      'the first prompt is in the thread',
+    );
     assert.equal(userTexts.filter((t) => t.includes('Write the Sequence board')).length, 1, 'and is not sent again');
-    assert.ok(input.some((i) => i.type === 'function_call' && i.name === 'cite' && i.namespace === 'mcp__rennet'), 'the earlier call is in the thread');
-    assert.ok(input.some((i) => i.type === 'function_call_output'), 'and its result');
+    assert.ok(
+      input.some((i) => i.type === 'function_call' && i.name === 'cite' && i.namespace === 'mcp__rennet'),
+      'the earlier call is in the thread',
+    );
+    assert.ok(
+      input.some((i) => i.type === 'function_call_output'),
+      'and its result',
+    );
     const lastUser = input.filter((i) => i.type === 'message' && i.role === 'user').pop();
     assert.equal(textOfItem(lastUser).trim(), verdict);
     // Codex reports the thread's running totals; the harness reports the follow-up's own five requests.
@@ -165,9 +182,18 @@ describe('CodexHarness with the real codex CLI', function () {
 
   it('control: the same turn without default_tools_approval_mode="approve" runs no board tool', async () => {
     const { model, rig } = await start({ seats: { 'sequence:drafter': SETTLING_STEPS.slice(1, 2).concat([{ text: 'done' }]) } });
-    const args = codexArgs({ prompt: PROMPT, mcp: { url: rig.server.url, headers: rig.server.headers }, model: null, resume: null }).map((a) => a.replace(',default_tools_approval_mode="approve"', ''));
+    const args = codexArgs({ prompt: PROMPT, mcp: { url: rig.server.url, headers: rig.server.headers }, model: null, resume: null }).map((a) =>
+      a.replace(',default_tools_approval_mode="approve"', ''),
+    );
     const lines: string[] = [];
-    const exit = await runCli({ bin, args, cwd: rig.repo.dir, env: { ...process.env, ...codexTestEnv(home, mark), ...codexHeaderEnv(rig.server) }, signal: new AbortController().signal, onLine: (l) => lines.push(l) });
+    const exit = await runCli({
+      bin,
+      args,
+      cwd: rig.repo.dir,
+      env: { ...process.env, ...codexTestEnv(home, mark), ...codexHeaderEnv(rig.server) },
+      signal: new AbortController().signal,
+      onLine: (l) => lines.push(l),
+    });
     assert.equal(exit.code, 0, exit.stderr);
     assert.equal(rig.seat.stats().calls, 0, 'the call never reached the seat');
     assert.match(lines.join('\n'), /requires approval/);
@@ -204,10 +230,24 @@ describe('CodexHarness with the real codex CLI', function () {
     assert.ok(!responses(model).some((r) => (r.raw ?? '').includes(marker)), 'the change’s AGENTS.md reached the model');
     // Control: the same argv without the flag sends it.
     const before = responses(model).length;
-    const args = codexArgs({ prompt: PROMPT, mcp: { url: rig.server.url, headers: rig.server.headers }, model: null, resume: null }).filter((a, i, all) => a !== 'project_doc_max_bytes=0' && !(a === '-c' && all[i + 1] === 'project_doc_max_bytes=0'));
-    const exit = await runCli({ bin, args, cwd: rig.repo.dir, env: { ...process.env, ...codexTestEnv(home, mark), ...codexHeaderEnv(rig.server) }, signal: new AbortController().signal, onLine: () => undefined });
+    const args = codexArgs({ prompt: PROMPT, mcp: { url: rig.server.url, headers: rig.server.headers }, model: null, resume: null }).filter(
+      (a, i, all) => a !== 'project_doc_max_bytes=0' && !(a === '-c' && all[i + 1] === 'project_doc_max_bytes=0'),
+    );
+    const exit = await runCli({
+      bin,
+      args,
+      cwd: rig.repo.dir,
+      env: { ...process.env, ...codexTestEnv(home, mark), ...codexHeaderEnv(rig.server) },
+      signal: new AbortController().signal,
+      onLine: () => undefined,
+    });
     assert.equal(exit.code, 0, exit.stderr);
-    assert.ok(responses(model).slice(before).some((r) => (r.raw ?? '').includes(marker)), 'control: without the flag codex did not read AGENTS.md, so this test proves nothing');
+    assert.ok(
+      responses(model)
+        .slice(before)
+        .some((r) => (r.raw ?? '').includes(marker)),
+      'control: without the flag codex did not read AGENTS.md, so this test proves nothing',
+    );
   });
 
   it('the reviewed checkout’s .codex/config.toml is not loaded while the project is untrusted', async () => {

@@ -52,7 +52,13 @@ describe('discoverCliHarnesses', function () {
     const claude = script(bin, 'claude', 'echo "Error: Claude Code requires Node 18 or newer" >&2; exit 3');
     const codex = script(bin, 'codex', `exec "${process.execPath}" -e "setTimeout(() => {}, 30000)"`);
     const found = await discoverCliHarnesses({ PATH: bin }, { timeoutMs: 400 });
-    assert.deepEqual(found[0], { kind: 'claude-code', bin: claude, version: null, available: false, reason: `\`${claude} --version\` exited with code 3: Error: Claude Code requires Node 18 or newer` });
+    assert.deepEqual(found[0], {
+      kind: 'claude-code',
+      bin: claude,
+      version: null,
+      available: false,
+      reason: `\`${claude} --version\` exited with code 3: Error: Claude Code requires Node 18 or newer`,
+    });
     assert.deepEqual(found[1], { kind: 'codex', bin: codex, version: null, available: false, reason: `\`${codex} --version\` did not answer within 400 ms` });
   });
 
@@ -63,7 +69,13 @@ describe('discoverCliHarnesses', function () {
     script(onPath, 'codex', 'echo "codex-cli 0.1.0"');
     const found = await discoverCliHarnesses({ PATH: onPath, RENNET_CODEX_BIN: codex, RENNET_CLAUDE_BIN: join(dir, 'missing', 'claude') });
     assert.deepEqual(found[1], { kind: 'codex', bin: codex, version: '0.172.0-alpha.1', available: true, reason: null });
-    assert.deepEqual(found[0], { kind: 'claude-code', bin: join(dir, 'missing', 'claude'), version: null, available: false, reason: `RENNET_CLAUDE_BIN=${join(dir, 'missing', 'claude')}: not found or not executable` });
+    assert.deepEqual(found[0], {
+      kind: 'claude-code',
+      bin: join(dir, 'missing', 'claude'),
+      version: null,
+      available: false,
+      reason: `RENNET_CLAUDE_BIN=${join(dir, 'missing', 'claude')}: not found or not executable`,
+    });
   });
 
   it('the real CLIs this test run exercises', async function () {

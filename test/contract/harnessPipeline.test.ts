@@ -93,7 +93,10 @@ describe('runLensPipeline on the real Claude Code and Codex CLIs', function () {
     const elapsed = Date.now() - started;
 
     for (const lane of outcome.lanes) assert.equal(lane.state, 'settled', `${lane.lens}: ${JSON.stringify(lane.failure)}`);
-    assert.deepEqual(outcome.lanes.map((l) => [l.lens, l.attempts]), LENSES.map((l) => [l, 0]));
+    assert.deepEqual(
+      outcome.lanes.map((l) => [l.lens, l.attempts]),
+      LENSES.map((l) => [l, 0]),
+    );
     // One turn per seat, each on the harness assigned, with the usage the CLI reported.
     const spend = outcome.spend.map((s) => [s.seat, s.harness, s.model]).sort();
     assert.deepEqual(spend, [

@@ -215,7 +215,13 @@ export function processesMarked(mark: string): Proc[] {
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const state = fields[0];
       if (state === 'Z') continue; // a zombie is already dead (waiting for its parent to reap it)
-      out.push({ pid: Number(entry), pgid: Number(fields[2]), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter((s) => s.length > 0) });
+      out.push({
+        pid: Number(entry),
+        pgid: Number(fields[2]),
+        cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+          .split('\0')
+          .filter((s) => s.length > 0),
+      });
     } catch {
       // Gone, or not ours to read.
     }

@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { SessionSnapshot } from '../../protocol/session';
-import {
-  HostHello,
-  PatchsetGet,
-  PatchsetReadBlob,
-  RepoListBranches,
-  ReviewOpen,
-  SessionChanged,
-  SessionGet,
-  SessionList,
-} from '../../protocol/rpc';
+import { HostHello, PatchsetGet, PatchsetReadBlob, RepoListBranches, ReviewOpen, SessionChanged, SessionGet, SessionList } from '../../protocol/rpc';
 import { TestRepo, tempDir } from '../fixtures/gitRepo';
 import { killAndRestart, startHost, type HostUnderTest } from './hostProcess';
 
@@ -56,7 +47,10 @@ describe('host JSON-RPC contract (built dist/host.js)', function () {
     assert.ok(patchset);
     assert.equal(patchset.head, repo.head('feature'));
     assert.equal(patchset.base, repo.head('main'));
-    assert.deepEqual(patchset.files.map((f) => `${f.status}:${f.path}`), ['deleted:old.txt', 'modified:src/a.ts', 'added:src/b.ts']);
+    assert.deepEqual(
+      patchset.files.map((f) => `${f.status}:${f.path}`),
+      ['deleted:old.txt', 'modified:src/a.ts', 'added:src/b.ts'],
+    );
     assert.equal((await changed).session.id, session.id);
 
     const again = await host.connection.sendRequest(ReviewOpen, { repo: repo.dir, target: { kind: 'branch', head: 'feature', base: 'main' } });

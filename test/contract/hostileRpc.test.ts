@@ -178,7 +178,10 @@ describe('host JSON-RPC edge under hostile input (built dist/host.js)', function
     assert.equal(list.error?.code, -32602, JSON.stringify(list));
     // Each refusal is one log line naming the method and the field, never the values.
     await until('the refusals logged', () => host.logs().filter((l) => l.startsWith('refused ')).length >= cases.length + 4);
-    assert.ok(host.logs().some((l) => l === 'refused rennet/repo/listBranches: repo: Invalid input: expected string, received number'), host.logs().join('\n'));
+    assert.ok(
+      host.logs().some((l) => l === 'refused rennet/repo/listBranches: repo: Invalid input: expected string, received number'),
+      host.logs().join('\n'),
+    );
     await stillAnswers();
   });
 
@@ -203,7 +206,11 @@ describe('host JSON-RPC edge under hostile input (built dist/host.js)', function
     host.notify('rennet/forges/configure');
     const dropped = () => host.logs().filter((l) => l.startsWith('dropped rennet/forges/configure: (params): Invalid input: expected object'));
     await until('the notifications logged', () => dropped().length === 2 && host.logs().includes('ignored notification "rennet/no/such": no such message'));
-    assert.deepEqual(host.logs().filter((l) => l.startsWith('ignored notification')), ['ignored notification "rennet/no/such": no such message'], 'the client lifecycle is not logged as unknown');
+    assert.deepEqual(
+      host.logs().filter((l) => l.startsWith('ignored notification')),
+      ['ignored notification "rennet/no/such": no such message'],
+      'the client lifecycle is not logged as unknown',
+    );
     await stillAnswers();
   });
 
@@ -236,9 +243,7 @@ describe('host JSON-RPC edge under hostile input (built dist/host.js)', function
       command: { type: 'setVerdictOverride', verdict: 'comment' },
     });
     assert.equal((staged.result as { ok: boolean }).ok, true, JSON.stringify(staged));
-    await until('a session, a generation and an asks push', () =>
-      [SessionChanged, GenerationChanged, AsksChanged].every((type) => host.notifications.some((n) => n.method === type.method)),
-    );
+    await until('a session, a generation and an asks push', () => [SessionChanged, GenerationChanged, AsksChanged].every((type) => host.notifications.some((n) => n.method === type.method)));
     const checks: Record<string, (params: unknown) => ReturnType<typeof checkParams>> = {
       [SessionChanged.method]: (params) => checkParams(SessionChanged, params),
       [GenerationChanged.method]: (params) => checkParams(GenerationChanged, params),

@@ -84,7 +84,10 @@ describe('rennet seat-server and rennet tools (built dist/cli.js)', function () 
 
       const client = await connectClient(hello.url, hello.headers);
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), buildBoardTools('sequence').map((t) => t.name));
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        buildBoardTools('sequence').map((t) => t.name),
+      );
       const cite = mintedId(await callTool(client, 'cite', { path: 'src/app.ts', side: 'head', start_line: 28, end_line: 31 }));
       const section = mintedId(await callTool(client, 'add_section', { title: 'Reading order', body_markdown: 'Two lines of the module change.' }));
       mintedId(
@@ -114,7 +117,10 @@ describe('rennet seat-server and rennet tools (built dist/cli.js)', function () 
       assert.equal(board.lens, 'sequence');
       assert.equal(board.status, 'finished');
       assert.equal(board.document.title, 'Two lines change');
-      assert.deepEqual(board.elements.map((e) => e.kind), ['code_ref', 'section', 'order_step']);
+      assert.deepEqual(
+        board.elements.map((e) => e.kind),
+        ['code_ref', 'section', 'order_step'],
+      );
       const step = board.elements[2]!;
       assert.equal(step.parent, section);
       assert.equal(step.span, cite);
@@ -136,7 +142,11 @@ describe('rennet seat-server and rennet tools (built dist/cli.js)', function () 
     assert.equal(await exited, 0);
     const board = JSON.parse(await reader.next(1)) as { lens: string; elements: Array<{ kind: string }> };
     assert.equal(board.lens, 'noise');
-    assert.deepEqual(board.elements.map((e) => e.kind), ['noise_member', 'noise_member'], 'the host placed one member per captured hunk');
+    assert.deepEqual(
+      board.elements.map((e) => e.kind),
+      ['noise_member', 'noise_member'],
+      'the host placed one member per captured hunk',
+    );
   });
 
   it('refuses bad input with the reason on stderr (1: refused, 2: usage)', () => {

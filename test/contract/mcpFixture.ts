@@ -11,8 +11,7 @@ import { TestRepo } from '../fixtures/gitRepo';
 
 /** A 40-line file changed at lines 5 and 30: two hunks, head regions 2-8 and 27-33. */
 function fixtureRepo(): TestRepo {
-  const lines = (changed: boolean) =>
-    Array.from({ length: 40 }, (_, i) => (changed && (i === 4 || i === 29) ? `changed line ${i + 1}` : `line ${i + 1}`)).join('\n') + '\n';
+  const lines = (changed: boolean) => Array.from({ length: 40 }, (_, i) => (changed && (i === 4 || i === 29) ? `changed line ${i + 1}` : `line ${i + 1}`)).join('\n') + '\n';
   const repo = new TestRepo();
   repo.write('src/app.ts', lines(false)).commit('base');
   repo.branch('feature').write('src/app.ts', lines(true)).commit('change');
@@ -75,4 +74,3 @@ export const INITIALIZE = JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
 });
-

@@ -61,11 +61,18 @@ function fakeAnthropic(): Promise<Server> {
       }
     }
     const step = tools.some((t) => t.startsWith('mcp__rennet__')) ? STEPS[results.length] : undefined;
-    const block = step
-      ? { type: 'tool_use', id: `toolu_${results.length}`, name: `mcp__rennet__${step.tool}`, input: step.input(results) }
-      : { type: 'text', text: 'done' };
+    const block = step ? { type: 'tool_use', id: `toolu_${results.length}`, name: `mcp__rennet__${step.tool}`, input: step.input(results) } : { type: 'text', text: 'done' };
     const stop = step ? 'tool_use' : 'end_turn';
-    const message = { id: 'msg_1', type: 'message', role: 'assistant', model: String(body.model ?? 'fake'), content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } };
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: String(body.model ?? 'fake'),
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    };
     if (!body.stream) return { status: 200, type: 'application/json', body: JSON.stringify({ ...message, content: [block], stop_reason: stop }) };
     const start = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
     const delta = block.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } : { type: 'text_delta', text: 'done' };
@@ -93,7 +100,15 @@ function fakeResponses(): Promise<Server> {
       .map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)));
     const step = JSON.stringify(body.tools ?? []).includes('mcp__rennet') ? STEPS[outputs.length] : undefined;
     const item = step
-      ? { type: 'function_call', id: `fc_${outputs.length}`, call_id: `call_${outputs.length}`, name: step.tool, namespace: 'mcp__rennet', arguments: JSON.stringify(step.input(outputs)), status: 'completed' }
+      ? {
+          type: 'function_call',
+          id: `fc_${outputs.length}`,
+          call_id: `call_${outputs.length}`,
+          name: step.tool,
+          namespace: 'mcp__rennet',
+          arguments: JSON.stringify(step.input(outputs)),
+          status: 'completed',
+        }
       : { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] };
     const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
     return {
@@ -132,7 +147,10 @@ describe('seat server with the real vendor CLIs (opt-in)', function () {
       await drive({ url: server.url, secret: server.headers['x-rennet-seat-secret'], dir: repo.dir, home });
       const board = seat.snapshot();
       assert.equal(board.status, 'finished', JSON.stringify(board));
-      assert.deepEqual(board.elements.map((e) => e.kind), ['code_ref', 'section', 'order_step']);
+      assert.deepEqual(
+        board.elements.map((e) => e.kind),
+        ['code_ref', 'section', 'order_step'],
+      );
       assert.equal(seat.stats().refusals, 1, 'the citation outside the changed regions');
     } finally {
       await server.close();
@@ -150,13 +168,33 @@ describe('seat server with the real vendor CLIs (opt-in)', function () {
         const config = join(home, 'mcp.json');
         writeFileSync(config, JSON.stringify({ mcpServers: { rennet: { type: 'http', url, headers: { 'x-rennet-seat-secret': secret } } } }));
         const allowed = STEPS.map((s) => `mcp__rennet__${s.tool}`).join(',');
-        const out = await run(bin!, ['-p', 'Write the board.', '--mcp-config', config, '--strict-mcp-config', '--tools', 'Read,Grep,Glob', '--allowedTools', allowed, '--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5'], dir, {
-          ...process.env,
-          HOME: home,
-          ANTHROPIC_BASE_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}`,
-          ANTHROPIC_API_KEY: 'sk-scripted',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        });
+        const out = await run(
+          bin!,
+          [
+            '-p',
+            'Write the board.',
+            '--mcp-config',
+            config,
+            '--strict-mcp-config',
+            '--tools',
+            'Read,Grep,Glob',
+            '--allowedTools',
+            allowed,
+            '--output-format',
+            'stream-json',
+            '--verbose',
+            '--model',
+            'claude-sonnet-4-5',
+          ],
+          dir,
+          {
+            ...process.env,
+            HOME: home,
+            ANTHROPIC_BASE_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}`,
+            ANTHROPIC_API_KEY: 'sk-scripted',
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
+        );
         assert.equal(out.code, 0, out.stderr);
         assert.match(out.stdout, /"name":"rennet","status":"connected"/);
         assert.match(out.stdout, /nearest changed range: src\/app\.ts:2-8/);
@@ -176,9 +214,19 @@ describe('seat server with the real vendor CLIs (opt-in)', function () {
         const out = await run(
           bin!,
           [
-            'exec', '--json', '--skip-git-repo-check', '-s', 'read-only', '-m', 'scripted', '-c', 'model_provider=fake',
-            '-c', `model_providers.fake={name="fake",base_url="http://127.0.0.1:${port}/v1",env_key="FAKE_KEY",wire_api="responses"}`,
-            '-c', `mcp_servers.rennet={url="${url}",http_headers={"x-rennet-seat-secret"="${secret}"},default_tools_approval_mode="approve"}`,
+            'exec',
+            '--json',
+            '--skip-git-repo-check',
+            '-s',
+            'read-only',
+            '-m',
+            'scripted',
+            '-c',
+            'model_provider=fake',
+            '-c',
+            `model_providers.fake={name="fake",base_url="http://127.0.0.1:${port}/v1",env_key="FAKE_KEY",wire_api="responses"}`,
+            '-c',
+            `mcp_servers.rennet={url="${url}",http_headers={"x-rennet-seat-secret"="${secret}"},default_tools_approval_mode="approve"}`,
             'Write the board.',
           ],
           dir,

@@ -91,9 +91,7 @@ describe('seat MCP server (real capture, real SDK client, loopback HTTP)', funct
   it('writes a board with citations, answers finish with pointers, and settles once they are fixed', async () => {
     const frameCount = frames.length;
     const citeId = mintedId(await callTool(client, 'cite', { path: 'src/app.ts', side: 'head', start_line: 4, end_line: 6, label: 'first change' }));
-    const sectionId = mintedId(
-      await callTool(client, 'add_section', { title: 'Reading order', body_markdown: 'The change renames two lines of the module.' }),
-    );
+    const sectionId = mintedId(await callTool(client, 'add_section', { title: 'Reading order', body_markdown: 'The change renames two lines of the module.' }));
     const stepId = mintedId(
       await callTool(client, 'add_order_step', {
         title: 'Line five changes',

@@ -180,7 +180,10 @@ describe('every harness gives a seat the read tools (a scripted model that must 
     rig = await reviewerRig();
     const server = await startAnthropicServer({ seats: { [SEAT.seatId]: STEPS } });
     const home = tempDir('rennet-read-claude-');
-    closers.push(() => server.close(), () => removeDir(home));
+    closers.push(
+      () => server.close(),
+      () => removeDir(home),
+    );
     await expectReadTurn(new ClaudeCodeHarness({ bin, model: 'scripted-model', env: claudeTestEnv(home, server.origin, newMark()) }), rig, () => server.requestsTo('/v1/messages'));
   });
 
@@ -190,7 +193,10 @@ describe('every harness gives a seat the read tools (a scripted model that must 
     const server = await startOpenAiServer({ seats: { [SEAT.seatId]: STEPS } });
     const home = tempDir('rennet-read-codex-');
     codexTestHome(home, server.baseUrl);
-    closers.push(() => server.close(), () => removeDir(home));
+    closers.push(
+      () => server.close(),
+      () => removeDir(home),
+    );
     await expectReadTurn(new CodexHarness({ bin, model: 'scripted-model', env: codexTestEnv(home, newMark()) }), rig, () => server.requestsTo('/v1/responses'));
   });
 });

@@ -59,8 +59,13 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     }
   }
   const authorGit = (...args: string[]) =>
-    execFileP('git', args, { cwd: author, env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'Alice', GIT_AUTHOR_EMAIL: 'alice@example.com', GIT_COMMITTER_NAME: 'Alice', GIT_COMMITTER_EMAIL: 'alice@example.com' }), encoding: 'utf8' }).then((r) => r.stdout.trim());
-  const reviewsOf = (number: number) => forge.reviews({ ...PR, number }) as Array<{ id: number; body: string; state: string; commit_id: string; user: { login: string }; comments: Array<Record<string, unknown>> }>;
+    execFileP('git', args, {
+      cwd: author,
+      env: isolatedCliEnv({ GIT_AUTHOR_NAME: 'Alice', GIT_AUTHOR_EMAIL: 'alice@example.com', GIT_COMMITTER_NAME: 'Alice', GIT_COMMITTER_EMAIL: 'alice@example.com' }),
+      encoding: 'utf8',
+    }).then((r) => r.stdout.trim());
+  const reviewsOf = (number: number) =>
+    forge.reviews({ ...PR, number }) as Array<{ id: number; body: string; state: string; commit_id: string; user: { login: string }; comments: Array<Record<string, unknown>> }>;
 
   /** The closure seat's conversation: every request whose prompt is the closure seat's. */
   const closureSeat = (body: Record<string, unknown>, raw: string) => (Array.isArray(body.tools) && body.tools.length > 0 && raw.includes('# Rennet: prior items') ? 'closures' : null);
@@ -117,7 +122,10 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     const H1 = src.head('feature');
     const first = await firstReview(1, 'src/retry.ts', 8);
     assert.deepEqual([first.state, first.commit_id, first.user.login], ['CHANGES_REQUESTED', H1, 'bob']);
-    assert.deepEqual(first.comments.map((c) => [c['path'], c['line'], c['side'], c['body']]), [['src/retry.ts', 8, 'RIGHT', ASKED]]);
+    assert.deepEqual(
+      first.comments.map((c) => [c['path'], c['line'], c['side'], c['body']]),
+      [['src/retry.ts', 8, 'RIGHT', ASKED]],
+    );
 
     // The author fixes line 8 and pushes to the request's branch.
     await authorGit('checkout', '--quiet', 'feature');
@@ -141,7 +149,9 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     const model = await modelServer([
       { toolCalls: [{ name: 'read_prior_items', input: { page: 1 } }] },
       { toolCalls: [{ name: 'read_diff', input: { path: 'src/retry.ts' } }] },
-      { toolCalls: [{ name: 'submit_closures', input: { closures: [{ itemId: 'R1', closure: 'resolved', evidenceIds: [unit.id], reason: 'The wait now runs only when another attempt follows.' }] } }] },
+      {
+        toolCalls: [{ name: 'submit_closures', input: { closures: [{ itemId: 'R1', closure: 'resolved', evidenceIds: [unit.id], reason: 'The wait now runs only when another attempt follows.' }] } }],
+      },
       { text: 'Done.' },
     ]);
     const reportFile = join(dir, 'rereview.json');
@@ -157,7 +167,16 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     const item = report.priorItems![0]!;
     assert.deepEqual(
       { ...item, evidence: item.evidence },
-      { id: 'R1', path: 'src/retry.ts', line: 8, text: ASKED, severity: 'blocker', closure: 'resolved', reason: 'The wait now runs only when another attempt follows.', evidence: [{ path: 'src/retry.ts', side: 'head', line: 8 }] },
+      {
+        id: 'R1',
+        path: 'src/retry.ts',
+        line: 8,
+        text: ASKED,
+        severity: 'blocker',
+        closure: 'resolved',
+        reason: 'The wait now runs only when another attempt follows.',
+        evidence: [{ path: 'src/retry.ts', side: 'head', line: 8 }],
+      },
     );
     const atHead = (await authorGit('show', `${H2}:src/retry.ts`)).split('\n');
     assert.equal(atHead[item.evidence[0]!.line - 1], FIXED, 'the evidence is the fix’s added line at H2');
@@ -168,7 +187,10 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     const results = openAiToolResults(turns.at(-1)!.body ?? {});
     assert.equal(results.length, 3);
     assert.ok(results[0]!.text.includes(`"id":"${unit.id}"`) && results[0]!.text.includes('"items":[{"id":"R1"'), results[0]!.text);
-    assert.ok(results[1]!.text.split('\n').some((l) => l.startsWith('+') && l.endsWith(FIXED.trimStart())), results[1]!.text);
+    assert.ok(
+      results[1]!.text.split('\n').some((l) => l.startsWith('+') && l.endsWith(FIXED.trimStart())),
+      results[1]!.text,
+    );
     assert.match(results[2]!.text, /^The closures are accepted: 1 of 1 items resolved/);
     const firstPrompt = JSON.stringify((turns[0]!.body?.messages as unknown[] | undefined) ?? []);
     assert.ok(!firstPrompt.includes(ASKED) && !firstPrompt.includes(H1), 'nothing of the request is in the prompt: the items arrive as tool results');
@@ -289,10 +311,30 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     const L2 = await authorGit('rev-parse', 'HEAD');
 
     const finding = (severity: string, title: string, anchor: string) => ({
-      toolCalls: [{ name: 'add_finding', input: { severity, category: 'correctness', title, body_markdown: 'Callers read the wrong limit.', remedy_markdown: 'Read the limit from the config.', anchor: [anchor], parent_id: '$s', origin: 'other', agreement: 'solo', score: 70 } }],
+      toolCalls: [
+        {
+          name: 'add_finding',
+          input: {
+            severity,
+            category: 'correctness',
+            title,
+            body_markdown: 'Callers read the wrong limit.',
+            remedy_markdown: 'Read the limit from the config.',
+            anchor: [anchor],
+            parent_id: '$s',
+            origin: 'other',
+            agreement: 'solo',
+            score: 70,
+          },
+        },
+      ],
     });
     const model = await modelServer(
-      [{ toolCalls: [{ name: 'read_prior_items', input: { page: 1 } }] }, { toolCalls: [{ name: 'submit_closures', input: { closures: [{ itemId: 'R1', closure: 'open', evidenceIds: [], reason: 'L12 was not touched since.' }] } }] }, { text: 'Done.' }],
+      [
+        { toolCalls: [{ name: 'read_prior_items', input: { page: 1 } }] },
+        { toolCalls: [{ name: 'submit_closures', input: { closures: [{ itemId: 'R1', closure: 'open', evidenceIds: [], reason: 'L12 was not touched since.' }] } }] },
+        { text: 'Done.' },
+      ],
       {
         'flagged:reviewer': [{ toolCalls: [{ name: 'submit_findings', input: { findings_markdown: '# Findings\n\n- src/limits.ts:6 and src/limits.ts:8 raise limits.\n' } }] }, { text: 'Done.' }],
         'flagged:compiler': [
@@ -312,7 +354,10 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     const reportFile = join(dir, 'merged.json');
     const rereviewed = await rennet(['review', '--repo', work, '--pr', String(number), '--since-last-review', ...harness(model), '--json', reportFile]);
     assert.equal(rereviewed.code, 0, rereviewed.stderr);
-    assert.ok(rereviewed.stderr.includes(`The delta since your review at ${L1.slice(0, 7)} is reviewed (inside 1 merge, only what was resolved there counts).\nPrior review: 0 of 1 resolved\n`), rereviewed.stderr);
+    assert.ok(
+      rereviewed.stderr.includes(`The delta since your review at ${L1.slice(0, 7)} is reviewed (inside 1 merge, only what was resolved there counts).\nPrior review: 0 of 1 resolved\n`),
+      rereviewed.stderr,
+    );
     const report = ReviewReport.parse(JSON.parse(readFileSync(reportFile, 'utf8')));
     assert.deepEqual(report.delta, { kind: 'ancestor', from: L1, to: L2, reason: null });
     assert.equal(report.head, L2);
@@ -320,8 +365,15 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     const workGit = (...args: string[]) => execFileP('git', args, { cwd: work, env: isolatedCliEnv({}), encoding: 'utf8' }).then((r) => r.stdout.trim());
     assert.notEqual(report.base, L1);
     assert.equal(await workGit('rev-parse', `${report.base}^`), L1);
-    assert.equal(await workGit('show', `${report.base}:src/limits.ts`), LIMITS.replace('export const L6 = 6;', 'export const L6 = 60;').replace('export const L12 = 12;', 'export const L12 = 1200;').trimEnd(), 'the author base: the reviewed L12 and the base’s L6, not the author’s L8');
-    assert.deepEqual(report.priorItems?.map((i) => [i.id, i.line, i.closure, i.reason]), [['R1', 12, 'open', 'L12 was not touched since.']]);
+    assert.equal(
+      await workGit('show', `${report.base}:src/limits.ts`),
+      LIMITS.replace('export const L6 = 6;', 'export const L6 = 60;').replace('export const L12 = 12;', 'export const L12 = 1200;').trimEnd(),
+      'the author base: the reviewed L12 and the base’s L6, not the author’s L8',
+    );
+    assert.deepEqual(
+      report.priorItems?.map((i) => [i.id, i.line, i.closure, i.reason]),
+      [['R1', 12, 'open', 'L12 was not touched since.']],
+    );
 
     // What the Flagged compiler read: only the author's file, one line changed (L8); nothing of the base's.
     const compiler = model.requests.filter((r) => r.seat === 'flagged:compiler');
@@ -333,10 +385,18 @@ describe('rennet review --since-last-review (built dist/cli.js) against the fake
     const flagged = report.boards.find((b) => b.lens === 'flagged')!;
     assert.equal(flagged.state, 'settled', `${JSON.stringify(flagged.failure)}\n${rereviewed.stderr}`);
     const els = flagged.elements as Array<Record<string, unknown>>;
-    assert.deepEqual(els.filter((e) => e['kind'] === 'finding').map((e) => [e['severity'], e['title']]), [['blocker', 'L6 overflows the buffer'], ['minor', 'L8 is too high']]);
+    assert.deepEqual(
+      els.filter((e) => e['kind'] === 'finding').map((e) => [e['severity'], e['title']]),
+      [
+        ['blocker', 'L6 overflows the buffer'],
+        ['minor', 'L8 is too high'],
+      ],
+    );
     assert.deepEqual(
       els.filter((e) => e['kind'] === 'callout' && e['author'] === 'host').map((e) => e['markdown']),
-      [`1 finding outside the fix delta below blocker was left out: a re-review keeps a new finding on lines the author did not change since ${L1.slice(0, 7)} only when it is a blocker — “L6 is too high” (major; src/limits.ts:6).`],
+      [
+        `1 finding outside the fix delta below blocker was left out: a re-review keeps a new finding on lines the author did not change since ${L1.slice(0, 7)} only when it is a blocker — “L6 is too high” (major; src/limits.ts:6).`,
+      ],
     );
   });
 });

@@ -188,7 +188,10 @@ describe('an interrupted generation resumes: settled lanes are not drafted again
     for (const seat of SETTLED_SEATS) assert.equal(after[seat], before[seat], `${seat} was asked again after the restart`);
     assert.ok(after['sequence:drafter']! > before['sequence:drafter']!, 'Sequence was drafted again');
     assert.ok(after['noise:drafter']! > 0, 'Noise was drafted');
-    assert.ok(second.logs.some((l) => l.includes(`generation ${generationId}`) && /resuming \(kept with no model call: design, decisions, flagged; drafting again: sequence, noise\)/.test(l)), second.logs.join('\n'));
+    assert.ok(
+      second.logs.some((l) => l.includes(`generation ${generationId}`) && /resuming \(kept with no model call: design, decisions, flagged; drafting again: sequence, noise\)/.test(l)),
+      second.logs.join('\n'),
+    );
     assert.ok(last.spend.some((s) => s.seat === 'design:drafter') && last.spend.some((s) => s.seat.startsWith('sequence:')), 'the spend of both runs is kept');
     assert.ok(!existsSync(claim), 'the claim is released when the run ends');
     assert.ok(!second.logs.join('\n').includes(SECRET) && !host.stderr().includes(SECRET));

@@ -48,8 +48,15 @@ describe('rennet review: lenses, JSON report and HTML page (built dist/cli.js)',
     assert.equal(run.code, 0, run.stderr);
 
     const report = ReviewReport.parse(JSON.parse(readFileSync(json, 'utf8')));
-    assert.deepEqual(report.boards.map((b) => b.lens), [...LENSES]);
-    assert.deepEqual(report.boards.map((b) => b.state), ['settled', 'settled', 'settled', 'settled', 'settled'], JSON.stringify(report.boards.map((b) => b.failure)));
+    assert.deepEqual(
+      report.boards.map((b) => b.lens),
+      [...LENSES],
+    );
+    assert.deepEqual(
+      report.boards.map((b) => b.state),
+      ['settled', 'settled', 'settled', 'settled', 'settled'],
+      JSON.stringify(report.boards.map((b) => b.failure)),
+    );
     assert.equal(report.head, repo.head('feature'));
     assert.match(report.generation, /^g-[0-9a-f]{16}$/);
     const noise = report.boards[4]!;
@@ -84,7 +91,10 @@ describe('rennet review: lenses, JSON report and HTML page (built dist/cli.js)',
     const run = rennet(['review', '--repo', repo.dir, '--json', json], dataDir);
     assert.equal(run.code, 0, run.stderr);
     const report = ReviewReport.parse(JSON.parse(readFileSync(json, 'utf8')));
-    assert.deepEqual(report.boards.map((b) => b.state), ['failed', 'failed', 'failed', 'failed', 'failed']);
+    assert.deepEqual(
+      report.boards.map((b) => b.state),
+      ['failed', 'failed', 'failed', 'failed', 'failed'],
+    );
     for (const board of report.boards.slice(0, 4)) {
       assert.match(board.failure!.message, /no model harness is configured/);
       assert.match(board.failure!.message, /claude not found on PATH; codex not found on PATH/);
@@ -110,7 +120,13 @@ describe('rennet review: lenses, JSON report and HTML page (built dist/cli.js)',
       const report = ReviewReport.parse(JSON.parse(readFileSync(json, 'utf8')));
       assert.deepEqual(
         report.boards.map((b) => [b.state, b.absence]),
-        [['settled', null], ['absent', 'spec-only'], ['absent', 'spec-only'], ['absent', 'spec-only'], ['absent', 'spec-only']],
+        [
+          ['settled', null],
+          ['absent', 'spec-only'],
+          ['absent', 'spec-only'],
+          ['absent', 'spec-only'],
+          ['absent', 'spec-only'],
+        ],
       );
       assert.equal(report.boards[0]!.document.title, 'add-two-factor-auth');
       assert.equal(report.boards[0]!.document.proseRegister, 'transcribed');

@@ -85,7 +85,10 @@ describe('rennet review --harness NAME through the built CLI, against scripted m
     assert.equal(run.code, 0, run.stderr);
     const report = ReviewReport.parse(JSON.parse(readFileSync(json, 'utf8')));
     for (const board of report.boards) assert.equal(board.state, 'settled', `${board.lens}: ${JSON.stringify(board.failure)}\n${run.stderr}`);
-    assert.deepEqual(report.boards.map((b) => b.lens), [...LENSES]);
+    assert.deepEqual(
+      report.boards.map((b) => b.lens),
+      [...LENSES],
+    );
     for (const s of report.spend) assert.equal(s.harness, expectHarness, `${s.seat} ran on ${s.harness}`);
     assert.ok(report.spend.length >= 6, 'a turn per seat');
     const finding = report.boards[3]!.elements.find((e) => e.kind === 'finding') as { title?: string } | undefined;
@@ -99,7 +102,10 @@ describe('rennet review --harness NAME through the built CLI, against scripted m
     anthropic = await startAnthropicServer({ seats: script(regionsOf(change.patchset), 'claude') }, { seatOf: seatOfHeader });
     const report = await review(['--harness', 'anthropic', '--base-url', anthropic.origin, '--model', 'scripted-model'], { ANTHROPIC_API_KEY: '' }, 'anthropic');
     for (const s of report.spend) assert.ok((s.inputTokens ?? 0) > 0, `${s.seat} reports usage`);
-    assert.ok(anthropic.requests.every((r) => !('x-api-key' in r.headers)), 'no key is sent to a loopback server when none is set');
+    assert.ok(
+      anthropic.requests.every((r) => !('x-api-key' in r.headers)),
+      'no key is sent to a loopback server when none is set',
+    );
   });
 
   it('openai: chat completions at --base-url with --model', async () => {

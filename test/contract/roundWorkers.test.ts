@@ -188,7 +188,8 @@ describe('round workers on the real agent CLIs', function () {
     };
     const worker = () => codexWorker({ bin, version: 'test', model: 'scripted-model', env: codexTestEnv(home, mark) });
     const responses = (server: ScriptedOpenAiServer) => server.requestsTo('/v1/responses').filter((r) => r.seat !== null);
-    const outputs = (request: RecordedRequest | undefined) => ((request?.body?.input ?? []) as Array<{ type?: string; output?: unknown }>).filter((i) => i.type === 'function_call_output').map((i) => String(i.output));
+    const outputs = (request: RecordedRequest | undefined) =>
+      ((request?.body?.input ?? []) as Array<{ type?: string; output?: unknown }>).filter((i) => i.type === 'function_call_output').map((i) => String(i.output));
     const EDIT_AND_COMMIT: Step[] = [
       { toolCalls: [{ name: 'exec_command', input: { cmd: `cat ${ORDER_PATH}` } }] },
       { toolCalls: [{ name: 'exec_command', input: { cmd: `printf '%s\\n' "export const greeting = 'Hello, round';" > src/greet.ts` } }] },
@@ -211,16 +212,25 @@ describe('round workers on the real agent CLIs', function () {
       const first = sent[0];
       // Offered: its shell (exec_command); no MCP namespace (the lens seats' is `mcp__rennet`).
       const tools = (first?.body?.tools ?? []) as Array<{ type?: string; name?: string }>;
-      assert.ok(tools.some((t) => t.name === 'exec_command'), JSON.stringify(tools.map((t) => t.name)));
+      assert.ok(
+        tools.some((t) => t.name === 'exec_command'),
+        JSON.stringify(tools.map((t) => t.name)),
+      );
       assert.ok(!tools.some((t) => (t.name ?? '').startsWith('mcp__')), JSON.stringify(tools.map((t) => t.name)));
       // Codex tells the model its sandbox.
       assert.match(JSON.stringify(first?.body?.input), /`sandbox_mode` is `workspace-write`/);
       const userTexts = ((first?.body?.input ?? []) as Array<{ type?: string; role?: string; content?: Array<{ text?: string }> }>)
         .filter((i) => i.type === 'message' && i.role === 'user')
         .map((i) => (i.content ?? []).map((c) => c.text ?? '').join(''));
-      assert.ok(userTexts.some((t) => t.includes(ORDER_PATH)), 'the prompt names the work order');
+      assert.ok(
+        userTexts.some((t) => t.includes(ORDER_PATH)),
+        'the prompt names the work order',
+      );
       assert.ok(!(first?.raw ?? '').includes(ASK_TEXT), 'no ask text in the first request');
-      assert.ok(outputs(sent[1]).some((o) => o.includes(ASK_TEXT)), 'the work order was read');
+      assert.ok(
+        outputs(sent[1]).some((o) => o.includes(ASK_TEXT)),
+        'the work order was read',
+      );
       const commitOutput = outputs(sent[3]).at(-1) ?? '';
       assert.match(commitOutput, /Process exited with code 0/, commitOutput);
       assert.ok(!/Read-only file system/.test(commitOutput), commitOutput);
@@ -290,7 +300,10 @@ describe('round workers on the real agent CLIs', function () {
       const codex = realBin(this, 'RENNET_CODEX_BIN');
       const env = { RENNET_CLAUDE_BIN: claude, RENNET_CODEX_BIN: codex };
       const versions = await Promise.all([workerVersion(claude), workerVersion(codex)]);
-      assert.ok(versions.every((v) => v.ok && /^\d+\.\d+\.\d+/.test(v.value)), JSON.stringify(versions));
+      assert.ok(
+        versions.every((v) => v.ok && /^\d+\.\d+\.\d+/.test(v.value)),
+        JSON.stringify(versions),
+      );
       const ports = await Promise.all([workerFromFlag('claude-code', { env }), workerFromFlag('codex', { env })]);
       const workers = ports.map((p) => (p.ok ? (p.value as WorkerPort).worker : p.error.message));
       assert.deepEqual(workers, [
@@ -303,10 +316,16 @@ describe('round workers on the real agent CLIs', function () {
       const env = { PATH: '/nonexistent', RENNET_CLAUDE_BIN: '', RENNET_CODEX_BIN: '' };
       const claude = await cliWorker('claude-code', { env });
       assert.equal(claude.ok, false);
-      assert.equal(!claude.ok && claude.error.message, 'the claude-code worker needs Claude Code, which is not available here (claude not found on PATH): install it (npm install -g @anthropic-ai/claude-code) and log in, or point RENNET_CLAUDE_BIN at its executable');
+      assert.equal(
+        !claude.ok && claude.error.message,
+        'the claude-code worker needs Claude Code, which is not available here (claude not found on PATH): install it (npm install -g @anthropic-ai/claude-code) and log in, or point RENNET_CLAUDE_BIN at its executable',
+      );
       const codex = await workerFromFlag('codex', { env: { ...env, RENNET_CODEX_BIN: '/nonexistent/codex' } });
       assert.equal(codex.ok, false);
-      assert.match(!codex.ok ? codex.error.message : '', /^the codex worker needs Codex, which is not available here \(RENNET_CODEX_BIN=\/nonexistent\/codex: not found or not executable\): install it \(npm install -g @openai\/codex\)/);
+      assert.match(
+        !codex.ok ? codex.error.message : '',
+        /^the codex worker needs Codex, which is not available here \(RENNET_CODEX_BIN=\/nonexistent\/codex: not found or not executable\): install it \(npm install -g @openai\/codex\)/,
+      );
     });
   });
 });
@@ -318,7 +337,10 @@ function oneGroup(mark: string): number {
   const groups = [...new Set(procs.map((p) => p.pgid))];
   assert.equal(groups.length, 1, `one process group: ${JSON.stringify(procs)}`);
   const pgid = groups[0] as number;
-  assert.ok(procs.some((p) => p.pid === pgid), 'the CLI leads its own group');
+  assert.ok(
+    procs.some((p) => p.pid === pgid),
+    'the CLI leads its own group',
+  );
   assert.notEqual(pgid, ownPgid(), 'not the test process group');
   return pgid;
 }

@@ -112,8 +112,33 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     assert.equal(onlyQuestions.code, 3);
     assert.match(onlyQuestions.stderr, /Only questions and approvals are staged/);
 
-    const rename = JSON.parse((await rennet(['ask', '--repo', repo.dir, '--branch', 'feature', '--base', 'main', '--intent', 'request-change', '--path', 'src/app.js', '--line', '3', '--end-line', '4', '--text', 'Call it total, not sum.', '--json'])).stdout) as { ask: string };
-    const changelog = JSON.parse((await rennet(['ask', '--repo', repo.dir, '--branch', 'feature', '--base', 'main', '--intent', 'comment', '--text', 'Add a changelog entry.', '--json'])).stdout) as { ask: string };
+    const rename = JSON.parse(
+      (
+        await rennet([
+          'ask',
+          '--repo',
+          repo.dir,
+          '--branch',
+          'feature',
+          '--base',
+          'main',
+          '--intent',
+          'request-change',
+          '--path',
+          'src/app.js',
+          '--line',
+          '3',
+          '--end-line',
+          '4',
+          '--text',
+          'Call it total, not sum.',
+          '--json',
+        ])
+      ).stdout,
+    ) as { ask: string };
+    const changelog = JSON.parse((await rennet(['ask', '--repo', repo.dir, '--branch', 'feature', '--base', 'main', '--intent', 'comment', '--text', 'Add a changelog entry.', '--json'])).stdout) as {
+      ask: string;
+    };
 
     // The manifest: the app.js hunk (anchored on its first added line) and the new CHANGELOG.md.
     const app = expected.find((u) => u.path === 'src/app.js' && u.kind === 'text-hunk');
@@ -164,7 +189,13 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     assert.equal(repo.git('log', '-1', '--format=%s', 'feature'), 'Name the sum total; add a changelog');
     assert.deepEqual(round.diff, { files: 2, additions: 5, deletions: 2 });
     // The report in dispatch order, each anchor an added line of the round's own diff, as git shows it.
-    assert.deepEqual(round.report?.outcomes.map((o) => [o.ask, o.outcome]), [[rename.ask, 'addressed'], [changelog.ask, 'addressed']]);
+    assert.deepEqual(
+      round.report?.outcomes.map((o) => [o.ask, o.outcome]),
+      [
+        [rename.ask, 'addressed'],
+        [changelog.ask, 'addressed'],
+      ],
+    );
     const anchor = round.report!.outcomes[0]!.evidence[0]!;
     assert.deepEqual([anchor.path, anchor.side], ['src/app.js', 'head']);
     assert.equal(repo.git('show', `feature:src/app.js`).split('\n')[anchor.line - 1], '  const total = a + b;');
@@ -172,9 +203,13 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     // The seat read the evidence before it reported; nothing of the change was in its prompt.
     const turns = server.requests.filter((r) => r.seat === 'report');
     const results = turns.flatMap((r) => openAiToolResults(r.body ?? {}));
-    assert.ok(results.some((r) => r.text.includes(app.id) && r.text.includes('const total')), 'read_evidence answered the manifest');
+    assert.ok(
+      results.some((r) => r.text.includes(app.id) && r.text.includes('const total')),
+      'read_evidence answered the manifest',
+    );
     const offered = JSON.stringify(turns[0]?.body?.tools ?? []);
-    for (const name of ['list_changes', 'read_diff', 'read_file', 'search_code', 'read_context', 'read_evidence', 'submit_report']) assert.ok(offered.includes(`"${name}"`), `the report seat was not offered ${name}`);
+    for (const name of ['list_changes', 'read_diff', 'read_file', 'search_code', 'read_context', 'read_evidence', 'submit_report'])
+      assert.ok(offered.includes(`"${name}"`), `the report seat was not offered ${name}`);
     const diff = results.find((r) => r.text.startsWith('src/app.js — modified'));
     assert.ok(diff, `read_diff was not answered: ${JSON.stringify(results.map((r) => r.text.slice(0, 80)))}`);
     assert.match(diff.text, /^\+ +3 \| {3}const total = a \+ b;$/m, `read_diff does not carry the successor's added line:\n${diff.text}`);
@@ -192,7 +227,10 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     assert.ok(!/\?\? /.test(repo.git('status', '--porcelain')), 'the context directory stays out of git status');
     // The ledger.
     const rounds = JSON.parse((await rennet(['rounds', '--repo', repo.dir, '--base', 'main', '--json'])).stdout) as { rounds: Array<{ round: number; state: string }> };
-    assert.deepEqual(rounds.rounds.map((r) => [r.round, r.state]), [[1, 'returned']]);
+    assert.deepEqual(
+      rounds.rounds.map((r) => [r.round, r.state]),
+      [[1, 'returned']],
+    );
     const again = await rennet(['round', '--repo', repo.dir, '--base', 'main', '--worker', `scripted:${workerFile}`, ...harness(idle)]);
     assert.equal(again.code, 3, 'the dispatched asks were consumed: only the question is left');
     assert.match(again.stderr, /Only questions and approvals are staged/);
@@ -202,7 +240,9 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     const WORKER2 = { steps: [{ write: { path: 'README.md', content: '# app\n\nAdds numbers.\n' } }, { commit: 'Describe the app' }] };
     const file2 = join(data, 'worker2.json');
     writeFileSync(file2, JSON.stringify(WORKER2));
-    const ask = JSON.parse((await rennet(['ask', '--repo', repo.dir, '--branch', 'feature', '--base', 'main', '--intent', 'comment', '--text', 'Say what the app does in the README.', '--json'])).stdout) as { ask: string };
+    const ask = JSON.parse(
+      (await rennet(['ask', '--repo', repo.dir, '--branch', 'feature', '--base', 'main', '--intent', 'comment', '--text', 'Say what the app does in the README.', '--json'])).stdout,
+    ) as { ask: string };
     const liar = await reportServer([
       { toolCalls: [{ name: 'read_evidence', input: {} }] },
       { toolCalls: [{ name: 'submit_report', input: { outcomes: [{ askId: ask.ask, outcome: 'addressed', evidenceIds: ['ev-0000000000000000'], note: 'Done.' }], beyond: [] } }] },
@@ -217,7 +257,13 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     assert.equal(round.range.to, head, 'the worker’s commit is measured and kept');
     // The ask is still staged (a third dispatch would take it), and nothing was consumed.
     const rounds = JSON.parse((await rennet(['rounds', '--repo', repo.dir, '--base', 'main', '--json'])).stdout) as { rounds: Array<{ round: number; state: string }> };
-    assert.deepEqual(rounds.rounds.map((r) => [r.round, r.state]), [[1, 'returned'], [2, 'failed']]);
+    assert.deepEqual(
+      rounds.rounds.map((r) => [r.round, r.state]),
+      [
+        [1, 'returned'],
+        [2, 'failed'],
+      ],
+    );
 
     // Retry with a truthful report. Its evidence id is the README hunk's, from the diff git shows for the round's commit.
     const handle = await openRepo(repo.dir);
@@ -228,7 +274,11 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     assert.ok(manifest.ok && manifest.value.length === 1, JSON.stringify(manifest));
     const truthful = await reportServer([
       { toolCalls: [{ name: 'read_evidence', input: {} }] },
-      { toolCalls: [{ name: 'submit_report', input: { outcomes: [{ askId: ask.ask, outcome: 'addressed', evidenceIds: [manifest.value[0]!.id], note: 'The README says the app adds numbers.' }], beyond: [] } }] },
+      {
+        toolCalls: [
+          { name: 'submit_report', input: { outcomes: [{ askId: ask.ask, outcome: 'addressed', evidenceIds: [manifest.value[0]!.id], note: 'The README says the app adds numbers.' }], beyond: [] } },
+        ],
+      },
       { text: 'Done.' },
     ]);
     const retried = await rennet(['round', '--repo', repo.dir, '--base', 'main', '--worker', `scripted:${file2}`, '--retry', ...harness(truthful), '--json']);
@@ -236,9 +286,19 @@ describe('rennet round: a scripted worker, a verified report, the successor (bui
     const resumed = JSON.parse(retried.stdout) as { round: number; state: string; report: { outcomes: Array<{ ask: string; outcome: string; evidence: Array<{ path: string; line: number }> }> } };
     assert.deepEqual([resumed.round, resumed.state], [2, 'returned'], 'the same round, resumed');
     assert.equal(repo.git('rev-parse', 'feature'), head, 'the worker did not run again (its commit would be a new one)');
-    assert.deepEqual(resumed.report.outcomes.map((o) => [o.ask, o.outcome, o.evidence[0]?.path, o.evidence[0]?.line]), [[ask.ask, 'addressed', 'README.md', 2]], 'anchored on the hunk’s first added line (the blank line before the new sentence)');
+    assert.deepEqual(
+      resumed.report.outcomes.map((o) => [o.ask, o.outcome, o.evidence[0]?.path, o.evidence[0]?.line]),
+      [[ask.ask, 'addressed', 'README.md', 2]],
+      'anchored on the hunk’s first added line (the blank line before the new sentence)',
+    );
     assert.match(repo.git('diff', `${head}~1`, head, '--', 'README.md'), /^@@ -1 \+1,3 @@\n # app\n\+\n\+Adds numbers\.$/m);
     const ledger = JSON.parse((await rennet(['rounds', '--repo', repo.dir, '--base', 'main', '--json'])).stdout) as { rounds: Array<{ round: number; state: string }> };
-    assert.deepEqual(ledger.rounds.map((r) => [r.round, r.state]), [[1, 'returned'], [2, 'returned']]);
+    assert.deepEqual(
+      ledger.rounds.map((r) => [r.round, r.state]),
+      [
+        [1, 'returned'],
+        [2, 'returned'],
+      ],
+    );
   });
 });

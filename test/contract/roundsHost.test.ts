@@ -21,7 +21,13 @@ import { killAndRestart, startHost, type HostUnderTest } from './hostProcess';
  * drafted once more and verified, the round returns.
  */
 
-const config = (server: ScriptedOpenAiServer): HarnessConfig => ({ default: 'none', lenses: { design: 'openai' }, vscodeLm: {}, openai: { baseUrl: server.baseUrl, model: 'scripted-model' }, anthropic: {} });
+const config = (server: ScriptedOpenAiServer): HarnessConfig => ({
+  default: 'none',
+  lenses: { design: 'openai' },
+  vscodeLm: {},
+  openai: { baseUrl: server.baseUrl, model: 'scripted-model' },
+  anthropic: {},
+});
 const reporter = (body: Record<string, unknown>, raw: string) => (Array.isArray(body.tools) && body.tools.length > 0 && raw.includes('# Rennet: round report') ? 'report' : null);
 
 async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
@@ -83,7 +89,16 @@ describe('rennet/rounds/* over JSON-RPC (built dist/host.js): dispatch, phases, 
     assert.ok(opened.ok, opened.ok ? '' : opened.error.message);
     const sessionId = opened.value.snapshot.session.id;
     const patchsetId = opened.value.snapshot.patchset!.id;
-    const staged = await host.connection.sendRequest(AsksCommand, { sessionId, command: { type: 'stage', anchor: { kind: 'line', patchsetId, path: 'notes.txt', side: 'head', startLine: 2, endLine: 2 }, text: 'Count on to three.', intent: 'request-change', lane: 'changes' } });
+    const staged = await host.connection.sendRequest(AsksCommand, {
+      sessionId,
+      command: {
+        type: 'stage',
+        anchor: { kind: 'line', patchsetId, path: 'notes.txt', side: 'head', startLine: 2, endLine: 2 },
+        text: 'Count on to three.',
+        intent: 'request-change',
+        lane: 'changes',
+      },
+    });
     assert.ok(staged.ok, staged.ok ? '' : staged.error.message);
     const askId = staged.value.event.type === 'stage' ? staged.value.event.askId : '';
 
@@ -92,12 +107,19 @@ describe('rennet/rounds/* over JSON-RPC (built dist/host.js): dispatch, phases, 
     assert.ok(order.value.markdown.includes('> Count on to three.') && order.value.asks[0] === askId && order.value.workspace.root === repo.dir);
 
     // The report seat reads, then stalls before handing in: the host is killed in that window.
-    const slow = await startOpenAiServer({ seats: { report: [{ toolCalls: [{ name: 'read_evidence', input: {} }] }, { toolCalls: [{ name: 'submit_report', input: {} }], delayMs: 60_000 } as Step] } }, { seatOf: reporter });
+    const slow = await startOpenAiServer(
+      { seats: { report: [{ toolCalls: [{ name: 'read_evidence', input: {} }] }, { toolCalls: [{ name: 'submit_report', input: {} }], delayMs: 60_000 } as Step] } },
+      { seatOf: reporter },
+    );
     servers.push(slow);
     const dispatched = await host.connection.sendRequest(RoundsDispatch, { sessionId, digest: order.value.digest, worker: `scripted:${join(dir, 'worker.json')}`, harness: config(slow) });
     assert.ok(dispatched.ok, dispatched.ok ? '' : dispatched.error.message);
     const roundId = dispatched.value.id;
-    await until(() => slow.requests.filter((r) => r.seat === 'report').length, (n) => n >= 2, 'the report seat to read the evidence and start its second step');
+    await until(
+      () => slow.requests.filter((r) => r.seat === 'report').length,
+      (n) => n >= 2,
+      'the report seat to read the evidence and start its second step',
+    );
     const phases = changes.filter((c) => c.round.id === roundId).map((c) => c.round.phase);
     assert.ok(phases.includes('worker') && phases.includes('commit') && phases.at(-1) === 'verification', JSON.stringify(phases));
     const head = repo.git('rev-parse', 'feature');
@@ -128,13 +150,24 @@ describe('rennet/rounds/* over JSON-RPC (built dist/host.js): dispatch, phases, 
     });
     const retried = await host.connection.sendRequest(RoundsRetry, { sessionId, roundId, worker: 'scripted:unused', harness: config(truthful) });
     assert.ok(retried.ok, retried.ok ? '' : retried.error.message);
-    const ended = await until(() => changes2.filter((c) => c.round.id === roundId).at(-1)?.round, (r) => r !== undefined && r.state !== 'running', 'the retried round to end');
+    const ended = await until(
+      () => changes2.filter((c) => c.round.id === roundId).at(-1)?.round,
+      (r) => r !== undefined && r.state !== 'running',
+      'the retried round to end',
+    );
     assert.equal(ended?.state, 'returned', JSON.stringify(ended?.failure));
     assert.equal(repo.git('rev-parse', 'feature'), head, 'the worker did not run again');
-    assert.deepEqual(ended?.report?.outcomes.map((o) => [o.askId, o.outcome, o.evidence[0]?.path, o.evidence[0]?.line]), [[askId, 'addressed', 'notes.txt', 3]]);
+    assert.deepEqual(
+      ended?.report?.outcomes.map((o) => [o.askId, o.outcome, o.evidence[0]?.path, o.evidence[0]?.line]),
+      [[askId, 'addressed', 'notes.txt', 3]],
+    );
     assert.ok(ended?.generationId, 'the successor generation was started');
     const final = await host.connection.sendRequest(RoundsList, { sessionId });
     assert.ok(final.ok);
-    assert.deepEqual(final.value.map((r: Round) => [r.ordinal, r.state]), [[1, 'returned']], 'one ledger row: the retry resumed the same round');
+    assert.deepEqual(
+      final.value.map((r: Round) => [r.ordinal, r.state]),
+      [[1, 'returned']],
+      'one ledger row: the retry resumed the same round',
+    );
   });
 });

@@ -72,7 +72,13 @@ type Seat = (typeof LENS_SEATS)[number] | typeof ROUND_REPORT_SEAT;
 type Scripts = Partial<Record<Seat, Step[]>>;
 
 const routeByHeader = (body: Record<string, unknown>, raw: string) => (Array.isArray(body.tools) && body.tools.length > 0 ? seatOfPromptHeader(raw) : null);
-const harness = (server: ScriptedOpenAiServer, lenses: HarnessConfig['lenses'] = {}): HarnessConfig => ({ default: 'openai', lenses, vscodeLm: {}, openai: { baseUrl: server.baseUrl, model: 'scripted-model' }, anthropic: {} });
+const harness = (server: ScriptedOpenAiServer, lenses: HarnessConfig['lenses'] = {}): HarnessConfig => ({
+  default: 'openai',
+  lenses,
+  vscodeLm: {},
+  openai: { baseUrl: server.baseUrl, model: 'scripted-model' },
+  anthropic: {},
+});
 const asked = (server: ScriptedOpenAiServer, seat: string) => server.requests.filter((r) => r.seat === seat).length;
 const askedAll = (server: ScriptedOpenAiServer) => Object.fromEntries([...LENS_SEATS, ROUND_REPORT_SEAT].map((s) => [s, asked(server, s)]));
 
@@ -143,7 +149,11 @@ function holdCheckpointAdds(repo: TestRepo, dir: string, path: string): string {
 async function releaseOrphanedAdd(gate: string): Promise<void> {
   const scratch = dirname(readFileSync(`${gate}.held`, 'utf8'));
   rmSync(gate);
-  await until(() => existsSync(`${gate}.released`) && !existsSync(join(scratch, 'index.lock')), (v) => v, 'the orphaned checkpoint add to end');
+  await until(
+    () => existsSync(`${gate}.released`) && !existsSync(join(scratch, 'index.lock')),
+    (v) => v,
+    'the orphaned checkpoint add to end',
+  );
   rmSync(scratch, { recursive: true, force: true });
 }
 
@@ -215,7 +225,13 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
    * A review of codeChange() with its first generation settled on server A, one coding ask staged,
    * and a round dispatched with `worker` (its file in `dir`). `beforeRound` runs just before the dispatch.
    */
-  async function dispatch(options: { worker: unknown[]; report: (askId: string, evidenceId: string) => Step[]; successor?: (turns: ReturnType<typeof lensTurns>) => Scripts; lenses?: HarnessConfig['lenses']; beforeRound?(repo: TestRepo, dir: string): void }): Promise<Scenario & { roundId: string }> {
+  async function dispatch(options: {
+    worker: unknown[];
+    report: (askId: string, evidenceId: string) => Step[];
+    successor?: (turns: ReturnType<typeof lensTurns>) => Scripts;
+    lenses?: HarnessConfig['lenses'];
+    beforeRound?(repo: TestRepo, dir: string): void;
+  }): Promise<Scenario & { roundId: string }> {
     const change = await codeChange();
     const repo = change.repo;
     const dir = tempDir('rennet-rounds-kill-');
@@ -261,7 +277,10 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
     assert.ok(first.ok, first.ok ? '' : first.error.message);
     await settled(host, sessionId, first.value.generationId, logs);
 
-    const staged = await host.connection.sendRequest(AsksCommand, { sessionId, command: { type: 'stage', anchor: { kind: 'line', patchsetId, path: 'src/util.ts', side: 'head', startLine: 5, endLine: 5 }, text: ASK_TEXT, intent: 'request-change', lane: 'changes' } });
+    const staged = await host.connection.sendRequest(AsksCommand, {
+      sessionId,
+      command: { type: 'stage', anchor: { kind: 'line', patchsetId, path: 'src/util.ts', side: 'head', startLine: 5, endLine: 5 }, text: ASK_TEXT, intent: 'request-change', lane: 'changes' },
+    });
     assert.ok(staged.ok, staged.ok ? '' : staged.error.message);
     const askId = staged.value.event.type === 'stage' ? staged.value.event.askId : '';
     script[ROUND_REPORT_SEAT] = options.report(askId, evidenceId);
@@ -276,7 +295,20 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
     const dispatched = await host.connection.sendRequest(RoundsDispatch, { sessionId, digest: order.value.digest, worker: `scripted:${workerFile}`, harness: harness(before, options.lenses) });
     assert.ok(dispatched.ok, dispatched.ok ? '' : dispatched.error.message);
     s = {
-      repo, dir, storeDir, host, logs, sessionId, askId, evidenceId, turns, firstGeneration: first.value.generationId, startHead, before, after: null, workerFile,
+      repo,
+      dir,
+      storeDir,
+      host,
+      logs,
+      sessionId,
+      askId,
+      evidenceId,
+      turns,
+      firstGeneration: first.value.generationId,
+      startHead,
+      before,
+      after: null,
+      workerFile,
       get lmAsked() {
         return lm.asked;
       },
@@ -311,7 +343,10 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
   async function settledAt(roundId: string, phase: string, message: RegExp): Promise<Round> {
     const sc = s as Scenario;
     const listed = await rounds(sc.host, sc.sessionId);
-    assert.deepEqual(listed.map((r) => [r.id, r.ordinal]), [[roundId, 1]]);
+    assert.deepEqual(
+      listed.map((r) => [r.id, r.ordinal]),
+      [[roundId, 1]],
+    );
     const round = listed[0]!;
     assert.deepEqual([round.state, round.failure?.phase, round.failure?.retryable], ['failed', phase, true], JSON.stringify(round));
     assert.match(round.failure?.message ?? '', message);
@@ -323,7 +358,11 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
     // Offered the round's own worker again: a Retry that ran it would rewrite its file (and, mid-turn, wait again).
     const retried = await sc.host.connection.sendRequest(RoundsRetry, { sessionId: sc.sessionId, roundId, worker: `scripted:${sc.workerFile}`, harness: harness(sc.after!) });
     assert.ok(retried.ok, retried.ok ? '' : retried.error.message);
-    const ended = await until(() => rounds(sc.host, sc.sessionId), (r) => r[0]?.state !== 'running', 'the retried round to end');
+    const ended = await until(
+      () => rounds(sc.host, sc.sessionId),
+      (r) => r[0]?.state !== 'running',
+      'the retried round to end',
+    );
     assert.equal(ended[0]?.state, 'returned', `${JSON.stringify(ended[0]?.failure)}\n${sc.logs.join('\n')}`);
     return ended[0]!;
   }
@@ -333,12 +372,23 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
    * commit and its file untouched since, a successor generation with every lane settled and composed
    * against the first, the ask retired once, and every receipt in the store once.
    */
-  async function finish(roundId: string, extraStat: { mtimeMs: number; ino: number } | null, expect: { worker: 'done' | 'lost'; ended: string[]; resumed: number; ledger?: Array<[string, number, string]> }): Promise<GenerationSnapshot> {
+  async function finish(
+    roundId: string,
+    extraStat: { mtimeMs: number; ino: number } | null,
+    expect: { worker: 'done' | 'lost'; ended: string[]; resumed: number; ledger?: Array<[string, number, string]> },
+  ): Promise<GenerationSnapshot> {
     const sc = s as Scenario;
     const listed = await rounds(sc.host, sc.sessionId);
-    assert.deepEqual(listed.map((r) => [r.id, r.ordinal, r.state]), expect.ledger ?? [[roundId, 1, 'returned']], 'one ledger row per round: the same round, returned');
+    assert.deepEqual(
+      listed.map((r) => [r.id, r.ordinal, r.state]),
+      expect.ledger ?? [[roundId, 1, 'returned']],
+      'one ledger row per round: the same round, returned',
+    );
     const round = listed.find((r) => r.id === roundId)!;
-    assert.deepEqual(round.report?.outcomes.map((o) => [o.askId, o.outcome, o.evidence[0]?.path]), [[sc.askId, 'addressed', EXTRA.path]]);
+    assert.deepEqual(
+      round.report?.outcomes.map((o) => [o.askId, o.outcome, o.evidence[0]?.path]),
+      [[sc.askId, 'addressed', EXTRA.path]],
+    );
     assert.equal(round.range?.from, sc.startHead);
     assert.equal(round.fromGenerationId, sc.firstGeneration);
     assert.ok(round.generationId && round.generationId !== sc.firstGeneration, 'a successor generation');
@@ -363,7 +413,10 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
     assert.equal((await generation(sc.host, sc.sessionId, sc.firstGeneration)).status, 'frozen', 'the first generation is frozen');
     const projection = await sc.host.connection.sendRequest(AsksGet, { sessionId: sc.sessionId });
     assert.ok(projection.ok);
-    assert.deepEqual(projection.value.asks.map((a) => [a.id, a.state]), [[sc.askId, 'retired']]);
+    assert.deepEqual(
+      projection.value.asks.map((a) => [a.id, a.state]),
+      [[sc.askId, 'retired']],
+    );
 
     // Every receipt once (phase receipts mark progress and may repeat).
     await sc.host.stop();
@@ -372,14 +425,24 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
       const events = store.readEvents(sc.sessionId);
       const of = (kind: string) => events.filter((e) => e.kind === kind && (e.payload as { round?: string }).round === roundId).map((e) => e.payload as Record<string, unknown>);
       assert.equal(of(ROUND_EVENT_KINDS.started).length, 1);
-      assert.deepEqual(of(ROUND_EVENT_KINDS.checkpoint).map((p) => p.label), ['before', 'after']);
-      assert.deepEqual(of(ROUND_EVENT_KINDS.worker).map((p) => p.outcome), [expect.worker], 'one worker receipt');
+      assert.deepEqual(
+        of(ROUND_EVENT_KINDS.checkpoint).map((p) => p.label),
+        ['before', 'after'],
+      );
+      assert.deepEqual(
+        of(ROUND_EVENT_KINDS.worker).map((p) => p.outcome),
+        [expect.worker],
+        'one worker receipt',
+      );
       assert.equal(of(ROUND_EVENT_KINDS.measured).length, 1);
       assert.equal(of(ROUND_EVENT_KINDS.successor).length, 1);
       assert.equal(of(ROUND_EVENT_KINDS.reported).length, 1);
       assert.equal(of(ROUND_EVENT_KINDS.generation).length, 1);
       assert.equal(of(ROUND_EVENT_KINDS.resumed).length, expect.resumed);
-      assert.deepEqual(of(ROUND_EVENT_KINDS.ended).map((p) => p.state), expect.ended);
+      assert.deepEqual(
+        of(ROUND_EVENT_KINDS.ended).map((p) => p.state),
+        expect.ended,
+      );
       assert.equal(events.filter((e) => e.kind === 'ask.retire').length, 1, 'the ask was retired once');
       assert.deepEqual(
         store.listGenerations(sc.sessionId).map((g) => g.id),
@@ -412,7 +475,11 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
       },
     });
     const sc = s as Scenario;
-    await until(() => existsSync(`${gate}.held`), (held) => held, 'the before checkpoint to reach the held filter');
+    await until(
+      () => existsSync(`${gate}.held`),
+      (held) => held,
+      'the before checkpoint to reach the held filter',
+    );
     const running = await rounds(sc.host, sc.sessionId);
     assert.deepEqual([running[0]?.state, running[0]?.phase], ['running', 'worker']);
     assert.equal(sc.repo.git('rev-parse', 'feature'), sc.startHead, 'the worker has not started');
@@ -420,22 +487,42 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
     await restart({ ...sc.turns, [ROUND_REPORT_SEAT]: reportTurn(sc.askId, sc.evidenceId) });
     await releaseOrphanedAdd(gate);
     const listed = await rounds(sc.host, sc.sessionId);
-    assert.deepEqual(listed.map((r) => [r.id, r.ordinal, r.state, r.failure?.phase, r.failure?.retryable]), [[roundId, 1, 'failed', 'worker', false]], JSON.stringify(listed[0]?.failure));
+    assert.deepEqual(
+      listed.map((r) => [r.id, r.ordinal, r.state, r.failure?.phase, r.failure?.retryable]),
+      [[roundId, 1, 'failed', 'worker', false]],
+      JSON.stringify(listed[0]?.failure),
+    );
     assert.match(listed[0]!.failure!.message, /host stopped before the worker started: nothing ran/);
     const refused = await sc.host.connection.sendRequest(RoundsRetry, { sessionId: sc.sessionId, roundId, worker: `scripted:${sc.workerFile}`, harness: harness(sc.after!) });
     assert.ok(!refused.ok, 'nothing to resume: Retry is refused');
     const projection = await sc.host.connection.sendRequest(AsksGet, { sessionId: sc.sessionId });
     assert.ok(projection.ok);
-    assert.deepEqual(projection.value.asks.map((a) => [a.id, a.state]), [[sc.askId, 'staged']], 'the ask stays staged');
+    assert.deepEqual(
+      projection.value.asks.map((a) => [a.id, a.state]),
+      [[sc.askId, 'staged']],
+      'the ask stays staged',
+    );
 
     // Dispatched again (the same order): round 2 runs the worker, once.
     const order = await sc.host.connection.sendRequest(RoundsOrderGet, { sessionId: sc.sessionId });
     assert.ok(order.ok, order.ok ? '' : order.error.message);
     const again = await sc.host.connection.sendRequest(RoundsDispatch, { sessionId: sc.sessionId, digest: order.value.digest, worker: `scripted:${sc.workerFile}`, harness: harness(sc.after!) });
     assert.ok(again.ok, again.ok ? '' : again.error.message);
-    const ended = await until(() => rounds(sc.host, sc.sessionId), (r) => r[1]?.state !== undefined && r[1].state !== 'running', 'round 2 to end');
+    const ended = await until(
+      () => rounds(sc.host, sc.sessionId),
+      (r) => r[1]?.state !== undefined && r[1].state !== 'running',
+      'round 2 to end',
+    );
     assert.equal(ended[1]?.state, 'returned', JSON.stringify(ended[1]?.failure));
-    await finish(again.value.id, extraStatNow(), { worker: 'done', ended: ['returned'], resumed: 0, ledger: [[roundId, 1, 'failed'], [again.value.id, 2, 'returned']] });
+    await finish(again.value.id, extraStatNow(), {
+      worker: 'done',
+      ended: ['returned'],
+      resumed: 0,
+      ledger: [
+        [roundId, 1, 'failed'],
+        [again.value.id, 2, 'returned'],
+      ],
+    });
     assertSuccessorDraftedOnceAfter(reportTurn('', '').length);
   });
 
@@ -445,7 +532,11 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
       report: reportTurn,
     });
     const sc = s as Scenario;
-    await until(() => sc.repo.git('rev-parse', 'feature'), (head) => head !== sc.startHead, 'the worker to commit');
+    await until(
+      () => sc.repo.git('rev-parse', 'feature'),
+      (head) => head !== sc.startHead,
+      'the worker to commit',
+    );
     const running = await rounds(sc.host, sc.sessionId);
     assert.deepEqual([running[0]?.state, running[0]?.phase], ['running', 'worker']);
     assert.equal(asked(sc.before, ROUND_REPORT_SEAT), 0);
@@ -462,9 +553,29 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
   it('another process meanwhile: `rennet round` on the same data directory neither settles, retries nor joins a round the live host drives; once the host is killed, recovery proceeds', async () => {
     const { roundId } = await dispatch({ worker: [...WORKER_STEPS, { wait: HELD_MS }], report: reportTurn });
     const sc = s as Scenario;
-    await until(() => sc.repo.git('rev-parse', 'feature'), (head) => head !== sc.startHead, 'the worker to commit');
+    await until(
+      () => sc.repo.git('rev-parse', 'feature'),
+      (head) => head !== sc.startHead,
+      'the worker to commit',
+    );
     const cli = async (...args: string[]) => {
-      const base = ['round', '--repo', sc.repo.dir, '--branch', 'feature', '--base', 'main', '--store', sc.storeDir, '--harness', 'openai', '--base-url', sc.before.baseUrl, '--model', 'scripted-model'];
+      const base = [
+        'round',
+        '--repo',
+        sc.repo.dir,
+        '--branch',
+        'feature',
+        '--base',
+        'main',
+        '--store',
+        sc.storeDir,
+        '--harness',
+        'openai',
+        '--base-url',
+        sc.before.baseUrl,
+        '--model',
+        'scripted-model',
+      ];
       return promisify(execFile)(process.execPath, [CLI, ...base, ...args], { env: isolatedCliEnv({ OPENAI_API_KEY: '' }), encoding: 'utf8' }).then(
         (r) => ({ code: 0, stderr: r.stderr }),
         (e: { code?: number; stderr?: string }) => ({ code: e.code ?? -1, stderr: e.stderr ?? '' }),
@@ -477,7 +588,11 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
       assert.match(refused.stderr, new RegExp(`round 1 of this review is running in another Rennet process \\(process ${pid} on `), refused.stderr);
     }
     const still = await rounds(sc.host, sc.sessionId);
-    assert.deepEqual(still.map((r) => [r.id, r.state, r.phase, r.failure]), [[roundId, 'running', 'worker', null]], 'the live round was not settled by the other process');
+    assert.deepEqual(
+      still.map((r) => [r.id, r.state, r.phase, r.failure]),
+      [[roundId, 'running', 'worker', null]],
+      'the live round was not settled by the other process',
+    );
     assert.equal(asked(sc.before, ROUND_REPORT_SEAT), 0);
 
     // Killed: its claim is dead with it, and the next host settles and resumes the round as ever.
@@ -499,7 +614,11 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
       },
     });
     const sc = s as Scenario;
-    await until(() => existsSync(`${gate}.held`), (held) => held, 'the after checkpoint to reach the held filter');
+    await until(
+      () => existsSync(`${gate}.held`),
+      (held) => held,
+      'the after checkpoint to reach the held filter',
+    );
     const running = await rounds(sc.host, sc.sessionId);
     assert.deepEqual([running[0]?.state, running[0]?.phase, running[0]?.range], ['running', 'commit', null], 'killed in the commit phase, before the measured receipt');
     assert.equal(sc.repo.git('log', '-1', '--format=%s', 'feature'), WORKER_COMMIT);
@@ -547,15 +666,27 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
       },
     });
     const sc = s as Scenario;
-    await until(() => existsSync(`${gate}.held`), (held) => held, 'the measured round to drop its checkpoint refs');
+    await until(
+      () => existsSync(`${gate}.held`),
+      (held) => held,
+      'the measured round to drop its checkpoint refs',
+    );
     const running = await rounds(sc.host, sc.sessionId);
     assert.deepEqual([running[0]?.state, running[0]?.phase, running[0]?.successorPatchsetId], ['running', 'commit', null]);
     assert.equal(running[0]?.range?.to, sc.repo.git('rev-parse', 'feature'), 'the measured receipt is written');
 
     const { extraStat } = await restart({ ...sc.turns, [ROUND_REPORT_SEAT]: reportTurn(sc.askId, sc.evidenceId) });
     rmSync(gate);
-    await until(() => existsSync(`${gate}.refused`), (v) => v, 'the orphaned drop to be refused');
-    await until(() => sc.repo.git('for-each-ref', '--format=%(refname)', 'refs/rennet/checkpoints/').split('\n').filter(Boolean).length, (n) => n === 2, 'the checkpoint refs the killed host left');
+    await until(
+      () => existsSync(`${gate}.refused`),
+      (v) => v,
+      'the orphaned drop to be refused',
+    );
+    await until(
+      () => sc.repo.git('for-each-ref', '--format=%(refname)', 'refs/rennet/checkpoints/').split('\n').filter(Boolean).length,
+      (n) => n === 2,
+      'the checkpoint refs the killed host left',
+    );
 
     await settledAt(roundId, 'commit', /host stopped during the commit phase; Retry resumes the round from there/);
     await retryToReturned(roundId);
@@ -567,7 +698,11 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
   it('report: killed while the report seat is held mid-turn; Retry asks it again (no report receipt), the worker not', async () => {
     const { roundId } = await dispatch({ worker: WORKER_STEPS, report: () => [{ toolCalls: [{ name: 'read_evidence', input: {} }] }, { text: 'held past the kill', delayMs: HELD_MS }] });
     const sc = s as Scenario;
-    await until(() => asked(sc.before, ROUND_REPORT_SEAT), (n) => n === 2, 'the report seat to read the evidence and be held');
+    await until(
+      () => asked(sc.before, ROUND_REPORT_SEAT),
+      (n) => n === 2,
+      'the report seat to read the evidence and be held',
+    );
     const running = await rounds(sc.host, sc.sessionId);
     assert.deepEqual([running[0]?.state, running[0]?.phase, running[0]?.report], ['running', 'verification', null]);
     const successorPatchset = running[0]?.successorPatchsetId;
@@ -587,10 +722,18 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
     // the extension has not answered rennet/lm/models when the host dies.
     const { roundId } = await dispatch({ worker: WORKER_STEPS, report: reportTurn, lenses: { noise: 'vscode-lm' } });
     const sc = s as Scenario;
-    await until(() => sc.lmAsked, (n) => n > 0, 'the successor generation to resolve its harnesses');
+    await until(
+      () => sc.lmAsked,
+      (n) => n > 0,
+      'the successor generation to resolve its harnesses',
+    );
     const running = await rounds(sc.host, sc.sessionId);
     assert.deepEqual([running[0]?.state, running[0]?.phase, running[0]?.generationId], ['running', 'regeneration', null]);
-    assert.deepEqual(running[0]?.report?.outcomes.map((o) => [o.askId, o.outcome]), [[sc.askId, 'addressed']], 'the verified report receipt is written');
+    assert.deepEqual(
+      running[0]?.report?.outcomes.map((o) => [o.askId, o.outcome]),
+      [[sc.askId, 'addressed']],
+      'the verified report receipt is written',
+    );
     assert.equal(asked(sc.before, ROUND_REPORT_SEAT), reportTurn('', '').length);
 
     const { extraStat } = await restart({ ...sc.turns });
@@ -616,7 +759,11 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
       }),
     });
     const sc = s as Scenario;
-    const returned = await until(() => rounds(sc.host, sc.sessionId), (r) => r[0]?.state !== 'running', 'the round to return (its successor generation filed)');
+    const returned = await until(
+      () => rounds(sc.host, sc.sessionId),
+      (r) => r[0]?.state !== 'running',
+      'the round to return (its successor generation filed)',
+    );
     assert.equal(returned[0]?.state, 'returned', JSON.stringify(returned[0]?.failure));
     const successorId = returned[0]!.generationId!;
     await until(
@@ -630,7 +777,10 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
     const { extraStat } = await restart({ 'sequence:drafter': sc.turns['sequence:drafter'], 'noise:drafter': sc.turns['noise:drafter'] });
     // The round had returned when its generation was filed: it stays returned (nothing to settle, nothing to retry).
     const listed = await rounds(sc.host, sc.sessionId);
-    assert.deepEqual(listed.map((r) => [r.id, r.state, r.generationId]), [[roundId, 'returned', successorId]]);
+    assert.deepEqual(
+      listed.map((r) => [r.id, r.state, r.generationId]),
+      [[roundId, 'returned', successorId]],
+    );
     const refused = await sc.host.connection.sendRequest(RoundsRetry, { sessionId: sc.sessionId, roundId, worker: `scripted:${sc.workerFile}`, harness: harness(sc.after!) });
     assert.ok(!refused.ok, 'a returned round is not retried');
     assert.match(refused.error.message, /returned; only a failed round is retried/);
@@ -646,9 +796,13 @@ describe('kill -9 of the host at every phase boundary of a round and of its succ
     assert.ok(again.ok, again.ok ? '' : again.error.message);
     assert.equal(again.value.generationId, successorId, 'the same successor generation continues');
     await settled(sc.host, sc.sessionId, successorId, sc.logs);
-    assert.ok(sc.logs.some((l) => l.includes(`generation ${successorId}`) && /resuming \(kept with no model call: design, decisions, flagged; drafting again: sequence, noise\)/.test(l)), sc.logs.join('\n'));
+    assert.ok(
+      sc.logs.some((l) => l.includes(`generation ${successorId}`) && /resuming \(kept with no model call: design, decisions, flagged; drafting again: sequence, noise\)/.test(l)),
+      sc.logs.join('\n'),
+    );
     const after = sc.after!;
-    for (const seat of ['design:drafter', 'decisions:drafter', 'flagged:reviewer', 'flagged:compiler'] as const) assert.equal(asked(after, seat), 0, `${seat} settled before the kill and was not asked again`);
+    for (const seat of ['design:drafter', 'decisions:drafter', 'flagged:reviewer', 'flagged:compiler'] as const)
+      assert.equal(asked(after, seat), 0, `${seat} settled before the kill and was not asked again`);
     assert.equal(asked(after, 'sequence:drafter'), sc.turns['sequence:drafter'].length);
     assert.equal(asked(after, 'noise:drafter'), sc.turns['noise:drafter'].length);
     assert.equal(asked(after, ROUND_REPORT_SEAT), 0);

@@ -66,7 +66,9 @@ describe('rennet round --workspace own, land, rounds --json, archive (built dist
 
   it('the round commits on rennet/feature; the line says feature has not moved; a refused land exits 3 and changes nothing; the land clears the line; archive collects the sibling', async () => {
     assert.equal((await rennet(['review', '--repo', repo.dir, '--base', 'main', '--json'])).code, 0);
-    const ask = JSON.parse((await rennet(['ask', ...where, '--intent', 'request-change', '--path', 'src/app.js', '--line', '3', '--end-line', '4', '--text', 'Call it total, not sum.', '--json'])).stdout) as { ask: string };
+    const ask = JSON.parse(
+      (await rennet(['ask', ...where, '--intent', 'request-change', '--path', 'src/app.js', '--line', '3', '--end-line', '4', '--text', 'Call it total, not sum.', '--json'])).stdout,
+    ) as { ask: string };
 
     // The one evidence unit the round will measure: the same worker on a copy, measured the same way.
     const copy = mkdtempSync(join(tmpdir(), 'rennet-land-oracle-'));
@@ -102,9 +104,29 @@ describe('rennet round --workspace own, land, rounds --json, archive (built dist
     assert.equal((await rennet(['rounds', ...where, '--workspace', 'own', '--json'])).code, 2, '--workspace is an option of round');
     assert.equal((await rennet(['round', ...where, '--workspace', 'mine', '--worker', `scripted:${workerFile}`])).code, 2);
 
-    const ran = await rennet(['round', ...where, '--workspace', 'own', '--worker', `scripted:${workerFile}`, '--harness', 'openai', '--base-url', server.baseUrl, '--model', 'scripted-model', '--json']);
+    const ran = await rennet([
+      'round',
+      ...where,
+      '--workspace',
+      'own',
+      '--worker',
+      `scripted:${workerFile}`,
+      '--harness',
+      'openai',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'scripted-model',
+      '--json',
+    ]);
     assert.equal(ran.code, 0, ran.stderr);
-    const round = JSON.parse(ran.stdout) as { state: string; failure: unknown; workspace: { root: string; branch: string; workBranch?: string }; range: { from: string; to: string }; successorPatchset: string };
+    const round = JSON.parse(ran.stdout) as {
+      state: string;
+      failure: unknown;
+      workspace: { root: string; branch: string; workBranch?: string };
+      range: { from: string; to: string };
+      successorPatchset: string;
+    };
     assert.equal(round.state, 'returned', JSON.stringify(round.failure));
     const place = worktreePlacement(join(data, 'store'), repo.dir, 'rennet/feature');
     assert.deepEqual(round.workspace, { root: place, branch: 'feature', workBranch: 'rennet/feature' });
@@ -127,14 +149,20 @@ describe('rennet round --workspace own, land, rounds --json, archive (built dist
       return JSON.parse(listed.stdout) as { rounds: Array<{ state: string }>; landing: string | null };
     };
     const before = await rounds();
-    assert.deepEqual(before.rounds.map((r) => r.state), ['returned']);
+    assert.deepEqual(
+      before.rounds.map((r) => r.state),
+      ['returned'],
+    );
     assert.equal(before.landing, "The round's commits are on rennet/feature. feature has not moved.");
 
     // A land git refuses: the reviewer has an edit of the file the round changed.
     repo.write('src/app.js', `${APP_FEATURE}// mine\n`);
     const refused = await rennet(['land', ...where, '--json']);
     assert.equal(refused.code, 3, refused.stderr);
-    assert.match(refused.stderr, /git refused to fast-forward feature to rennet\/feature in .*; nothing changed:\n[^]*Your local changes to the following files would be overwritten by merge:\n\s+src\/app\.js/);
+    assert.match(
+      refused.stderr,
+      /git refused to fast-forward feature to rennet\/feature in .*; nothing changed:\n[^]*Your local changes to the following files would be overwritten by merge:\n\s+src\/app\.js/,
+    );
     assert.equal(repo.head('feature'), featureTip);
     assert.equal(repo.read('src/app.js'), `${APP_FEATURE}// mine\n`);
     repo.git('checkout', '--', 'src/app.js');

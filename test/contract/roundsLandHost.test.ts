@@ -47,7 +47,16 @@ describe('rennet/rounds/land, rennet/rounds/landing, rennet/session/archive over
     const opened = await host.connection.sendRequest(ReviewOpen, { repo: repo.dir, target: { kind: 'branch', head: 'feature', base: 'main' } });
     assert.ok(opened.ok, opened.ok ? '' : opened.error.message);
     const sessionId = opened.value.snapshot.session.id;
-    const staged = await host.connection.sendRequest(AsksCommand, { sessionId, command: { type: 'stage', anchor: { kind: 'line', patchsetId: opened.value.snapshot.patchset!.id, path: 'notes.txt', side: 'head', startLine: 2, endLine: 2 }, text: 'Count on to three.', intent: 'request-change', lane: 'changes' } });
+    const staged = await host.connection.sendRequest(AsksCommand, {
+      sessionId,
+      command: {
+        type: 'stage',
+        anchor: { kind: 'line', patchsetId: opened.value.snapshot.patchset!.id, path: 'notes.txt', side: 'head', startLine: 2, endLine: 2 },
+        text: 'Count on to three.',
+        intent: 'request-change',
+        lane: 'changes',
+      },
+    });
     assert.ok(staged.ok);
 
     const shared = await host.connection.sendRequest(RoundsOrderGet, { sessionId });

@@ -111,7 +111,24 @@ describe('rennet round --pr: rounds on one’s own pull request, then open-pr pu
     assert.equal(before.snapshot.pullRequest.entry, 'own');
     assert.equal(before.snapshot.patchset.head, prHead);
 
-    const ask = await rennet(['ask', '--repo', work, '--pr', '1', '--intent', 'request-change', '--path', 'src/app.js', '--line', '3', '--end-line', '4', '--text', 'Call it total, not sum.', '--json']);
+    const ask = await rennet([
+      'ask',
+      '--repo',
+      work,
+      '--pr',
+      '1',
+      '--intent',
+      'request-change',
+      '--path',
+      'src/app.js',
+      '--line',
+      '3',
+      '--end-line',
+      '4',
+      '--text',
+      'Call it total, not sum.',
+      '--json',
+    ]);
     assert.equal(ask.code, 0, ask.stderr);
     const staged = JSON.parse(ask.stdout) as { ask: string; session: string };
     assert.equal(staged.session, before.snapshot.session.id);
@@ -145,11 +162,23 @@ describe('rennet round --pr: rounds on one’s own pull request, then open-pr pu
     await git('fetch', '--quiet', 'origin', 'feature:feature');
     const ran = await rennet(['round', '--repo', work, '--pr', '1', ...flags(server), '--json']);
     assert.equal(ran.code, 0, ran.stderr);
-    const round = JSON.parse(ran.stdout) as { round: number; state: string; failure: unknown; asks: string[]; workspace: { root: string; branch: string }; range: { from: string; to: string }; successorPatchset: string; report: { outcomes: Array<{ ask: string; outcome: string }> } };
+    const round = JSON.parse(ran.stdout) as {
+      round: number;
+      state: string;
+      failure: unknown;
+      asks: string[];
+      workspace: { root: string; branch: string };
+      range: { from: string; to: string };
+      successorPatchset: string;
+      report: { outcomes: Array<{ ask: string; outcome: string }> };
+    };
     assert.equal(round.state, 'returned', JSON.stringify(round.failure));
     assert.deepEqual(round.asks, [staged.ask]);
     assert.match(evidenceId, /^ev-/);
-    assert.deepEqual(round.report.outcomes.map((o) => [o.ask, o.outcome]), [[staged.ask, 'addressed']]);
+    assert.deepEqual(
+      round.report.outcomes.map((o) => [o.ask, o.outcome]),
+      [[staged.ask, 'addressed']],
+    );
     // No checkout had feature out: the round ran in Rennet's worktree of it, and committed on feature.
     assert.equal(round.workspace.branch, 'feature');
     assert.ok(round.workspace.root.startsWith(join(dir, 'data', 'worktrees')), round.workspace.root);
@@ -158,8 +187,14 @@ describe('rennet round --pr: rounds on one’s own pull request, then open-pr pu
     assert.equal(await git('show', 'feature:src/app.js'), APP_ROUND.trimEnd());
 
     // The successor is the review's patchset: the round's commit over the request's base.
-    const after = JSON.parse((await rennet(['rounds', '--repo', work, '--pr', '1', '--json'])).stdout) as { rounds: Array<{ round: number; state: string; successorPatchset: string }>; landing: string | null };
-    assert.deepEqual(after.rounds.map((r) => [r.round, r.state, r.successorPatchset]), [[1, 'returned', round.successorPatchset]]);
+    const after = JSON.parse((await rennet(['rounds', '--repo', work, '--pr', '1', '--json'])).stdout) as {
+      rounds: Array<{ round: number; state: string; successorPatchset: string }>;
+      landing: string | null;
+    };
+    assert.deepEqual(
+      after.rounds.map((r) => [r.round, r.state, r.successorPatchset]),
+      [[1, 'returned', round.successorPatchset]],
+    );
     assert.equal(after.landing, null, 'shared workspace (no sibling): nothing to land');
 
     // Not pushed: the request's head is behind the review's; post-review refuses and posts nothing.
@@ -183,7 +218,10 @@ describe('rennet round --pr: rounds on one’s own pull request, then open-pr pu
     const posted = await rennet(['post-review', '--repo', work, '--pr', '1', '--expect-composition', descriptor.compositionId, '--json']);
     assert.equal(posted.code, 0, posted.stderr);
     const reviews = forge.reviews({ owner: 'acme', name: 'calc', number: 1 }) as Array<{ commit_id: string }>;
-    assert.deepEqual(reviews.map((r) => r.commit_id), [tip]);
+    assert.deepEqual(
+      reviews.map((r) => r.commit_id),
+      [tip],
+    );
     assert.ok(readFileSync(join(round.workspace.root, 'src', 'app.js'), 'utf8').includes('total'));
   });
 });

@@ -88,7 +88,10 @@ export async function waitForTerminalGeneration(page, { previous = null, what = 
     rail = await readRail(page);
     if (id && id !== previous && rail.length === 5 && rail.every((t) => TERMINAL_STATES.has(t.state))) return { id, rail };
     if (Date.now() > deadline) {
-      const body = await board(page).locator('body').innerText({ timeout: 2_000 }).catch(() => '(webview not reachable)');
+      const body = await board(page)
+        .locator('body')
+        .innerText({ timeout: 2_000 })
+        .catch(() => '(webview not reachable)');
       throw new Error(
         `${what}: no terminal generation after ${timeout / 1000} s (generation ${id}, previous ${previous}; rail ${JSON.stringify(rail)}; ` +
           `model requests so far ${requestCount()}; webview text ${JSON.stringify(body.slice(0, 500))})`,
@@ -147,7 +150,11 @@ export function dumpDiagnostics({ label, cs, models, consoleErrors, codeServerLi
     }
     if (extHostErrors) {
       for (const f of cs.logsMatching(/^remoteexthost\.log$/)) {
-        const lines = fs.readFileSync(f, 'utf8').split('\n').filter((l) => /rennet|error/i.test(l)).slice(-40);
+        const lines = fs
+          .readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => /rennet|error/i.test(l))
+          .slice(-40);
         if (lines.length) console.log(`--- ${label}: ${path.relative(cs.userData, f)} (Rennet/error lines) ---\n${lines.join('\n')}`);
       }
     }
@@ -197,7 +204,10 @@ export async function openCommentWidget(page, editor, line, { label = 'e2e', onH
     if (attempt === 1 && onHover) await onHover();
     const under = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.className ?? null, [hovered?.x ?? glyph.x, hovered?.y ?? glyph.y]);
     await page.mouse.click(hovered?.x ?? glyph.x, hovered?.y ?? glyph.y);
-    const opened = await widget.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+    const opened = await widget.waitFor({ state: 'visible', timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
     if (opened) break;
     attempts.push(`attempt ${attempt}: glyph class ${JSON.stringify(hovered?.cls)}, element under the pointer ${JSON.stringify(under)}`);
     rig.log(`${label}: clicking line ${line}'s comment glyph opened no widget (${attempts.at(-1)}); clicking again`);
@@ -288,7 +298,15 @@ export async function startBeacon(state) {
   const hits = [];
   const server = http.createServer((req, res) => {
     const h = req.headers;
-    hits.push({ method: req.method, url: req.url, phase: state.phase, referer: h.referer ?? null, dest: h['sec-fetch-dest'] ?? null, mode: h['sec-fetch-mode'] ?? null, at: new Date().toISOString().slice(11, 23) });
+    hits.push({
+      method: req.method,
+      url: req.url,
+      phase: state.phase,
+      referer: h.referer ?? null,
+      dest: h['sec-fetch-dest'] ?? null,
+      mode: h['sec-fetch-mode'] ?? null,
+      at: new Date().toISOString().slice(11, 23),
+    });
     res.writeHead(204, { 'access-control-allow-origin': '*' });
     res.end();
   });
@@ -335,7 +353,7 @@ export function ptyChildren(cs) {
     } catch {}
   }
   const under = new Set([cs.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of procs) {
       if (!under.has(p.pid) && under.has(p.ppid)) {

@@ -120,7 +120,7 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
   const range = head ? [mergeBase, headId] : [mergeBase];
   const raw = git(repo, ['diff', '--raw', '-z', '-M', '--no-abbrev', ...range]).split('\0');
   const files = new Map();
-  for (let i = 0; i < raw.length - 1; ) {
+  for (let i = 0; i < raw.length - 1;) {
     const meta = raw[i++];
     if (!meta.startsWith(':')) continue;
     const [oldMode, newMode, oldOid, newOid, statusField] = meta.slice(1).split(' ');
@@ -150,7 +150,7 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
     });
   }
   const num = git(repo, ['diff', '--numstat', '-z', '-M', ...range]).split('\0');
-  for (let i = 0; i < num.length - 1; ) {
+  for (let i = 0; i < num.length - 1;) {
     const rec = num[i++];
     if (!rec) continue;
     const [a, d, p0] = rec.split('\t');
@@ -200,7 +200,7 @@ export function expectedDiff(repo, { base, head, untracked = [] }) {
       oldPath: null,
       status: 'added',
       oldMode: null,
-      newMode: (fs.statSync(path.join(repo, u)).mode & 0o111) ? '100755' : '100644',
+      newMode: fs.statSync(path.join(repo, u)).mode & 0o111 ? '100755' : '100644',
       modeChanged: false,
       binary: false,
       submodule: false,

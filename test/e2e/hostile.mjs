@@ -252,7 +252,10 @@ function seatScripts({ beacon, plan }) {
       { tool: 'add_order_step', input: { title: `Step ${allOf(sequence)}`, explanation_markdown: allOf(sequence), span: '$c0', parent_id: '$s' } },
       ...Object.entries(sequence).map(([k, v]) => ({ tool: 'add_order_step', input: { title: `Step ${k} ${v}`, explanation_markdown: `Explained ${k}: ${v}`, span: '$c0', parent_id: '$s' } })),
       { tool: 'add_order_step', input: { title: 'Step on the label', explanation_markdown: 'The labelled citation.', span: '$cp', parent_id: '$s' } },
-      ...plan.sequence.map((_, i) => ({ tool: 'add_order_step', input: { title: `Plain step ${i + 1}`, explanation_markdown: 'The added line is what callers now read.', span: `$c${i}`, parent_id: '$s' } })),
+      ...plan.sequence.map((_, i) => ({
+        tool: 'add_order_step',
+        input: { title: `Plain step ${i + 1}`, explanation_markdown: 'The added line is what callers now read.', span: `$c${i}`, parent_id: '$s' },
+      })),
       ...proseEach(sequence),
       { tool: 'finish' },
     ],
@@ -268,7 +271,17 @@ function seatScripts({ beacon, plan }) {
         tool: 'add_decision',
         input: { title: `Decision ${k} ${v}`, statement: `Stated ${k}: ${v}`, rationale: `Because ${k}: ${v}`, alternatives: [`Instead ${k}: ${v}`], evidence: ['$c0'], parent_id: '$s' },
       })),
-      { tool: 'add_decision', input: { title: 'Keep the names', statement: 'Files keep the names they were given.', rationale: 'Renaming is out of scope.', alternatives: ['Rename them.'], evidence: ['$c0'], parent_id: '$s' } },
+      {
+        tool: 'add_decision',
+        input: {
+          title: 'Keep the names',
+          statement: 'Files keep the names they were given.',
+          rationale: 'Renaming is out of scope.',
+          alternatives: ['Rename them.'],
+          evidence: ['$c0'],
+          parent_id: '$s',
+        },
+      },
       ...proseEach(decisions),
       { tool: 'finish' },
     ],
@@ -457,7 +470,10 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   /** The board's tab in front (Open Changes opens its diffs in the board's group). */
   async function showBoard() {
     await page.keyboard.press('Escape');
-    await page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Rennet · / }) }).first().click();
+    await page
+      .locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Rennet · / }) })
+      .first()
+      .click();
     await board(page).locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 15_000 });
   }
 
@@ -516,15 +532,12 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   async function lineBox(editor, line) {
     const tops = await visibleLineTops(editor);
     if (!(line in tops)) return null;
-    return editor.locator('.view-lines .view-line').evaluateAll(
-      (els, top) => {
-        const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
-        const span = el?.querySelector('span');
-        const r = (span ?? el)?.getBoundingClientRect();
-        return r ? { x: r.x + Math.min(20, r.width / 2), y: r.y + r.height / 2 } : null;
-      },
-      tops[line],
-    );
+    return editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
+      const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
+      const span = el?.querySelector('span');
+      const r = (span ?? el)?.getBoundingClientRect();
+      return r ? { x: r.x + Math.min(20, r.width / 2), y: r.y + r.height / 2 } : null;
+    }, tops[line]);
   }
 
   // --- The scenario --------------------------------------------------------------------------
@@ -609,7 +622,10 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     state.phase = 'Review Branch: base';
     await rig.waitForQuickPick(page, 'Base to compare with', { timeout: 15_000 });
     await rig.pickQuickPick(page, 'Base to compare with', 'main');
-    await page.locator('.tabs-container .tab .label-name', { hasText: /^Rennet · / }).first().waitFor({ timeout: 90_000 });
+    await page
+      .locator('.tabs-container .tab .label-name', { hasText: /^Rennet · / })
+      .first()
+      .waitFor({ timeout: 90_000 });
     await board(page).locator('[data-testid="patchset-header"]').waitFor({ state: 'visible', timeout: 90_000 });
     await screenshot('board-opened');
     generation = await waitForTerminalGeneration(page, { what: 'after Review Branch', requestCount: () => models?.requests.length ?? 0 });
@@ -618,7 +634,14 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     const refused = refusalsOf(models.requests, seats);
     const bySeat = {};
     for (const r of models.requests) if (r.seat) bySeat[r.seat.replace(/@\d+$/, '')] = (bySeat[r.seat.replace(/@\d+$/, '')] ?? 0) + 1;
-    rig.log(`hostile: model requests per seat ${JSON.stringify(bySeat)}; a sample tool result: ${JSON.stringify(models.requests.find((r) => r.seat === 'sequence:drafter@5')?.toolResults?.at(-1)?.slice(0, 300) ?? null)}`);
+    rig.log(
+      `hostile: model requests per seat ${JSON.stringify(bySeat)}; a sample tool result: ${JSON.stringify(
+        models.requests
+          .find((r) => r.seat === 'sequence:drafter@5')
+          ?.toolResults?.at(-1)
+          ?.slice(0, 300) ?? null,
+      )}`,
+    );
     rig.log(`hostile: rail ${JSON.stringify(generation.rail)}`);
     rig.log(`hostile: ${refused.length} scripted call(s) refused or failed by the board tools:`);
     for (const r of refused) rig.log(`hostile:   ${r.seat} ${JSON.stringify(r.call)?.slice(0, 260)} → ${JSON.stringify(r.result.slice(0, 300))}`);
@@ -637,7 +660,11 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     expect(generation, 'the review did not open (see the previous test)');
     state.phase = 'Hand off view';
     await focusHandOff(page);
-    handOff = await poll(() => readHandOff(page), (h) => h.found && h.rows.some((r) => r.label === 'Open pull request…'), 20_000);
+    handOff = await poll(
+      () => readHandOff(page),
+      (h) => h.found && h.rows.some((r) => r.label === 'Open pull request…'),
+      20_000,
+    );
     await page.mouse.move(5, 500);
     await rig.sleep(300);
     await screenshot('hand-off');
@@ -660,7 +687,13 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     await page.mouse.move(box.x + 40, box.y + box.height / 2, { steps: 4 });
     const tip = page.locator('.monaco-hover, .workbench-hover').filter({ visible: true }).first();
     const tooltip = await tip.waitFor({ state: 'visible', timeout: 10_000 }).then(
-      () => tip.evaluate((h) => ({ text: h.textContent.replace(/\s+/g, ' ').trim(), links: [...h.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? a.getAttribute('data-href')), icons: [...h.querySelectorAll('.codicon:not(.hover-copy-button)')].map((c) => c.className), images: h.querySelectorAll('img').length })),
+      () =>
+        tip.evaluate((h) => ({
+          text: h.textContent.replace(/\s+/g, ' ').trim(),
+          links: [...h.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? a.getAttribute('data-href')),
+          icons: [...h.querySelectorAll('.codicon:not(.hover-copy-button)')].map((c) => c.className),
+          images: h.querySelectorAll('img').length,
+        })),
       () => null,
     );
     await screenshot('hand-off-tooltip');
@@ -669,15 +702,24 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     rig.log(`hostile: the "Open pull request…" tooltip ${JSON.stringify(tooltip)}`);
     expect(tooltip, 'hovering the "Open pull request…" row showed no tooltip');
     expect(asRead(tooltip.text).includes(`Push ${BRANCH} and open`), `the tooltip reads ${JSON.stringify(tooltip.text)}, expected "Push ${BRANCH} and open…" as written`);
-    expect(tooltip.links.length === 0 && tooltip.icons.length === 0 && tooltip.images === 0, `the tooltip draws links ${JSON.stringify(tooltip.links)}, icons ${JSON.stringify(tooltip.icons)}, ${tooltip.images} image(s)`);
+    expect(
+      tooltip.links.length === 0 && tooltip.icons.length === 0 && tooltip.images === 0,
+      `the tooltip draws links ${JSON.stringify(tooltip.links)}, icons ${JSON.stringify(tooltip.icons)}, ${tooltip.images} image(s)`,
+    );
   });
 
   await test('"Open pull request…" with no forge: refused in a notification that quotes the payload remote as text (no link); every link in it clicked', async () => {
     expect(handOff?.found, 'the Hand off view was not read (see the previous test)');
     await page.locator('.part.sidebar .pane .monaco-list-row').filter({ hasText: 'Open pull request…' }).first().locator('.label-name').click();
     await observe('Hand off: "Open pull request…" clicked');
-    const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Rennet could not/ }).first();
-    const shown = await toast.waitFor({ state: 'visible', timeout: 60_000 }).then(() => true, () => false);
+    const toast = page
+      .locator('.notifications-toasts .notification-toast')
+      .filter({ hasText: /Rennet could not/ })
+      .first();
+    const shown = await toast.waitFor({ state: 'visible', timeout: 60_000 }).then(
+      () => true,
+      () => false,
+    );
     const toasts = await notificationAnchors('toast').catch(() => []);
     await rig.sleep(300);
     await screenshot('open-pr-refused');
@@ -696,14 +738,22 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   let rows = [];
   await test('every changed file git names is a file row on the board', async () => {
     expect(generation, 'the review did not open (see the previous test)');
-    rows = await board(page).locator('[data-testid="file-row"]').evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), text: e.textContent })));
-    await board(page).locator('[data-testid="file-list"]').scrollIntoViewIfNeeded().catch(() => {});
+    rows = await board(page)
+      .locator('[data-testid="file-row"]')
+      .evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), text: e.textContent })));
+    await board(page)
+      .locator('[data-testid="file-list"]')
+      .scrollIntoViewIfNeeded()
+      .catch(() => {});
     await screenshot('file-rows');
     const shown = new Set(rows.map((r) => r.path));
     const missing = gitNames.filter((n) => !shown.has(n));
     const extra = rows.filter((r) => !gitNames.includes(r.path));
     rig.log(`hostile: ${rows.length} file rows: ${JSON.stringify(rows.map((r) => r.path))}`);
-    expect(missing.length === 0 && extra.length === 0 && rows.length === gitNames.length, `file rows disagree with git diff --name-only: missing ${JSON.stringify(missing)}, extra ${JSON.stringify(extra.map((r) => r.path))} (${rows.length} rows, git names ${gitNames.length})`);
+    expect(
+      missing.length === 0 && extra.length === 0 && rows.length === gitNames.length,
+      `file rows disagree with git diff --name-only: missing ${JSON.stringify(missing)}, extra ${JSON.stringify(extra.map((r) => r.path))} (${rows.length} rows, git names ${gitNames.length})`,
+    );
   });
 
   /** Acts that did not go through: a row click or an Open Changes pick that failed, or made the board or a notification say so. */
@@ -715,8 +765,16 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   async function boardError() {
     const banner = board(page).locator('[data-testid="error-banner"]');
     if (!(await banner.isVisible().catch(() => false))) return null;
-    const message = (await banner.locator('[data-testid="error-message"]').innerText().catch(() => '')).trim();
-    await banner.locator('[data-testid="dismiss-error"]').click({ timeout: 2_000 }).catch(() => {});
+    const message = (
+      await banner
+        .locator('[data-testid="error-message"]')
+        .innerText()
+        .catch(() => '')
+    ).trim();
+    await banner
+      .locator('[data-testid="dismiss-error"]')
+      .click({ timeout: 2_000 })
+      .catch(() => {});
     return message || '(an error banner without a message)';
   }
 
@@ -729,14 +787,21 @@ export async function runHostile({ paths, vsix, runner, browser }) {
 
   /** The editor in front (the group right of the board): its tab's label, its document URI and its text. */
   async function activeEditor() {
-    const label = await page.locator('.part.editor .tabs-container .tab.active .label-name').last().innerText({ timeout: 1_000 }).catch(() => null);
+    const label = await page
+      .locator('.part.editor .tabs-container .tab.active .label-name')
+      .last()
+      .innerText({ timeout: 1_000 })
+      .catch(() => null);
     const editor = editorOf(page);
     const uri = await editor.getAttribute('data-uri', { timeout: 1_000 }).catch(() => null);
     // Every .view-lines of the editor (an inline diff draws its removed side in view zones of its own); Monaco draws spaces as U+00A0.
     const text = await editor
       .locator('.view-lines')
       .evaluateAll((els) => els.map((e) => e.innerText).join('\n'))
-      .then((t) => t.replace(/\u00a0/g, ' '), () => null);
+      .then(
+        (t) => t.replace(/\u00a0/g, ' '),
+        () => null,
+      );
     return { label, uri, text };
   }
 
@@ -762,7 +827,10 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       const failed = await row
         .locator('[data-testid="open-file"]')
         .click({ timeout: 10_000 })
-        .then(() => null, (e) => e.message.split('\n')[0]);
+        .then(
+          () => null,
+          (e) => e.message.split('\n')[0],
+        );
       if (failed) actFailures.push({ act, error: `the click failed: ${failed}` });
       await observe(act);
       if (p === LINK_NAME) {
@@ -903,7 +971,11 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       if (!next) {
         // The list is virtual: scroll it for notifications not drawn yet.
         const before = messages.size;
-        await centre.locator('.monaco-list').first().hover().catch(() => {});
+        await centre
+          .locator('.monaco-list')
+          .first()
+          .hover()
+          .catch(() => {});
         await page.mouse.wheel(0, 300);
         await rig.sleep(300);
         for (const n of await notificationAnchors('center')) messages.add(n.message);
@@ -913,7 +985,11 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       done.add(`${next.n.message}|${next.li}`);
       const item = page.locator('.notifications-center .notification-list-item').filter({ visible: true }).nth(next.n.index);
       rig.log(`hostile: clicking centre link ${JSON.stringify(next.l)} in ${JSON.stringify(next.n.message.slice(0, 120))}`);
-      await item.locator('.notification-list-item-message a').nth(next.li).click({ timeout: 3_000 }).catch((e) => rig.log(`hostile: centre link click: ${e.message.split('\n')[0]}`));
+      await item
+        .locator('.notification-list-item-message a')
+        .nth(next.li)
+        .click({ timeout: 3_000 })
+        .catch((e) => rig.log(`hostile: centre link click: ${e.message.split('\n')[0]}`));
       await observe(`notification centre link ${JSON.stringify(next.l.text)} in ${JSON.stringify(next.n.message.slice(0, 80))}`);
     }
     rig.log(`hostile: notification centre: ${messages.size} notification(s): ${JSON.stringify([...messages])}`);
@@ -955,7 +1031,9 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     await showBoard();
     const target = plan.flagged[0];
     // Open the cited file from its file row (the workspace file, which the marks decorate).
-    const row = board(page).locator('[data-testid="file-row"]').filter({ has: board(page).locator('[data-testid="open-file"]') });
+    const row = board(page)
+      .locator('[data-testid="file-row"]')
+      .filter({ has: board(page).locator('[data-testid="open-file"]') });
     const idx = rows.findIndex((r) => r.path === target.path);
     expect(idx >= 0, `no file row for the cited file ${JSON.stringify(target.path)}`);
     await row.nth(idx).locator('[data-testid="open-file"]').click();
@@ -973,7 +1051,13 @@ export async function runHostile({ paths, vsix, runner, browser }) {
         await page.mouse.move(box.x + 200, box.y + 200);
         await rig.sleep(150);
         await page.mouse.move(box.x, box.y);
-        if (await hover.waitFor({ state: 'visible', timeout: 4_000 }).then(() => true, () => false)) return true;
+        if (
+          await hover.waitFor({ state: 'visible', timeout: 4_000 }).then(
+            () => true,
+            () => false,
+          )
+        )
+          return true;
       }
       return false;
     };
@@ -983,7 +1067,12 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     expect(shown, `hovering line ${target.start} of ${JSON.stringify(target.path)} showed no Rennet hover (with "Show on board")`);
     const hoverText = (await hover.innerText()).replace(/\s+/g, ' ');
     const links = await hover.locator('a').evaluateAll((as) => as.map((a) => ({ text: a.textContent, href: a.getAttribute('href') ?? a.getAttribute('data-href') ?? '' })));
-    hoverShown = { text: hoverText, links, icons: await hover.locator('.codicon:not(.hover-copy-button)').evaluateAll((els) => els.map((e) => e.className)), images: await hover.locator('img').count() };
+    hoverShown = {
+      text: hoverText,
+      links,
+      icons: await hover.locator('.codicon:not(.hover-copy-button)').evaluateAll((els) => els.map((e) => e.className)),
+      images: await hover.locator('img').count(),
+    };
     rig.log(`hostile: hover text ${JSON.stringify(hoverText.slice(0, 1200))}`);
     rig.log(`hostile: hover links ${JSON.stringify(links)}`);
     // U+202E in a claim must not run on into Rennet's own text: "Show on board" reads left to right.
@@ -1008,7 +1097,11 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     for (let li = 0; li < links.length; li++) {
       if (links[li].text.trim() === 'Show on board') continue;
       if (!(await hover.isVisible().catch(() => false))) await showHover();
-      await hover.locator('a').nth(li).click({ timeout: 3_000 }).catch((e) => rig.log(`hostile: hover link click: ${e.message.split('\n')[0]}`));
+      await hover
+        .locator('a')
+        .nth(li)
+        .click({ timeout: 3_000 })
+        .catch((e) => rig.log(`hostile: hover link click: ${e.message.split('\n')[0]}`));
       await observe(`gutter hover link ${JSON.stringify(links[li])}`);
     }
     await screenshot('gutter-hover-clicked');
@@ -1018,7 +1111,14 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     expect(hoverShown, 'the gutter hover was not read (see the previous test)');
     // The claims are the elements' titles as plain text (host/review/citationMarks.ts): link labels
     // stay, their command: targets go; what is left of each payload must read as written.
-    const want = ['$(terminal) $(alert)', `<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon.port}/onerror-sequence')">`, '[js link](javascript:self.rennetPwned=1)', 'invoice\\u202Etxt.exe', 'open a shell', 'run this'];
+    const want = [
+      '$(terminal) $(alert)',
+      `<img src=x onerror="self.rennetPwned=1;fetch('http://127.0.0.1:${beacon.port}/onerror-sequence')">`,
+      '[js link](javascript:self.rennetPwned=1)',
+      'invoice\\u202Etxt.exe',
+      'open a shell',
+      'run this',
+    ];
     const text = asRead(hoverShown.text);
     const absent = want.filter((w) => !text.includes(w));
     const foreign = hoverShown.links.filter((l) => l.text.trim() !== 'Show on board');
@@ -1030,7 +1130,10 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   await test('U+202E in a claim does not reverse Rennet\'s own "Show on board" in the gutter hover', async () => {
     expect(hoverLinkOrder, 'the gutter hover was not read (see the previous test)');
     const reversed = hoverLinkOrder.filter((l) => !l.ok);
-    expect(reversed.length === 0, `${reversed.length} of ${hoverLinkOrder.length} "Show on board" links in the hover are drawn right to left (the claim's U+202E runs on into them): ${JSON.stringify(reversed)}`);
+    expect(
+      reversed.length === 0,
+      `${reversed.length} of ${hoverLinkOrder.length} "Show on board" links in the hover are drawn right to left (the claim's U+202E runs on into them): ${JSON.stringify(reversed)}`,
+    );
   });
 
   // The positive control: the one link the hover may run still runs.
@@ -1043,12 +1146,20 @@ export async function runHostile({ paths, vsix, runner, browser }) {
     const flashed = await revealed
       .first()
       .waitFor({ state: 'attached', timeout: 15_000 })
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     await screenshot('show-on-board');
     await observe('"Show on board" clicked');
     const rail = await readRail(page);
     // The mark is a flash: it may be gone by the time its id is read.
-    const id = flashed ? await revealed.first().getAttribute('data-id', { timeout: 1_000 }).catch(() => '(the flash ended before its id was read)') : null;
+    const id = flashed
+      ? await revealed
+          .first()
+          .getAttribute('data-id', { timeout: 1_000 })
+          .catch(() => '(the flash ended before its id was read)')
+      : null;
     rig.log(`hostile: Show on board revealed ${JSON.stringify(id)}; rail ${JSON.stringify(rail.map((t) => `${t.lens}:${t.selected}`))}`);
     expect(flashed, 'clicking "Show on board" revealed no element on the board (the trusted command did not run)');
   });
@@ -1070,14 +1181,31 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       }),
     );
     if (glyphs.length) await page.mouse.click(glyphs[0].x, glyphs[0].y);
-    if (!(await widgets.first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false))) {
+    if (
+      !(await widgets
+        .first()
+        .waitFor({ state: 'visible', timeout: 5_000 })
+        .then(
+          () => true,
+          () => false,
+        ))
+    ) {
       await rig.runCommand(page, 'Comments: Expand All Comments').catch((e) => rig.log(`hostile: ${e.message}`));
     }
-    await widgets.first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {});
+    await widgets
+      .first()
+      .waitFor({ state: 'visible', timeout: 10_000 })
+      .catch(() => {});
     const count = await widgets.count();
     await rig.sleep(500);
     await screenshot('finding-threads');
-    const full = await page.locator('.review-widget').evaluateAll((ws) => ws.map((w) => ({ body: [...w.querySelectorAll('.comment-body')].map((b) => b.textContent.replace(/\s+/g, ' ')).join(' | '), icons: [...w.querySelectorAll('.comment-body .codicon')].map((c) => c.className), images: w.querySelectorAll('.comment-body img').length })));
+    const full = await page.locator('.review-widget').evaluateAll((ws) =>
+      ws.map((w) => ({
+        body: [...w.querySelectorAll('.comment-body')].map((b) => b.textContent.replace(/\s+/g, ' ')).join(' | '),
+        icons: [...w.querySelectorAll('.comment-body .codicon')].map((c) => c.className),
+        images: w.querySelectorAll('.comment-body img').length,
+      })),
+    );
     threadsShown = full;
     const texts = full.map((w) => w.body.slice(0, 400));
     rig.log(`hostile: ${count} thread widget(s) on ${JSON.stringify(anchor.path)}: ${JSON.stringify(texts)}`);
@@ -1093,7 +1221,11 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       // link out of view gets the click event the mouse would have sent.
       const how = await link.click({ timeout: 1_500 }).then(
         () => 'clicked',
-        () => link.dispatchEvent('click').then(() => 'click event dispatched', (e) => `not clicked: ${e.message.split('\n')[0]}`),
+        () =>
+          link.dispatchEvent('click').then(
+            () => 'click event dispatched',
+            (e) => `not clicked: ${e.message.split('\n')[0]}`,
+          ),
       );
       await observe(`finding thread link ${JSON.stringify(links[li])} (${how})`);
     }
@@ -1133,7 +1265,9 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       for (const sample of await board(page).locator('body').evaluate(reversedIn)) {
         if (!reversedText.some((r) => r.sample === sample)) reversedText.push({ where: `${lens} board`, sample });
       }
-      const links = await board(page).locator('a').evaluateAll((as) => as.map((a) => ({ text: a.textContent.slice(0, 80), href: a.getAttribute('href') ?? '' })));
+      const links = await board(page)
+        .locator('a')
+        .evaluateAll((as) => as.map((a) => ({ text: a.textContent.slice(0, 80), href: a.getAttribute('href') ?? '' })));
       summary[lens] = links;
       for (let li = 0; li < links.length; li++) {
         const link = board(page).locator('a').nth(li);
@@ -1141,8 +1275,17 @@ export async function runHostile({ paths, vsix, runner, browser }) {
         await link.click({ timeout: 3_000, force: true }).catch((e) => rig.log(`hostile: board link click: ${e.message.split('\n')[0]}`));
         await observe(`${lens} board link ${JSON.stringify(links[li])}`);
         // A link may take the board off screen: bring it back.
-        if (!(await board(page).locator(`[data-testid="board"][data-lens="${lens}"]`).isVisible().catch(() => false))) {
-          await page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Rennet · / }) }).first().click().catch(() => {});
+        if (
+          !(await board(page)
+            .locator(`[data-testid="board"][data-lens="${lens}"]`)
+            .isVisible()
+            .catch(() => false))
+        ) {
+          await page
+            .locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: /^Rennet · / }) })
+            .first()
+            .click()
+            .catch(() => {});
           await selectLens(page, lens, { tolerateFoldFailures: true }).catch(() => {});
         }
       }
@@ -1184,7 +1327,10 @@ export async function runHostile({ paths, vsix, runner, browser }) {
   });
 
   await test('the beacon received zero requests', async () => {
-    expect(beacon.hits.length === 0, `the beacon on 127.0.0.1:${beacon.port} received ${beacon.hits.length} request(s): ${JSON.stringify(beacon.hits)}${popups.length ? `; browser pages opened: ${JSON.stringify(popups)}` : ''}`);
+    expect(
+      beacon.hits.length === 0,
+      `the beacon on 127.0.0.1:${beacon.port} received ${beacon.hits.length} request(s): ${JSON.stringify(beacon.hits)}${popups.length ? `; browser pages opened: ${JSON.stringify(popups)}` : ''}`,
+    );
   });
 
   await test('no open-external (or other) dialog was asked and no browser page opened', async () => {
@@ -1205,7 +1351,10 @@ export async function runHostile({ paths, vsix, runner, browser }) {
       .evaluateAll((els) => els.map((e) => ({ path: e.getAttribute('data-path'), visible: e.getBoundingClientRect().height > 0, text: e.textContent })))
       .catch(() => []);
     const missing = gitNames.filter((n) => !now.some((r) => r.path === n && r.visible));
-    expect(now.length === gitNames.length && missing.length === 0, `after everything, ${now.length} file rows are rendered (git names ${gitNames.length}); missing or hidden: ${JSON.stringify(missing)}`);
+    expect(
+      now.length === gitNames.length && missing.length === 0,
+      `after everything, ${now.length} file rows are rendered (git names ${gitNames.length}); missing or hidden: ${JSON.stringify(missing)}`,
+    );
   });
 
   await test('a U+202E in a file name or in model text reads as written on the board and in the picker (nothing drawn reversed)', async () => {

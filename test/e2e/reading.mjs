@@ -123,8 +123,15 @@ export async function runReading({ paths, vsix, runner, browser }) {
    * first) and the status bar's "Ln N, Col M (K selected)".
    */
   async function activeEditor() {
-    const aria = await page.locator('.part.editor .tabs-container .tab.active').last().getAttribute('aria-label', { timeout: 2_000 }).catch(() => null);
-    const status = await page.locator('[id="status.editor.selection"]').innerText({ timeout: 2_000 }).catch(() => null);
+    const aria = await page
+      .locator('.part.editor .tabs-container .tab.active')
+      .last()
+      .getAttribute('aria-label', { timeout: 2_000 })
+      .catch(() => null);
+    const status = await page
+      .locator('[id="status.editor.selection"]')
+      .innerText({ timeout: 2_000 })
+      .catch(() => null);
     return { aria, status };
   }
 
@@ -179,7 +186,9 @@ export async function runReading({ paths, vsix, runner, browser }) {
    */
   async function threadLines(editor) {
     const tops = await visibleLineTops(editor);
-    const lines = Object.keys(tops).map(Number).sort((a, b) => a - b);
+    const lines = Object.keys(tops)
+      .map(Number)
+      .sort((a, b) => a - b);
     const height = Math.min(...lines.slice(1).map((n, i) => tops[n] - tops[lines[i]]));
     const gaps = lines.slice(0, -1).filter((n, i) => tops[lines[i + 1]] - tops[n] > height * 1.5);
     return gaps;
@@ -238,10 +247,7 @@ export async function runReading({ paths, vsix, runner, browser }) {
       JSON.stringify(rail.map((t) => t.lens)) === JSON.stringify(LENS_ORDER),
       `the rail's lenses are ${JSON.stringify(rail.map((t) => t.lens))}, canonical order is ${JSON.stringify(LENS_ORDER)}`,
     );
-    expect(
-      JSON.stringify(rail.map((t) => t.title)) === JSON.stringify(LENS_ORDER.map((l) => LENS_TITLES[l])),
-      `the rail's titles are ${JSON.stringify(rail.map((t) => t.title))}`,
-    );
+    expect(JSON.stringify(rail.map((t) => t.title)) === JSON.stringify(LENS_ORDER.map((l) => LENS_TITLES[l])), `the rail's titles are ${JSON.stringify(rail.map((t) => t.title))}`);
     const unsettled = rail.filter((t) => t.state !== 'settled' || !/settled/.test(t.words ?? ''));
     expect(unsettled.length === 0, `every lens should settle on the scripted models; not settled: ${JSON.stringify(unsettled)}`);
     // The second generation was drafted by the scripted servers: every seat asked again.
@@ -253,10 +259,21 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(unresolved.length === 0, `scripted ids did not resolve: ${JSON.stringify(unresolved)}`);
     // Every lens seat read the change before it wrote: its third request resends read_diff's answer,
     // which carries the head lines git shows for the file it cites (the checkout is not consulted).
-    const readOf = { 'design:drafter': plan.design, 'sequence:drafter': plan.sequence, 'decisions:drafter': plan.decisions, 'flagged:reviewer': plan.flagged, 'flagged:compiler': plan.flagged, 'noise:drafter': plan.sequence };
+    const readOf = {
+      'design:drafter': plan.design,
+      'sequence:drafter': plan.sequence,
+      'decisions:drafter': plan.decisions,
+      'flagged:reviewer': plan.flagged,
+      'flagged:compiler': plan.flagged,
+      'noise:drafter': plan.sequence,
+    };
     for (const [seat, ranges] of Object.entries(readOf)) {
       const file = ranges[0].path;
-      const added = hunks.get(file).hunks.flatMap((h) => h.lines).filter((l) => l.kind === 'add').map((l) => `${String(l.new).padStart(5)} | ${l.text}`);
+      const added = hunks
+        .get(file)
+        .hunks.flatMap((h) => h.lines)
+        .filter((l) => l.kind === 'add')
+        .map((l) => `${String(l.new).padStart(5)} | ${l.text}`);
       const answered = models.requests.filter((r) => r.seat === `${seat}@2`).map((r) => (r.toolResults ?? []).at(-1) ?? '');
       expect(answered.length > 0, `${seat} made no request after its read_diff call`);
       const read = answered.find((t) => added.some((line) => t.includes(line)));
@@ -275,7 +292,9 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await selectLens(page, 'sequence');
     const card = board(page).locator(`[data-testid="code-card"][data-path="${sequenceCite.path}"][data-start="${sequenceCite.start}"][data-end="${sequenceCite.end}"]`).first();
     await card.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
-      const cards = await board(page).locator('[data-testid="code-card"]').evaluateAll((els) => els.map((e) => `${e.dataset.path}:${e.dataset.start}-${e.dataset.end}`));
+      const cards = await board(page)
+        .locator('[data-testid="code-card"]')
+        .evaluateAll((els) => els.map((e) => `${e.dataset.path}:${e.dataset.start}-${e.dataset.end}`));
       throw new Error(`Sequence shows no code card for ${sequenceCite.path}:${sequenceCite.start}-${sequenceCite.end}; cards: ${JSON.stringify(cards)}`);
     });
     await card.scrollIntoViewIfNeeded();
@@ -356,7 +375,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
         problems.push(`no finding titled ${JSON.stringify(w.title)}`);
         continue;
       }
-      if (f.accord !== w.accord || f.accordText !== w.accordText) problems.push(`${JSON.stringify(w.title)}: accord ${JSON.stringify(f.accord)} reading ${JSON.stringify(f.accordText)}, expected ${w.accord} reading ${w.accordText}`);
+      if (f.accord !== w.accord || f.accordText !== w.accordText)
+        problems.push(`${JSON.stringify(w.title)}: accord ${JSON.stringify(f.accord)} reading ${JSON.stringify(f.accordText)}, expected ${w.accord} reading ${w.accordText}`);
       if (/codex/i.test(f.meta ?? '')) problems.push(`${JSON.stringify(w.title)}: its marks name codex, and no codex review ran: ${JSON.stringify(f.meta)}`);
       if (f.concurrence !== w.concurrence) problems.push(`${JSON.stringify(w.title)}: concurrence ${JSON.stringify(f.concurrence)}, expected ${JSON.stringify(w.concurrence)}`);
       if (f.raisedBy !== 'raised by claude') problems.push(`${JSON.stringify(w.title)}: ${JSON.stringify(f.raisedBy)}, expected "raised by claude"`);
@@ -372,10 +392,17 @@ export async function runReading({ paths, vsix, runner, browser }) {
     const card = board(page).locator(`[data-testid="code-card"][data-path="${sequenceCite.path}"][data-start="${sequenceCite.start}"][data-end="${sequenceCite.end}"]`).first();
     await card.locator('[data-testid="code-card-file"]').click();
     const fileName = path.basename(sequenceCite.path);
-    await page.locator('.part.editor .tabs-container .tab.active', { hasText: fileName }).first().waitFor({ timeout: 15_000 }).catch(async () => {
-      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
-      throw new Error(`clicking the code card's file opened no "${fileName}" editor; tabs: ${JSON.stringify(tabs)}`);
-    });
+    await page
+      .locator('.part.editor .tabs-container .tab.active', { hasText: fileName })
+      .first()
+      .waitFor({ timeout: 15_000 })
+      .catch(async () => {
+        const tabs = await page
+          .locator('.tabs-container .tab .label-name')
+          .allInnerTexts()
+          .catch(() => []);
+        throw new Error(`clicking the code card's file opened no "${fileName}" editor; tabs: ${JSON.stringify(tabs)}`);
+      });
     // The selection is start..end of the cited lines: the cursor ends on the last one.
     const selectedChars = appText.slice(sequenceCite.start - 1, sequenceCite.end).join('\n').length;
     const wantStatus = new RegExp(`^Ln ${sequenceCite.end}, Col ${appText[sequenceCite.end - 1].length + 1} \\(${selectedChars} selected\\)$`);
@@ -422,7 +449,8 @@ export async function runReading({ paths, vsix, runner, browser }) {
       if (!(n in tops)) continue;
       for (const lens of lenses) if (!byLine[n]?.has(lens)) problems.push(`line ${n} is cited by ${lens} but carries ${JSON.stringify([...(byLine[n] ?? [])])}`);
       // One icon per line: on a line several lenses cite, it is the icon combining them all.
-      for (const lens of lenses) if (!shownByLine[n]?.has(lens)) problems.push(`line ${n} is cited by ${[...lenses].join(' and ')}, but the icon drawn there shows ${JSON.stringify([...(shownByLine[n] ?? [])])}`);
+      for (const lens of lenses)
+        if (!shownByLine[n]?.has(lens)) problems.push(`line ${n} is cited by ${[...lenses].join(' and ')}, but the icon drawn there shows ${JSON.stringify([...(shownByLine[n] ?? [])])}`);
     }
     for (const n of Object.keys(tops)) if (!cited[n] && byLine[n]) problems.push(`line ${n} is cited by no lens but carries ${JSON.stringify([...byLine[n]])}`);
     expect(problems.length === 0, `gutter marks:\n    ${problems.join('\n    ')}`);
@@ -436,15 +464,12 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(line in tops, `line ${line} is not visible in the editor`);
     // Put the cursor on the line first: with the cited range still selected, VS Code would open the
     // comment on the whole selection instead of the one line.
-    const lineBox = await editor.locator('.view-lines .view-line').evaluateAll(
-      (els, top) => {
-        const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
-        const r = el?.getBoundingClientRect();
-        // Past the end of the text (its start may hold a code-action light bulb).
-        return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
-      },
-      tops[line],
-    );
+    const lineBox = await editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
+      const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
+      const r = el?.getBoundingClientRect();
+      // Past the end of the text (its start may hold a code-action light bulb).
+      return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
+    }, tops[line]);
     expect(lineBox, `line ${line}'s text is not rendered in the editor`);
     await page.mouse.click(lineBox.x, lineBox.y);
     const collapsed = new RegExp(`^Ln ${line}, Col \\d+$`);
@@ -469,20 +494,34 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(typed.replace(/\s+/g, ' ').includes(COMMENT_TEXT), `the comment box shows ${JSON.stringify(typed)} after typing`);
     const stage = widget.locator('.form-actions .monaco-button, .form-actions button', { hasText: 'Stage Ask' }).first();
     await stage.waitFor({ state: 'visible', timeout: 10_000 }).catch(async () => {
-      const buttons = await widget.locator('.monaco-button, button').allInnerTexts().catch(() => []);
+      const buttons = await widget
+        .locator('.monaco-button, button')
+        .allInnerTexts()
+        .catch(() => []);
       throw new Error(`the comment form has no "Stage Ask" button; it has ${JSON.stringify(buttons)}`);
     });
     await stage.click();
     // The draft box holds the text too until the staged thread replaces it: wait for the thread's label.
     const thread = page.locator('.review-widget').filter({ hasText: COMMENT_TEXT }).filter({ hasText: 'Staged ask' });
-    await thread.first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
+    await thread
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 })
+      .catch(() => {});
     await rig.sleep(300);
     await screenshot('comment-staged');
     const drawn = page.locator('.review-widget').filter({ hasText: COMMENT_TEXT });
-    const text = (await drawn.first().innerText({ timeout: 2_000 }).catch(() => '(no widget holds the comment)')).replace(/\s+/g, ' ');
+    const text = (
+      await drawn
+        .first()
+        .innerText({ timeout: 2_000 })
+        .catch(() => '(no widget holds the comment)')
+    ).replace(/\s+/g, ' ');
     expect(/Staged ask · comment/.test(text), `the staged thread should say "Staged ask · comment"; it shows ${JSON.stringify(text.slice(0, 300))}`);
     const under = await threadLines(editor);
-    expect(under.includes(line) && !under.some((n) => n > line && n <= sequenceCite.end), `the staged thread should sit below line ${line} alone (the one line commented); widgets sit below lines ${JSON.stringify(under)}`);
+    expect(
+      under.includes(line) && !under.some((n) => n > line && n <= sequenceCite.end),
+      `the staged thread should sit below line ${line} alone (the one line commented); widgets sit below lines ${JSON.stringify(under)}`,
+    );
 
     const pidBefore = hostPids().at(-1);
     expect(pidBefore, 'the Rennet log names no running host pid before the restart');
@@ -497,9 +536,14 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(pidAfter, `"Rennet: Restart Host" started no new host within 30 s (pids in the log: ${JSON.stringify(hostPids())})`);
     rig.log(`reading: host restarted, pid ${pidBefore} → ${pidAfter}`);
     await rig.sleep(1_000);
-    await page.locator('.review-widget').filter({ hasText: COMMENT_TEXT }).first().waitFor({ state: 'visible', timeout: 30_000 }).catch(() => {
-      throw new Error('after "Rennet: Restart Host" the staged thread is gone');
-    });
+    await page
+      .locator('.review-widget')
+      .filter({ hasText: COMMENT_TEXT })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 })
+      .catch(() => {
+        throw new Error('after "Rennet: Restart Host" the staged thread is gone');
+      });
     await screenshot('comment-after-restart');
     await docShot('staged-ask', { group: 1, maxHeight: 480 });
     const underAfter = await threadLines(editor);
@@ -508,7 +552,10 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await rig.runCommand(page, 'Rennet: Undo Last Ask Action');
     const gone = await page
       .waitForFunction((t) => ![...document.querySelectorAll('.review-widget')].some((w) => w.offsetParent && w.textContent.includes(t)), COMMENT_TEXT, { timeout: 15_000 })
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     await screenshot('comment-undone');
     expect(gone, 'after "Rennet: Undo Last Ask Action" the staged thread is still shown');
   });
@@ -535,32 +582,42 @@ export async function runReading({ paths, vsix, runner, browser }) {
     // One read of the document, so the counts and marks are of one render.
     return board(page)
       .locator('body')
-      .evaluate((body) => {
-        const count = (id) => {
-          const v = body.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-count');
-          return v == null ? null : Number(v);
-        };
-        return {
-          staged: count('asks-count'),
-          stagedText: body.querySelector('[data-testid="asks-count"]')?.textContent?.trim() ?? null,
-          open: count('open-count'),
-          boardOpen: count('board-open-count'),
-          findings: [...body.querySelectorAll('[data-testid="element"][data-kind="finding"]')].map((e) => ({
-            title: e.querySelector('.rn-finding-title')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
-            states: [...e.querySelectorAll('[data-testid="finding-state"]')].map((x) => x.getAttribute('data-state')),
-            dismissed: e.hasAttribute('data-dismissed'),
-            dismiss: Boolean(e.querySelector('[data-testid="finding-dismiss"]')),
-            restore: Boolean(e.querySelector('[data-testid="finding-restore"]')),
-            requestDisabled: e.querySelector('[data-testid="finding-request"]')?.disabled ?? null,
-          })),
-        };
-      }, null, { timeout: 2_000 })
+      .evaluate(
+        (body) => {
+          const count = (id) => {
+            const v = body.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-count');
+            return v == null ? null : Number(v);
+          };
+          return {
+            staged: count('asks-count'),
+            stagedText: body.querySelector('[data-testid="asks-count"]')?.textContent?.trim() ?? null,
+            open: count('open-count'),
+            boardOpen: count('board-open-count'),
+            findings: [...body.querySelectorAll('[data-testid="element"][data-kind="finding"]')].map((e) => ({
+              title: e.querySelector('.rn-finding-title')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
+              states: [...e.querySelectorAll('[data-testid="finding-state"]')].map((x) => x.getAttribute('data-state')),
+              dismissed: e.hasAttribute('data-dismissed'),
+              dismiss: Boolean(e.querySelector('[data-testid="finding-dismiss"]')),
+              restore: Boolean(e.querySelector('[data-testid="finding-restore"]')),
+              requestDisabled: e.querySelector('[data-testid="finding-request"]')?.disabled ?? null,
+            })),
+          };
+        },
+        null,
+        { timeout: 2_000 },
+      )
       .catch(() => ({ staged: null, stagedText: null, open: null, boardOpen: null, findings: [] }));
   }
 
   /** Hides VS Code's bottom panel (the Comments view opens there with the first comment) and clears notifications: room for the board and the editor. */
   async function clearTheView() {
-    if (await page.locator('[id="workbench.parts.panel"]').isVisible().catch(() => false)) await rig.runCommand(page, 'View: Hide Panel');
+    if (
+      await page
+        .locator('[id="workbench.parts.panel"]')
+        .isVisible()
+        .catch(() => false)
+    )
+      await rig.runCommand(page, 'View: Hide Panel');
     await rig.runCommand(page, 'Notifications: Clear All Notifications');
   }
 
@@ -573,14 +630,22 @@ export async function runReading({ paths, vsix, runner, browser }) {
     const before = await poll(askState, (s) => s.staged !== null && s.open !== null && s.findings.length === FINDINGS.length);
     rig.log(`reading: asks before ${JSON.stringify(before)}`);
     expect(before.staged === 0, `the panel counts ${before.staged} staged asks (${JSON.stringify(before.stagedText)}) before the request; the previous test undid its comment`);
-    expect(before.open === FINDINGS.length && before.boardOpen === FINDINGS.length, `open counts before the request: tab ${before.open}, board ${before.boardOpen}; the board has ${FINDINGS.length} open findings`);
-    expect(before.findings.every((f) => f.states.length === 0 && f.requestDisabled === false), `findings carry marks before any act: ${JSON.stringify(before.findings)}`);
+    expect(
+      before.open === FINDINGS.length && before.boardOpen === FINDINGS.length,
+      `open counts before the request: tab ${before.open}, board ${before.boardOpen}; the board has ${FINDINGS.length} open findings`,
+    );
+    expect(
+      before.findings.every((f) => f.states.length === 0 && f.requestDisabled === false),
+      `findings carry marks before any act: ${JSON.stringify(before.findings)}`,
+    );
 
     const first = board(page).locator('[data-testid="element"][data-kind="finding"]').first();
     await first.locator('[data-testid="finding-request"]').click();
     const after = await poll(askState, (s) => s.staged === 1 && s.findings[0]?.states.includes('requested') && s.open === before.open - 1 && s.boardOpen === before.open - 1);
     // The staged count (in the header) and the marked finding in one picture: the board from its top.
-    await board(page).locator('body').evaluate((b) => b.ownerDocument.scrollingElement?.scrollTo(0, 0));
+    await board(page)
+      .locator('body')
+      .evaluate((b) => b.ownerDocument.scrollingElement?.scrollTo(0, 0));
     await rig.sleep(200);
     await screenshot('finding-requested');
     const groupTop = (await page.locator('.part.editor .editor-group-container').first().boundingBox())?.y ?? 0;
@@ -590,7 +655,10 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(after.staged === 1 && /^1 ask staged$/.test(after.stagedText ?? ''), `after Request change the panel counts ${after.staged} staged asks (${JSON.stringify(after.stagedText)}), expected 1`);
     expect(JSON.stringify(after.findings[0]?.states) === '["requested"]', `the first finding's marks are ${JSON.stringify(after.findings[0]?.states)}, expected ["requested"] ("Change requested")`);
     expect(after.findings[0]?.requestDisabled === true, 'the first finding still offers Request change with its request staged');
-    expect(after.findings.slice(1).every((f) => f.states.length === 0), `a finding that was not acted on carries marks: ${JSON.stringify(after.findings.slice(1))}`);
+    expect(
+      after.findings.slice(1).every((f) => f.states.length === 0),
+      `a finding that was not acted on carries marks: ${JSON.stringify(after.findings.slice(1))}`,
+    );
     // A requested finding is decided: it leaves the open count (protocol/asks.ts flaggedOpenCount).
     expect(after.open === before.open - 1 && after.boardOpen === before.open - 1, `open counts after the request: tab ${after.open}, board ${after.boardOpen}; expected ${before.open - 1}`);
 
@@ -599,7 +667,10 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await screenshot('finding-request-undone');
     rig.log(`reading: asks after Undo ${JSON.stringify(undone)}`);
     expect(undone.staged === 0, `after Undo the panel counts ${undone.staged} staged asks (${JSON.stringify(undone.stagedText)})`);
-    expect(undone.findings.every((f) => f.states.length === 0 && f.requestDisabled === false), `after Undo a finding is still marked: ${JSON.stringify(undone.findings)}`);
+    expect(
+      undone.findings.every((f) => f.states.length === 0 && f.requestDisabled === false),
+      `after Undo a finding is still marked: ${JSON.stringify(undone.findings)}`,
+    );
     expect(undone.open === before.open && undone.boardOpen === before.open, `after Undo the open counts are tab ${undone.open}, board ${undone.boardOpen}; expected ${before.open}`);
   });
 
@@ -642,7 +713,10 @@ export async function runReading({ paths, vsix, runner, browser }) {
     const glyph = glyphs.find((g) => /comment-thread/.test(g.cls) && g.line >= anchor.start && g.line <= anchor.end);
     rig.log(`reading: comment glyphs ${JSON.stringify(glyphs.map((g) => ({ line: g.line, cls: g.cls })))}`);
     expect(glyph, `no comment thread glyph on ${anchor.path}:${anchor.start}-${anchor.end} (glyphs: ${JSON.stringify(glyphs.map((g) => ({ line: g.line, cls: g.cls })))})`);
-    expect(!glyphs.some((g) => /comment-thread/.test(g.cls) && (g.line < anchor.start || g.line > anchor.end) && Number.isFinite(g.line)), `a thread glyph sits outside the findings' anchor: ${JSON.stringify(glyphs.map((g) => ({ line: g.line, cls: g.cls })))}`);
+    expect(
+      !glyphs.some((g) => /comment-thread/.test(g.cls) && (g.line < anchor.start || g.line > anchor.end) && Number.isFinite(g.line)),
+      `a thread glyph sits outside the findings' anchor: ${JSON.stringify(glyphs.map((g) => ({ line: g.line, cls: g.cls })))}`,
+    );
     await page.mouse.click(glyph.x, glyph.y);
     const widget = page
       .locator('.review-widget')
@@ -654,7 +728,11 @@ export async function runReading({ paths, vsix, runner, browser }) {
       throw new Error(`clicking the thread glyph on line ${glyph.line} showed no thread with the finding "${title}"`);
     });
     await rig.sleep(300);
-    const head = await poll(() => threadHead(widget), (h) => h.actions.includes('Dismiss'), 5_000);
+    const head = await poll(
+      () => threadHead(widget),
+      (h) => h.actions.includes('Dismiss'),
+      5_000,
+    );
     await screenshot('finding-thread');
     const shotBox = await widget.boundingBox();
     await docShot('finding-thread', { group: 1, top: shotBox ? shotBox.y - 180 : null, maxHeight: shotBox ? Math.ceil(shotBox.height + 190) : 600 });
@@ -663,30 +741,57 @@ export async function runReading({ paths, vsix, runner, browser }) {
     for (const want of ['Request Change', 'Dismiss', 'Discuss']) expect(head.actions.includes(want), `the open finding's thread offers ${JSON.stringify(head.actions)}, missing ${want}`);
     expect(!head.actions.includes('Restore'), `an open finding's thread offers Restore: ${JSON.stringify(head.actions)}`);
     // VS Code puts a thread's widget right below its range's last line: no line lies between them.
-    const lineBoxes = await editor.locator('.view-lines .view-line').evaluateAll((els) => els.map((e) => ({ top: parseFloat(e.style.top), r: e.getBoundingClientRect() })).map(({ top, r }) => ({ top, y: r.y, bottom: r.bottom })));
+    const lineBoxes = await editor
+      .locator('.view-lines .view-line')
+      .evaluateAll((els) => els.map((e) => ({ top: parseFloat(e.style.top), r: e.getBoundingClientRect() })).map(({ top, r }) => ({ top, y: r.y, bottom: r.bottom })));
     const tops = await visibleLineTops(editor);
     const lineBox = (n) => lineBoxes.find((b) => Math.abs(b.top - tops[n]) < 2);
     const widgetBox = await widget.boundingBox();
     const endBox = lineBox(anchor.end);
     expect(endBox && widgetBox, `line ${anchor.end} or the thread widget is not rendered`);
-    const between = Object.keys(tops).map(Number).filter((n) => n > anchor.end && lineBox(n) && lineBox(n).y < widgetBox.y);
-    expect(widgetBox.y >= endBox.bottom - 1 && between.length === 0 && !(anchor.end + 1 in tops && lineBox(anchor.end + 1)?.y < widgetBox.y + widgetBox.height), `the thread widget (y ${widgetBox.y}) should sit right below line ${anchor.end} (bottom ${endBox.bottom}); lines between: ${JSON.stringify(between)}`);
+    const between = Object.keys(tops)
+      .map(Number)
+      .filter((n) => n > anchor.end && lineBox(n) && lineBox(n).y < widgetBox.y);
+    expect(
+      widgetBox.y >= endBox.bottom - 1 && between.length === 0 && !(anchor.end + 1 in tops && lineBox(anchor.end + 1)?.y < widgetBox.y + widgetBox.height),
+      `the thread widget (y ${widgetBox.y}) should sit right below line ${anchor.end} (bottom ${endBox.bottom}); lines between: ${JSON.stringify(between)}`,
+    );
 
     await widget.locator('.head .action-label[aria-label="Dismiss"]').first().click();
     const dismissed = await poll(askState, (s) => findingNamed(s, title)?.states.includes('dismissed') && s.open === before.open - 1);
-    const headDismissed = await poll(() => threadHead(widget), (h) => h.actions.includes('Restore'), 10_000);
+    const headDismissed = await poll(
+      () => threadHead(widget),
+      (h) => h.actions.includes('Restore'),
+      10_000,
+    );
     await screenshot('finding-thread-dismissed');
     rig.log(`reading: after Dismiss in the editor: panel ${JSON.stringify(dismissed)}; thread ${JSON.stringify(headDismissed)}`);
     const f = findingNamed(dismissed, title);
-    expect(f && JSON.stringify(f.states) === '["dismissed"]' && f.dismissed && f.restore && !f.dismiss, `after Dismiss in the editor the panel shows the finding as ${JSON.stringify(f)}, expected dismissed with Restore`);
-    expect(dismissed.findings.filter((x) => x !== f).every((x) => x.states.length === 0), `another finding is marked: ${JSON.stringify(dismissed.findings)}`);
-    expect(dismissed.open === before.open - 1 && dismissed.boardOpen === before.open - 1, `after Dismiss the open counts are tab ${dismissed.open}, board ${dismissed.boardOpen}; expected ${before.open - 1}`);
+    expect(
+      f && JSON.stringify(f.states) === '["dismissed"]' && f.dismissed && f.restore && !f.dismiss,
+      `after Dismiss in the editor the panel shows the finding as ${JSON.stringify(f)}, expected dismissed with Restore`,
+    );
+    expect(
+      dismissed.findings.filter((x) => x !== f).every((x) => x.states.length === 0),
+      `another finding is marked: ${JSON.stringify(dismissed.findings)}`,
+    );
+    expect(
+      dismissed.open === before.open - 1 && dismissed.boardOpen === before.open - 1,
+      `after Dismiss the open counts are tab ${dismissed.open}, board ${dismissed.boardOpen}; expected ${before.open - 1}`,
+    );
     expect(/dismissed by you/.test(headDismissed.label ?? ''), `the dismissed finding's thread label is ${JSON.stringify(headDismissed.label)}`);
-    expect(headDismissed.actions.includes('Restore') && !headDismissed.actions.includes('Dismiss') && !headDismissed.actions.includes('Request Change'), `the dismissed finding's thread offers ${JSON.stringify(headDismissed.actions)}, expected Restore (and Discuss) only`);
+    expect(
+      headDismissed.actions.includes('Restore') && !headDismissed.actions.includes('Dismiss') && !headDismissed.actions.includes('Request Change'),
+      `the dismissed finding's thread offers ${JSON.stringify(headDismissed.actions)}, expected Restore (and Discuss) only`,
+    );
 
     await widget.locator('.head .action-label[aria-label="Restore"]').first().click();
     const restored = await poll(askState, (s) => findingNamed(s, title)?.states.length === 0 && s.open === before.open);
-    const headRestored = await poll(() => threadHead(widget), (h) => h.actions.includes('Dismiss'), 10_000);
+    const headRestored = await poll(
+      () => threadHead(widget),
+      (h) => h.actions.includes('Dismiss'),
+      10_000,
+    );
     await screenshot('finding-thread-restored');
     const r = findingNamed(restored, title);
     expect(r && r.states.length === 0 && !r.dismissed && r.dismiss, `after Restore in the editor the panel shows the finding as ${JSON.stringify(r)}`);
@@ -696,15 +801,16 @@ export async function runReading({ paths, vsix, runner, browser }) {
     // Discuss, from the editor as from the panel: the board shows the finding, and the agent
     // answers in a quote thread on its claim (one anchored explain turn through the host).
     await widget.locator('.head .action-label[aria-label="Discuss"]').first().click();
-    const findingId = await board(page)
-      .locator('[data-testid="element"][data-kind="finding"]', { hasText: title })
-      .first()
-      .getAttribute('data-id', { timeout: 10_000 });
+    const findingId = await board(page).locator('[data-testid="element"][data-kind="finding"]', { hasText: title }).first().getAttribute('data-id', { timeout: 10_000 });
     expect(findingId, `the finding "${title}" is not on the board after Discuss`);
     const discussion = board(page).locator(`[data-testid="ask-area"][data-for="${findingId}"] [data-testid="quote-thread"]`).first();
     const answer = discussion.locator('[data-testid="quote-message"][data-author="agent"]').first();
     await answer.waitFor({ state: 'visible', timeout: 30_000 }).catch(async () => {
-      const seen = await board(page).locator(`[data-testid="ask-area"][data-for="${findingId}"]`).first().innerText().catch(() => '(no ask area)');
+      const seen = await board(page)
+        .locator(`[data-testid="ask-area"][data-for="${findingId}"]`)
+        .first()
+        .innerText()
+        .catch(() => '(no ask area)');
       throw new Error(`Discuss in the editor brought no agent answer under finding ${findingId}; its ask area reads ${JSON.stringify(seen)}`);
     });
     const quote = ((await discussion.locator('blockquote').first().innerText()) ?? '').trim();
@@ -761,30 +867,54 @@ export async function runReading({ paths, vsix, runner, browser }) {
           messages: [...t.querySelectorAll('[data-testid="quote-message"]')].map((m) => ({
             author: m.getAttribute('data-author'),
             text: (m.querySelector('.rn-thread-text') ?? m).textContent.replace(/\s+/g, ' ').trim(),
-            citations: [...m.querySelectorAll('[data-testid="citation"]')].map((c) => `${c.dataset.path}:${c.dataset.start}${c.dataset.end && c.dataset.end !== c.dataset.start ? `-${c.dataset.end}` : ''}`),
+            citations: [...m.querySelectorAll('[data-testid="citation"]')].map(
+              (c) => `${c.dataset.path}:${c.dataset.start}${c.dataset.end && c.dataset.end !== c.dataset.start ? `-${c.dataset.end}` : ''}`,
+            ),
           })),
         }))
         .catch(() => null);
     const shown = await poll(readThread, (t) => t?.messages.some((m) => m.author === 'agent'), 60_000);
-    const status = await area.locator('[data-testid="explain-status"]').first().getAttribute('data-state', { timeout: 5_000 }).catch(() => null);
-    const failure = await area.locator('[data-testid="explain-failure"]').first().innerText({ timeout: 500 }).catch(() => null);
+    const status = await area
+      .locator('[data-testid="explain-status"]')
+      .first()
+      .getAttribute('data-state', { timeout: 5_000 })
+      .catch(() => null);
+    const failure = await area
+      .locator('[data-testid="explain-failure"]')
+      .first()
+      .innerText({ timeout: 500 })
+      .catch(() => null);
     // The explained sentence at the top of the view, its code card and the thread below it.
     await paragraph.evaluate((p) => p.scrollIntoView({ block: 'start' })).catch(() => {});
     await rig.sleep(200);
     await screenshot('explain-answer');
     const from = await paragraph.boundingBox();
-    const to = (await area.locator('[data-testid="explain-status"]').first().boundingBox().catch(() => null)) ?? (await thread.boundingBox().catch(() => null));
+    const to =
+      (await area
+        .locator('[data-testid="explain-status"]')
+        .first()
+        .boundingBox()
+        .catch(() => null)) ?? (await thread.boundingBox().catch(() => null));
     await docShot('explain-thread', { group: 0, maxWidth: 920, top: from ? from.y - 40 : null, maxHeight: from && to ? Math.ceil(to.y + to.height + 16 - (from.y - 40)) : 760 });
     rig.log(`reading: explain thread ${JSON.stringify(shown)}; status ${status}${failure ? ` (${failure})` : ''}`);
     expect(shown, `Explain opened no quote thread under element ${elementId} (status ${status}${failure ? `: ${failure}` : ''})`);
     expect(shown.quote === selected, `the thread quotes ${JSON.stringify(shown.quote)}, the selection was ${JSON.stringify(selected)}`);
     const [asked, answered, ...more] = shown.messages;
     expect(asked?.author === 'reviewer' && asked.text.length > 0, `the thread's first message is ${JSON.stringify(asked)}, expected the reviewer's question`);
-    expect(answered?.author === 'agent' && more.length === 0, `the thread holds ${JSON.stringify(shown.messages)}, expected the question, then one agent answer (status ${status}${failure ? `: ${failure}` : ''})`);
+    expect(
+      answered?.author === 'agent' && more.length === 0,
+      `the thread holds ${JSON.stringify(shown.messages)}, expected the question, then one agent answer (status ${status}${failure ? `: ${failure}` : ''})`,
+    );
     // The settings' default harness is the OpenAI-compatible one, model scripted-model.
-    expect(/— explained by openai-compatible · scripted-model$/.test(answered.text), `the answer does not end with its provenance line ("— explained by openai-compatible · scripted-model"): ${JSON.stringify(answered.text)}`);
+    expect(
+      /— explained by openai-compatible · scripted-model$/.test(answered.text),
+      `the answer does not end with its provenance line ("— explained by openai-compatible · scripted-model"): ${JSON.stringify(answered.text)}`,
+    );
     const cited = `${plan.explain.excerpt.path}:${plan.explain.excerpt.start}`;
-    expect(answered.text.startsWith('Callers read the changed line first') && answered.citations.includes(cited), `the answer should be the scripted one, its ${cited} drawn as a citation: ${JSON.stringify(answered)}`);
+    expect(
+      answered.text.startsWith('Callers read the changed line first') && answered.citations.includes(cited),
+      `the answer should be the scripted one, its ${cited} drawn as a citation: ${JSON.stringify(answered)}`,
+    );
     expect(status === 'answered', `the Explain status is ${JSON.stringify(status)}, expected answered`);
 
     // The servers' record of the turn: one conversation of the Sequence explainer on the OpenAI
@@ -794,14 +924,22 @@ export async function runReading({ paths, vsix, runner, browser }) {
       (rs) => rs.some((r) => r.seat === 'sequence:explainer@3'),
       5_000,
     );
-    rig.log(`reading: explainer requests ${JSON.stringify(turn.map((r) => ({ server: r.server, seat: r.seat, step: r.step, promptBytes: r.prompt?.join('').length, toolResults: r.toolResults?.length })))}`);
+    rig.log(
+      `reading: explainer requests ${JSON.stringify(turn.map((r) => ({ server: r.server, seat: r.seat, step: r.step, promptBytes: r.prompt?.join('').length, toolResults: r.toolResults?.length })))}`,
+    );
     const seats = turn.map((r) => `${r.server} ${r.seat}`);
-    expect(JSON.stringify(seats) === JSON.stringify([0, 1, 2, 3].map((n) => `openai sequence:explainer@${n}`)), `the explain turn's model requests were ${JSON.stringify(seats)}, expected openai sequence:explainer@0…@3`);
+    expect(
+      JSON.stringify(seats) === JSON.stringify([0, 1, 2, 3].map((n) => `openai sequence:explainer@${n}`)),
+      `the explain turn's model requests were ${JSON.stringify(seats)}, expected openai sequence:explainer@0…@3`,
+    );
     const header = turn[0].prompt?.join('\n') ?? '';
     expect(header.includes('# Rennet: Sequence (explain)'), `the explainer's prompt has no "# Rennet: Sequence (explain)" header: ${JSON.stringify(header.slice(0, 300))}`);
     const leaked = turn.filter((r) => (r.prompt ?? []).some((t) => t.includes(EXPLAINED)));
     expect(leaked.length === 0, `the quote is in the explainer's prompt (not a tool result) of ${JSON.stringify(leaked.map((r) => r.seat))}`);
-    expect(turn[1].toolResults?.some((t) => t.includes(EXPLAINED)), `read_quote's result (resent in the second request) does not carry the quote: ${JSON.stringify(turn[1].toolResults)}`);
+    expect(
+      turn[1].toolResults?.some((t) => t.includes(EXPLAINED)),
+      `read_quote's result (resent in the second request) does not carry the quote: ${JSON.stringify(turn[1].toolResults)}`,
+    );
   });
 
   await test('Open Changes on app.js opens a diff of its captured base and head blobs, with the lens marks on the head side', async () => {
@@ -812,13 +950,20 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await poll(activeEditor, (e) => (e.aria ?? '').startsWith(fileName), 5_000);
     await rig.runCommand(page, 'Rennet: Open Changes');
     const labels = await rig.waitForQuickPick(page, 'base ↔ head');
-    const focused = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().innerText({ timeout: 5_000 }).catch(() => null);
+    const focused = await page
+      .locator('.quick-input-widget .monaco-list-row.focused .label-name')
+      .first()
+      .innerText({ timeout: 5_000 })
+      .catch(() => null);
     await screenshot('open-changes-pick');
     expect(focused?.trim() === file, `the picker focuses ${JSON.stringify(focused)}, expected the current editor's file ${file} (rows ${JSON.stringify(labels)})`);
     await page.keyboard.press('Enter');
     const tab = page.locator('.part.editor .tabs-container .tab.active', { hasText: 'base ↔ head' }).first();
     await tab.waitFor({ timeout: 15_000 }).catch(async () => {
-      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+      const tabs = await page
+        .locator('.tabs-container .tab .label-name')
+        .allInnerTexts()
+        .catch(() => []);
       throw new Error(`Open Changes opened no "base ↔ head" tab; tabs: ${JSON.stringify(tabs)}`);
     });
     const tabTitle = (await tab.locator('.label-name').first().innerText()).trim();
@@ -829,7 +974,11 @@ export async function runReading({ paths, vsix, runner, browser }) {
     await diff.waitFor({ state: 'visible', timeout: 10_000 });
     const original = diff.locator('.editor.original .monaco-editor').first();
     const modified = diff.locator('.editor.modified .monaco-editor').first();
-    const sideBySide = await poll(async () => Object.keys(await visibleLineTops(original)).length, (n) => n > 0, 5_000);
+    const sideBySide = await poll(
+      async () => Object.keys(await visibleLineTops(original)).length,
+      (n) => n > 0,
+      5_000,
+    );
     expect(sideBySide > 0, 'the maximized diff editor shows no base side (still inline?)');
     const uris = { original: await original.getAttribute('data-uri'), modified: await modified.getAttribute('data-uri') };
     rig.log(`reading: diff tab ${JSON.stringify(tabTitle)}; ${JSON.stringify(uris)}`);
@@ -845,7 +994,11 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(blob(uris.modified, 'head'), `the diff's right side is ${JSON.stringify(uris.modified)}, expected the rennet-blob head of ${file}`);
 
     // The head side carries every cited line's lens mark; the base side, which nothing cites, none.
-    const marks = await poll(() => glyphMarks(modified), (ms) => ms.some((m) => m.lenses.length > 0), 10_000);
+    const marks = await poll(
+      () => glyphMarks(modified),
+      (ms) => ms.some((m) => m.lenses.length > 0),
+      10_000,
+    );
     await rig.sleep(300);
     await screenshot('open-changes-diff');
     await docShot('open-changes', { maxHeight: 620 });

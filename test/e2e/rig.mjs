@@ -174,8 +174,10 @@ export async function startCodeServer({ paths, vsixes = [], settings = {}, env =
     [
       paths.codeServer,
       ...base,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-workspace-trust',
@@ -259,15 +261,7 @@ export async function launchBrowser(paths) {
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   onCleanup(() => browser.close());
   return browser;
@@ -301,21 +295,45 @@ export async function runCommand(page, title, { timeout = 60_000 } = {}) {
   for (;;) {
     await page.keyboard.press('Escape');
     await page.keyboard.press('F1');
-    const opened = await input.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+    const opened = await input.waitFor({ state: 'visible', timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
     // The palette can close under us (a reload finishing, a host restart's notification taking
     // focus): a fill that does not land within a few seconds is retried with a fresh palette.
-    const filled = opened && (await input.fill(`>${title}`, { timeout: 5_000 }).then(() => true, () => false));
+    const filled =
+      opened &&
+      (await input.fill(`>${title}`, { timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      ));
     if (filled) {
-      const found = await row.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+      const found = await row.waitFor({ state: 'visible', timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      );
       // The list can re-render under the pointer (recently used rows move): a click that does not
       // land within a few seconds is retried with a fresh palette rather than waited on.
-      if (found && (await row.click({ timeout: 5_000 }).then(() => true, () => false))) break;
+      if (
+        found &&
+        (await row.click({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
     } else if (!opened) {
       // Focus may be inside a webview, which swallows F1: click a neutral spot of the workbench.
-      await page.locator('#workbench\\.parts\\.statusbar').click({ position: { x: 2, y: 2 }, force: true }).catch(() => {});
+      await page
+        .locator('#workbench\\.parts\\.statusbar')
+        .click({ position: { x: 2, y: 2 }, force: true })
+        .catch(() => {});
     }
     if (Date.now() > deadline) {
-      const rows = await page.locator('.quick-input-widget .monaco-list-row .label-name').allInnerTexts().catch(() => []);
+      const rows = await page
+        .locator('.quick-input-widget .monaco-list-row .label-name')
+        .allInnerTexts()
+        .catch(() => []);
       throw new Error(`the command palette offers no "${title}", or its row could not be clicked, after ${timeout / 1000} s (it shows ${JSON.stringify(rows.slice(0, 8))})`);
     }
   }
@@ -350,8 +368,14 @@ export async function waitForQuickPick(page, text, { timeout = 60_000 } = {}) {
       { timeout },
     );
   } catch {
-    const ph = await page.locator('.quick-input-widget .quick-input-box input').getAttribute('placeholder', { timeout: 1_000 }).catch(() => null);
-    const title = await page.locator('.quick-input-widget .quick-input-title').innerText({ timeout: 1_000 }).catch(() => null);
+    const ph = await page
+      .locator('.quick-input-widget .quick-input-box input')
+      .getAttribute('placeholder', { timeout: 1_000 })
+      .catch(() => null);
+    const title = await page
+      .locator('.quick-input-widget .quick-input-title')
+      .innerText({ timeout: 1_000 })
+      .catch(() => null);
     throw new Error(`QuickPick "${text}" did not appear within ${timeout / 1000} s (visible quick input: placeholder ${JSON.stringify(ph)}, title ${JSON.stringify(title)})`);
   }
   return quickPickLabels(page);
@@ -412,7 +436,11 @@ export function testRunner({ onFailure } = {}) {
         log(`✔ ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
       } catch (e) {
         results.push({ name, ok: false, error: e });
-        console.error(`✘ ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n  ${String(e?.stack ?? e).split('\n').join('\n  ')}`);
+        console.error(
+          `✘ ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n  ${String(e?.stack ?? e)
+            .split('\n')
+            .join('\n  ')}`,
+        );
         if (onFailure) await onFailure(name, e).catch((err) => console.error('[rig] onFailure:', err));
       }
     },
@@ -424,7 +452,11 @@ export function testRunner({ onFailure } = {}) {
         log(`✔ ${name}${secs}`);
       } else {
         results.push({ name, ok: false, error });
-        console.error(`✘ ${name}${secs}\n  ${String(error?.stack ?? error).split('\n').join('\n  ')}`);
+        console.error(
+          `✘ ${name}${secs}\n  ${String(error?.stack ?? error)
+            .split('\n')
+            .join('\n  ')}`,
+        );
       }
     },
     summary() {

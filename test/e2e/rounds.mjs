@@ -135,7 +135,10 @@ function roundsPlan(hunks, reportFile) {
 /** The scripted worker's file: src/app.js with the two inserted lines rewritten, then one commit. */
 function workerScript(repo, inserted) {
   const text = fs.readFileSync(path.join(repo, 'src/app.js'), 'utf8').split('\n');
-  expect(text[inserted.start - 1] === 'app inserted A' && text[inserted.end - 1] === 'app inserted B', `fixture: src/app.js lines ${inserted.start}-${inserted.end} are ${JSON.stringify(text.slice(inserted.start - 1, inserted.end))}`);
+  expect(
+    text[inserted.start - 1] === 'app inserted A' && text[inserted.end - 1] === 'app inserted B',
+    `fixture: src/app.js lines ${inserted.start}-${inserted.end} are ${JSON.stringify(text.slice(inserted.start - 1, inserted.end))}`,
+  );
   text.splice(inserted.start - 1, 2, ...NAMED);
   return { steps: [{ write: { path: 'src/app.js', content: text.join('\n') } }, { commit: COMMIT_MESSAGE }] };
 }
@@ -288,7 +291,13 @@ export async function runRounds({ paths, vsix, runner, browser }) {
    */
   async function focusHandOff() {
     await page.locator('#workbench\\.parts\\.statusbar').click({ position: { x: 2, y: 2 }, force: true });
-    if (await page.locator('[id="workbench.parts.panel"]').isVisible().catch(() => false)) await rig.runCommand(page, 'View: Hide Panel');
+    if (
+      await page
+        .locator('[id="workbench.parts.panel"]')
+        .isVisible()
+        .catch(() => false)
+    )
+      await rig.runCommand(page, 'View: Hide Panel');
     await rig.runCommand(page, 'Source Control: Focus on Hand off View');
     const header = page.locator('.part.sidebar .pane-header', { hasText: /Hand off/i }).first();
     await header.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
@@ -320,7 +329,10 @@ export async function runRounds({ paths, vsix, runner, browser }) {
   }
 
   async function notificationTexts() {
-    return page.locator('.notifications-toasts .notification-toast, .notification-list-item-message').allInnerTexts().catch(() => []);
+    return page
+      .locator('.notifications-toasts .notification-toast, .notification-list-item-message')
+      .allInnerTexts()
+      .catch(() => []);
   }
 
   const dialog = () => page.locator('.monaco-dialog-box').filter({ visible: true }).first();
@@ -383,7 +395,10 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     rig.log(`rounds: oracle ${JSON.stringify(oracle)}`);
     const hunksOfApp = oracle.manifest.filter((u) => u.kind === 'text-hunk' && u.path === 'src/app.js');
     expect(oracle.manifest.length === 1 && hunksOfApp.length === 1, `the oracle's manifest should be the one src/app.js hunk the worker rewrites: ${JSON.stringify(oracle.manifest)}`);
-    expect(hunksOfApp[0].anchor.side === 'head' && hunksOfApp[0].anchor.line === inserted.start, `the oracle's hunk is anchored at ${JSON.stringify(hunksOfApp[0].anchor)}, expected head line ${inserted.start}`);
+    expect(
+      hunksOfApp[0].anchor.side === 'head' && hunksOfApp[0].anchor.line === inserted.start,
+      `the oracle's hunk is anchored at ${JSON.stringify(hunksOfApp[0].anchor)}, expected head line ${inserted.start}`,
+    );
     expect(/^ev-[0-9a-f]{16}$/.test(hunksOfApp[0].id), `the oracle's evidence id is ${JSON.stringify(hunksOfApp[0].id)}`);
     expect(git(repo, ['rev-parse', 'feature']).trim() === headBefore && git(repo, ['status', '--porcelain']).trim() === '', 'the oracle touched the fixture repository');
 
@@ -431,7 +446,7 @@ export async function runRounds({ paths, vsix, runner, browser }) {
   });
 
   let generation = null;
-  await test('Review Branch (feature vs main): the board shows feature\'s head and the five lenses settle', async () => {
+  await test("Review Branch (feature vs main): the board shows feature's head and the five lenses settle", async () => {
     expect(page, 'the workbench did not open (see the previous test)');
     await rig.runCommand(page, 'Rennet: Review Branch');
     await rig.pickQuickPick(page, 'Branch to review', 'feature');
@@ -447,7 +462,7 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(unsettled.length === 0, `every lens should settle on the scripted models; not settled: ${JSON.stringify(unsettled)}`);
   });
 
-  await test('Hand off before anything is staged: the Changes lane is empty and where Dispatch would be, the host\'s refusal', async () => {
+  await test("Hand off before anything is staged: the Changes lane is empty and where Dispatch would be, the host's refusal", async () => {
     expect(generation, 'no settled generation (see the previous test)');
     await focusHandOff();
     const view = await poll(readHandOff, (v) => v.rows.some((r) => r.label?.startsWith(NOTHING_STAGED)), 20_000);
@@ -455,7 +470,10 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     rig.log(`rounds: hand off before staging ${showRows(view)}`);
     const lane = changesLane(view);
     expect(lane?.lane.description === 'nothing staged', `the Changes lane reads ${JSON.stringify(lane?.lane)}, expected "nothing staged" (rows ${showRows(view)})`);
-    expect(view.rows.some((r) => r.level === 1 && r.label?.startsWith(NOTHING_STAGED)), `no refusal row "${NOTHING_STAGED}…" (rows ${showRows(view)})`);
+    expect(
+      view.rows.some((r) => r.level === 1 && r.label?.startsWith(NOTHING_STAGED)),
+      `no refusal row "${NOTHING_STAGED}…" (rows ${showRows(view)})`,
+    );
     expect(!view.rows.some((r) => /^Dispatch round/.test(r.label ?? '')), `a Dispatch row is offered with nothing staged: ${showRows(view)}`);
     expect(view.description === 'feature vs main', `the view's description is ${JSON.stringify(view.description)}, expected "feature vs main"`);
   });
@@ -480,8 +498,15 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await card.locator('[data-testid="code-card-file"]').click();
     await page.locator('.part.editor .tabs-container .tab.active', { hasText: 'app.js' }).first().waitFor({ timeout: 15_000 });
     const editor = editorOf(page);
-    const uri = await poll(() => editor.getAttribute('data-uri').catch(() => null), (u) => /app\.js$/.test(u ?? ''), 10_000);
-    expect(!/^rennet-blob:/.test(uri ?? '') && (uri ?? '').endsWith(`${encodeURI(repo)}/src/app.js`), `the code card opened ${JSON.stringify(uri)}, expected the checkout's src/app.js (feature is checked out), not the captured blob`);
+    const uri = await poll(
+      () => editor.getAttribute('data-uri').catch(() => null),
+      (u) => /app\.js$/.test(u ?? ''),
+      10_000,
+    );
+    expect(
+      !/^rennet-blob:/.test(uri ?? '') && (uri ?? '').endsWith(`${encodeURI(repo)}/src/app.js`),
+      `the code card opened ${JSON.stringify(uri)}, expected the checkout's src/app.js (feature is checked out), not the captured blob`,
+    );
     const tops = await visibleLineTops(editor);
     expect(questionLine in tops, `line ${questionLine} is not visible (visible ${Object.keys(tops).join(',')})`);
     // The cursor onto the line alone (the card selected the cited range).
@@ -495,14 +520,23 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     const widget = await openCommentWidget(page, editor, questionLine, { label: 'rounds', onHover: () => screenshot('comment-plus') });
     await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
     await page.keyboard.type(QUESTION);
-    const typed = await poll(() => widget.locator('.comment-form .monaco-editor .view-lines').first().innerText(), (t) => t.replace(/\s+/g, ' ').includes(QUESTION), 3_000);
+    const typed = await poll(
+      () => widget.locator('.comment-form .monaco-editor .view-lines').first().innerText(),
+      (t) => t.replace(/\s+/g, ' ').includes(QUESTION),
+      3_000,
+    );
     expect(typed.replace(/\s+/g, ' ').includes(QUESTION), `the comment box shows ${JSON.stringify(typed)} after typing`);
     const stage = widget.locator('.form-actions .monaco-button, .form-actions button', { hasText: 'Stage Ask' }).first();
     await stage.waitFor({ state: 'visible', timeout: 10_000 });
     await stage.click();
     const staged = page.locator('.review-widget').filter({ hasText: QUESTION }).filter({ hasText: 'Staged ask · comment' }).first();
     await staged.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
-      const shown = await page.locator('.review-widget').filter({ hasText: QUESTION }).first().innerText().catch(() => '(no widget holds it)');
+      const shown = await page
+        .locator('.review-widget')
+        .filter({ hasText: QUESTION })
+        .first()
+        .innerText()
+        .catch(() => '(no widget holds it)');
       throw new Error(`the gutter ask was not staged as a comment; its thread shows ${JSON.stringify(shown.replace(/\s+/g, ' ').slice(0, 300))}`);
     });
     await screenshot('comment-staged');
@@ -511,19 +545,33 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await comment.hover();
     const moreButton = comment.locator('.action-label.codicon-toolbar-more, .action-label[aria-label^="More Actions"]').first();
     await moreButton.click({ timeout: 10_000 }).catch(async (e) => {
-      const labels = await comment.locator('.action-label').evaluateAll((els) => els.map((a) => `${a.getAttribute('aria-label')} ${a.className}`)).catch(() => []);
+      const labels = await comment
+        .locator('.action-label')
+        .evaluateAll((els) => els.map((a) => `${a.getAttribute('aria-label')} ${a.className}`))
+        .catch(() => []);
       throw new Error(`the staged comment has no "More Actions" button (${e.message.split('\n')[0]}); its actions: ${JSON.stringify(labels)}`);
     });
-    const item = page.locator('.monaco-menu .action-item, .context-view .action-item').filter({ hasText: /^\s*Ask as Question\s*$/ }).first();
+    const item = page
+      .locator('.monaco-menu .action-item, .context-view .action-item')
+      .filter({ hasText: /^\s*Ask as Question\s*$/ })
+      .first();
     await item.waitFor({ state: 'visible', timeout: 10_000 }).catch(async () => {
-      const items = await page.locator('.monaco-menu .action-item').allInnerTexts().catch(() => []);
+      const items = await page
+        .locator('.monaco-menu .action-item')
+        .allInnerTexts()
+        .catch(() => []);
       throw new Error(`the comment's menu offers no "Ask as Question": ${JSON.stringify(items)}`);
     });
     await screenshot('ask-as-question-menu');
     await item.click();
     const asQuestion = page.locator('.review-widget').filter({ hasText: QUESTION }).filter({ hasText: 'Staged ask · question' }).first();
     await asQuestion.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
-      const shown = await page.locator('.review-widget').filter({ hasText: QUESTION }).first().innerText().catch(() => '(no widget holds it)');
+      const shown = await page
+        .locator('.review-widget')
+        .filter({ hasText: QUESTION })
+        .first()
+        .innerText()
+        .catch(() => '(no widget holds it)');
       throw new Error(`after "Ask as Question" the thread should say "Staged ask · question"; it shows ${JSON.stringify(shown.replace(/\s+/g, ' ').slice(0, 300))}`);
     });
     await page.locator('.tabs-container .tab', { hasText: 'Rennet · feature vs main' }).first().click();
@@ -543,11 +591,17 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     const lane = changesLane(view);
     expect(lane?.lane.description === '2 staged', `the Changes lane reads ${JSON.stringify(lane?.lane)}, expected "2 staged" (rows ${showRows(view)})`);
     const request = lane.children.find((r) => r.label === FINDING_TITLE);
-    expect(request?.description === `finding: ${FINDING_TITLE}` && request.icons.includes('codicon-request-changes'), `the change request's row is ${JSON.stringify(request)} (rows ${showRows(view)})`);
+    expect(
+      request?.description === `finding: ${FINDING_TITLE}` && request.icons.includes('codicon-request-changes'),
+      `the change request's row is ${JSON.stringify(request)} (rows ${showRows(view)})`,
+    );
     const question = lane.children.find((r) => r.label === QUESTION);
     expect(question?.description === `src/app.js:${questionLine} (new)` && question.icons.includes('codicon-question'), `the question's row is ${JSON.stringify(question)} (rows ${showRows(view)})`);
     const dispatch = view.rows.find((r) => r.label === 'Dispatch round 1…');
-    expect(dispatch?.level === 1 && dispatch.description === '1 ask to the coding agent' && dispatch.icons.includes('codicon-run-all'), `the Dispatch row is ${JSON.stringify(dispatch)}, expected "Dispatch round 1…" · "1 ask to the coding agent"`);
+    expect(
+      dispatch?.level === 1 && dispatch.description === '1 ask to the coding agent' && dispatch.icons.includes('codicon-run-all'),
+      `the Dispatch row is ${JSON.stringify(dispatch)}, expected "Dispatch round 1…" · "1 ask to the coding agent"`,
+    );
     expect(!view.rows.some((r) => r.label === 'Rounds'), `a "Rounds" row before any round: ${showRows(view)}`);
   });
 
@@ -555,9 +609,11 @@ export async function runRounds({ paths, vsix, runner, browser }) {
   await test('Dispatch round 1…: the modal names 1 ask and the worker; Show Work Order opens the order and the modal comes back; the order quotes the ask and fences its lines as diff; Dispatch', async () => {
     expect(generation, 'no settled generation (see the previous test)');
     await clickRow('Dispatch round 1…');
-    await dialog().waitFor({ state: 'visible', timeout: 20_000 }).catch(async () => {
-      throw new Error(`no modal after clicking "Dispatch round 1…" (notifications ${JSON.stringify(await notificationTexts())})`);
-    });
+    await dialog()
+      .waitFor({ state: 'visible', timeout: 20_000 })
+      .catch(async () => {
+        throw new Error(`no modal after clicking "Dispatch round 1…" (notifications ${JSON.stringify(await notificationTexts())})`);
+      });
     const modal = await readDialog();
     await screenshot('dispatch-modal');
     rig.log(`rounds: dispatch modal ${JSON.stringify(modal)}`);
@@ -568,35 +624,56 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await dialog().locator('.dialog-buttons .monaco-button', { hasText: 'Show Work Order' }).first().click();
     const orderEditor = page.locator('.part.editor .monaco-editor[data-uri^="rennet-work-order:"]').filter({ visible: true }).first();
     await orderEditor.waitFor({ state: 'visible', timeout: 15_000 }).catch(async () => {
-      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+      const tabs = await page
+        .locator('.tabs-container .tab .label-name')
+        .allInnerTexts()
+        .catch(() => []);
       throw new Error(`Show Work Order opened no read-only work order editor (tabs ${JSON.stringify(tabs)})`);
     });
     // The modal comes back by itself once the order is shown.
-    await dialog().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {
-      throw new Error('after Show Work Order the Dispatch modal did not come back');
-    });
+    await dialog()
+      .waitFor({ state: 'visible', timeout: 15_000 })
+      .catch(() => {
+        throw new Error('after Show Work Order the Dispatch modal did not come back');
+      });
     const again = await readDialog();
-    const top = await poll(() => drawnLines(orderEditor), (t) => t[1] === '# Work order', 10_000);
+    const top = await poll(
+      () => drawnLines(orderEditor),
+      (t) => t[1] === '# Work order',
+      10_000,
+    );
     expect(top[1] === '# Work order', `the work order editor draws ${JSON.stringify(top)}`);
     await screenshot('work-order-and-modal');
     expect(again?.message === modal.message, `the modal came back reading ${JSON.stringify(again)}`);
     // Cancel it to read the whole order (the modal holds the keyboard), then dispatch from the row again.
-    await dialog().locator('.dialog-buttons .monaco-button', { hasText: /^Cancel$/ }).first().click();
+    await dialog()
+      .locator('.dialog-buttons .monaco-button', { hasText: /^Cancel$/ })
+      .first()
+      .click();
     await dialog().waitFor({ state: 'hidden', timeout: 10_000 });
     const shown = await wholeEditor(orderEditor);
     workOrderShown = shown;
     await screenshot('work-order');
     const text = shown.map((l) => l.text);
     rig.log(`rounds: work order as shown (${text.length} lines):\n${text.join('\n')}`);
-    expect(shown.every((l, i) => l.n === i + 1), `the work order's lines were not all read: numbers ${JSON.stringify(shown.map((l) => l.n))}`);
+    expect(
+      shown.every((l, i) => l.n === i + 1),
+      `the work order's lines were not all read: numbers ${JSON.stringify(shown.map((l) => l.n))}`,
+    );
     expect(text[0] === '# Work order', `the shown order opens ${JSON.stringify(text[0])}, expected "# Work order"`);
     const heading = text.find((l) => /^### 1\. /.test(l)) ?? '';
     const id = /ask `([A-Za-z0-9][A-Za-z0-9._:-]*)`/.exec(heading)?.[1] ?? null;
-    expect(id && heading.includes('Change request') && heading.includes('`src/app.js`') && heading.includes(`lines ${inserted.start}–${inserted.end}`), `the order's ask heading is ${JSON.stringify(heading)}, expected the change request on src/app.js lines ${inserted.start}–${inserted.end} with its ask id`);
+    expect(
+      id && heading.includes('Change request') && heading.includes('`src/app.js`') && heading.includes(`lines ${inserted.start}–${inserted.end}`),
+      `the order's ask heading is ${JSON.stringify(heading)}, expected the change request on src/app.js lines ${inserted.start}–${inserted.end} with its ask id`,
+    );
     expect(text.includes(`> ${FINDING_TITLE}`) && text.includes(`> ${FINDING_REMEDY}`), `the order does not quote the ask's text as "> " lines: ${JSON.stringify(text)}`);
     const fence = text.indexOf('```diff');
     const fenced = fence < 0 ? [] : text.slice(fence + 1, fence + 1 + text.slice(fence + 1).indexOf('```'));
-    expect(fence > 0 && fenced.includes('+app inserted A') && fenced.includes('+app inserted B'), `the order has no \`\`\`diff fence carrying the inserted lines: ${JSON.stringify(text.slice(fence))}`);
+    expect(
+      fence > 0 && fenced.includes('+app inserted A') && fenced.includes('+app inserted B'),
+      `the order has no \`\`\`diff fence carrying the inserted lines: ${JSON.stringify(text.slice(fence))}`,
+    );
     expect(!text.some((l) => l.includes(QUESTION)), `the question reached the work order: ${JSON.stringify(text)}`);
     expect(!text.some((l) => /^### 2\. /.test(l)), `the order holds more than one ask: ${JSON.stringify(text)}`);
     askId = id;
@@ -610,8 +687,13 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await dialog().waitFor({ state: 'visible', timeout: 20_000 });
     const last = await readDialog();
     expect(last?.message === modal.message, `the second modal reads ${JSON.stringify(last)}`);
-    await dialog().locator('.dialog-buttons .monaco-button', { hasText: /^Dispatch$/ }).first().click();
-    await dialog().waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+    await dialog()
+      .locator('.dialog-buttons .monaco-button', { hasText: /^Dispatch$/ })
+      .first()
+      .click();
+    await dialog()
+      .waitFor({ state: 'hidden', timeout: 10_000 })
+      .catch(() => {});
     dispatched = true;
   });
 
@@ -630,7 +712,12 @@ export async function runRounds({ paths, vsix, runner, browser }) {
           title: e.querySelector('.rn-round-title')?.textContent?.trim() ?? null,
           facts: e.querySelector('[data-testid="rounds-facts"]')?.textContent?.replace(/\s+/g, ' ').trim() ?? null,
           now: e.querySelector('[data-testid="rounds-now"]')?.textContent?.trim() ?? null,
-          steps: [...e.querySelectorAll('[data-testid="rounds-phase"]')].map((li) => ({ phase: li.getAttribute('data-phase'), mark: li.getAttribute('data-mark'), current: li.getAttribute('aria-current'), text: li.textContent.replace(/\s+/g, ' ').trim() })),
+          steps: [...e.querySelectorAll('[data-testid="rounds-phase"]')].map((li) => ({
+            phase: li.getAttribute('data-phase'),
+            mark: li.getAttribute('data-mark'),
+            current: li.getAttribute('aria-current'),
+            text: li.textContent.replace(/\s+/g, ' ').trim(),
+          })),
         })),
       )
       .then((views) => (views.length === 0 ? null : views.length === 1 ? views[0] : { many: views.length, ...views[0] }))
@@ -672,7 +759,10 @@ export async function runRounds({ paths, vsix, runner, browser }) {
         returned = back;
         break;
       }
-      if (Date.now() > deadline) throw new Error(`the round did not end within 240 s; Hand off rows ${showRows(view)}; running rows seen ${JSON.stringify(seenRunning)}; notifications ${JSON.stringify(await notificationTexts())}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the round did not end within 240 s; Hand off rows ${showRows(view)}; running rows seen ${JSON.stringify(seenRunning)}; notifications ${JSON.stringify(await notificationTexts())}`,
+        );
       await rig.sleep(100);
     }
     await rig.sleep(300);
@@ -681,16 +771,25 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     rig.log(`rounds: running rows seen ${JSON.stringify(seenRunning)}; final rows ${showRows(view)}`);
     const short = (sha) => sha.slice(0, 7);
     const headAfter = git(repo, ['rev-parse', 'feature']).trim();
-    expect(returned.label === 'Round 1 is back: 1 addressed · 0 partial · 0 untouched', `the round's row reads ${JSON.stringify(returned)} (rows ${showRows(view)}; model requests of the report seat ${JSON.stringify(models.requests.filter((r) => r.seat?.startsWith('round:report')).map((r) => ({ seat: r.seat, last: r.toolResults?.at(-1)?.slice(0, 300) })))})`);
-    expect(returned.description === `scripted · ${short(headBefore)}..${short(headAfter)}`, `the round's row is described ${JSON.stringify(returned.description)}, expected "scripted · ${short(headBefore)}..${short(headAfter)}"`);
+    expect(
+      returned.label === 'Round 1 is back: 1 addressed · 0 partial · 0 untouched',
+      `the round's row reads ${JSON.stringify(returned)} (rows ${showRows(view)}; model requests of the report seat ${JSON.stringify(models.requests.filter((r) => r.seat?.startsWith('round:report')).map((r) => ({ seat: r.seat, last: r.toolResults?.at(-1)?.slice(0, 300) })))})`,
+    );
+    expect(
+      returned.description === `scripted · ${short(headBefore)}..${short(headAfter)}`,
+      `the round's row is described ${JSON.stringify(returned.description)}, expected "scripted · ${short(headBefore)}..${short(headAfter)}"`,
+    );
     expect(returned.icons.includes('codicon-pass'), `the round's row has icons ${JSON.stringify(returned.icons)}, expected codicon-pass`);
     expect(roundsRows(view)?.row.description === '1', `the Rounds row reads ${JSON.stringify(roundsRows(view)?.row)}`);
     expect(seenRunning.length > 0, `no "Round 1: …" row was seen while the round ran (polled every 100 ms); rows at the end ${showRows(view)}`);
-    expect(seenRunning.every((l) => /^Round 1: .+…$/.test(l)), `running rows ${JSON.stringify(seenRunning)}`);
+    expect(
+      seenRunning.every((l) => /^Round 1: .+…$/.test(l)),
+      `running rows ${JSON.stringify(seenRunning)}`,
+    );
   });
 
   let successorGeneration = null;
-  await test('after the round: the change request left the Changes lane and the question stayed; the board shows the worker\'s commit as its head; git has the commit on feature; the report seat read the evidence only through its tool and its report was accepted', async () => {
+  await test("after the round: the change request left the Changes lane and the question stayed; the board shows the worker's commit as its head; git has the commit on feature; the report seat read the evidence only through its tool and its report was accepted", async () => {
     expect(returned, 'the round did not return (see the previous test)');
     // git: the worker's one commit on feature, in the reviewer's checkout, nothing left uncommitted.
     const headAfter = git(repo, ['rev-parse', 'feature']).trim();
@@ -699,9 +798,15 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     const branch = git(repo, ['rev-parse', '--abbrev-ref', 'HEAD']).trim();
     const appNow = fs.readFileSync(path.join(repo, 'src/app.js'), 'utf8').split('\n');
     rig.log(`rounds: feature ${headBefore} → ${headAfter} "${subject}" by ${author}; status ${JSON.stringify(status)}`);
-    expect(headAfter !== headBefore && parent === headBefore && subject === COMMIT_MESSAGE && author === 'Rennet Scripted Worker', `feature is at ${headAfter} ("${subject}" by ${author}, parent ${parent}); expected the worker's commit "${COMMIT_MESSAGE}" on ${headBefore}`);
+    expect(
+      headAfter !== headBefore && parent === headBefore && subject === COMMIT_MESSAGE && author === 'Rennet Scripted Worker',
+      `feature is at ${headAfter} ("${subject}" by ${author}, parent ${parent}); expected the worker's commit "${COMMIT_MESSAGE}" on ${headBefore}`,
+    );
     expect(branch === 'feature' && status === '', `the checkout is on ${branch} with status ${JSON.stringify(status)}, expected feature and clean`);
-    expect(appNow[inserted.start - 1] === NAMED[0] && appNow[inserted.end - 1] === NAMED[1], `src/app.js lines ${inserted.start}-${inserted.end} read ${JSON.stringify(appNow.slice(inserted.start - 1, inserted.end))}`);
+    expect(
+      appNow[inserted.start - 1] === NAMED[0] && appNow[inserted.end - 1] === NAMED[1],
+      `src/app.js lines ${inserted.start}-${inserted.end} read ${JSON.stringify(appNow.slice(inserted.start - 1, inserted.end))}`,
+    );
 
     // The Hand off view: the question alone in the Changes lane.
     await focusHandOff();
@@ -719,15 +824,25 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     const successor = await waitForTerminalGeneration(page, { previous: generation.id, what: 'after the round', requestCount });
     successorGeneration = successor;
     const headShown = await poll(
-      () => board(page).locator('[data-testid="head-id"]').getAttribute('data-full-id', { timeout: 2_000 }).catch(() => null),
+      () =>
+        board(page)
+          .locator('[data-testid="head-id"]')
+          .getAttribute('data-full-id', { timeout: 2_000 })
+          .catch(() => null),
       (h) => h === headAfter,
       15_000,
     );
     await rig.sleep(300);
     await screenshot('board-after');
-    const headText = await board(page).locator('[data-testid="head-id"]').innerText().catch(() => null);
+    const headText = await board(page)
+      .locator('[data-testid="head-id"]')
+      .innerText()
+      .catch(() => null);
     rig.log(`rounds: board after the round: generation ${generation.id} → ${successor.id}; head ${headShown} (${headText}); rail ${successor.rail.map((t) => `${t.lens}=${t.state}`).join(', ')}`);
-    expect(successor.rail.every((t) => t.state === 'settled'), `the successor's lenses did not all settle: ${JSON.stringify(successor.rail)}`);
+    expect(
+      successor.rail.every((t) => t.state === 'settled'),
+      `the successor's lenses did not all settle: ${JSON.stringify(successor.rail)}`,
+    );
 
     // The host's evidence file in the workspace carries exactly the oracle's manifest.
     const contextRoot = path.join(repo, '.rennet/context');
@@ -735,14 +850,23 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     const evidenceFile = sessions.map((s) => path.join(contextRoot, s, 'evidence.json')).find((f) => fs.existsSync(f));
     expect(evidenceFile, `no evidence.json under ${contextRoot} (sessions ${JSON.stringify(sessions)})`);
     const evidence = JSON.parse(fs.readFileSync(evidenceFile, 'utf8'));
-    expect(JSON.stringify(evidence.manifest.map((u) => u.id)) === JSON.stringify(oracle.manifest.map((u) => u.id)), `the host's manifest ids ${JSON.stringify(evidence.manifest.map((u) => u.id))} differ from the oracle's ${JSON.stringify(oracle.manifest.map((u) => u.id))}`);
-    expect(JSON.stringify(evidence.asks.map((a) => a.id)) === JSON.stringify([askId]) && evidence.range?.from === headBefore && evidence.range?.to === headAfter, `evidence.json names asks ${JSON.stringify(evidence.asks?.map((a) => a.id))} and range ${JSON.stringify(evidence.range)}`);
+    expect(
+      JSON.stringify(evidence.manifest.map((u) => u.id)) === JSON.stringify(oracle.manifest.map((u) => u.id)),
+      `the host's manifest ids ${JSON.stringify(evidence.manifest.map((u) => u.id))} differ from the oracle's ${JSON.stringify(oracle.manifest.map((u) => u.id))}`,
+    );
+    expect(
+      JSON.stringify(evidence.asks.map((a) => a.id)) === JSON.stringify([askId]) && evidence.range?.from === headBefore && evidence.range?.to === headAfter,
+      `evidence.json names asks ${JSON.stringify(evidence.asks?.map((a) => a.id))} and range ${JSON.stringify(evidence.range)}`,
+    );
     // The work order the host wrote is the one shown (the lines the editor drew are its lines).
     const orderOnDisk = fs.readFileSync(path.join(path.dirname(evidenceFile), 'work-order.md'), 'utf8').split('\n');
     const collapse = (s) => s.replace(/\s+/g, ' ').trim();
     const differing = workOrderShown.filter((l) => collapse(orderOnDisk[l.n - 1] ?? '') !== collapse(l.text));
     const extra = orderOnDisk.slice(workOrderShown.length).filter((l) => l.trim() !== '');
-    expect(differing.length === 0 && extra.length === 0, `the work order shown differs from ${path.join(path.dirname(evidenceFile), 'work-order.md')}: lines ${JSON.stringify(differing.slice(0, 5))}, not shown ${JSON.stringify(extra.slice(0, 5))}`);
+    expect(
+      differing.length === 0 && extra.length === 0,
+      `the work order shown differs from ${path.join(path.dirname(evidenceFile), 'work-order.md')}: lines ${JSON.stringify(differing.slice(0, 5))}, not shown ${JSON.stringify(extra.slice(0, 5))}`,
+    );
 
     // The report seat on the OpenAI-compatible server (the Design lens's harness): three requests.
     const seat = await poll(
@@ -750,21 +874,32 @@ export async function runRounds({ paths, vsix, runner, browser }) {
       (rs) => rs.length >= 3,
       5_000,
     );
-    rig.log(`rounds: report seat requests ${JSON.stringify(seat.map((r) => ({ server: r.server, seat: r.seat, step: r.step, promptBytes: r.prompt?.join('').length, lastResult: r.toolResults?.at(-1)?.slice(0, 200) })))}`);
-    expect(JSON.stringify(seat.map((r) => `${r.server} ${r.seat}`)) === JSON.stringify(['openai round:report@0', 'openai round:report@1', 'openai round:report@2']), `the report seat's requests were ${JSON.stringify(seat.map((r) => `${r.server} ${r.seat}`))}`);
+    rig.log(
+      `rounds: report seat requests ${JSON.stringify(seat.map((r) => ({ server: r.server, seat: r.seat, step: r.step, promptBytes: r.prompt?.join('').length, lastResult: r.toolResults?.at(-1)?.slice(0, 200) })))}`,
+    );
+    expect(
+      JSON.stringify(seat.map((r) => `${r.server} ${r.seat}`)) === JSON.stringify(['openai round:report@0', 'openai round:report@1', 'openai round:report@2']),
+      `the report seat's requests were ${JSON.stringify(seat.map((r) => `${r.server} ${r.seat}`))}`,
+    );
     const prompt = seat[0].prompt?.join('\n') ?? '';
     expect(prompt.includes('# Rennet: round report'), `the report seat's prompt has no "# Rennet: round report" header: ${JSON.stringify(prompt.slice(0, 300))}`);
     const leaked = [askId, FINDING_TITLE, ...oracle.manifest.map((u) => u.id)].filter((s) => prompt.includes(s));
     expect(leaked.length === 0, `the report seat's prompt carries ${JSON.stringify(leaked)}: the evidence must reach it only through read_evidence`);
     const page1 = seat[1].toolResults?.at(-1) ?? '';
-    expect(page1.includes(askId) && oracle.manifest.every((u) => page1.includes(u.id)) && /\[page 1 of 1: the last\]/.test(page1), `read_evidence's page 1 (resent to the model) does not carry the ask and every oracle id: ${JSON.stringify(page1.slice(0, 600))}`);
+    expect(
+      page1.includes(askId) && oracle.manifest.every((u) => page1.includes(u.id)) && /\[page 1 of 1: the last\]/.test(page1),
+      `read_evidence's page 1 (resent to the model) does not carry the ask and every oracle id: ${JSON.stringify(page1.slice(0, 600))}`,
+    );
     const accepted = seat[2].toolResults?.at(-1) ?? '';
     expect(/^The report is accepted: 1 addressed, 0 partial, 0 untouched, 0 beyond\./.test(accepted), `submit_report was answered ${JSON.stringify(accepted)}`);
     const unresolved = models.requests.filter((r) => r.unresolved?.length > 0);
     expect(unresolved.length === 0, `scripted ids did not resolve: ${JSON.stringify(unresolved.map((r) => [r.seat, r.unresolved]))}`);
 
     // Last, so the checks above run either way: the panel (in view through the whole round) shows the successor's head.
-    expect(headShown === headAfter, `the board's head is ${headShown}, git rev-parse feature is ${headAfter} (the panel shows generation ${successor.id}, drafted over the successor, but its header still reads the capture before the round)`);
+    expect(
+      headShown === headAfter,
+      `the board's head is ${headShown}, git rev-parse feature is ${headAfter} (the panel shows generation ${successor.id}, drafted over the successor, but its header still reads the capture before the round)`,
+    );
     expect(headText && headAfter.startsWith(headText.trim()), `the header shows head ${JSON.stringify(headText)}, not a prefix of ${headAfter}`);
   });
 
@@ -786,7 +921,7 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     return shown;
   }
 
-  await test('the panel\'s run view while the round ran: "Round 1 is running" with its phases read from the round\'s record (done before the current one, pending after, in order, through the report seat\'s turn); once back, the run view is gone and the greeting names the same round', async () => {
+  await test("the panel's run view while the round ran: \"Round 1 is running\" with its phases read from the round's record (done before the current one, pending after, in order, through the report seat's turn); once back, the run view is gone and the greeting names the same round", async () => {
     expect(returned, 'the round did not return (see "the round runs")');
     rig.log(`rounds: panel run views seen ${JSON.stringify(runViews.map((v) => ({ phase: v.phase, state: v.state, marks: v.steps.map((s) => `${s.phase}:${s.mark}`).join(' '), now: v.now })))}`);
     expect(runViews.length > 0, `the panel drew no run view (data-testid rounds-run) while the round ran (Hand off rows seen ${JSON.stringify(seenRunning)})`);
@@ -796,24 +931,51 @@ export async function runRounds({ paths, vsix, runner, browser }) {
       const want = ROUND_PHASES.map((_, i) => (i < at ? 'done' : i === at ? 'current' : 'pending'));
       expect(!v.many && v.state === 'running' && v.title === 'Round 1 is running', `the run view read ${JSON.stringify(v)}, expected one running view titled "Round 1 is running"`);
       expect(v.facts === 'scripted worker · 1 ask dispatched' || v.facts?.startsWith('scripted worker · 1 ask dispatched · '), `the run view's facts read ${JSON.stringify(v.facts)}`);
-      expect(JSON.stringify(v.steps.map((s) => s.phase)) === JSON.stringify(ROUND_PHASES), `the run view lists phases ${JSON.stringify(v.steps.map((s) => s.phase))}, expected ${JSON.stringify(ROUND_PHASES)}`);
-      expect(at >= 0 && JSON.stringify(v.steps.map((s) => s.mark)) === JSON.stringify(want), `at phase ${v.phase} the run view marks ${JSON.stringify(v.steps.map((s) => s.mark))}, expected ${JSON.stringify(want)}`);
-      expect(v.steps.filter((s) => s.current === 'step').map((s) => s.phase).join() === v.phase, `aria-current="step" sits on ${JSON.stringify(v.steps.filter((s) => s.current).map((s) => s.phase))}, the round is at ${v.phase}`);
-      expect(v.steps.every((s) => s.text.includes(PHASE_LABELS[s.phase]) && s.text.endsWith(marksWords[s.mark])), `the phase rows read ${JSON.stringify(v.steps.map((s) => s.text))}`);
+      expect(
+        JSON.stringify(v.steps.map((s) => s.phase)) === JSON.stringify(ROUND_PHASES),
+        `the run view lists phases ${JSON.stringify(v.steps.map((s) => s.phase))}, expected ${JSON.stringify(ROUND_PHASES)}`,
+      );
+      expect(
+        at >= 0 && JSON.stringify(v.steps.map((s) => s.mark)) === JSON.stringify(want),
+        `at phase ${v.phase} the run view marks ${JSON.stringify(v.steps.map((s) => s.mark))}, expected ${JSON.stringify(want)}`,
+      );
+      expect(
+        v.steps
+          .filter((s) => s.current === 'step')
+          .map((s) => s.phase)
+          .join() === v.phase,
+        `aria-current="step" sits on ${JSON.stringify(v.steps.filter((s) => s.current).map((s) => s.phase))}, the round is at ${v.phase}`,
+      );
+      expect(
+        v.steps.every((s) => s.text.includes(PHASE_LABELS[s.phase]) && s.text.endsWith(marksWords[s.mark])),
+        `the phase rows read ${JSON.stringify(v.steps.map((s) => s.text))}`,
+      );
       expect(v.now?.startsWith(`${PHASE_LABELS[v.phase]}: `) && v.now.endsWith('…'), `the current-phase line reads ${JSON.stringify(v.now)} at phase ${v.phase}`);
     }
     const order = runViews.map((v) => ROUND_PHASES.indexOf(v.phase));
-    expect(order.every((n, i) => i === 0 || n >= order[i - 1]), `the run view went back a phase: ${JSON.stringify(runViews.map((v) => v.phase))}`);
+    expect(
+      order.every((n, i) => i === 0 || n >= order[i - 1]),
+      `the run view went back a phase: ${JSON.stringify(runViews.map((v) => v.phase))}`,
+    );
     // The host records the report seat's turn in the verification phase (report: the successor's capture, quick).
     const verifying = runViews.find((v) => v.phase === 'verification');
-    expect(verifying, `the run view was never seen in the verification phase (the report seat's turn, whose first answer waits ${REPORT_DELAY_MS} ms): phases seen ${JSON.stringify(runViews.map((v) => v.phase))}`);
-    expect(verifying.now === 'Verification: drafting the report on each ask and checking every claim against the measured diff…' && verifying.steps.find((s) => s.phase === 'report')?.mark === 'done', `while the report seat drafts, the run view reads ${JSON.stringify(verifying.now)} with Report ${verifying.steps.find((s) => s.phase === 'report')?.mark}`);
+    expect(
+      verifying,
+      `the run view was never seen in the verification phase (the report seat's turn, whose first answer waits ${REPORT_DELAY_MS} ms): phases seen ${JSON.stringify(runViews.map((v) => v.phase))}`,
+    );
+    expect(
+      verifying.now === 'Verification: drafting the report on each ask and checking every claim against the measured diff…' && verifying.steps.find((s) => s.phase === 'report')?.mark === 'done',
+      `while the report seat drafts, the run view reads ${JSON.stringify(verifying.now)} with Report ${verifying.steps.find((s) => s.phase === 'report')?.mark}`,
+    );
     expect(new Set(runViews.map((v) => v.phase)).size >= 2, `the run view was seen in one phase only: it did not follow the round (${JSON.stringify(runViews.map((v) => v.phase))})`);
     const ids = [...new Set(runViews.map((v) => v.roundId))];
     expect(ids.length === 1 && ids[0], `the run view named rounds ${JSON.stringify(ids)}`);
     await showBoard();
     const after = await readRunView();
-    const greetingRound = await board(page).locator('[data-testid="rounds-greeting"]').getAttribute('data-round-id', { timeout: 10_000 }).catch(() => null);
+    const greetingRound = await board(page)
+      .locator('[data-testid="rounds-greeting"]')
+      .getAttribute('data-round-id', { timeout: 10_000 })
+      .catch(() => null);
     expect(after === null, `the run view is still drawn after the round returned: ${JSON.stringify(after)}`);
     expect(greetingRound === ids[0], `the greeting names round ${JSON.stringify(greetingRound)}, the run view named ${ids[0]}`);
   });
@@ -844,7 +1006,13 @@ export async function runRounds({ paths, vsix, runner, browser }) {
             askTags: ask ? [...new Set([...ask.querySelectorAll('*')].map((n) => n.tagName.toLowerCase()))] : null,
             askText: ask?.innerText ?? null,
             note: txt(o.querySelector('[data-testid="rounds-note"]')),
-            evidence: [...o.querySelectorAll('[data-testid="rounds-evidence"]')].map((b) => ({ tag: b.tagName.toLowerCase(), text: txt(b), path: b.getAttribute('data-path'), side: b.getAttribute('data-side'), line: b.getAttribute('data-line') })),
+            evidence: [...o.querySelectorAll('[data-testid="rounds-evidence"]')].map((b) => ({
+              tag: b.tagName.toLowerCase(),
+              text: txt(b),
+              path: b.getAttribute('data-path'),
+              side: b.getAttribute('data-side'),
+              line: b.getAttribute('data-line'),
+            })),
           };
         }),
         diffButton: txt(e.querySelector('[data-testid="round-diff"]')),
@@ -857,18 +1025,37 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(g.title === 'Round 1 is back' && g.state === 'returned', `the greeting reads ${JSON.stringify({ title: g.title, state: g.state })}`);
     expect(g.facts === `scripted worker · 1 ask dispatched · ${range}`, `the greeting's facts read ${JSON.stringify(g.facts)}, expected "scripted worker · 1 ask dispatched · ${range}"`);
     const counts = Object.fromEntries(Object.entries(g.counts).map(([k, v]) => [k, v.text]));
-    expect(JSON.stringify(counts) === JSON.stringify({ addressed: '1 addressed', partial: '0 partial', untouched: '0 untouched', beyond: '0 beyond' }), `the greeting's counts read ${JSON.stringify(g.counts)}`);
+    expect(
+      JSON.stringify(counts) === JSON.stringify({ addressed: '1 addressed', partial: '0 partial', untouched: '0 untouched', beyond: '0 beyond' }),
+      `the greeting's counts read ${JSON.stringify(g.counts)}`,
+    );
     expect(g.outcomes.length === 1, `the greeting lists ${g.outcomes.length} outcomes, expected the one dispatched ask: ${JSON.stringify(g.outcomes)}`);
     const [o] = g.outcomes;
-    expect(o.askId === askId && o.outcome === 'addressed' && o.kind === 'Addressed', `the outcome row is ${JSON.stringify({ askId: o.askId, outcome: o.outcome, kind: o.kind })}, expected ask ${askId} "Addressed"`);
-    expect(JSON.stringify(o.paragraphs) === JSON.stringify([FINDING_TITLE, FINDING_REMEDY]), `the ask's words are drawn as ${JSON.stringify(o.paragraphs)} (text ${JSON.stringify(o.askText)}), expected the two paragraphs ${JSON.stringify([FINDING_TITLE, FINDING_REMEDY])}`);
-    expect(o.askTags.every((t) => ['div', 'p'].includes(t)), `the ask's words are drawn with ${JSON.stringify(o.askTags)}: plain paragraphs expected (no link, no citation, no markup left raw)`);
+    expect(
+      o.askId === askId && o.outcome === 'addressed' && o.kind === 'Addressed',
+      `the outcome row is ${JSON.stringify({ askId: o.askId, outcome: o.outcome, kind: o.kind })}, expected ask ${askId} "Addressed"`,
+    );
+    expect(
+      JSON.stringify(o.paragraphs) === JSON.stringify([FINDING_TITLE, FINDING_REMEDY]),
+      `the ask's words are drawn as ${JSON.stringify(o.paragraphs)} (text ${JSON.stringify(o.askText)}), expected the two paragraphs ${JSON.stringify([FINDING_TITLE, FINDING_REMEDY])}`,
+    );
+    expect(
+      o.askTags.every((t) => ['div', 'p'].includes(t)),
+      `the ask's words are drawn with ${JSON.stringify(o.askTags)}: plain paragraphs expected (no link, no citation, no markup left raw)`,
+    );
     expect(o.note === REPORT_NOTE, `the report's note reads ${JSON.stringify(o.note)}, expected ${JSON.stringify(REPORT_NOTE)}`);
-    expect(o.evidence.length === 1 && o.evidence[0].tag === 'button' && o.evidence[0].text === `src/app.js:${inserted.start} (new)` && o.evidence[0].side === 'head' && o.evidence[0].line === String(inserted.start), `the outcome's evidence is ${JSON.stringify(o.evidence)}, expected one button "src/app.js:${inserted.start} (new)"`);
+    expect(
+      o.evidence.length === 1 &&
+        o.evidence[0].tag === 'button' &&
+        o.evidence[0].text === `src/app.js:${inserted.start} (new)` &&
+        o.evidence[0].side === 'head' &&
+        o.evidence[0].line === String(inserted.start),
+      `the outcome's evidence is ${JSON.stringify(o.evidence)}, expected one button "src/app.js:${inserted.start} (new)"`,
+    );
     expect(g.diffButton === 'Open round diff', `the greeting's round diff button reads ${JSON.stringify(g.diffButton)}`);
   });
 
-  await test('the composed successor: the rail\'s lane verdicts (Sequence and Flagged reworked, Design, Decisions and Noise carrying forward); Sequence\'s "Round 1 · Addressed" chapter stamped new and opened, its outcome on the worker\'s lines, carried sections folded; the addressed finding gone from Flagged; the switcher lists the earlier generation, frozen, which still holds it', async () => {
+  await test("the composed successor: the rail's lane verdicts (Sequence and Flagged reworked, Design, Decisions and Noise carrying forward); Sequence's \"Round 1 · Addressed\" chapter stamped new and opened, its outcome on the worker's lines, carried sections folded; the addressed finding gone from Flagged; the switcher lists the earlier generation, frozen, which still holds it", async () => {
     expect(successorGeneration && askId, 'no successor generation (see "after the round")');
     await showBoard();
     const rail = await board(page)
@@ -876,17 +1063,28 @@ export async function runRounds({ paths, vsix, runner, browser }) {
       .evaluateAll((els) =>
         els.map((e) => {
           const d = e.querySelector('[data-testid="lens-tab-delta"]');
-          return { lens: e.getAttribute('data-lens'), verdict: d?.getAttribute('data-verdict') ?? null, words: d ? d.textContent.replace(/[•\s]+/g, ' ').trim() : null, title: e.getAttribute('title') };
+          return {
+            lens: e.getAttribute('data-lens'),
+            verdict: d?.getAttribute('data-verdict') ?? null,
+            words: d ? d.textContent.replace(/[•\s]+/g, ' ').trim() : null,
+            title: e.getAttribute('title'),
+          };
         }),
       );
     rig.log(`rounds: successor rail ${JSON.stringify(rail)}`);
     const verdicts = Object.fromEntries(rail.map((t) => [t.lens, t.verdict]));
     expect(JSON.stringify(verdicts) === JSON.stringify(LANE_VERDICTS), `the rail's lane verdicts are ${JSON.stringify(verdicts)}, expected ${JSON.stringify(LANE_VERDICTS)}`);
     const wordsOf = { 'carrying-forward': 'carrying forward', reworked: 'reworked' };
-    expect(rail.every((t) => t.words === wordsOf[t.verdict]), `the rail's verdict words read ${JSON.stringify(rail.map((t) => [t.lens, t.words]))}`);
+    expect(
+      rail.every((t) => t.words === wordsOf[t.verdict]),
+      `the rail's verdict words read ${JSON.stringify(rail.map((t) => [t.lens, t.words]))}`,
+    );
     const seqTitle = rail.find((t) => t.lens === 'sequence')?.title ?? '';
     expect(seqTitle.endsWith('Round 1: re-drafted; sections 1 new.'), `the Sequence tab's title reads ${JSON.stringify(seqTitle)}, expected it to end "Round 1: re-drafted; sections 1 new."`);
-    expect(rail.filter((t) => t.verdict === 'carrying-forward').every((t) => t.title?.endsWith('Round 1: re-drafted, and nothing on this board changed.')), `the carrying-forward tabs' titles read ${JSON.stringify(rail.map((t) => [t.lens, t.title]))}`);
+    expect(
+      rail.filter((t) => t.verdict === 'carrying-forward').every((t) => t.title?.endsWith('Round 1: re-drafted, and nothing on this board changed.')),
+      `the carrying-forward tabs' titles read ${JSON.stringify(rail.map((t) => [t.lens, t.title]))}`,
+    );
 
     // Sequence, freshly drawn (another lens first): touched sections open, carried ones folded.
     await showLens('design');
@@ -901,8 +1099,17 @@ export async function runRounds({ paths, vsix, runner, browser }) {
           expanded: e.getAttribute('data-expanded'),
           title: txt(heading?.querySelector('.rn-fold-title') ?? heading)?.replace(/\s*(new|reworked)$/, '') ?? null,
           delta: txt(heading?.querySelector('[data-testid="delta"]')),
-          outcomes: [...e.querySelectorAll('[data-kind="round_outcome"]')].map((o) => ({ badge: txt(o.querySelector('[data-testid="outcome"]')), ask: txt(o.querySelector('code')), text: o.innerText })),
-          cards: [...e.querySelectorAll('[data-testid="code-card"]')].map((c) => ({ path: c.getAttribute('data-path'), side: c.getAttribute('data-side'), start: Number(c.getAttribute('data-start')), end: Number(c.getAttribute('data-end')) })),
+          outcomes: [...e.querySelectorAll('[data-kind="round_outcome"]')].map((o) => ({
+            badge: txt(o.querySelector('[data-testid="outcome"]')),
+            ask: txt(o.querySelector('code')),
+            text: o.innerText,
+          })),
+          cards: [...e.querySelectorAll('[data-testid="code-card"]')].map((c) => ({
+            path: c.getAttribute('data-path'),
+            side: c.getAttribute('data-side'),
+            start: Number(c.getAttribute('data-start')),
+            end: Number(c.getAttribute('data-end')),
+          })),
         };
       }),
     );
@@ -915,12 +1122,27 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(chapter, `Sequence has no section titled ${JSON.stringify(CHAPTER_TITLE)}: ${JSON.stringify(sections.map((s) => s.title))}`);
     expect(chapter.delta === 'new', `the chapter's delta badge reads ${JSON.stringify(chapter.delta)}, expected "new"`);
     expect(!chapter.folded || chapter.expanded === 'true', `the chapter is folded (data-expanded ${chapter.expanded}): a touched section opens expanded`);
-    expect(chapter.outcomes.length === 1 && chapter.outcomes[0].badge === 'addressed' && chapter.outcomes[0].ask === askId, `the chapter's round outcomes are ${JSON.stringify(chapter.outcomes)}, expected one "addressed" for ask ${askId}`);
-    expect(chapter.outcomes[0].text.includes(FINDING_TITLE) && chapter.outcomes[0].text.includes(FINDING_REMEDY), `the chapter's outcome does not carry the ask's words: ${JSON.stringify(chapter.outcomes[0].text)}`);
-    expect(chapter.cards.some((c) => c.path === 'src/app.js' && c.side === 'head' && c.start === inserted.start), `the chapter's code cards are ${JSON.stringify(chapter.cards)}, expected one on src/app.js head line ${inserted.start} (the worker's lines)`);
+    expect(
+      chapter.outcomes.length === 1 && chapter.outcomes[0].badge === 'addressed' && chapter.outcomes[0].ask === askId,
+      `the chapter's round outcomes are ${JSON.stringify(chapter.outcomes)}, expected one "addressed" for ask ${askId}`,
+    );
+    expect(
+      chapter.outcomes[0].text.includes(FINDING_TITLE) && chapter.outcomes[0].text.includes(FINDING_REMEDY),
+      `the chapter's outcome does not carry the ask's words: ${JSON.stringify(chapter.outcomes[0].text)}`,
+    );
+    expect(
+      chapter.cards.some((c) => c.path === 'src/app.js' && c.side === 'head' && c.start === inserted.start),
+      `the chapter's code cards are ${JSON.stringify(chapter.cards)}, expected one on src/app.js head line ${inserted.start} (the worker's lines)`,
+    );
     const carried = sections.filter((s) => s.folded && s.delta === null);
-    expect(carried.length > 0 && carried.every((s) => s.expanded === 'false'), `carried (unstamped) top-level sections should stay folded: ${JSON.stringify(sections.map((s) => [s.title, s.delta, s.folded, s.expanded]))}`);
-    expect(sections.filter((s) => s.folded && s.delta !== null).every((s) => s.expanded === 'true'), `a stamped section is folded: ${JSON.stringify(sections.map((s) => [s.title, s.delta, s.folded, s.expanded]))}`);
+    expect(
+      carried.length > 0 && carried.every((s) => s.expanded === 'false'),
+      `carried (unstamped) top-level sections should stay folded: ${JSON.stringify(sections.map((s) => [s.title, s.delta, s.folded, s.expanded]))}`,
+    );
+    expect(
+      sections.filter((s) => s.folded && s.delta !== null).every((s) => s.expanded === 'true'),
+      `a stamped section is folded: ${JSON.stringify(sections.map((s) => [s.title, s.delta, s.folded, s.expanded]))}`,
+    );
 
     // Flagged: the compiler re-raised the same finding (same category and title); the report verified its ask addressed, so the composition dropped it.
     const flagged = await showLens('flagged');
@@ -939,12 +1161,24 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     const switcher = board(page).locator('[data-testid="generation-switcher"]');
     const options = await switcher.locator('option').evaluateAll((os) => os.map((o) => ({ value: o.value, label: o.textContent.trim(), selected: o.selected })));
     rig.log(`rounds: generation switcher ${JSON.stringify(options)}`);
-    expect(options.length === 2 && options[0].value === '' && options[0].label === `Latest (${shortGen(successorGeneration.id)})` && options[0].selected, `the switcher's first option is ${JSON.stringify(options[0])} (of ${options.length}), expected "Latest (${shortGen(successorGeneration.id)})", selected`);
-    expect(options[1]?.value === generation.id && options[1].label.endsWith(`· ${shortGen(generation.id)} (read-only)`), `the switcher's second option is ${JSON.stringify(options[1])}, expected the earlier generation ${generation.id}, read-only`);
+    expect(
+      options.length === 2 && options[0].value === '' && options[0].label === `Latest (${shortGen(successorGeneration.id)})` && options[0].selected,
+      `the switcher's first option is ${JSON.stringify(options[0])} (of ${options.length}), expected "Latest (${shortGen(successorGeneration.id)})", selected`,
+    );
+    expect(
+      options[1]?.value === generation.id && options[1].label.endsWith(`· ${shortGen(generation.id)} (read-only)`),
+      `the switcher's second option is ${JSON.stringify(options[1])}, expected the earlier generation ${generation.id}, read-only`,
+    );
     await switcher.selectOption(generation.id);
     try {
       const frozen = await poll(
-        async () => ({ id: await generationId(page), status: await board(page).locator('[data-testid="generation"]').getAttribute('data-status', { timeout: 2_000 }).catch(() => null) }),
+        async () => ({
+          id: await generationId(page),
+          status: await board(page)
+            .locator('[data-testid="generation"]')
+            .getAttribute('data-status', { timeout: 2_000 })
+            .catch(() => null),
+        }),
         (g) => g.id === generation.id && g.status === 'frozen',
         15_000,
       );
@@ -952,21 +1186,43 @@ export async function runRounds({ paths, vsix, runner, browser }) {
       // Its Flagged board folds the finding's section: unfolded (Expand all) to draw the finding.
       const oldFlagged = await selectLens(page, 'flagged');
       const oldFinding = oldFlagged.locator('[data-testid="element"][data-kind="finding"]').filter({ hasText: FINDING_TITLE });
-      await oldFinding.first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {});
+      await oldFinding
+        .first()
+        .waitFor({ state: 'visible', timeout: 10_000 })
+        .catch(() => {});
       const oldCount = await oldFinding.count();
-      const note = await board(page).locator('[data-testid="frozen-note"]').textContent({ timeout: 5_000 }).then((t) => t.replace(/\s+/g, ' ').trim()).catch(() => null);
+      const note = await board(page)
+        .locator('[data-testid="frozen-note"]')
+        .textContent({ timeout: 5_000 })
+        .then((t) => t.replace(/\s+/g, ' ').trim())
+        .catch(() => null);
       const oldDeltas = await board(page).locator('[data-testid="lens-tab-delta"]').count();
-      const requestButtons = await oldFinding.first().locator('[data-testid="finding-request"]').evaluateAll((bs) => bs.map((b) => ({ disabled: b.disabled || b.getAttribute('aria-disabled') === 'true' }))).catch(() => []);
+      const requestButtons = await oldFinding
+        .first()
+        .locator('[data-testid="finding-request"]')
+        .evaluateAll((bs) => bs.map((b) => ({ disabled: b.disabled || b.getAttribute('aria-disabled') === 'true' })))
+        .catch(() => []);
       await screenshot('frozen-generation-flagged');
-      rig.log(`rounds: frozen generation ${generation.id}: ${oldCount} "${FINDING_TITLE}"; note ${JSON.stringify(note)}; lane verdicts ${oldDeltas}; request buttons ${JSON.stringify(requestButtons)}`);
+      rig.log(
+        `rounds: frozen generation ${generation.id}: ${oldCount} "${FINDING_TITLE}"; note ${JSON.stringify(note)}; lane verdicts ${oldDeltas}; request buttons ${JSON.stringify(requestButtons)}`,
+      );
       expect(oldCount === 1, `the frozen generation's Flagged board shows ${oldCount} findings titled ${JSON.stringify(FINDING_TITLE)}, expected the one the change request was staged on`);
       expect(note?.includes('Read-only') && note.includes('An earlier generation of this review'), `the frozen generation's note reads ${JSON.stringify(note)}`);
       expect(oldDeltas === 0, `the first generation's rail shows ${oldDeltas} lane verdicts (it has no predecessor)`);
     } finally {
-      await board(page).locator('[data-testid="show-live"]').click({ timeout: 10_000 }).catch((e) => rig.log(`rounds: "Show the latest": ${e.message.split('\n')[0]}`));
+      await board(page)
+        .locator('[data-testid="show-live"]')
+        .click({ timeout: 10_000 })
+        .catch((e) => rig.log(`rounds: "Show the latest": ${e.message.split('\n')[0]}`));
     }
     const live = await poll(
-      async () => ({ id: await generationId(page), status: await board(page).locator('[data-testid="generation"]').getAttribute('data-status', { timeout: 2_000 }).catch(() => null) }),
+      async () => ({
+        id: await generationId(page),
+        status: await board(page)
+          .locator('[data-testid="generation"]')
+          .getAttribute('data-status', { timeout: 2_000 })
+          .catch(() => null),
+      }),
       (g) => g.id === successorGeneration.id && g.status === 'live',
       15_000,
     );
@@ -1010,40 +1266,84 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(summary === 'Rounds (1)' && rows.length === 1, `the ledger reads ${JSON.stringify(summary)} with ${rows.length} rows`);
     const [row] = rows;
     expect(row.id === roundId && row.ordinal === '1' && row.state === 'returned' && row.title === 'Round 1' && row.stateWords === 'back', `the ledger row is ${JSON.stringify(row)}`);
-    expect(row.asks === '1 ask' && row.range === range && row.worker === 'scripted worker' && row.workspace === `${repo} · feature`, `the ledger row's facts are ${JSON.stringify({ asks: row.asks, range: row.range, worker: row.worker, workspace: row.workspace })}, expected 1 ask, ${range}, scripted worker, ${repo} · feature`);
+    expect(
+      row.asks === '1 ask' && row.range === range && row.worker === 'scripted worker' && row.workspace === `${repo} · feature`,
+      `the ledger row's facts are ${JSON.stringify({ asks: row.asks, range: row.range, worker: row.worker, workspace: row.workspace })}, expected 1 ask, ${range}, scripted worker, ${repo} · feature`,
+    );
     expect(row.generation === `${shortGen(successorGeneration.id)} minted by this round; shown now`, `the row's generation reads ${JSON.stringify(row.generation)}`);
-    expect(row.earlier?.startsWith(`${shortGen(generation.id)} frozen, kept read-only`) && row.earlierSelect === generation.id, `the row's earlier generation reads ${JSON.stringify(row.earlier)} (select ${row.earlierSelect}), expected ${shortGen(generation.id)}, frozen`);
+    expect(
+      row.earlier?.startsWith(`${shortGen(generation.id)} frozen, kept read-only`) && row.earlierSelect === generation.id,
+      `the row's earlier generation reads ${JSON.stringify(row.earlier)} (select ${row.earlierSelect}), expected ${shortGen(generation.id)}, frozen`,
+    );
     expect(row.diff === 'Open round diff', `the row's diff button reads ${JSON.stringify(row.diff)}`);
 
     // Open round diff → vscode.changes over rennet-round: documents.
     const controlGlyphs = await page.locator('.part.editor .monaco-editor[data-uri$="/src/app.js"]:not([data-uri^="rennet-"]) .comment-range-glyph').count();
     await rowEl.locator('[data-testid="round-diff"]').click();
     const tabTitle = `Round 1 · ${range} (read-only)`;
-    await page.locator('.tabs-container .tab', { hasText: tabTitle }).first().waitFor({ state: 'visible', timeout: 20_000 }).catch(async () => {
-      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
-      throw new Error(`"Open round diff" opened no tab titled ${JSON.stringify(tabTitle)} (tabs ${JSON.stringify(tabs)}; notifications ${JSON.stringify(await notificationTexts())})`);
-    });
+    await page
+      .locator('.tabs-container .tab', { hasText: tabTitle })
+      .first()
+      .waitFor({ state: 'visible', timeout: 20_000 })
+      .catch(async () => {
+        const tabs = await page
+          .locator('.tabs-container .tab .label-name')
+          .allInnerTexts()
+          .catch(() => []);
+        throw new Error(`"Open round diff" opened no tab titled ${JSON.stringify(tabTitle)} (tabs ${JSON.stringify(tabs)}; notifications ${JSON.stringify(await notificationTexts())})`);
+      });
     const roundEditors = page.locator('.part.editor .monaco-editor[data-uri^="rennet-round:"]').filter({ visible: true });
-    await poll(() => roundEditors.count(), (n) => n >= 2, 15_000);
+    await poll(
+      () => roundEditors.count(),
+      (n) => n >= 2,
+      15_000,
+    );
     const sides = await roundEditors.evaluateAll((els) =>
       els.map((e) => {
         const raw = e.getAttribute('data-uri');
         const decoded = decodeURIComponent(raw);
         const q = new URLSearchParams(decoded.slice(decoded.indexOf('?') + 1));
-        return { raw, path: decoded.slice('rennet-round:'.length, decoded.indexOf('?')), side: q.get('side'), round: q.get('round'), pane: e.closest('.editor.original') ? 'original' : e.closest('.editor.modified') ? 'modified' : null, multi: Boolean(e.closest('.multiDiffEditor, [class*="multiDiff"]')) };
+        return {
+          raw,
+          path: decoded.slice('rennet-round:'.length, decoded.indexOf('?')),
+          side: q.get('side'),
+          round: q.get('round'),
+          pane: e.closest('.editor.original') ? 'original' : e.closest('.editor.modified') ? 'modified' : null,
+          multi: Boolean(e.closest('.multiDiffEditor, [class*="multiDiff"]')),
+        };
       }),
     );
     rig.log(`rounds: round diff editors ${JSON.stringify(sides)}`);
     const base = sides.findIndex((s) => s.side === 'base');
     const headIdx = sides.findIndex((s) => s.side === 'head');
-    expect(base >= 0 && headIdx >= 0 && sides.every((s) => s.path === '/src/app.js' && s.round === roundId), `the round diff's editors are ${JSON.stringify(sides)}, expected src/app.js before (side=base) and after (side=head) of round ${roundId}`);
-    expect(sides[base].pane === 'original' && sides[headIdx].pane === 'modified' && sides.every((s) => s.multi), `the round diff's editors sit in ${JSON.stringify(sides.map((s) => [s.side, s.pane, s.multi]))}: expected VS Code's multi-file diff, before as original, after as modified`);
-    const before = await poll(() => drawnLines(roundEditors.nth(base)), (l) => l[inserted.start] === 'app inserted A' && l[inserted.end] === 'app inserted B', 10_000);
-    const after = await poll(() => drawnLines(roundEditors.nth(headIdx)), (l) => l[inserted.start] === NAMED[0] && l[inserted.end] === NAMED[1], 10_000);
+    expect(
+      base >= 0 && headIdx >= 0 && sides.every((s) => s.path === '/src/app.js' && s.round === roundId),
+      `the round diff's editors are ${JSON.stringify(sides)}, expected src/app.js before (side=base) and after (side=head) of round ${roundId}`,
+    );
+    expect(
+      sides[base].pane === 'original' && sides[headIdx].pane === 'modified' && sides.every((s) => s.multi),
+      `the round diff's editors sit in ${JSON.stringify(sides.map((s) => [s.side, s.pane, s.multi]))}: expected VS Code's multi-file diff, before as original, after as modified`,
+    );
+    const before = await poll(
+      () => drawnLines(roundEditors.nth(base)),
+      (l) => l[inserted.start] === 'app inserted A' && l[inserted.end] === 'app inserted B',
+      10_000,
+    );
+    const after = await poll(
+      () => drawnLines(roundEditors.nth(headIdx)),
+      (l) => l[inserted.start] === NAMED[0] && l[inserted.end] === NAMED[1],
+      10_000,
+    );
     await rig.sleep(300);
     await screenshot('round-diff');
-    expect(before[inserted.start] === 'app inserted A' && before[inserted.end] === 'app inserted B', `the round diff's before side draws ${JSON.stringify(before)}, expected lines ${inserted.start}-${inserted.end} "app inserted A/B"`);
-    expect(after[inserted.start] === NAMED[0] && after[inserted.end] === NAMED[1], `the round diff's after side draws ${JSON.stringify(after)}, expected lines ${inserted.start}-${inserted.end} ${JSON.stringify(NAMED)}`);
+    expect(
+      before[inserted.start] === 'app inserted A' && before[inserted.end] === 'app inserted B',
+      `the round diff's before side draws ${JSON.stringify(before)}, expected lines ${inserted.start}-${inserted.end} "app inserted A/B"`,
+    );
+    expect(
+      after[inserted.start] === NAMED[0] && after[inserted.end] === NAMED[1],
+      `the round diff's after side draws ${JSON.stringify(after)}, expected lines ${inserted.start}-${inserted.end} ${JSON.stringify(NAMED)}`,
+    );
 
     // No comment gutter: no commenting-range glyph, and hovering and clicking the gutter opens nothing. The
     // positive control is the question staged earlier through src/app.js's glyph (openCommentWidget). The
@@ -1078,18 +1378,28 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await page.keyboard.type('x');
     await rig.sleep(500);
     const typed = await drawnLines(modified);
-    const readOnlyNote = await page.locator('.monaco-editor-overlaymessage, .monaco-hover').filter({ hasText: /read-only/i }).allInnerTexts().catch(() => []);
+    const readOnlyNote = await page
+      .locator('.monaco-editor-overlaymessage, .monaco-hover')
+      .filter({ hasText: /read-only/i })
+      .allInnerTexts()
+      .catch(() => []);
     await screenshot('round-diff-gutter-clicked');
-    rig.log(`rounds: round diff gutter at ${JSON.stringify(gutter)}: comment glyphs ${glyphs} (the checkout's app.js: ${controlGlyphs}), on hover ${hoverGlyphs}, review widgets after the click ${widgets}; after typing line ${inserted.start} reads ${JSON.stringify(typed[inserted.start])}; read-only notes ${JSON.stringify(readOnlyNote)}`);
+    rig.log(
+      `rounds: round diff gutter at ${JSON.stringify(gutter)}: comment glyphs ${glyphs} (the checkout's app.js: ${controlGlyphs}), on hover ${hoverGlyphs}, review widgets after the click ${widgets}; after typing line ${inserted.start} reads ${JSON.stringify(typed[inserted.start])}; read-only notes ${JSON.stringify(readOnlyNote)}`,
+    );
     expect(glyphs === 0 && hoverGlyphs === 0, `the round diff offers a comment gutter: ${glyphs} comment-range glyphs, ${hoverGlyphs} on hover`);
     expect(widgets === 0, `clicking the round diff's gutter opened ${widgets} comment widgets`);
     expect(typed[inserted.start] === NAMED[0], `typing on the round diff's after side changed line ${inserted.start} to ${JSON.stringify(typed[inserted.start])}: it is not read-only`);
     await page.keyboard.press('Escape');
     await rig.runCommand(page, 'View: Close Editor');
-    await page.locator('.tabs-container .tab', { hasText: tabTitle }).first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
+    await page
+      .locator('.tabs-container .tab', { hasText: tabTitle })
+      .first()
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => {});
   });
 
-  await test('Dispatch with only the question staged: the row reads the host\'s refusal, not a Dispatch action; Dispatch Round says so and opens no modal', async () => {
+  await test("Dispatch with only the question staged: the row reads the host's refusal, not a Dispatch action; Dispatch Round says so and opens no modal", async () => {
     expect(returned, 'the round did not return (see the previous test)');
     await focusHandOff();
     const view = await poll(readHandOff, (v) => v.rows.some((r) => r.label?.startsWith(ONLY_QUESTIONS)), 15_000);
@@ -1103,16 +1413,26 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await rig.runCommand(page, 'Notifications: Clear All Notifications');
     await rig.runCommand(page, 'Rennet: Dispatch Round');
     const notes = await poll(notificationTexts, (n) => n.some((t) => t.includes(ONLY_QUESTIONS)), 15_000);
-    const modalShown = await dialog().isVisible().catch(() => false);
+    const modalShown = await dialog()
+      .isVisible()
+      .catch(() => false);
     await screenshot('dispatch-refused');
     rig.log(`rounds: Dispatch Round with only the question: notifications ${JSON.stringify(notes)}; modal ${modalShown}`);
-    expect(notes.some((t) => t.includes('no round to dispatch') && t.includes(ONLY_QUESTIONS)), `Dispatch Round's notification reads ${JSON.stringify(notes)}, expected "Rennet: no round to dispatch — ${ONLY_QUESTIONS} …"`);
+    expect(
+      notes.some((t) => t.includes('no round to dispatch') && t.includes(ONLY_QUESTIONS)),
+      `Dispatch Round's notification reads ${JSON.stringify(notes)}, expected "Rennet: no round to dispatch — ${ONLY_QUESTIONS} …"`,
+    );
     expect(!modalShown, `Dispatch Round opened a modal with only a question staged: ${modalShown ? JSON.stringify(await readDialog()) : ''}`);
     const after = await readHandOff();
-    expect(after.rows.some((r) => r.level === 1 && r.label?.startsWith(ONLY_QUESTIONS)) && !after.rows.some((r) => /^Dispatch round/.test(r.label ?? '')), `after Dispatch Round the Hand off rows are ${showRows(after)}`);
-    expect(git(repo, ['rev-parse', 'feature']).trim() === git(repo, ['rev-parse', 'HEAD']).trim() && git(repo, ['rev-list', '--count', `${headBefore}..feature`]).trim() === '1', 'a second round ran: feature moved again');
+    expect(
+      after.rows.some((r) => r.level === 1 && r.label?.startsWith(ONLY_QUESTIONS)) && !after.rows.some((r) => /^Dispatch round/.test(r.label ?? '')),
+      `after Dispatch Round the Hand off rows are ${showRows(after)}`,
+    );
+    expect(
+      git(repo, ['rev-parse', 'feature']).trim() === git(repo, ['rev-parse', 'HEAD']).trim() && git(repo, ['rev-list', '--count', `${headBefore}..feature`]).trim() === '1',
+      'a second round ran: feature moved again',
+    );
   });
-
 
   await test('Open pull request… from the Hand off view: while the question is staged the row waits; with it unstaged "Open pull request…" is offered for feature → main; its modal shows the Design lens\'s title and description; Push and Open Pull Request pushes the worker\'s commit and the fake forge holds #1 with exactly that text', async () => {
     expect(returned && forge, 'the round did not return or the forge did not start (see the previous tests)');
@@ -1121,7 +1441,10 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await focusHandOff();
     let view = await poll(readHandOff, (v) => v.rows.some((r) => r.label === waiting), 10_000);
     rig.log(`rounds: hand off before unstaging the question ${showRows(view)}`);
-    expect(view.rows.some((r) => r.level === 1 && r.label === waiting) && !view.rows.some((r) => r.label === 'Open pull request…'), `with the question staged the Hand off rows are ${showRows(view)}, expected "${waiting}" and no "Open pull request…"`);
+    expect(
+      view.rows.some((r) => r.level === 1 && r.label === waiting) && !view.rows.some((r) => r.label === 'Open pull request…'),
+      `with the question staged the Hand off rows are ${showRows(view)}, expected "${waiting}" and no "Open pull request…"`,
+    );
     // Unstage the question: its row's inline Unstage action.
     const questionRow = page.locator('.part.sidebar .pane .monaco-list-row').filter({ hasText: QUESTION }).first();
     const box = await questionRow.boundingBox();
@@ -1131,16 +1454,23 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await screenshot('hand-off-open-pr');
     rig.log(`rounds: hand off with nothing staged ${showRows(view)}`);
     const row = view.rows.find((r) => r.label === 'Open pull request…');
-    expect(row?.level === 1 && row.description === 'feature → main' && row.icons.includes('codicon-git-pull-request-create'), `the "Open pull request…" row is ${JSON.stringify(row)} (rows ${showRows(view)})`);
+    expect(
+      row?.level === 1 && row.description === 'feature → main' && row.icons.includes('codicon-git-pull-request-create'),
+      `the "Open pull request…" row is ${JSON.stringify(row)} (rows ${showRows(view)})`,
+    );
     expect(changesLane(view)?.lane.description === 'nothing staged' && !view.rows.some((r) => r.label === QUESTION), `after Unstage the Changes lane reads ${JSON.stringify(changesLane(view))}`);
     expect((await forge.call('pullRequests', { owner: OWNER, name: NAME })).length === 0, 'the forge holds a request before Open');
 
     const requestsBefore = models.requests.length;
     await rig.runCommand(page, 'Notifications: Clear All Notifications');
     await clickRow('Open pull request…');
-    await dialog().waitFor({ state: 'visible', timeout: 120_000 }).catch(async () => {
-      throw new Error(`no modal within 120 s of "Open pull request…" (notifications ${JSON.stringify(await notificationTexts())}; opener requests ${JSON.stringify(models.requests.slice(requestsBefore).map((r) => r.seat))})`);
-    });
+    await dialog()
+      .waitFor({ state: 'visible', timeout: 120_000 })
+      .catch(async () => {
+        throw new Error(
+          `no modal within 120 s of "Open pull request…" (notifications ${JSON.stringify(await notificationTexts())}; opener requests ${JSON.stringify(models.requests.slice(requestsBefore).map((r) => r.seat))})`,
+        );
+      });
     const modal = await dialog().evaluate((d) => ({
       message: d.querySelector('.dialog-message-text')?.innerText ?? null,
       detail: d.querySelector('.dialog-message-detail')?.innerText ?? null,
@@ -1149,7 +1479,10 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await rig.sleep(300);
     await screenshot('open-pr-modal');
     rig.log(`rounds: the Open Pull Request modal ${JSON.stringify(modal)}`);
-    const opener = models.requests.slice(requestsBefore).filter((r) => /^design:opener@/.test(r.seat ?? '')).map((r) => `${r.server} ${r.seat}`);
+    const opener = models.requests
+      .slice(requestsBefore)
+      .filter((r) => /^design:opener@/.test(r.seat ?? ''))
+      .map((r) => `${r.server} ${r.seat}`);
     expect(JSON.stringify(opener) === JSON.stringify([0, 1, 2, 3, 4, 5].map((n) => `openai design:opener@${n}`)), `the opener's requests were ${JSON.stringify(opener)}`);
     expect(modal.message === `feature → main: ${OPENER_TITLE}`, `the modal's message reads ${JSON.stringify(modal.message)}, expected ${JSON.stringify(`feature → main: ${OPENER_TITLE}`)}`);
     const host = new URL(forge.url).host;
@@ -1167,7 +1500,10 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     expect(modal.buttons.includes(open), `the modal's buttons are ${JSON.stringify(modal.buttons)}`);
 
     await dialog().locator('.dialog-buttons .monaco-button', { hasText: open }).first().click();
-    const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Rennet: opened / }).first();
+    const toast = page
+      .locator('.notifications-toasts .notification-toast')
+      .filter({ hasText: /Rennet: opened / })
+      .first();
     await toast.waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
       throw new Error(`no "Rennet: opened …" notification within 60 s of ${open} (notifications ${JSON.stringify(await notificationTexts())})`);
     });
@@ -1176,10 +1512,18 @@ export async function runRounds({ paths, vsix, runner, browser }) {
     await screenshot('open-pr-opened');
     const pulls = await forge.call('pullRequests', { owner: OWNER, name: NAME });
     const remoteHead = git(repo, ['ls-remote', 'origin', 'refs/heads/feature']).trim().split(/\s+/)[0];
-    rig.log(`rounds: after ${open}: ${JSON.stringify(said)}; the forge's requests ${JSON.stringify(pulls.map((p) => ({ number: p.number, head: p.head?.ref, sha: p.head?.sha, base: p.base?.ref, user: p.user?.login, title: p.title })))}; origin's feature ${remoteHead}`);
-    expect(pulls.length === 1 && said === `Rennet: opened Pull Request #${pulls[0].number}.` && pulls[0].number === 1, `the notification says ${JSON.stringify(said)}; the forge holds ${JSON.stringify(pulls.map((p) => p.number))}, expected #1`);
+    rig.log(
+      `rounds: after ${open}: ${JSON.stringify(said)}; the forge's requests ${JSON.stringify(pulls.map((p) => ({ number: p.number, head: p.head?.ref, sha: p.head?.sha, base: p.base?.ref, user: p.user?.login, title: p.title })))}; origin's feature ${remoteHead}`,
+    );
+    expect(
+      pulls.length === 1 && said === `Rennet: opened Pull Request #${pulls[0].number}.` && pulls[0].number === 1,
+      `the notification says ${JSON.stringify(said)}; the forge holds ${JSON.stringify(pulls.map((p) => p.number))}, expected #1`,
+    );
     const [pr] = pulls;
-    expect(pr.user?.login === 'bob' && pr.state === 'open' && pr.head?.ref === 'feature' && pr.base?.ref === 'main', `the forge's request is ${JSON.stringify({ user: pr.user?.login, state: pr.state, head: pr.head?.ref, base: pr.base?.ref })}, expected bob's open feature → main`);
+    expect(
+      pr.user?.login === 'bob' && pr.state === 'open' && pr.head?.ref === 'feature' && pr.base?.ref === 'main',
+      `the forge's request is ${JSON.stringify({ user: pr.user?.login, state: pr.state, head: pr.head?.ref, base: pr.base?.ref })}, expected bob's open feature → main`,
+    );
     expect(pr.head?.sha === headAfter && remoteHead === headAfter, `the request's head is ${pr.head?.sha} (origin's feature ${remoteHead}), expected the worker's commit ${headAfter}`);
     expect(pr.title === OPENER_TITLE && pr.body === OPENER_BODY, `the request reads ${JSON.stringify({ title: pr.title, body: pr.body })}, expected the modal's text`);
     await focusHandOff();

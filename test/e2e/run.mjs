@@ -33,7 +33,11 @@ const { expect } = rig;
 const PANEL_TIMEOUT = 90_000;
 const SCENARIOS = ['capture', 'reading', 'hostile', 'hostile-render', 'forge', 'rounds', 'integration'];
 const scenarios = new Set(
-  process.env.RENNET_E2E_SCENARIOS ? process.env.RENNET_E2E_SCENARIOS.split(',').map((s) => s.trim()).filter(Boolean) : SCENARIOS,
+  process.env.RENNET_E2E_SCENARIOS
+    ? process.env.RENNET_E2E_SCENARIOS.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : SCENARIOS,
 );
 if (process.env.RENNET_E2E_ONLY === '1') scenarios.delete('integration');
 for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new Error(`RENNET_E2E_SCENARIOS names "${s}"; the scenarios are ${SCENARIOS.join(', ')}`);
@@ -78,15 +82,19 @@ async function waitForBoard(title) {
     .first()
     .waitFor({ state: 'visible', timeout: PANEL_TIMEOUT })
     .catch(async () => {
-      const tabs = await page.locator('.tabs-container .tab .label-name').allInnerTexts().catch(() => []);
+      const tabs = await page
+        .locator('.tabs-container .tab .label-name')
+        .allInnerTexts()
+        .catch(() => []);
       const notes = await notificationTexts();
-      throw new Error(
-        `no editor tab titled "${title}" within ${PANEL_TIMEOUT / 1000} s (tabs: ${JSON.stringify(tabs)}; notifications: ${JSON.stringify(notes)})`,
-      );
+      throw new Error(`no editor tab titled "${title}" within ${PANEL_TIMEOUT / 1000} s (tabs: ${JSON.stringify(tabs)}; notifications: ${JSON.stringify(notes)})`);
     });
   const header = board().locator('[data-testid="patchset-header"]');
   await header.waitFor({ state: 'visible', timeout: PANEL_TIMEOUT }).catch(async () => {
-    const body = await board().locator('body').innerText({ timeout: 2_000 }).catch(() => '(webview not reachable)');
+    const body = await board()
+      .locator('body')
+      .innerText({ timeout: 2_000 })
+      .catch(() => '(webview not reachable)');
     const notes = await notificationTexts();
     throw new Error(
       `panel "${title}" is open but shows no [data-testid="patchset-header"] within ${PANEL_TIMEOUT / 1000} s; ` +
@@ -94,11 +102,18 @@ async function waitForBoard(title) {
     );
   });
   // Rows render from the same snapshot as the header; give them a moment to appear.
-  await board().locator('[data-testid="file-row"]').first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => {});
+  await board()
+    .locator('[data-testid="file-row"]')
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 })
+    .catch(() => {});
 }
 
 async function notificationTexts() {
-  return page.locator('.notifications-toasts .notification-toast, .notification-list-item-message').allInnerTexts().catch(() => []);
+  return page
+    .locator('.notifications-toasts .notification-toast, .notification-list-item-message')
+    .allInnerTexts()
+    .catch(() => []);
 }
 
 /** What the board shows, read from its DOM (the webview's data-testid contract). */
@@ -246,7 +261,11 @@ async function dumpDiagnostics() {
   }
   const exthost = cs.logsMatching(/^remoteexthost\.log$/);
   for (const f of exthost) {
-    const lines = fs.readFileSync(f, 'utf8').split('\n').filter((l) => /rennet|error/i.test(l)).slice(-40);
+    const lines = fs
+      .readFileSync(f, 'utf8')
+      .split('\n')
+      .filter((l) => /rennet|error/i.test(l))
+      .slice(-40);
     if (lines.length) console.log(`--- ${path.relative(cs.userData, f)} (Rennet/error lines) ---\n${lines.join('\n')}`);
   }
   if (consoleErrors.length) console.log(`--- browser console errors (last 30) ---\n${consoleErrors.slice(-30).join('\n')}`);

@@ -26,19 +26,10 @@ export async function buildIntegrationExtension() {
     // reaches those require.resolve calls.
     logOverride: { 'require-resolve-not-external': 'silent' },
   });
-  execFileSync(
-    process.execPath,
-    [
-      path.join(ROOT, 'node_modules/@vscode/vsce/vsce'),
-      'package',
-      '--no-dependencies',
-      '--allow-missing-repository',
-      '--skip-license',
-      '-o',
-      INTEGRATION_VSIX,
-    ],
-    { cwd: HERE, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', INTEGRATION_VSIX], {
+    cwd: HERE,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return INTEGRATION_VSIX;
 }
 

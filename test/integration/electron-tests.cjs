@@ -13,6 +13,12 @@ exports.run = async function run() {
   const result = JSON.parse(fs.readFileSync(file, 'utf8'));
   console.log(`${result.passed} passed, ${result.failed} failed`);
   if (result.failed > 0 || result.passed === 0) {
-    throw new Error(result.fatal ?? result.tests.filter((t) => t.state === 'failed').map((t) => `${t.fullTitle}: ${t.error}`).join('\n'));
+    throw new Error(
+      result.fatal ??
+        result.tests
+          .filter((t) => t.state === 'failed')
+          .map((t) => `${t.fullTitle}: ${t.error}`)
+          .join('\n'),
+    );
   }
 };

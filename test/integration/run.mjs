@@ -62,10 +62,7 @@ export async function runIntegration({ paths, rennetVsix, runner, browser }) {
   if (!result) {
     await runner.test('integration: the test extension wrote its result file', async () => {
       dumpLogs();
-      throw new Error(
-        failures[0]?.message ??
-          `no result at ${resultFile} within ${RESULT_TIMEOUT_MS / 1000} s: the test extension did not activate or crashed (logs above)`,
-      );
+      throw new Error(failures[0]?.message ?? `no result at ${resultFile} within ${RESULT_TIMEOUT_MS / 1000} s: the test extension did not activate or crashed (logs above)`);
     });
   } else {
     rig.log(`integration suites ran in VS Code ${result.vscodeVersion}: ${result.passed} passed, ${result.failed} failed`);
@@ -75,12 +72,7 @@ export async function runIntegration({ paths, rennetVsix, runner, browser }) {
       });
     }
     for (const t of result.tests) {
-      const error =
-        t.state === 'failed'
-          ? new Error(t.error ?? 'failed')
-          : t.state === 'pending'
-            ? new Error('pending: a suite marked this test as not runnable here')
-            : null;
+      const error = t.state === 'failed' ? new Error(t.error ?? 'failed') : t.state === 'pending' ? new Error('pending: a suite marked this test as not runnable here') : null;
       runner.record(`integration: ${t.fullTitle}`, error, t.durationMs);
     }
     if (result.failed) dumpLogs();

@@ -116,7 +116,10 @@ export class ScriptState {
   readonly asByCallId = new Map<string, string>();
   private ids = 0;
 
-  constructor(script: ScriptInput, private readonly options: ServerOptions) {
+  constructor(
+    script: ScriptInput,
+    private readonly options: ServerOptions,
+  ) {
     this.script = normalizeScript(script);
   }
 
@@ -247,14 +250,7 @@ export interface Handled {
   unresolved: string[];
 }
 
-export type RouteHandler = (ctx: {
-  req: IncomingMessage;
-  res: ServerResponse;
-  path: string;
-  body: Record<string, unknown> | null;
-  raw: string;
-  record: RecordedRequest;
-}) => Promise<void>;
+export type RouteHandler = (ctx: { req: IncomingMessage; res: ServerResponse; path: string; body: Record<string, unknown> | null; raw: string; record: RecordedRequest }) => Promise<void>;
 
 /** A running scripted server. */
 export interface ScriptedServer {

@@ -118,7 +118,9 @@ export function readingSeats(plan: ReadingPlan): Record<string, Step[]> {
     ...Object.fromEntries(LENSES.map((lens) => [`${lens}:explainer`, explainSteps(plan.explain)])),
     ...(plan.opener ? { 'design:opener': openerSteps(plan.opener) } : {}),
     ...(plan.roundReport ? { [ROUND_REPORT_SEAT]: roundReportSteps(plan.roundReport) } : {}),
-    ...(plan.rereview ? { ...Object.fromEntries(Object.entries(lensSeats(plan.rereview)).map(([seat, steps]) => [`rereview:${seat}`, steps])), [CLOSURE_SEAT]: closureSteps(plan.rereview.closures) } : {}),
+    ...(plan.rereview
+      ? { ...Object.fromEntries(Object.entries(lensSeats(plan.rereview)).map(([seat, steps]) => [`rereview:${seat}`, steps])), [CLOSURE_SEAT]: closureSteps(plan.rereview.closures) }
+      : {}),
   };
 }
 
@@ -169,7 +171,9 @@ function closureSteps(c: RereviewPlan['closures']): Step[] {
     const fixed = items.find((i) => i.path === c.path && i.line === c.line);
     if (id === null || !fixed) return null;
     return items.map((i) =>
-      i === fixed ? { itemId: i.id, closure: 'resolved', evidenceIds: [id], reason: c.resolved } : { itemId: i.id, closure: 'open', evidenceIds: [], reason: i.path === null ? c.openBody : c.openInline },
+      i === fixed
+        ? { itemId: i.id, closure: 'resolved', evidenceIds: [id], reason: c.resolved }
+        : { itemId: i.id, closure: 'open', evidenceIds: [], reason: i.path === null ? c.openBody : c.openInline },
     );
   };
   const submit = {
@@ -265,6 +269,8 @@ runLensScriptProcess<ReadingPlan>(
   (plan) => positionalScript(readingSeats(plan)),
   // Other seats: the last tool result they resent (the scenario reads what read_diff answered).
   (r) =>
-    r.seat?.includes(':explainer@') || r.seat?.startsWith(`${ROUND_REPORT_SEAT}@`) || r.seat?.startsWith(`${CLOSURE_SEAT}@`) ? requestTexts(r.body) : { toolResults: requestTexts(r.body).toolResults.slice(-1) },
+    r.seat?.includes(':explainer@') || r.seat?.startsWith(`${ROUND_REPORT_SEAT}@`) || r.seat?.startsWith(`${CLOSURE_SEAT}@`)
+      ? requestTexts(r.body)
+      : { toolResults: requestTexts(r.body).toolResults.slice(-1) },
   readingRouter,
 );

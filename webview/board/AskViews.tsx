@@ -49,29 +49,14 @@ export function BoardAsksProvider({ snapshot, children }: { snapshot: Generation
   const detached = useMemo(() => detachedByLens(projection, { generationId, status, frozen }), [projection, generationId, status, frozen]);
   const explainsByPlace = useMemo(() => latestExplainByPlace(explains ?? {}, generationId), [explains, generationId]);
   const value = useMemo<BoardAsks | null>(
-    () =>
-      surface
-        ? { ...surface, scope: { sessionId, generationId, patchsetId }, frozen: status === 'frozen', marks, threads, detached, explainsByPlace }
-        : null,
+    () => (surface ? { ...surface, scope: { sessionId, generationId, patchsetId }, frozen: status === 'frozen', marks, threads, detached, explainsByPlace } : null),
     [surface, sessionId, generationId, patchsetId, status, marks, threads, detached, explainsByPlace],
   );
   return <BoardAsksContext.Provider value={value}>{children}</BoardAsksContext.Provider>;
 }
 
 /** A plain button that says why it is disabled (the title is the reason). */
-function AskButton({
-  testId,
-  blocked,
-  title,
-  onClick,
-  children,
-}: {
-  testId: string;
-  blocked: string | null;
-  title: string;
-  onClick(): void;
-  children: ComponentChildren;
-}) {
+function AskButton({ testId, blocked, title, onClick, children }: { testId: string; blocked: string | null; title: string; onClick(): void; children: ComponentChildren }) {
   return (
     <button
       type="button"
@@ -116,7 +101,14 @@ export function FindingActions({ finding, lens, byId }: { finding: ElementOf<'fi
   const ref = findingRefFor(asks.scope, finding.id);
   const blocked = asks.frozen ? FROZEN_REASON : asks.projection === null ? NO_PROJECTION_REASON : ref.ok ? null : ref.reason;
   const requestBlocked =
-    blocked ?? (asks.lane === null ? NO_TARGET_REASON : marks.requested ? 'A change request for this finding is already staged.' : marks.dismissed ? 'You dismissed this finding; restore it to request a change.' : null);
+    blocked ??
+    (asks.lane === null
+      ? NO_TARGET_REASON
+      : marks.requested
+        ? 'A change request for this finding is already staged.'
+        : marks.dismissed
+          ? 'You dismissed this finding; restore it to request a change.'
+          : null);
   const discussAnchor = quoteAnchorFor({ generationId: asks.scope.generationId, lens: 'flagged', elementId: finding.id }, finding.title ?? '');
   const discussBlocked = blocked ?? (discussAnchor.ok ? explainBusy(asks, 'flagged', finding.id) : discussAnchor.reason);
 
@@ -619,7 +611,11 @@ function QuoteThreadView({ entry, asks }: { entry: ThreadEntry; asks: BoardAsks 
             Detached
           </span>
         )}
-        {!thread.open && <span class="rn-ask-chip" data-testid="quote-thread-closed">Closed</span>}
+        {!thread.open && (
+          <span class="rn-ask-chip" data-testid="quote-thread-closed">
+            Closed
+          </span>
+        )}
         {thread.open && !replying && (
           <AskButton testId="quote-reply" blocked={blocked} title="Reply in this thread" onClick={() => setReplying(true)}>
             Reply

@@ -15,16 +15,7 @@ import { Markdown } from './MarkdownView';
 import { openCountText } from './openCount';
 import { revealInDom, rootContaining } from './reveal';
 import { buildTree, MAX_ELEMENT_DEPTH, reuseNodes, type BoardTree, type TreeNode } from './tree';
-import {
-  absenceMeaning,
-  foldCountsText,
-  pendingText,
-  plural,
-  retryKind,
-  retryLabel,
-  retryTitle,
-  spendParts,
-} from './words';
+import { absenceMeaning, foldCountsText, pendingText, plural, retryKind, retryLabel, retryTitle, spendParts } from './words';
 
 export interface LanePanelProps {
   lane: LaneView;
@@ -112,11 +103,7 @@ function LaneStatus({ lane, readOnly }: { lane: LaneView; readOnly: boolean }) {
             {failure?.message ?? 'The drafter stopped without saying why.'}
           </p>
           {failure && failure.attempts > 0 ? <p class="rn-muted">{plural(failure.attempts, 'attempt')} made.</p> : null}
-          {elements > 0 ? (
-            <p class="rn-muted">
-              The unfinished draft ({plural(elements, 'element')}) is not shown: it never settled.
-            </p>
-          ) : null}
+          {elements > 0 ? <p class="rn-muted">The unfinished draft ({plural(elements, 'element')}) is not shown: it never settled.</p> : null}
           {!readOnly && (
             <Button
               onClick={() => {
@@ -260,12 +247,7 @@ export function BoardBody({ board }: { board: LensBoardView }) {
         <div class="rn-board-body" data-testid="board-body">
           {foldable.length > 1 && (
             <p class="rn-fold-all">
-              <button
-                type="button"
-                class="rn-link"
-                data-testid="expand-all"
-                onClick={() => setExpanded(allOpen ? new Set() : new Set(foldable.map((node) => node.element.id)))}
-              >
+              <button type="button" class="rn-link" data-testid="expand-all" onClick={() => setExpanded(allOpen ? new Set() : new Set(foldable.map((node) => node.element.id)))}>
                 {allOpen ? 'Collapse all sections' : 'Expand all sections'}
               </button>
             </p>
@@ -361,14 +343,7 @@ function FoldedSection({ node, fold, expanded, onToggle, onOpen }: FoldedSection
       tabIndex={-1}
     >
       <h3 class="rn-fold-heading">
-        <button
-          type="button"
-          class="rn-fold-toggle"
-          data-testid="fold-toggle"
-          aria-expanded={expanded ? 'true' : 'false'}
-          aria-controls={expanded ? bodyId : undefined}
-          onClick={onToggle}
-        >
+        <button type="button" class="rn-fold-toggle" data-testid="fold-toggle" aria-expanded={expanded ? 'true' : 'false'} aria-controls={expanded ? bodyId : undefined} onClick={onToggle}>
           <span class="rn-fold-chevron" aria-hidden="true">
             {expanded ? '▾' : '▸'}
           </span>
@@ -391,11 +366,7 @@ function FoldedSection({ node, fold, expanded, onToggle, onOpen }: FoldedSection
       <ElementAsks lens={lens} elementId={e.id} />
       {expanded && (
         <div class="rn-fold-body" id={bodyId}>
-          {e.kind === 'section' ? (
-            <SectionBody node={node} element={e} level={3} />
-          ) : (
-            <NoiseGroupBody node={node} element={e} level={3} />
-          )}
+          {e.kind === 'section' ? <SectionBody node={node} element={e} level={3} /> : <NoiseGroupBody node={node} element={e} level={3} />}
         </div>
       )}
     </section>

@@ -13,16 +13,7 @@ import { ElementAsks, ElementAsksRun, FindingActions, useFindingMarks } from './
 import { CodeCard } from './CodeCard';
 import { Markdown } from './MarkdownView';
 import { codeRefs, scenarioClauses, type BoardTree, type TreeNode } from './tree';
-import {
-  accordMark,
-  SEVERITY_TITLES,
-  TONE_LABELS,
-  basename,
-  enumClass,
-  plural,
-  rangeLabel,
-  rangeText,
-} from './words';
+import { accordMark, SEVERITY_TITLES, TONE_LABELS, basename, enumClass, plural, rangeLabel, rangeText } from './words';
 
 // ─── Context ────────────────────────────────────────────────────────────────────────────────
 
@@ -195,7 +186,7 @@ export function EvidenceViewer({ ids, owner }: { ids: readonly string[] | undefi
 export function Children({ nodes, level }: { nodes: readonly TreeNode[]; level: number }) {
   const { tree, lens } = useElementCtx();
   const out: ComponentChildren[] = [];
-  for (let i = 0; i < nodes.length; ) {
+  for (let i = 0; i < nodes.length;) {
     const node = nodes[i] as TreeNode;
     const kind = node.element.kind;
     if (kind === 'task' || kind === 'noise_member') {
@@ -203,11 +194,7 @@ export function Children({ nodes, level }: { nodes: readonly TreeNode[]; level: 
       while (j < nodes.length && nodes[j]?.element.kind === kind) j++;
       const run = nodes.slice(i, j);
       out.push(
-        kind === 'task' ? (
-          <TaskList key={`run-${node.index}`} nodes={run} level={level} />
-        ) : (
-          <RegionList key={`run-${node.index}`} members={run.map((n) => n.element as ElementOf<'noise_member'>)} />
-        ),
+        kind === 'task' ? <TaskList key={`run-${node.index}`} nodes={run} level={level} /> : <RegionList key={`run-${node.index}`} members={run.map((n) => n.element as ElementOf<'noise_member'>)} />,
       );
       // Quote threads, the selection toolbar and Explain status of the run's elements, under the list.
       out.push(<ElementAsksRun key={`asks-run-${node.index}`} lens={lens} ids={run.map((n) => n.element.id)} />);
@@ -305,8 +292,7 @@ function SectionView({ node, element, level }: KindProps<'section'>) {
   return (
     <section class="rn-section" {...rootAttrs(lens, element)}>
       <Heading level={level} class="rn-section-title">
-        <Markdown text={element.title} inline />{' '}
-        <DeltaBadge value={element.delta} allowed={DELTAS} title="Changed since the previous generation" />
+        <Markdown text={element.title} inline /> <DeltaBadge value={element.delta} allowed={DELTAS} title="Changed since the previous generation" />
       </Heading>
       <SectionBody node={node} element={element} level={level} />
     </section>
@@ -379,11 +365,7 @@ function DecisionView({ node, element, level }: KindProps<'decision'>) {
         {element.inferred === true && (
           <>
             {' '}
-            <span
-              class="rn-badge rn-badge-inferred"
-              data-testid="model-analysis"
-              title="The rationale is reconstructed by analysis of the change, not stated by its author or a document."
-            >
+            <span class="rn-badge rn-badge-inferred" data-testid="model-analysis" title="The rationale is reconstructed by analysis of the change, not stated by its author or a document.">
               model analysis
             </span>
           </>
@@ -395,8 +377,7 @@ function DecisionView({ node, element, level }: KindProps<'decision'>) {
         </p>
       ) : null}
       <p class="rn-decision-rationale">
-        <span class="rn-field-label">{element.inferred === true ? 'Rationale (model analysis)' : 'Rationale'}</span>{' '}
-        <Markdown text={element.rationale} inline />
+        <span class="rn-field-label">{element.inferred === true ? 'Rationale (model analysis)' : 'Rationale'}</span> <Markdown text={element.rationale} inline />
       </p>
       {alternatives.length > 0 && (
         <div class="rn-alternatives">
@@ -494,8 +475,7 @@ function RequirementView({ node, element, level }: KindProps<'requirement'>) {
   return (
     <article class="rn-requirement" {...rootAttrs(lens, element)}>
       <Heading level={level} class="rn-requirement-title">
-        <Markdown text={element.title} inline />{' '}
-        <DeltaBadge value={element.spec_delta} allowed={SPEC_DELTAS} title="The specification's own change to this requirement" />
+        <Markdown text={element.title} inline /> <DeltaBadge value={element.spec_delta} allowed={SPEC_DELTAS} title="The specification's own change to this requirement" />
       </Heading>
       <blockquote class="rn-shall">
         <Markdown text={element.shall} inline />

@@ -32,26 +32,17 @@ export function GenerationView({ snapshot, lens, onSelectLens }: GenerationViewP
   const projection = useAskSurface()?.projection ?? null;
   const flagged = lanes.find((l) => l.lens === 'flagged');
   const openCount =
-    projection && flagged?.board && flagged.state !== 'failed'
-      ? openFindingCount(flagged.board.elements, { sessionId: snapshot.sessionId, generationId: snapshot.generationId }, projection)
-      : null;
+    projection && flagged?.board && flagged.state !== 'failed' ? openFindingCount(flagged.board.elements, { sessionId: snapshot.sessionId, generationId: snapshot.generationId }, projection) : null;
   return (
     <BoardAsksProvider snapshot={snapshot}>
-      <section
-        class="rn-generation"
-        data-testid="generation"
-        data-generation-id={snapshot.generationId}
-        data-status={snapshot.status}
-        aria-label="Lens boards"
-      >
+      <section class="rn-generation" data-testid="generation" data-generation-id={snapshot.generationId} data-status={snapshot.status} aria-label="Lens boards">
         <div class="rn-gen-bar">
           <Rail lanes={lanes} selected={selected} onSelect={onSelectLens} openCounts={openCount === null ? {} : { flagged: openCount }} />
           {hasSwitcher && <GenerationSwitcher snapshot={snapshot} />}
         </div>
         {frozen && (
           <p class="rn-banner rn-banner-info" data-testid="frozen-note" role="note">
-            <strong class="rn-banner-label">Read-only</strong> An earlier generation of this review, kept as it was
-            drafted.{' '}
+            <strong class="rn-banner-label">Read-only</strong> An earlier generation of this review, kept as it was drafted.{' '}
             <button type="button" class="rn-link" data-testid="show-live" onClick={() => actions.selectGeneration(null)}>
               Show the latest
             </button>

@@ -113,11 +113,7 @@ function Lead({ lead, onOpenRoundDiff }: { lead: RoundsLead; onOpenRoundDiff: Op
         <div class="rn-round-lead" data-testid="rounds-greeting" data-round-id={round.id} data-state={round.state}>
           <h2 class="rn-round-title">{greetingTitle(round)}</h2>
           <Facts round={round} />
-          {lead.report ? (
-            <Report round={round} report={lead.report} onOpenRoundDiff={onOpenRoundDiff} />
-          ) : (
-            <p class="rn-muted">This round’s report is not in its record.</p>
-          )}
+          {lead.report ? <Report round={round} report={lead.report} onOpenRoundDiff={onOpenRoundDiff} /> : <p class="rn-muted">This round’s report is not in its record.</p>}
           <RoundDiffButton round={round} onOpenRoundDiff={onOpenRoundDiff} />
         </div>
       );
@@ -305,7 +301,10 @@ function LedgerRowView({ row, onOpenRoundDiff }: { row: LedgerRow; onOpenRoundDi
   return (
     <li class="rn-rounds-row" data-testid="rounds-row" data-round-id={round.id} data-ordinal={String(round.ordinal)} data-state={round.state}>
       <div class="rn-rounds-row-head">
-        <strong class="rn-rounds-row-title">{row.title}</strong> <span class="rn-chip" data-testid="rounds-row-state">{row.state}</span>{' '}
+        <strong class="rn-rounds-row-title">{row.title}</strong>{' '}
+        <span class="rn-chip" data-testid="rounds-row-state">
+          {row.state}
+        </span>{' '}
         <span class="rn-muted" data-testid="rounds-row-asks">
           {row.asks}
         </span>
@@ -369,13 +368,7 @@ function GenerationLink({ gen, note }: { gen: GenerationRef; note: string }) {
       {gen.select !== undefined && (
         <>
           {' '}
-          <button
-            type="button"
-            class="rn-link"
-            data-testid="rounds-select-generation"
-            data-generation-id={gen.id}
-            onClick={() => actions.selectGeneration(gen.select ?? null)}
-          >
+          <button type="button" class="rn-link" data-testid="rounds-select-generation" data-generation-id={gen.id} onClick={() => actions.selectGeneration(gen.select ?? null)}>
             {gen.select === null ? 'Show it (latest)' : 'Show it (read-only)'}
           </button>
         </>

@@ -39,7 +39,6 @@ export interface GenerationScope {
 
 // ─── Lanes and text ──────────────────────────────────────────────────────────────────────────
 
-
 export { cutToUtf8Bytes };
 
 /** Ask text as the reviewer typed it, or why it cannot be staged. */
@@ -176,8 +175,7 @@ export function threadsByPlace(projection: AskProjection | null, generationId: s
 }
 
 /** Why a thread is listed as detached, as the panel says it. */
-export const DETACHED_REASON =
-  'The quoted text no longer appears exactly once on the new board (it is gone, or it occurs more than once), so this thread is not placed on any passage.';
+export const DETACHED_REASON = 'The quoted text no longer appears exactly once on the new board (it is gone, or it occurs more than once), so this thread is not placed on any passage.';
 
 /** The shown generation as the Detached list needs it: its id, whether it is the latest, the frozen ones (newest first). */
 export interface GenerationOrder {

@@ -79,10 +79,7 @@ const EXTENSION_SET = new Set(CITATION_EXTENSIONS);
 // A path starts after anything that is not a path character (so `/abs/x.ts:1` and `~/x.ts:1` are
 // not repo-relative citations), and its line range is not followed by a word character.
 const PATH_CHARS = String.raw`\p{L}\p{N}_~@+.\/\\-`;
-const CITATION = new RegExp(
-  String.raw`(?<![${PATH_CHARS}])([\p{L}\p{N}_@+.-][\p{L}\p{N}_~@+.\/-]*\.([A-Za-z][A-Za-z0-9]{0,11})):(\d{1,9})(?:-(\d{1,9}))?(?![\p{L}\p{N}_\/\\])`,
-  'gu',
-);
+const CITATION = new RegExp(String.raw`(?<![${PATH_CHARS}])([\p{L}\p{N}_@+.-][\p{L}\p{N}_~@+.\/-]*\.([A-Za-z][A-Za-z0-9]{0,11})):(\d{1,9})(?:-(\d{1,9}))?(?![\p{L}\p{N}_\/\\])`, 'gu');
 
 /** Repo-relative `path:line` / `path:start-end` citations in a run of prose text, in order. */
 export function findCitations(text: string): Citation[] {

@@ -58,8 +58,7 @@ export function roundAt(round: Round): RoundPhase {
 /** Each phase of the round, in order, marked from its record alone (phases before the one it is at are done). */
 export function phaseSteps(round: Round): PhaseStep[] {
   const at = ROUND_PHASES.indexOf(roundAt(round));
-  const here: PhaseMark =
-    round.state === 'running' ? 'current' : round.state === 'failed' ? 'failed' : round.state === 'cancelled' ? 'stopped' : 'done';
+  const here: PhaseMark = round.state === 'running' ? 'current' : round.state === 'failed' ? 'failed' : round.state === 'cancelled' ? 'stopped' : 'done';
   return ROUND_PHASES.map((phase, i) => ({
     phase,
     label: ROUND_PHASE_LABELS[phase],

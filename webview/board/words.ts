@@ -43,8 +43,7 @@ export const LANE_STATE_ICONS: Record<LaneState, string> = {
 };
 
 /** Why the Noise lane waits: it files only what the four core readings leave uncited. */
-export const NOISE_WAITING_EXPLANATION =
-  'Noise starts after Design, Sequence, Decisions and Flagged have settled: it lists the changed regions none of them cites, so it needs their citations first.';
+export const NOISE_WAITING_EXPLANATION = 'Noise starts after Design, Sequence, Decisions and Flagged have settled: it lists the changed regions none of them cites, so it needs their citations first.';
 
 /**
  * A round successor's settled lane: what its re-draft found, from the composition's stamps. A lane
@@ -52,11 +51,9 @@ export const NOISE_WAITING_EXPLANATION =
  */
 export function laneDeltaWords(delta: LaneDelta): { label: string; title: string } {
   if (delta.verdict === 'carrying-forward') return { label: 'carrying forward', title: `Round ${delta.round}: re-drafted, and nothing on this board changed.` };
-  const parts = [
-    delta.added > 0 ? `${delta.added} new` : null,
-    delta.reworked > 0 ? `${delta.reworked} reworked` : null,
-    delta.removed.length > 0 ? `${delta.removed.length} removed` : null,
-  ].filter((p): p is string => p !== null);
+  const parts = [delta.added > 0 ? `${delta.added} new` : null, delta.reworked > 0 ? `${delta.reworked} reworked` : null, delta.removed.length > 0 ? `${delta.removed.length} removed` : null].filter(
+    (p): p is string => p !== null,
+  );
   const what = parts.length > 0 ? `sections ${parts.join(', ')}` : 'its title, introduction or loose notes changed';
   return { label: 'reworked', title: `Round ${delta.round}: re-drafted; ${what}.` };
 }
@@ -199,7 +196,11 @@ export function spendParts(spend: readonly SeatSpend[]): SpendPart[] {
       const reads = reading.reduce((sum, s) => sum + (s.readCalls ?? 0), 0);
       const bytes = reading.reduce((sum, s) => sum + (s.readBytes ?? 0), 0);
       const ms = reading.reduce((sum, s) => sum + (s.readMs ?? 0), 0);
-      parts.push({ key: 'reads', text: `${plural(reads, 'read')} (${formatKiB(bytes)} in ${duration(ms)})`, title: 'Calls to the read tools (list_changes, read_diff, read_file, search_code, read_context): what the seats read of the change.' });
+      parts.push({
+        key: 'reads',
+        text: `${plural(reads, 'read')} (${formatKiB(bytes)} in ${duration(ms)})`,
+        title: 'Calls to the read tools (list_changes, read_diff, read_file, search_code, read_context): what the seats read of the change.',
+      });
     }
   }
   const seatMs = spend.reduce((sum, s) => sum + s.durationMs, 0);

@@ -41,11 +41,7 @@ export interface PreviewModel {
   pendingVerdict: boolean;
 }
 
-export type PreviewAction =
-  | { type: 'message'; message: ToPreview }
-  | { type: 'toggle-raw' }
-  | { type: 'post-clicked'; compositionId: string }
-  | { type: 'verdict-clicked' };
+export type PreviewAction = { type: 'message'; message: ToPreview } | { type: 'toggle-raw' } | { type: 'post-clicked'; compositionId: string } | { type: 'verdict-clicked' };
 
 export const initialPreviewModel: PreviewModel = { snapshot: null, hostStatus: null, raw: false, pendingPost: null, pendingVerdict: false };
 
@@ -131,9 +127,7 @@ export function PreviewApp({ bridge }: { bridge: PreviewBridge }) {
               bridge.post({ type: 'rennet/preview/post', compositionId });
             }}
             onOpen={openLink}
-            onRepair={(action) =>
-              action === 'capture-new-head' ? bridge.post({ type: 'rennet/preview/captureNewHead' }) : bridge.post({ type: 'rennet/preview/repair', action })
-            }
+            onRepair={(action) => (action === 'capture-new-head' ? bridge.post({ type: 'rennet/preview/captureNewHead' }) : bridge.post({ type: 'rennet/preview/repair', action }))}
           />
           {preview && earlierPosts(preview).length > 0 && <EarlierPosts receipts={earlierPosts(preview)} onOpen={openLink} />}
         </>

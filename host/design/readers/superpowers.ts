@@ -52,7 +52,10 @@ export async function readSuperpowers(selection: Extract<Selection, { format: 's
         title = titleOf(h1) || title;
         intro = labelledParagraph(file, h1, /^\*\*Goal:?\*\*:?\s*/) ?? intro;
       }
-      groups = file.headings.map((h) => h.text.match(TASK_GROUP)?.[1]).filter((n): n is string => !!n).map(Number);
+      groups = file.headings
+        .map((h) => h.text.match(TASK_GROUP)?.[1])
+        .filter((n): n is string => !!n)
+        .map(Number);
       files.push(fileSection({ file }, root, basename(selection.plan)));
     }
   }

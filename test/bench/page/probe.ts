@@ -151,8 +151,7 @@ export function installProbe(): void {
     }
   };
 
-  const describe = (wait: WaitSpec): string =>
-    wait.kind === 'ids' ? `${distinctIds(wait.within)} of ${wait.atLeast} ids in ${wait.within}` : JSON.stringify(wait);
+  const describe = (wait: WaitSpec): string => (wait.kind === 'ids' ? `${distinctIds(wait.within)} of ${wait.atLeast} ids in ${wait.within}` : JSON.stringify(wait));
 
   /** After the next frame: a task queued from its rAF callback runs once that frame is rendered. */
   const afterPaint = (): Promise<{ paint: number; next: number }> =>
@@ -195,9 +194,7 @@ export function installProbe(): void {
         const dom = performance.now();
         observer.disconnect();
         clearTimeout(timer);
-        void afterPaint().then(({ paint, next }) =>
-          resolve({ domMs: dom - t0, paintMs: paint - t0, nextFrameMs: next - t0, actEpochMs: performance.timeOrigin + t0 }),
-        );
+        void afterPaint().then(({ paint, next }) => resolve({ domMs: dom - t0, paintMs: paint - t0, nextFrameMs: next - t0, actEpochMs: performance.timeOrigin + t0 }));
       };
       observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
       t0 = performance.now();

@@ -69,4 +69,3 @@ export async function startPanelServer(webviewBundle: string): Promise<PanelServ
       }),
   };
 }
-

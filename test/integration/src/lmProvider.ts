@@ -116,7 +116,14 @@ export function registerScriptedProvider(): vscode.Disposable {
         }
       }
       const firstUser = messages[0]?.content.map((p) => textOf(p) ?? '').join('') ?? '';
-      observed.push({ modelId: model.id, round, roles: messages.map((m) => (m.role === ASSISTANT ? 'assistant' : 'user')), tools: (options.tools ?? []).map((t) => t.name), results, firstUserText: firstUser });
+      observed.push({
+        modelId: model.id,
+        round,
+        roles: messages.map((m) => (m.role === ASSISTANT ? 'assistant' : 'user')),
+        tools: (options.tools ?? []).map((t) => t.name),
+        results,
+        firstUserText: firstUser,
+      });
 
       if (model.id === MODELS.refuser.id) throw api.LanguageModelError.NoPermissions('the scripted user denied Rennet access to this model');
       const step = script[round];

@@ -94,7 +94,16 @@ export class ForgeControl {
    * false), `resetApprovalsOnPush` (default false). GitHub: `admins`, who may read branch
    * protection (default null: every known user).
    */
-  setRepoOptions(o: RepoRef & { preventAuthorApproval?: boolean; private?: boolean; approvalsRequired?: number; onlyAllowMergeIfPipelineSucceeds?: boolean; resetApprovalsOnPush?: boolean; admins?: string[] | null }): void {
+  setRepoOptions(
+    o: RepoRef & {
+      preventAuthorApproval?: boolean;
+      private?: boolean;
+      approvalsRequired?: number;
+      onlyAllowMergeIfPipelineSucceeds?: boolean;
+      resetApprovalsOnPush?: boolean;
+      admins?: string[] | null;
+    },
+  ): void {
     const repo = this.repoOf(o);
     if (o.preventAuthorApproval !== undefined) repo.preventAuthorApproval = o.preventAuthorApproval;
     if (o.private !== undefined) repo.private = o.private;
@@ -112,7 +121,8 @@ export class ForgeControl {
     const repo = this.repoOf(o);
     const author = this.state.userByLogin(o.author) ?? this.state.addUser(o.author);
     const pull = await this.state.openPull(repo, { authorId: author.id, head: o.head, base: o.base, title: o.title, body: o.body ?? '', draft: o.draft ?? false });
-    const htmlUrl = repo.provider === 'github' ? `${this.state.origin}/${repo.owner}/${repo.name}/pull/${pull.number}` : `${this.state.origin}/${repo.owner}/${repo.name}/-/merge_requests/${pull.number}`;
+    const htmlUrl =
+      repo.provider === 'github' ? `${this.state.origin}/${repo.owner}/${repo.name}/pull/${pull.number}` : `${this.state.origin}/${repo.owner}/${repo.name}/-/merge_requests/${pull.number}`;
     return { id: pull.id, number: pull.number, iid: pull.number, headSha: pull.headSha, baseSha: pull.baseSha, htmlUrl };
   }
 
@@ -172,18 +182,32 @@ export class ForgeControl {
    * GitHub: a check run on `sha` (default: the pull request's head). A new run of the same name
    * supersedes the earlier one. `status` defaults to completed, `conclusion` then to success.
    */
-  async setCheckRun(o: PullRef & { sha?: string; check: string; status?: 'queued' | 'in_progress' | 'completed'; conclusion?: string | null; title?: string; summary?: string }): Promise<{ id: number; headSha: string }> {
+  async setCheckRun(
+    o: PullRef & { sha?: string; check: string; status?: 'queued' | 'in_progress' | 'completed'; conclusion?: string | null; title?: string; summary?: string },
+  ): Promise<{ id: number; headSha: string }> {
     const { repo, sha } = await this.commitOf(o);
     if (repo.provider !== 'github') throw new Error('check runs are GitHub’s');
     const status = o.status ?? 'completed';
     const at = nowIso();
-    const run = { id: this.state.id(), name: o.check, headSha: sha, status, conclusion: status === 'completed' ? (o.conclusion ?? 'success') : null, title: o.title ?? null, summary: o.summary ?? null, startedAt: at, completedAt: status === 'completed' ? at : null };
+    const run = {
+      id: this.state.id(),
+      name: o.check,
+      headSha: sha,
+      status,
+      conclusion: status === 'completed' ? (o.conclusion ?? 'success') : null,
+      title: o.title ?? null,
+      summary: o.summary ?? null,
+      startedAt: at,
+      completedAt: status === 'completed' ? at : null,
+    };
     repo.checkRuns.push(run);
     return { id: run.id, headSha: sha };
   }
 
   /** GitHub: a commit status on `sha` (default: the pull request's head); the newest per context counts. */
-  async setCommitStatus(o: PullRef & { sha?: string; context: string; state: 'error' | 'failure' | 'pending' | 'success'; description?: string; targetUrl?: string }): Promise<{ id: number; headSha: string }> {
+  async setCommitStatus(
+    o: PullRef & { sha?: string; context: string; state: 'error' | 'failure' | 'pending' | 'success'; description?: string; targetUrl?: string },
+  ): Promise<{ id: number; headSha: string }> {
     const { repo, sha } = await this.commitOf(o);
     if (repo.provider !== 'github') throw new Error('commit statuses are GitHub’s here');
     if (!['error', 'failure', 'pending', 'success'].includes(o.state)) throw new Error(`unknown status state ${o.state}`);
@@ -212,7 +236,9 @@ export class ForgeControl {
    * GitLab: a pipeline for the merge request's head (or `sha`), with its jobs; its status is derived
    * from them unless given. The newest pipeline for the head is the request's head pipeline.
    */
-  async setPipeline(o: PullRef & { sha?: string; status?: string; jobs?: { name: string; stage?: string; status: string; allowFailure?: boolean }[] }): Promise<{ id: number; status: string; sha: string }> {
+  async setPipeline(
+    o: PullRef & { sha?: string; status?: string; jobs?: { name: string; stage?: string; status: string; allowFailure?: boolean }[] },
+  ): Promise<{ id: number; status: string; sha: string }> {
     const { repo, pull } = this.pullOf(o);
     if (repo.provider !== 'gitlab') throw new Error('pipelines are GitLab’s');
     await this.state.sync(repo);
@@ -265,7 +291,10 @@ export class ForgeControl {
   /** GitHub reviews (pending ones too), each with its `comments`. */
   reviews(o: PullRef): Record<string, unknown>[] {
     const { repo, pull } = this.pullOf(o);
-    return pull.reviews.map((r) => ({ ...reviewJson(this.state, repo, pull, r), comments: pull.reviewComments.filter((c) => c.reviewId === r.id).map((c) => reviewCommentJson(this.state, repo, pull, c)) }));
+    return pull.reviews.map((r) => ({
+      ...reviewJson(this.state, repo, pull, r),
+      comments: pull.reviewComments.filter((c) => c.reviewId === r.id).map((c) => reviewCommentJson(this.state, repo, pull, c)),
+    }));
   }
 
   /** GitHub review comments (of every review, pending ones too). */
@@ -329,7 +358,12 @@ export class ForgeControl {
   /** The request log (control requests excluded), optionally filtered. */
   requests(filter: RequestFilter = {}): RequestRecord[] {
     const pattern = filter.pathPattern === undefined ? null : filter.pathPattern instanceof RegExp ? filter.pathPattern : new RegExp(filter.pathPattern);
-    return this.state.requests.filter((r) => (filter.method === undefined || r.method === filter.method.toUpperCase()) && (filter.surface === undefined || r.surface === filter.surface) && (pattern === null || pattern.test(r.path))).map((r) => ({ ...r }));
+    return this.state.requests
+      .filter(
+        (r) =>
+          (filter.method === undefined || r.method === filter.method.toUpperCase()) && (filter.surface === undefined || r.surface === filter.surface) && (pattern === null || pattern.test(r.path)),
+      )
+      .map((r) => ({ ...r }));
   }
 
   clearRequests(): void {
@@ -389,7 +423,8 @@ export async function handleControl(control: ForgeControl, req: IncomingMessage,
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the body must be a JSON object');
       arg = parsed as Record<string, unknown>;
     } else
-      for (const [k, v] of url.searchParams) arg[k] = /^\d+$/.test(v) && ['number', 'iid', 'times', 'status', 'retryAfterSeconds'].includes(k) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v;
+      for (const [k, v] of url.searchParams)
+        arg[k] = /^\d+$/.test(v) && ['number', 'iid', 'times', 'status', 'retryAfterSeconds'].includes(k) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v;
     const method = (control as unknown as Record<string, (a: unknown) => unknown>)[name] as (a: unknown) => unknown;
     const result = await method.call(control, arg);
     send(res, 200, { result: result ?? null });

@@ -263,9 +263,7 @@ export function diffHunkThrough(f: DiffFile, line: DiffLine): string {
   return h.patchLines.slice(0, line.position - h.position + 1).join('\n');
 }
 
-export type GithubPlacement =
-  | { ok: true; end: DiffLine; start: DiffLine | null }
-  | { ok: false; error: string };
+export type GithubPlacement = { ok: true; end: DiffLine; start: DiffLine | null } | { ok: false; error: string };
 
 /**
  * Checks a GitHub review comment's (start_line, start_side) … (line, side) against the diff.

@@ -73,7 +73,11 @@ export async function countCommits(dir: string, base: string, head: string): Pro
 }
 
 /** Commits of `base..head`, oldest first: sha, author, committer, message. */
-export async function listCommits(dir: string, base: string, head: string): Promise<{ sha: string; authorName: string; authorEmail: string; authorDate: string; committerName: string; committerEmail: string; committerDate: string; message: string; parents: string[] }[]> {
+export async function listCommits(
+  dir: string,
+  base: string,
+  head: string,
+): Promise<{ sha: string; authorName: string; authorEmail: string; authorDate: string; committerName: string; committerEmail: string; committerDate: string; message: string; parents: string[] }[]> {
   const out = await git(dir, ['log', '--reverse', '-z', '--format=%H%x1f%an%x1f%ae%x1f%aI%x1f%cn%x1f%ce%x1f%cI%x1f%P%x1f%B', `${base}..${head}`]);
   return out
     .split('\0')

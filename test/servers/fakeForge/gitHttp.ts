@@ -12,7 +12,8 @@ import type { ForgeState, RepoRecord, UserRecord } from './state';
  */
 
 /** Service paths http-backend answers (the rest is refused before a process starts). */
-const SERVICE = /^(info\/refs|git-upload-pack|git-receive-pack|HEAD|objects\/info\/(alternates|http-alternates|packs)|objects\/[0-9a-f]{2}\/[0-9a-f]{38,62}|objects\/pack\/pack-[0-9a-f]{40,64}\.(pack|idx))$/;
+const SERVICE =
+  /^(info\/refs|git-upload-pack|git-receive-pack|HEAD|objects\/info\/(alternates|http-alternates|packs)|objects\/[0-9a-f]{2}\/[0-9a-f]{38,62}|objects\/pack\/pack-[0-9a-f]{40,64}\.(pack|idx))$/;
 
 export interface GitRoute {
   repo: RepoRecord;

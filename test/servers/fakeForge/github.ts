@@ -75,8 +75,18 @@ export function githubRateLimited(fault: ArmedFault): Reply {
   const after = spec.retryAfterSeconds ?? 60;
   const reset = String(Math.floor(Date.now() / 1000) + after);
   if (spec.variant === 'primary')
-    return githubError(403, 'API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID.', { documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api' }, { 'x-ratelimit-limit': String(RATE_LIMIT), 'x-ratelimit-remaining': '0', 'x-ratelimit-used': String(RATE_LIMIT), 'x-ratelimit-reset': reset, 'x-ratelimit-resource': 'core' });
-  return githubError(403, 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.', { documentation_url: 'https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits' }, { 'retry-after': String(after), 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset });
+    return githubError(
+      403,
+      'API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID.',
+      { documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api' },
+      { 'x-ratelimit-limit': String(RATE_LIMIT), 'x-ratelimit-remaining': '0', 'x-ratelimit-used': String(RATE_LIMIT), 'x-ratelimit-reset': reset, 'x-ratelimit-resource': 'core' },
+    );
+  return githubError(
+    403,
+    'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+    { documentation_url: 'https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits' },
+    { 'retry-after': String(after), 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset },
+  );
 }
 
 /** The user a request authenticates as: `Authorization: token X` or `Bearer X`. */
@@ -294,7 +304,8 @@ function issueJson(state: ForgeState, repo: RepoRecord, n: number, issue: IssueR
     body: (pull?.body ?? (issue as IssueRecord).body) || null,
     state_reason: null,
   };
-  if (pull !== null) out['pull_request'] = { url: `${api}/pulls/${n}`, html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: pull.state === 'merged' ? pull.closedAt : null };
+  if (pull !== null)
+    out['pull_request'] = { url: `${api}/pulls/${n}`, html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: pull.state === 'merged' ? pull.closedAt : null };
   return out;
 }
 
@@ -386,7 +397,11 @@ export async function handleGithub(ctx: ApiContext, user: UserRecord): Promise<R
           node_id: Buffer.from(`06:Commit${c.sha}`).toString('base64'),
           url: `${ctx.origin}/api/v3/repos/${repo.owner}/${repo.name}/commits/${c.sha}`,
           html_url: `${ctx.origin}/${repo.owner}/${repo.name}/commit/${c.sha}`,
-          commit: { author: { name: c.authorName, email: c.authorEmail, date: c.authorDate }, committer: { name: c.committerName, email: c.committerEmail, date: c.committerDate }, message: c.message },
+          commit: {
+            author: { name: c.authorName, email: c.authorEmail, date: c.authorDate },
+            committer: { name: c.committerName, email: c.committerEmail, date: c.committerDate },
+            message: c.message,
+          },
           parents: c.parents.map((p) => ({ sha: p })),
         })),
       );
@@ -520,8 +535,10 @@ async function createPull(ctx: ApiContext, repo: RepoRecord, user: UserRecord): 
   if (headSha === null) return validationFailed([{ resource: 'PullRequest', field: 'head', code: 'invalid' }], DOC.createPull);
   const baseSha = await ctx.state.branchTip(repo, base);
   if (baseSha === null) return validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }], DOC.createPull);
-  if (openDuplicate(repo, head, base, null) !== undefined) return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${head}.` }], DOC.createPull);
-  if (head === base || (await countCommits(repo.dir, baseSha, headSha)) === 0) return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` }], DOC.createPull);
+  if (openDuplicate(repo, head, base, null) !== undefined)
+    return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${head}.` }], DOC.createPull);
+  if (head === base || (await countCommits(repo.dir, baseSha, headSha)) === 0)
+    return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` }], DOC.createPull);
   const pull = await ctx.state.openPull(repo, { authorId: user.id, head, base, title: b['title'] as string, body: typeof b['body'] === 'string' ? b['body'] : '', draft: b['draft'] === true });
   return reply(201, await pullJson(ctx, repo, pull, true), { location: `${ctx.origin}/api/v3/repos/${repo.owner}/${repo.name}/pulls/${pull.number}` });
 }
@@ -530,7 +547,8 @@ async function updatePull(ctx: ApiContext, repo: RepoRecord, pull: PullRecord): 
   const parsed = parse(ctx);
   if ('reply' in parsed) return parsed.reply;
   const b = parsed.params;
-  for (const k of ['title', 'body', 'state', 'base'] as const) if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return invalidRequest(`For 'properties/${k}', ${JSON.stringify(b[k])} is not a string.`, DOC.updatePull);
+  for (const k of ['title', 'body', 'state', 'base'] as const)
+    if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return invalidRequest(`For 'properties/${k}', ${JSON.stringify(b[k])} is not a string.`, DOC.updatePull);
   if (b['state'] !== undefined && b['state'] !== 'open' && b['state'] !== 'closed') return validationFailed([{ resource: 'PullRequest', code: 'invalid', field: 'state' }], DOC.updatePull);
   let baseSha = pull.baseSha;
   const base = typeof b['base'] === 'string' ? b['base'] : pull.base;
@@ -542,7 +560,8 @@ async function updatePull(ctx: ApiContext, repo: RepoRecord, pull: PullRecord): 
   const reopening = b['state'] === 'open' && pull.state === 'closed';
   if ((reopening || (pull.state === 'open' && base !== pull.base)) && openDuplicate(repo, pull.head, base, pull) !== undefined)
     return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${pull.head}.` }], DOC.updatePull);
-  if (pull.state === 'merged' && b['state'] !== undefined) return validationFailed([{ resource: 'PullRequest', code: 'custom', message: 'Cannot change the state of a merged pull request.' }], DOC.updatePull);
+  if (pull.state === 'merged' && b['state'] !== undefined)
+    return validationFailed([{ resource: 'PullRequest', code: 'custom', message: 'Cannot change the state of a merged pull request.' }], DOC.updatePull);
   if (typeof b['title'] === 'string') pull.title = b['title'];
   if (typeof b['body'] === 'string') pull.body = b['body'];
   pull.base = base;
@@ -580,7 +599,8 @@ function schemaCheckReview(b: Params): { event: ReviewEvent | null; body: string
   if (b['commit_id'] !== undefined && b['commit_id'] !== null && typeof b['commit_id'] !== 'string') return { error: `For 'properties/commit_id', ${JSON.stringify(b['commit_id'])} is not a string.` };
   if (b['body'] !== undefined && b['body'] !== null && typeof b['body'] !== 'string') return { error: `For 'properties/body', ${JSON.stringify(b['body'])} is not a string.` };
   const ev = b['event'];
-  if (ev !== undefined && ev !== null && !(typeof ev === 'string' && (EVENTS as readonly string[]).includes(ev))) return { error: `For 'properties/event', ${JSON.stringify(ev)} is not one of ${JSON.stringify(EVENTS)}.` };
+  if (ev !== undefined && ev !== null && !(typeof ev === 'string' && (EVENTS as readonly string[]).includes(ev)))
+    return { error: `For 'properties/event', ${JSON.stringify(ev)} is not one of ${JSON.stringify(EVENTS)}.` };
   const raw = b['comments'] ?? [];
   if (!Array.isArray(raw)) return { error: `For 'properties/comments', ${JSON.stringify(raw)} is not an array.` };
   const comments: CommentInput[] = [];
@@ -589,8 +609,11 @@ function schemaCheckReview(b: Params): { event: ReviewEvent | null; body: string
     const o = c as Params;
     if (typeof o['path'] !== 'string') return { error: `No subschema in "anyOf" matched.\n"path" wasn't supplied. (comments[${i}])` };
     if (typeof o['body'] !== 'string') return { error: `"body" wasn't supplied. (comments[${i}])` };
-    for (const k of ['line', 'start_line', 'position'] as const) if (o[k] !== undefined && o[k] !== null && !isInt(o[k])) return { error: `For 'properties/${k}', ${JSON.stringify(o[k])} is not an integer. (comments[${i}])` };
-    for (const k of ['side', 'start_side'] as const) if (o[k] !== undefined && o[k] !== null && o[k] !== 'LEFT' && o[k] !== 'RIGHT') return { error: `For 'properties/${k}', ${JSON.stringify(o[k])} is not one of ["LEFT", "RIGHT"]. (comments[${i}])` };
+    for (const k of ['line', 'start_line', 'position'] as const)
+      if (o[k] !== undefined && o[k] !== null && !isInt(o[k])) return { error: `For 'properties/${k}', ${JSON.stringify(o[k])} is not an integer. (comments[${i}])` };
+    for (const k of ['side', 'start_side'] as const)
+      if (o[k] !== undefined && o[k] !== null && o[k] !== 'LEFT' && o[k] !== 'RIGHT')
+        return { error: `For 'properties/${k}', ${JSON.stringify(o[k])} is not one of ["LEFT", "RIGHT"]. (comments[${i}])` };
     comments.push({
       path: o['path'],
       body: o['body'],
@@ -677,7 +700,14 @@ async function createReview(ctx: ApiContext, repo: RepoRecord, pull: PullRecord,
   if (errors.length > 0) return unprocessable([...new Set(errors)], DOC.createReview);
   // All or nothing: the review and every comment are stored together, after every check passed.
   const at = nowIso();
-  const review: ReviewRecord = { id: state.id(), userId: user.id, body: input.body, state: input.event === null ? 'PENDING' : STATE_OF[input.event], commitId: head, submittedAt: input.event === null ? null : at };
+  const review: ReviewRecord = {
+    id: state.id(),
+    userId: user.id,
+    body: input.body,
+    state: input.event === null ? 'PENDING' : STATE_OF[input.event],
+    commitId: head,
+    submittedAt: input.event === null ? null : at,
+  };
   pull.reviews.push(review);
   if (review.state !== 'PENDING') pull.requestedReviewerIds = pull.requestedReviewerIds.filter((id) => id !== user.id);
   for (const c of placed) pull.reviewComments.push({ ...c, id: state.id(), reviewId: review.id });
@@ -691,7 +721,8 @@ async function submitReview(ctx: ApiContext, repo: RepoRecord, pull: PullRecord,
   if (review.userId !== user.id) return notFound();
   if (review.state !== 'PENDING') return unprocessable(['Can not submit a review that is not pending'], DOC.submitReview);
   const ev = b['event'];
-  if (typeof ev !== 'string' || !(EVENTS as readonly string[]).includes(ev)) return invalidRequest(`For 'properties/event', ${JSON.stringify(ev ?? null)} is not one of ${JSON.stringify(EVENTS)}.`, DOC.submitReview);
+  if (typeof ev !== 'string' || !(EVENTS as readonly string[]).includes(ev))
+    return invalidRequest(`For 'properties/event', ${JSON.stringify(ev ?? null)} is not one of ${JSON.stringify(EVENTS)}.`, DOC.submitReview);
   const body = typeof b['body'] === 'string' ? b['body'] : review.body;
   if (review.commitId !== pull.headSha) return unprocessable(['The commitOID is not part of the pull request'], DOC.submitReview);
   const rule = eventRules(pull, user, ev as ReviewEvent, body);

@@ -80,7 +80,9 @@ export async function mergeability(state: ForgeState, repo: RepoRecord, pull: Pu
     if (blocked !== null) return { mergeable: true, mergeableState: blocked.behind ? 'behind' : 'blocked', refusal: blocked.words };
   }
   const head = pull.headSha;
-  const unstable = latestCheckRuns(repo, head).some((r) => r.status !== 'completed' || !['success', 'neutral', 'skipped'].includes(r.conclusion ?? '')) || latestStatuses(repo, head).some((s) => s.state !== 'success');
+  const unstable =
+    latestCheckRuns(repo, head).some((r) => r.status !== 'completed' || !['success', 'neutral', 'skipped'].includes(r.conclusion ?? '')) ||
+    latestStatuses(repo, head).some((s) => s.state !== 'success');
   return { mergeable: true, mergeableState: unstable ? 'unstable' : 'clean', refusal: null };
 }
 
@@ -98,7 +100,8 @@ async function protectionRefusal(state: ForgeState, repo: RepoRecord, pull: Pull
     if (st === 'pending') return { words: `Required status check "${context}" is in progress.`, behind: false };
     if (st === 'failing') return { words: `Required status check "${context}" is failing.`, behind: false };
   }
-  if (p.strict && (p.requiredStatusChecks?.length ?? 0) > 0 && (await state.aheadBehind(repo, pull.baseSha, pull.headSha)).behind > 0) return { words: 'Head branch is not up to date with the base branch', behind: true };
+  if (p.strict && (p.requiredStatusChecks?.length ?? 0) > 0 && (await state.aheadBehind(repo, pull.baseSha, pull.headSha)).behind > 0)
+    return { words: 'Head branch is not up to date with the base branch', behind: true };
   return null;
 }
 
@@ -178,19 +181,36 @@ export async function commitRoute(ctx: ApiContext, repo: RepoRecord, ref: string
   if (what === 'statuses') {
     const all = repo.statuses.filter((s) => s.sha === sha).sort((a, b) => b.id - a.id);
     const p = paginate(all, ctx.query, 30, 100);
-    return reply(200, p.items.map((s) => statusJson(ctx, repo, s)), pageHeaders(ctx, p));
+    return reply(
+      200,
+      p.items.map((s) => statusJson(ctx, repo, s)),
+      pageHeaders(ctx, p),
+    );
   }
   const latest = latestStatuses(repo, sha);
   const combined = latest.some((s) => s.state === 'error' || s.state === 'failure') ? 'failure' : latest.length === 0 || latest.some((s) => s.state === 'pending') ? 'pending' : 'success';
   const p = paginate(latest, ctx.query, 30, 100);
   const api = `${ctx.origin}/api/v3/repos/${repo.owner}/${repo.name}`;
-  return reply(200, { state: combined, statuses: p.items.map((s) => statusJson(ctx, repo, s)), sha, total_count: latest.length, repository: { id: repo.id, full_name: `${repo.owner}/${repo.name}` }, commit_url: `${api}/commits/${sha}`, url: `${api}/commits/${sha}/status` }, pageHeaders(ctx, p));
+  return reply(
+    200,
+    {
+      state: combined,
+      statuses: p.items.map((s) => statusJson(ctx, repo, s)),
+      sha,
+      total_count: latest.length,
+      repository: { id: repo.id, full_name: `${repo.owner}/${repo.name}` },
+      commit_url: `${api}/commits/${sha}`,
+      url: `${api}/commits/${sha}/status`,
+    },
+    pageHeaders(ctx, p),
+  );
 }
 
 /** `GET /repos/{o}/{r}/branches/{b}/protection[/required_pull_request_reviews]`: admins only; 404 when none. */
 export async function protectionRoute(ctx: ApiContext, repo: RepoRecord, user: UserRecord, branch: string, part: string | undefined): Promise<Reply> {
   if (ctx.method !== 'GET') return githubError(404, 'Not Found');
-  if (repo.admins !== null && !repo.admins.some((a) => a.toLowerCase() === user.login.toLowerCase())) return githubError(403, 'Must have admin rights to Repository.', { documentation_url: DOC.protection });
+  if (repo.admins !== null && !repo.admins.some((a) => a.toLowerCase() === user.login.toLowerCase()))
+    return githubError(403, 'Must have admin rights to Repository.', { documentation_url: DOC.protection });
   if ((await ctx.state.branchTip(repo, branch)) === null) return githubError(404, 'Branch not found', { documentation_url: DOC.protection });
   const p = repo.protections.get(branch);
   if (p === undefined) return githubError(404, 'Branch not protected', { documentation_url: DOC.protection });
@@ -202,7 +222,13 @@ export async function protectionRoute(ctx: ApiContext, repo: RepoRecord, user: U
   const url = `${ctx.origin}/api/v3/repos/${repo.owner}/${repo.name}/branches/${encodeURIComponent(branch)}/protection`;
   const out: Record<string, unknown> = { url, enforce_admins: { url: `${url}/enforce_admins`, enabled: false } };
   if (p.requiredApprovingReviewCount !== null) out['required_pull_request_reviews'] = protectionReviewsJson(ctx, repo, branch, p);
-  if (p.requiredStatusChecks !== null) out['required_status_checks'] = { url: `${url}/required_status_checks`, strict: p.strict, contexts: p.requiredStatusChecks, checks: p.requiredStatusChecks.map((c) => ({ context: c, app_id: null })) };
+  if (p.requiredStatusChecks !== null)
+    out['required_status_checks'] = {
+      url: `${url}/required_status_checks`,
+      strict: p.strict,
+      contexts: p.requiredStatusChecks,
+      checks: p.requiredStatusChecks.map((c) => ({ context: c, app_id: null })),
+    };
   return reply(200, out);
 }
 
@@ -242,9 +268,13 @@ export function requestedReviewersRoute(ctx: ApiContext, repo: RepoRecord, pull:
     return githubError(400, 'Problems parsing JSON');
   }
   const logins = b['reviewers'];
-  if (!Array.isArray(logins) || logins.some((l) => typeof l !== 'string')) return githubError(422, "Invalid request.\n\nFor 'properties/reviewers', is not an array of strings.", { documentation_url: DOC.reviewers });
+  if (!Array.isArray(logins) || logins.some((l) => typeof l !== 'string'))
+    return githubError(422, "Invalid request.\n\nFor 'properties/reviewers', is not an array of strings.", { documentation_url: DOC.reviewers });
   const users = (logins as string[]).map((l) => state.userByLogin(l));
-  if (users.some((u) => u === undefined)) return githubError(422, `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.owner}/${repo.name} repository.`, { documentation_url: DOC.reviewers });
+  if (users.some((u) => u === undefined))
+    return githubError(422, `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.owner}/${repo.name} repository.`, {
+      documentation_url: DOC.reviewers,
+    });
   if (users.some((u) => u?.id === pull.authorId)) return githubError(422, 'Review cannot be requested from pull request author.', { documentation_url: DOC.reviewers });
   for (const u of users as UserRecord[]) if (!pull.requestedReviewerIds.includes(u.id)) pull.requestedReviewerIds.push(u.id);
   return pullJson().then((json) => reply(201, json));
@@ -261,16 +291,24 @@ export async function mergeRoute(ctx: ApiContext, repo: RepoRecord, pull: PullRe
     return githubError(400, 'Problems parsing JSON');
   }
   for (const k of ['sha', 'merge_method', 'commit_title', 'commit_message'] as const)
-    if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return githubError(422, `Invalid request.\n\nFor 'properties/${k}', ${JSON.stringify(b[k])} is not a string.`, { documentation_url: DOC.merge });
+    if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string')
+      return githubError(422, `Invalid request.\n\nFor 'properties/${k}', ${JSON.stringify(b[k])} is not a string.`, { documentation_url: DOC.merge });
   const method = (b['merge_method'] as string | undefined) ?? 'merge';
-  if (!(MERGE_METHODS as readonly string[]).includes(method)) return githubError(422, `Invalid request.\n\nFor 'properties/merge_method', ${JSON.stringify(method)} is not one of ${JSON.stringify(MERGE_METHODS)}.`, { documentation_url: DOC.merge });
+  if (!(MERGE_METHODS as readonly string[]).includes(method))
+    return githubError(422, `Invalid request.\n\nFor 'properties/merge_method', ${JSON.stringify(method)} is not one of ${JSON.stringify(MERGE_METHODS)}.`, { documentation_url: DOC.merge });
   if (pull.state !== 'open') return githubError(405, 'Pull Request is not mergeable', { documentation_url: DOC.merge });
   const sha = b['sha'] as string | undefined;
   if (sha !== undefined && sha !== pull.headSha) return githubError(409, 'Head branch was modified. Review and try the merge again.', { documentation_url: DOC.merge });
   const m = await mergeability(ctx.state, repo, pull);
   if (m.refusal !== null) return githubError(405, m.refusal, { documentation_url: DOC.merge });
   const title = typeof b['commit_title'] === 'string' ? b['commit_title'] : undefined;
-  const commit = await ctx.state.mergePull(repo, pull, method as (typeof MERGE_METHODS)[number], user.id, title === undefined ? undefined : `${title}${typeof b['commit_message'] === 'string' ? `\n\n${b['commit_message']}` : ''}`);
+  const commit = await ctx.state.mergePull(
+    repo,
+    pull,
+    method as (typeof MERGE_METHODS)[number],
+    user.id,
+    title === undefined ? undefined : `${title}${typeof b['commit_message'] === 'string' ? `\n\n${b['commit_message']}` : ''}`,
+  );
   return reply(200, { sha: commit, merged: true, message: 'Pull Request successfully merged' });
 }
 
@@ -284,4 +322,3 @@ export async function mergeFields(ctx: ApiContext, repo: RepoRecord, pull: PullR
     merged_by: pull.mergedById === null ? null : githubUserJson(ctx.origin, ctx.state.user(pull.mergedById)),
   };
 }
-

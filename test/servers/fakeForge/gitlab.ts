@@ -74,7 +74,11 @@ function projectJson(state: ForgeState, repo: RepoRecord): Record<string, unknow
     issues_enabled: true,
     merge_method: 'merge',
     merge_requests_author_approval: !repo.preventAuthorApproval,
-    _links: { self: `${origin}/api/v4/projects/${repo.id}`, merge_requests: `${origin}/api/v4/projects/${repo.id}/merge_requests`, repo_branches: `${origin}/api/v4/projects/${repo.id}/repository/branches` },
+    _links: {
+      self: `${origin}/api/v4/projects/${repo.id}`,
+      merge_requests: `${origin}/api/v4/projects/${repo.id}/merge_requests`,
+      repo_branches: `${origin}/api/v4/projects/${repo.id}/repository/branches`,
+    },
   };
 }
 
@@ -206,7 +210,17 @@ export function discussionsOf(state: ForgeState, repo: RepoRecord, pull: PullRec
 }
 
 export function draftNoteJson(pull: PullRecord, d: DraftNoteRecord): Record<string, unknown> {
-  return { id: d.id, author_id: d.authorId, merge_request_id: pull.id, resolve_discussion: d.resolveDiscussion, discussion_id: d.inReplyToDiscussionId, note: d.note, commit_id: d.commitId, line_code: d.lineCode, position: d.position };
+  return {
+    id: d.id,
+    author_id: d.authorId,
+    merge_request_id: pull.id,
+    resolve_discussion: d.resolveDiscussion,
+    discussion_id: d.inReplyToDiscussionId,
+    note: d.note,
+    commit_id: d.commitId,
+    line_code: d.lineCode,
+    position: d.position,
+  };
 }
 
 export function approvalsJson(state: ForgeState, repo: RepoRecord, pull: PullRecord, viewer: UserRecord | null): Record<string, unknown> {
@@ -525,7 +539,17 @@ async function discussions(ctx: ApiContext, repo: RepoRecord, pull: PullRecord, 
       position = check.position;
       lineCode = check.lineCode;
     }
-    const note: NoteRecord = { id: state.id(), discussionId: discussionId(), individual: false, type: position === null ? 'DiscussionNote' : 'DiffNote', body, authorId: user.id, createdAt: nowIso(), position, lineCode };
+    const note: NoteRecord = {
+      id: state.id(),
+      discussionId: discussionId(),
+      individual: false,
+      type: position === null ? 'DiscussionNote' : 'DiffNote',
+      body,
+      authorId: user.id,
+      createdAt: nowIso(),
+      position,
+      lineCode,
+    };
     pull.notes.push(note);
     pull.updatedAt = nowIso();
     return reply(201, { id: note.discussionId, individual_note: false, notes: [noteJson(state, repo, pull, note)] });
@@ -553,7 +577,11 @@ async function draftNotes(ctx: ApiContext, repo: RepoRecord, pull: PullRecord, u
   const { method, segments: s, state } = ctx;
   const mine = () => pull.draftNotes.filter((d) => d.authorId === user.id);
   if (s.length === 5) {
-    if (method === 'GET') return paged(ctx, mine().map((d) => draftNoteJson(pull, d)));
+    if (method === 'GET')
+      return paged(
+        ctx,
+        mine().map((d) => draftNoteJson(pull, d)),
+      );
     if (method !== 'POST') return routeNotFound();
     const p = await params(ctx);
     if ('reply' in p) return p.reply;

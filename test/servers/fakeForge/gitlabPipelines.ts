@@ -100,11 +100,24 @@ export function pipelineRoute(ctx: ApiContext, repo: RepoRecord, id: string | un
   const p = pid === null ? undefined : repo.pipelines.find((x) => x.id === pid);
   if (ctx.method !== 'GET') return reply(404, { error: '404 Not Found' });
   if (p === undefined) return reply(404, { message: '404 Not found' });
-  if (sub === undefined) return reply(200, { ...pipelineJson(ctx, repo, p), before_sha: '0'.repeat(40), tag: false, yaml_errors: null, started_at: p.createdAt, finished_at: null, duration: null, detailed_status: { group: p.status, text: p.status } });
+  if (sub === undefined)
+    return reply(200, {
+      ...pipelineJson(ctx, repo, p),
+      before_sha: '0'.repeat(40),
+      tag: false,
+      yaml_errors: null,
+      started_at: p.createdAt,
+      finished_at: null,
+      duration: null,
+      detailed_status: { group: p.status, text: p.status },
+    });
   if (sub === 'jobs') {
     const scopes = ctx.query.getAll('scope[]').concat(ctx.query.getAll('scope'));
     const jobs = p.jobs.filter((j) => scopes.length === 0 || scopes.includes(j.status)).sort((a, b) => b.id - a.id);
-    return paged(ctx, jobs.map((j) => jobJson(ctx, repo, p, j)));
+    return paged(
+      ctx,
+      jobs.map((j) => jobJson(ctx, repo, p, j)),
+    );
   }
   return reply(404, { error: '404 Not Found' });
 }
@@ -112,10 +125,26 @@ export function pipelineRoute(ctx: ApiContext, repo: RepoRecord, id: string | un
 /** `GET …/merge_requests/:iid/pipelines` (newest first) and `GET …/versions` (newest first). */
 export function mrListRoute(ctx: ApiContext, repo: RepoRecord, pull: PullRecord, sub: 'pipelines' | 'versions'): Reply {
   if (ctx.method !== 'GET') return reply(404, { error: '404 Not Found' });
-  if (sub === 'pipelines') return paged(ctx, repo.pipelines.filter((p) => p.mergeRequestIid === pull.number).sort((a, b) => b.id - a.id).map((p) => pipelineJson(ctx, repo, p)));
+  if (sub === 'pipelines')
+    return paged(
+      ctx,
+      repo.pipelines
+        .filter((p) => p.mergeRequestIid === pull.number)
+        .sort((a, b) => b.id - a.id)
+        .map((p) => pipelineJson(ctx, repo, p)),
+    );
   return reply(
     200,
-    [...pull.versions].reverse().map((v) => ({ id: v.id, head_commit_sha: v.headSha, base_commit_sha: v.baseSha, start_commit_sha: v.startSha, created_at: v.createdAt, merge_request_id: pull.id, state: 'collected', real_size: '1' })),
+    [...pull.versions].reverse().map((v) => ({
+      id: v.id,
+      head_commit_sha: v.headSha,
+      base_commit_sha: v.baseSha,
+      start_commit_sha: v.startSha,
+      created_at: v.createdAt,
+      merge_request_id: pull.id,
+      state: 'collected',
+      real_size: '1',
+    })),
   );
 }
 
@@ -138,16 +167,36 @@ export async function acceptRoute(ctx: ApiContext, repo: RepoRecord, pull: PullR
   const sha = typeof params['sha'] === 'string' ? params['sha'] : undefined;
   if (sha !== undefined && sha !== pull.headSha) return reply(409, { message: `SHA does not match HEAD of source branch: ${pull.headSha}` });
   const squash = params['squash'] === true || params['squash'] === 'true';
-  const message = typeof params['merge_commit_message'] === 'string' ? params['merge_commit_message'] : squash ? pull.title : `Merge branch '${pull.head}' into '${pull.base}'\n\n${pull.title}\n\nSee merge request ${repo.owner}/${repo.name}!${pull.number}`;
+  const message =
+    typeof params['merge_commit_message'] === 'string'
+      ? params['merge_commit_message']
+      : squash
+        ? pull.title
+        : `Merge branch '${pull.head}' into '${pull.base}'\n\n${pull.title}\n\nSee merge request ${repo.owner}/${repo.name}!${pull.number}`;
   await ctx.state.mergePull(repo, pull, squash ? 'squash' : 'merge', user.id, message);
   return reply(200, await mrJson());
 }
 
 /** A new pipeline for the merge request's head (control API), its status derived from its jobs unless given. */
-export function addPipeline(state: ForgeState, repo: RepoRecord, pull: PullRecord, o: { sha?: string; status?: string; jobs?: { name: string; stage?: string; status: string; allowFailure?: boolean }[] }): PipelineRecord {
+export function addPipeline(
+  state: ForgeState,
+  repo: RepoRecord,
+  pull: PullRecord,
+  o: { sha?: string; status?: string; jobs?: { name: string; stage?: string; status: string; allowFailure?: boolean }[] },
+): PipelineRecord {
   const at = preciseNow();
   const jobs: JobRecord[] = (o.jobs ?? []).map((j) => ({ id: state.id(), name: j.name, stage: j.stage ?? 'test', status: j.status, allowFailure: j.allowFailure ?? false, createdAt: at }));
-  const p: PipelineRecord = { id: state.id(), iid: repo.nextPipelineIid++, sha: o.sha ?? pull.headSha, ref: `refs/merge-requests/${pull.number}/head`, status: o.status ?? pipelineStatusOf(jobs), source: 'merge_request_event', mergeRequestIid: pull.number, createdAt: at, jobs };
+  const p: PipelineRecord = {
+    id: state.id(),
+    iid: repo.nextPipelineIid++,
+    sha: o.sha ?? pull.headSha,
+    ref: `refs/merge-requests/${pull.number}/head`,
+    status: o.status ?? pipelineStatusOf(jobs),
+    source: 'merge_request_event',
+    mergeRequestIid: pull.number,
+    createdAt: at,
+    jobs,
+  };
   repo.pipelines.push(p);
   return p;
 }

@@ -108,7 +108,18 @@ async function handle(state: ForgeState, control: ForgeControl, req: IncomingMes
   const method = (req.method ?? 'GET').toUpperCase();
   if (url.pathname === '/_fake' || url.pathname.startsWith('/_fake/')) return handleControl(control, req, res, url);
   const gitRoute = matchGitRoute(state, url.pathname);
-  const record: RequestRecord = { seq: state.seq(), method, path: url.pathname, url: `${url.pathname}${url.search}`, status: null, surface: gitRoute !== null ? 'git' : surfaceOf(url.pathname), user: null, fault: null, dropped: false, at: nowIso() };
+  const record: RequestRecord = {
+    seq: state.seq(),
+    method,
+    path: url.pathname,
+    url: `${url.pathname}${url.search}`,
+    status: null,
+    surface: gitRoute !== null ? 'git' : surfaceOf(url.pathname),
+    user: null,
+    fault: null,
+    dropped: false,
+    at: nowIso(),
+  };
   state.requests.push(record);
   res.on('finish', () => {
     if (!record.dropped) record.status = res.statusCode;

@@ -626,7 +626,8 @@ export class ForgeState {
     const times = spec.times ?? 1;
     if (!(times > 0)) throw new Error('times must be positive');
     if (spec.kind === 'status' && !(Number.isInteger(spec.status) && spec.status >= 100 && spec.status <= 599)) throw new Error('status must be an HTTP status');
-    if (spec.kind === 'move-head' && (typeof spec.sha !== 'string' || typeof spec.owner !== 'string' || typeof spec.name !== 'string' || !Number.isInteger(Number(spec.number)))) throw new Error('move-head needs owner, name, number and sha');
+    if (spec.kind === 'move-head' && (typeof spec.sha !== 'string' || typeof spec.owner !== 'string' || typeof spec.name !== 'string' || !Number.isInteger(Number(spec.number))))
+      throw new Error('move-head needs owner, name, number and sha');
     const fault: ArmedFault = { id: this.nextFaultId++, spec, pattern, remaining: times };
     this.faults.push(fault);
     return fault.id;

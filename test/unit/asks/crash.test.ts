@@ -119,7 +119,10 @@ describe('asks: kill -9 while commands are appended', function () {
         lastCount = events.length;
         const bySeq = new Map(events.map((e) => [e.seq, e]));
         for (const [seq, kind] of ackSeqs) assert.equal(bySeq.get(seq)?.kind, kind, `acknowledged #${seq} (${kind}) is missing`);
-        assert.ok(events.every((e) => decodeAskEvent(e)?.ok), 'every logged event reads back');
+        assert.ok(
+          events.every((e) => decodeAskEvent(e)?.ok),
+          'every logged event reads back',
+        );
 
         const fresh = new AskLog(store).read(session.id);
         assert.ok(fresh.ok);

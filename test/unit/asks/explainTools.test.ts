@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { buildCitationIndex } from '../../../host/board/citations';
 import { startSeatServer } from '../../../host/board/mcpServer';
-import {
-  ANSWER,
-  ANSWER_MAX_BYTES,
-  checkAnswer,
-  explainPrompt,
-  explainSurface,
-  provenanceLine,
-  READ_ELEMENT,
-  READ_EXCERPT,
-  READ_QUOTE,
-  type ExplainSurface,
-} from '../../../host/asks/explainTools';
+import { ANSWER, ANSWER_MAX_BYTES, checkAnswer, explainPrompt, explainSurface, provenanceLine, READ_ELEMENT, READ_EXCERPT, READ_QUOTE, type ExplainSurface } from '../../../host/asks/explainTools';
 import { lensHarnessFromConfig, assignmentFromConfig } from '../../../host/review/harnessConfig';
 import { LENSES, RESULT_MAX_BYTES, type BoardElement } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
@@ -170,7 +159,10 @@ describe('explain: the read-only tools over a real board and capture', function 
     const client = await connectClient(server.url, server.headers);
     try {
       const listed = await client.listTools();
-      assert.deepEqual(listed.tools.map((t) => t.name), [READ_QUOTE, READ_ELEMENT, READ_EXCERPT, ANSWER]);
+      assert.deepEqual(
+        listed.tools.map((t) => t.name),
+        [READ_QUOTE, READ_ELEMENT, READ_EXCERPT, ANSWER],
+      );
       const quote = await callTool(client, READ_QUOTE);
       assert.ok(quote.text.includes(QUOTE));
       const answered = await callTool(client, ANSWER, { markdown: 'It is line five: src/app.ts:5.' });

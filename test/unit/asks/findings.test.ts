@@ -41,7 +41,13 @@ describe('asks: finding dispositions and the Flagged open count', () => {
   it('derives the open count: findings minus dismissed minus those with a staged request-change ask', () => {
     let p = EMPTY_ASK_PROJECTION;
     ({ p } = run(p, { type: 'dismissFinding', ...finding('g-one', 'e1') }));
-    const requested = run(p, { type: 'stage', anchor: { kind: 'finding', ...finding('g-one', 'e2'), codeRef: { patchsetId: 'ps-a', path: 'src/a.ts', side: 'head', startLine: 4, endLine: 9 } }, text: 'Guard the null case', intent: 'request-change', lane: 'post-review' });
+    const requested = run(p, {
+      type: 'stage',
+      anchor: { kind: 'finding', ...finding('g-one', 'e2'), codeRef: { patchsetId: 'ps-a', path: 'src/a.ts', side: 'head', startLine: 4, endLine: 9 } },
+      text: 'Guard the null case',
+      intent: 'request-change',
+      lane: 'post-review',
+    });
     p = requested.p;
     ({ p } = run(p, { type: 'stage', anchor: { kind: 'finding', ...finding('g-one', 'e3') }, text: 'Is this reachable?', intent: 'question', lane: 'post-review' }));
     ({ p } = run(p, { type: 'stage', anchor: { kind: 'finding', ...finding('g-two', 'e4') }, text: 'Fix in the successor', intent: 'request-change', lane: 'post-review' }));

@@ -1,15 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { ASK_EVENT_TYPES, AskEvent, AskProjection, type AskCommand } from '../../../protocol/asks';
 import { mintAskEvent, parseAskCommand } from '../../../host/asks/commands';
-import {
-  EMPTY_ASK_PROJECTION,
-  applyAskEvent,
-  checkAskEvent,
-  foldAskLog,
-  foldAsks,
-  inverseOf,
-  stepAsks,
-} from '../../../host/asks/fold';
+import { EMPTY_ASK_PROJECTION, applyAskEvent, checkAskEvent, foldAskLog, foldAsks, inverseOf, stepAsks } from '../../../host/asks/fold';
 import { canonicalJson } from '../../../host/asks/log';
 import { inapplicableCommand, prng, testContext, validCommand, validHostEvent } from './gen';
 
@@ -128,7 +120,11 @@ describe('asks fold: properties over generated command sequences', function () {
         if (e.type === 'stage' && !firstStaged.has(e.askId)) firstStaged.set(e.askId, n);
       });
       const order = p.asks.map((a) => a.id);
-      assert.deepEqual(order, [...order].sort((a, b) => (firstStaged.get(a) ?? 0) - (firstStaged.get(b) ?? 0)), `seed ${seed}: asks out of staging order`);
+      assert.deepEqual(
+        order,
+        [...order].sort((a, b) => (firstStaged.get(a) ?? 0) - (firstStaged.get(b) ?? 0)),
+        `seed ${seed}: asks out of staging order`,
+      );
       const staged = p.asks.filter((a) => a.state === 'staged');
       assert.equal(p.counts.staged, staged.length);
       for (const lane of Object.keys(p.counts.byLane)) {
@@ -314,7 +310,10 @@ describe('asks fold: quoteAnchor (host only) re-anchors or detaches a thread', (
     }
     const thread = p.quoteThreads['qt-1'];
     assert.equal(thread?.open, false);
-    assert.deepEqual(thread?.messages.map((m) => m.text), ['Why global?', 'It is shared by design.']);
+    assert.deepEqual(
+      thread?.messages.map((m) => m.text),
+      ['Why global?', 'It is shared by design.'],
+    );
   });
 
   it('an empty detached thread cannot be discarded (its re-creation could not say it was detached)', () => {

@@ -1,14 +1,4 @@
-import {
-  ASK_LANES,
-  flaggedBoardId,
-  type AskAnchor,
-  type AskCommand,
-  type AskEvent,
-  type AskIntent,
-  type AskProjection,
-  type CodeSpan,
-  type VerdictOverride,
-} from '../../../protocol/asks';
+import { ASK_LANES, flaggedBoardId, type AskAnchor, type AskCommand, type AskEvent, type AskIntent, type AskProjection, type CodeSpan, type VerdictOverride } from '../../../protocol/asks';
 import type { MintContext } from '../../../host/asks/commands';
 
 /** mulberry32: a small seeded PRNG, so a failing sequence is reproducible from its seed. */

@@ -56,7 +56,13 @@ describe('asks: rennet/asks/* through the host process', function () {
       const staged = value(
         await host.connection.sendRequest(AsksCommand, {
           sessionId,
-          command: { type: 'stage', anchor: { kind: 'line', patchsetId: 'ps-1', path: 'src/a.ts', side: 'head', startLine: 2, endLine: 5 }, text: 'Handle the empty list', intent: 'request-change', lane: 'post-review' },
+          command: {
+            type: 'stage',
+            anchor: { kind: 'line', patchsetId: 'ps-1', path: 'src/a.ts', side: 'head', startLine: 2, endLine: 5 },
+            text: 'Handle the empty list',
+            intent: 'request-change',
+            lane: 'post-review',
+          },
         }),
       );
       assert.equal(staged.seq, 1);
@@ -73,7 +79,10 @@ describe('asks: rennet/asks/* through the host process', function () {
       assert.equal(unknown.ok ? 'ok' : unknown.error.code, 'not-found');
       // One push per append (the refusal pushed nothing), each with the projection after it.
       for (let i = 0; i < 50 && pushed.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.deepEqual(pushed.map((p) => p.seq), [1, 2, 3]);
+      assert.deepEqual(
+        pushed.map((p) => p.seq),
+        [1, 2, 3],
+      );
       assert.deepEqual(pushed[2]?.projection, after);
     } finally {
       await host.stop();

@@ -48,7 +48,13 @@ describe('asks: the durable ask log over the store', function () {
     const sessionId = newSession(store);
     const log = new AskLog(store);
     const a = value(log.command(sessionId, stage('Rename the flag'), NOW));
-    const b = value(log.command(sessionId, stage('Add a test', { intent: 'request-change', lane: 'dispatch-round', anchor: { kind: 'line', patchsetId: 'ps-a', path: 'src/x.ts', side: 'head', startLine: 3, endLine: 8 } }), NOW));
+    const b = value(
+      log.command(
+        sessionId,
+        stage('Add a test', { intent: 'request-change', lane: 'dispatch-round', anchor: { kind: 'line', patchsetId: 'ps-a', path: 'src/x.ts', side: 'head', startLine: 3, endLine: 8 } }),
+        NOW,
+      ),
+    );
     const bId = b.event.type === 'stage' ? b.event.askId : '';
     value(log.command(sessionId, { type: 'edit', askId: bId, text: 'Add a regression test' }, NOW));
     value(log.command(sessionId, { type: 'retire', askId: a.event.type === 'stage' ? a.event.askId : '', reason: 'done in round 1' }, NOW));
@@ -74,9 +80,10 @@ describe('asks: the durable ask log over the store', function () {
       assert.deepEqual(fresh.skipped, []);
       assert.equal(fresh.lastSeq, 9);
       // The log holds kind ask.<type> with the event as payload.
-      assert.deepEqual(store.readEvents(sessionId).map((e) => e.kind), [
-        'ask.stage', 'ask.stage', 'ask.edit', 'ask.retire', 'ask.quoteOpen', 'ask.quoteReply', 'ask.setVerdictOverride', 'ask.setLineComment', 'ask.dismissFinding',
-      ]);
+      assert.deepEqual(
+        store.readEvents(sessionId).map((e) => e.kind),
+        ['ask.stage', 'ask.stage', 'ask.edit', 'ask.retire', 'ask.quoteOpen', 'ask.quoteReply', 'ask.setVerdictOverride', 'ask.setLineComment', 'ask.dismissFinding'],
+      );
     } finally {
       store.close();
     }
@@ -136,7 +143,11 @@ describe('asks: the durable ask log over the store', function () {
 
     const redone = value(log.undo(sessionId, undone.receipt, NOW));
     assert.deepStrictEqual(redone.projection, edited.projection, 'undo of the undo redoes');
-    assert.deepEqual(pushed.map((p) => p.seq), [1, 2, 3, 4, 5], 'one push per append');
+    assert.deepEqual(
+      pushed.map((p) => p.seq),
+      [1, 2, 3, 4, 5],
+      'one push per append',
+    );
     assert.deepStrictEqual(pushed.at(-1)?.projection, redone.projection);
 
     // Forged or mismatched receipts are refused and append nothing.
@@ -187,8 +198,16 @@ describe('asks: the durable ask log over the store', function () {
       assert.equal(b.seq, 5);
       const fresh = value(log.read(sessionId));
       assert.deepStrictEqual(fresh.projection, b.projection);
-      assert.deepEqual(fresh.skipped.map((s) => s.seq), [4], 'an unreadable ask.* event is reported, not folded');
-      assert.deepEqual(b.projection.asks.map((x) => x.ordinal), [2, 5], 'ordinals are the log seqs the stages got');
+      assert.deepEqual(
+        fresh.skipped.map((s) => s.seq),
+        [4],
+        'an unreadable ask.* event is reported, not folded',
+      );
+      assert.deepEqual(
+        b.projection.asks.map((x) => x.ordinal),
+        [2, 5],
+        'ordinals are the log seqs the stages got',
+      );
     } finally {
       store.close();
     }
@@ -240,7 +259,10 @@ describe('asks: the durable ask log over the store', function () {
         assert.deepStrictEqual(value(log.projection(sessionId)), outcome.projection, 'same after a restart');
       }
     }
-    const events = store.readEvents(sessionId).map(decodeAskEvent).flatMap((d) => (d?.ok ? [d.event] : []));
+    const events = store
+      .readEvents(sessionId)
+      .map(decodeAskEvent)
+      .flatMap((d) => (d?.ok ? [d.event] : []));
     assert.deepStrictEqual(foldAsks(events), value(log.projection(sessionId)));
     store.close();
   });
@@ -277,14 +299,23 @@ describe('asks: the durable ask log over the store', function () {
       assert.equal(refusal(lost), 'unknown-ask');
       assert.deepEqual(value(raced.projection(sessionId)).asks, []);
       assert.deepStrictEqual(pushed.at(-1)?.projection, value(left.projection(sessionId)));
-      assert.deepEqual(value(left.read(sessionId)).skipped.map((s) => s.reason.split(':')[0]), ['unknown-ask']);
+      assert.deepEqual(
+        value(left.read(sessionId)).skipped.map((s) => s.reason.split(':')[0]),
+        ['unknown-ask'],
+      );
 
       // A benign race (another ask staged meanwhile): the receipt is computed where the event really landed.
       interloper = () => value(left.command(sessionId, stage('interleaved'), NOW));
       const won = value(raced.command(sessionId, stage('mine'), NOW));
-      assert.deepEqual(won.projection.asks.map((x) => x.text), ['interleaved', 'mine']);
+      assert.deepEqual(
+        won.projection.asks.map((x) => x.text),
+        ['interleaved', 'mine'],
+      );
       const undone = value(raced.undo(sessionId, won.receipt, NOW));
-      assert.deepEqual(undone.projection.asks.map((x) => x.text), ['interleaved']);
+      assert.deepEqual(
+        undone.projection.asks.map((x) => x.text),
+        ['interleaved'],
+      );
     } finally {
       store.close();
     }
@@ -359,12 +390,21 @@ describe('asks: the durable ask log over the store', function () {
         boards: { design: [{ id: 'e9', parent: null, author: 'claude', seq: 9, kind: 'prose', markdown: 'Here the cache is global.' } as const] },
       };
       const applied = value(log.reanchorQuoteThreads(sessionId, 'g-1', successor, NOW));
-      assert.deepEqual(applied.map((a) => [a.threadId, a.outcome.kind, a.appended.ok]).sort(), [[gone, 'detached', true], [unique, 'moved', true]].sort());
+      assert.deepEqual(
+        applied.map((a) => [a.threadId, a.outcome.kind, a.appended.ok]).sort(),
+        [
+          [gone, 'detached', true],
+          [unique, 'moved', true],
+        ].sort(),
+      );
       assert.equal(store.countEvents(sessionId), count + 2, 'one event per re-anchored thread');
       const p = value(new AskLog(store).read(sessionId)).projection;
       assert.deepEqual(p.quoteThreads[unique]?.anchor, { kind: 'quote', generationId: 'g-2', lens: 'design', elementId: 'e9', quote: 'the cache is global' });
       assert.equal(p.quoteThreads[unique]?.detached, false);
-      assert.deepEqual(p.quoteThreads[unique]?.messages.map((m) => m.text), ['Why global?']);
+      assert.deepEqual(
+        p.quoteThreads[unique]?.messages.map((m) => m.text),
+        ['Why global?'],
+      );
       assert.equal(p.quoteThreads[gone]?.detached, true);
       assert.equal(p.quoteThreads[gone]?.anchor.generationId, 'g-1');
       assert.equal(p.quoteThreads[older]?.anchor.generationId, 'g-0', 'a thread of another generation is untouched');

@@ -132,7 +132,10 @@ describe('board citations: the changed-region predicate over real captures', fun
   it('knows basenames for the bare-basename check', () => {
     assert.deepEqual([...index.pathsNamed('index.ts')].sort(), ['lib/index.ts', 'src/util/index.ts']);
     assert.deepEqual(index.pathsNamed('README.md'), ['README.md']);
-    assert.equal(index.regionCount, fx.patchset.files.reduce((n, f) => n + f.regions.length, 0));
+    assert.equal(
+      index.regionCount,
+      fx.patchset.files.reduce((n, f) => n + f.regions.length, 0),
+    );
   });
 
   it('scales: a 1,000-file, 10,000-hunk index resolves every region and every gap correctly', () => {

@@ -13,7 +13,8 @@ function board(lens: Lens, elements: Array<Record<string, unknown>>, patch: Part
     const id = String(e.id ?? `e${i + 1}`);
     const defaults: Record<string, unknown> = { id, parent: null, author: 'claude', seq: i + 1 };
     if (e.kind === 'section') defaults.delta = null;
-    if (e.kind === 'finding') Object.assign(defaults, { severity: 'major', category: 'correctness', body_markdown: 'What breaks.', remedy_markdown: 'The fix.', anchor: [], status: 'open', concurrence: [], accord: 'split' });
+    if (e.kind === 'finding')
+      Object.assign(defaults, { severity: 'major', category: 'correctness', body_markdown: 'What breaks.', remedy_markdown: 'The fix.', anchor: [], status: 'open', concurrence: [], accord: 'split' });
     if (e.kind === 'code_ref') Object.assign(defaults, { side: 'head', start_line: 1, end_line: 2, patchset_id: 'ps-2', hunk_ids: ['h-1'] });
     map.set(id, BoardElement.parse({ ...defaults, ...e }));
   });
@@ -42,7 +43,7 @@ describe('composeRound: section stamps (the one signal)', () => {
     { kind: 'prose', parent: 's5', markdown: 'Errors only.' },
   ]);
 
-  it('an unchanged subtree is carried (no stamp) in the predecessor\'s own bytes; ids, authors and patchset stamps do not count as change', () => {
+  it("an unchanged subtree is carried (no stamp) in the predecessor's own bytes; ids, authors and patchset stamps do not count as change", () => {
     const drafted = board('decisions', [
       { id: 'e10', kind: 'section', title: 'Storage', author: 'codex' },
       { id: 'e11', kind: 'prose', parent: 'e10', markdown: 'Rows are kept for a day.' },
@@ -54,10 +55,20 @@ describe('composeRound: section stamps (the one signal)', () => {
     const c = composeRound(drafted, input(prior));
     assert.deepEqual(deltas(c.board), { Storage: null, Retries: null, Logging: null });
     assert.equal(c.delta.verdict, 'carrying-forward');
-    assert.deepEqual([...c.board.elements], [...prior.elements], 'every element is the predecessor\'s, id, author and seq included');
+    assert.deepEqual([...c.board.elements], [...prior.elements], "every element is the predecessor's, id, author and seq included");
     assert.deepEqual(c.delta.carried, ['s1', 's3', 's5']);
-    assert.deepEqual(c.renamed, new Map([['e10', 's1'], ['e11', 'e2'], ['e12', 's3'], ['e13', 'e4'], ['e14', 's5'], ['e15', 'e6']]));
-    assert.ok(c.board.nextId > 15, 'the draft\'s ids are never minted again on this board');
+    assert.deepEqual(
+      c.renamed,
+      new Map([
+        ['e10', 's1'],
+        ['e11', 'e2'],
+        ['e12', 's3'],
+        ['e13', 'e4'],
+        ['e14', 's5'],
+        ['e15', 'e6'],
+      ]),
+    );
+    assert.ok(c.board.nextId > 15, "the draft's ids are never minted again on this board");
     assert.equal(composeRound(c.board, input(prior)).board, c.board, 'nothing more to write: the same board comes back');
   });
 
@@ -103,7 +114,11 @@ describe('composeRound: section stamps (the one signal)', () => {
   });
 
   it('the document and loose elements count: a new intro reads reworked with every section carried', () => {
-    const drafted = board('decisions', [...prior.elements.values()].map((e) => ({ ...e })), { document: { ...prior.document, intro_markdown: 'Another intro.' } });
+    const drafted = board(
+      'decisions',
+      [...prior.elements.values()].map((e) => ({ ...e })),
+      { document: { ...prior.document, intro_markdown: 'Another intro.' } },
+    );
     const c = composeRound(drafted, input(prior));
     assert.deepEqual(deltas(c.board), { Storage: null, Retries: null, Logging: null });
     assert.equal(c.delta.verdict, 'reworked');
@@ -175,7 +190,15 @@ describe('composeRound: finding lifecycle (Flagged)', () => {
     assert.deepEqual(c.findings, [{ prior: 'e4', disposition: 'dismissed', result: 'dismissed', successor: 'e10', candidates: ['e10'] }]);
     assert.equal((c.board.elements.get('e10') as { title?: string }).title, 'leaked  handle');
     assert.deepEqual(c.board.elements.get('e5'), prior.elements.get('e5'));
-    assert.deepEqual(c.renamed, new Map([['e3', 'e8'], ['e4', 'e9'], ['e5', 'e10'], ['e6', 'e5']]));
+    assert.deepEqual(
+      c.renamed,
+      new Map([
+        ['e3', 'e8'],
+        ['e4', 'e9'],
+        ['e5', 'e10'],
+        ['e6', 'e5'],
+      ]),
+    );
   });
 
   it('an ambiguous match detaches: nothing is hidden and a host callout says so', () => {
@@ -196,26 +219,42 @@ describe('composeRound: finding lifecycle (Flagged)', () => {
     const drafted = successor();
     const c = composeRound(
       drafted,
-      input(board('flagged', [{ kind: 'section', title: 'Defects' }, { kind: 'finding', parent: 'e1', title: 'Gone now', anchor: [] }]), {
-        dispositions: [
-          { findingId: 'e2', disposition: 'addressed' },
-          { findingId: 'e99', disposition: 'dismissed' },
-        ],
-      }),
+      input(
+        board('flagged', [
+          { kind: 'section', title: 'Defects' },
+          { kind: 'finding', parent: 'e1', title: 'Gone now', anchor: [] },
+        ]),
+        {
+          dispositions: [
+            { findingId: 'e2', disposition: 'addressed' },
+            { findingId: 'e99', disposition: 'dismissed' },
+          ],
+        },
+      ),
     );
     assert.deepEqual(
       c.findings.map((f) => f.result),
       ['unmatched', 'unknown'],
     );
     // Nothing removed, nothing said (ids the predecessor used are renumbered, as always).
-    assert.deepEqual([...c.board.elements.values()].map((e) => e.kind), [...drafted.elements.values()].map((e) => e.kind));
+    assert.deepEqual(
+      [...c.board.elements.values()].map((e) => e.kind),
+      [...drafted.elements.values()].map((e) => e.kind),
+    );
   });
 });
 
 describe('composeRound: Sequence chapters', () => {
   const addressed = [
     { askId: 'ask-1', text: 'Await the save.', evidence: [{ path: 'src/a.ts', side: 'head' as const, line: 4 }] },
-    { askId: 'ask-2', text: 'Close the handle.', evidence: [{ path: 'src/b.ts', side: 'base' as const, line: 9 }, { path: 'src/gone.ts', side: 'head' as const, line: 1 }] },
+    {
+      askId: 'ask-2',
+      text: 'Close the handle.',
+      evidence: [
+        { path: 'src/b.ts', side: 'base' as const, line: 9 },
+        { path: 'src/gone.ts', side: 'head' as const, line: 1 },
+      ],
+    },
   ];
   const resolveHunks = (path: string) => (path === 'src/gone.ts' ? null : [`h-${path}`]);
 
@@ -248,11 +287,17 @@ describe('composeRound: Sequence chapters', () => {
     // Round 1's code cards cite round 1's capture: its chapter carries the asks and outcomes without them.
     const chapterOf = (title: string) => [...second.board.elements.values()].find((e) => e.kind === 'section' && e.title === title)?.id;
     const under = (title: string) => [...second.board.elements.values()].filter((e) => e.parent === chapterOf(title));
-    assert.deepEqual(under(roundChapterTitle(1)).map((e) => [e.kind, e.kind === 'round_outcome' ? e.evidence : null]), [
-      ['round_outcome', []],
-      ['round_outcome', []],
-    ]);
-    assert.deepEqual(under(roundChapterTitle(2)).map((e) => e.kind), ['code_ref', 'round_outcome']);
+    assert.deepEqual(
+      under(roundChapterTitle(1)).map((e) => [e.kind, e.kind === 'round_outcome' ? e.evidence : null]),
+      [
+        ['round_outcome', []],
+        ['round_outcome', []],
+      ],
+    );
+    assert.deepEqual(
+      under(roundChapterTitle(2)).map((e) => e.kind),
+      ['code_ref', 'round_outcome'],
+    );
     const again = composeRound(second.board, input(first, { ordinal: 2, addressed: [addressed[0] as (typeof addressed)[0]], resolveHunks }));
     assert.equal(again.board, second.board);
   });
@@ -310,7 +355,11 @@ function assertWellFormed(b: BoardState): void {
 
 /** A board replayed from its drafted state and the events of the composition's write. */
 function replayed(drafted: BoardState, composed: BoardState): BoardState {
-  const events = [boardOpenedEvent({ ...drafted, elements: new Map() }), ...[...drafted.elements.values()].map((element) => ({ verb: 'element.created', payload: { call: 'add', revision: 1, element } })), ...boardEventsFor(drafted, composed, { verb: 'finish' })];
+  const events = [
+    boardOpenedEvent({ ...drafted, elements: new Map() }),
+    ...[...drafted.elements.values()].map((element) => ({ verb: 'element.created', payload: { call: 'add', revision: 1, element } })),
+    ...boardEventsFor(drafted, composed, { verb: 'finish' }),
+  ];
   return replayBoard(boardMetaOf(composed, { sessionId: 's', generationId: 'g' }, 'now'), events);
 }
 
@@ -340,7 +389,17 @@ describe('composeRound: verbatim carry (a carried element is byte-identical acro
         { id: 'e23', kind: 'decision', parent: 'e20', title: 'Keep a day', statement: 'Rows live a day.', rationale: 'Disk is cheap.', alternatives: ['A week.'], evidence: ['e22'], author: 'codex' },
         { id: 'e24', kind: 'section', title: 'Retries', author: 'codex' },
         { id: 'e25', kind: 'prose', parent: 'e24', markdown: 'Five attempts.', author: 'codex' },
-        { id: 'e26', kind: 'decision', parent: 'e24', title: 'Back off', statement: 'Waits double.', rationale: 'Spares the server.', alternatives: ['Fixed waits.'], evidence: ['e22'], author: 'codex' },
+        {
+          id: 'e26',
+          kind: 'decision',
+          parent: 'e24',
+          title: 'Back off',
+          statement: 'Waits double.',
+          rationale: 'Spares the server.',
+          alternatives: ['Fixed waits.'],
+          evidence: ['e22'],
+          author: 'codex',
+        },
         { id: 'e27', kind: 'prose', parent: 'e24', markdown: 'Jitter is added.', author: 'codex' },
         { id: 'e28', kind: 'section', title: 'Caching', author: 'codex' },
         { id: 'e29', kind: 'prose', parent: 'e28', markdown: 'Nothing is cached.', author: 'codex' },
@@ -348,7 +407,7 @@ describe('composeRound: verbatim carry (a carried element is byte-identical acro
       { nextId: 30, repairs: [{ element: 'e26', field: 'evidence', from: 'E22', to: 'e22' }] },
     );
 
-  it('a carried section is the predecessor\'s subtree, ids included; only the capture\'s own stamps are the successor\'s', () => {
+  it("a carried section is the predecessor's subtree, ids included; only the capture's own stamps are the successor's", () => {
     const c = composeRound(drafted(), input(prior));
     assert.deepEqual(deltas(c.board), { Storage: null, Retries: 'reworked', Caching: 'new' });
     for (const id of ['e1', 'e2', 'e4']) assert.deepEqual(c.board.elements.get(id), prior.elements.get(id), `${id} is byte-identical`);
@@ -358,18 +417,29 @@ describe('composeRound: verbatim carry (a carried element is byte-identical acro
     assert.deepEqual(c.delta, { verdict: 'reworked', added: ['e28'], reworked: ['e5'], carried: ['e1'], removed: [], envelopeChanged: false });
   });
 
-  it('a reworked section keeps its predecessor\'s id; what did not change inside it carries, and references across sections still resolve', () => {
+  it("a reworked section keeps its predecessor's id; what did not change inside it carries, and references across sections still resolve", () => {
     const c = composeRound(drafted(), input(prior));
     const retries = c.board.elements.get('e5');
     assert.ok(retries && retries.kind === 'section');
-    assert.deepEqual([retries.title, retries.delta, retries.author], ['Retries', 'reworked', 'codex'], 'the section is the re-draft\'s, under the id it had');
+    assert.deepEqual([retries.title, retries.delta, retries.author], ['Retries', 'reworked', 'codex'], "the section is the re-draft's, under the id it had");
     assert.deepEqual(c.board.elements.get('e7'), prior.elements.get('e7'), 'the unchanged decision, citing the carried code card by its carried id');
     assert.deepEqual(c.board.elements.get('e8'), prior.elements.get('e8'));
     const changed = c.board.elements.get('e25');
     assert.ok(changed && changed.kind === 'prose' && changed.parent === 'e5' && changed.markdown === 'Five attempts.', 'the changed prose keeps its draft id, under the carried parent');
-    assert.deepEqual([...c.board.elements.keys()], ['e1', 'e2', 'e3', 'e4', 'e5', 'e25', 'e7', 'e8', 'e28', 'e29'], 'the draft\'s order is kept');
+    assert.deepEqual([...c.board.elements.keys()], ['e1', 'e2', 'e3', 'e4', 'e5', 'e25', 'e7', 'e8', 'e28', 'e29'], "the draft's order is kept");
     assert.deepEqual(c.board.repairs, [{ element: 'e7', field: 'evidence', from: 'E22', to: 'e3' }], 'the recorded repair names the composed ids');
-    assert.deepEqual(c.renamed, new Map([['e20', 'e1'], ['e21', 'e2'], ['e22', 'e3'], ['e23', 'e4'], ['e24', 'e5'], ['e26', 'e7'], ['e27', 'e8']]));
+    assert.deepEqual(
+      c.renamed,
+      new Map([
+        ['e20', 'e1'],
+        ['e21', 'e2'],
+        ['e22', 'e3'],
+        ['e23', 'e4'],
+        ['e24', 'e5'],
+        ['e26', 'e7'],
+        ['e27', 'e8'],
+      ]),
+    );
     assertWellFormed(c.board);
     assert.ok(prior.elements.get('e5')?.kind === 'section' && (prior.elements.get('e5') as { delta: unknown }).delta === 'new', 'the predecessor is untouched');
   });
@@ -389,7 +459,15 @@ describe('composeRound: verbatim carry (a carried element is byte-identical acro
     ]);
     const c = composeRound(after, input(before));
     assertWellFormed(c.board);
-    assert.deepEqual(c.renamed, new Map([['e1', 'e6'], ['e2', 'e7'], ['e3', 'e1'], ['e4', 'e2']]));
+    assert.deepEqual(
+      c.renamed,
+      new Map([
+        ['e1', 'e6'],
+        ['e2', 'e7'],
+        ['e3', 'e1'],
+        ['e4', 'e2'],
+      ]),
+    );
     assert.deepEqual([...c.board.elements.keys()], ['e6', 'e7', 'e1', 'e2', 'e5']);
     assert.deepEqual(c.board.elements.get('e1'), before.elements.get('e1'));
     assert.deepEqual(c.board.elements.get('e2'), before.elements.get('e2'));
@@ -398,7 +476,11 @@ describe('composeRound: verbatim carry (a carried element is byte-identical acro
     assert.deepEqual([decision.parent, decision.evidence], ['e6', ['e7']]);
     assert.deepEqual(deltas(c.board), { Intro: 'new', Notes: null });
     assert.equal(c.board.nextId, 8);
-    assert.deepEqual([...c.board.elements.values()].map((e) => e.seq), [6, 7, 1, 2, 5], 'positions stay unique: the renumbered ones move past the carried ones');
+    assert.deepEqual(
+      [...c.board.elements.values()].map((e) => e.seq),
+      [6, 7, 1, 2, 5],
+      'positions stay unique: the renumbered ones move past the carried ones',
+    );
   });
 
   it('is idempotent, lensDelta reads the same stamps back, and the write replays to the same board, order included', () => {
@@ -415,7 +497,7 @@ describe('composeRound: verbatim carry (a carried element is byte-identical acro
     assert.equal(back.nextId, once.board.nextId);
   });
 
-  it('the finding lifecycle names composed ids: a dismissal is cloned onto the carried finding\'s own id', () => {
+  it("the finding lifecycle names composed ids: a dismissal is cloned onto the carried finding's own id", () => {
     const before = board('flagged', [
       { kind: 'section', title: 'Defects' },
       { kind: 'code_ref', parent: 'e1', path: 'src/a.ts' },
@@ -444,7 +526,7 @@ describe('composeRound: verbatim carry (a carried element is byte-identical acro
       { prior: 'e5', disposition: 'addressed', result: 'dropped', successor: 'e14', candidates: ['e14'] },
       { prior: 'e4', disposition: 'dismissed', result: 'dismissed', successor: 'e4', candidates: ['e4'] },
     ]);
-    assert.deepEqual(c.board.elements.get('e4'), before.elements.get('e4'), 'the dismissed finding is the predecessor\'s, so the clone lands on the same id');
+    assert.deepEqual(c.board.elements.get('e4'), before.elements.get('e4'), "the dismissed finding is the predecessor's, so the clone lands on the same id");
     assert.deepEqual(c.board.elements.get('e3'), before.elements.get('e3'));
     assert.ok(!c.board.elements.has('e14') && !c.board.elements.has('e5'), 'the addressed finding is gone under every name');
     assert.deepEqual(deltas(c.board), { Defects: 'reworked' });
@@ -457,10 +539,10 @@ describe('composeRound: verbatim carry (a carried element is byte-identical acro
     const first = composeRound(board('sequence', [{ kind: 'section', title: 'Walk' }]), input(null, { ordinal: 1, addressed })).board;
     const second = composeRound(board('sequence', [{ kind: 'section', title: 'Walk' }], { nextId: first.nextId }), input(first, { ordinal: 2, addressed: [] })).board;
     const chapter = [...first.elements.values()].find((e) => e.kind === 'section' && e.title === roundChapterTitle(1)) as BoardElement;
-    assert.deepEqual(second.elements.get(chapter.id), { ...first.elements.get(chapter.id), delta: null }, 'its stamp is this round\'s: carried');
+    assert.deepEqual(second.elements.get(chapter.id), { ...first.elements.get(chapter.id), delta: null }, "its stamp is this round's: carried");
     const outcome = [...first.elements.values()].find((e) => e.kind === 'round_outcome') as BoardElement;
     assert.deepEqual(second.elements.get(outcome.id), { ...first.elements.get(outcome.id), evidence: [] });
-    assert.ok(![...second.elements.values()].some((e) => e.kind === 'code_ref'), 'round 1\'s code card cites round 1\'s capture and stays behind');
+    assert.ok(![...second.elements.values()].some((e) => e.kind === 'code_ref'), "round 1's code card cites round 1's capture and stays behind");
     assertWellFormed(second);
   });
 });
@@ -484,7 +566,8 @@ function built(lens: Lens, ops: readonly Op[], at: { start: number; author: stri
     let el: Record<string, unknown>;
     if (op.kind === 'section') el = { kind: 'section', parent: anywhere, title: ['Storage', 'Retries', 'Logging'][op.text] };
     else if (op.kind === 'prose') el = { kind: 'prose', parent: anywhere, markdown: `Words ${op.text}.` };
-    else if (op.kind === 'code_ref') el = { kind: 'code_ref', parent: anywhere, path: `src/${op.text}.ts`, start_line: 1, end_line: 2, patchset_id: at.patchset, hunk_ids: [`${at.patchset}-${op.text}`] };
+    else if (op.kind === 'code_ref')
+      el = { kind: 'code_ref', parent: anywhere, path: `src/${op.text}.ts`, start_line: 1, end_line: 2, patchset_id: at.patchset, hunk_ids: [`${at.patchset}-${op.text}`] };
     else if (!inSection) continue;
     else if (op.kind === 'decision') el = { kind: 'decision', parent: inSection, title: `Call ${op.text}`, statement: 'S.', rationale: 'R.', alternatives: [], evidence: cited };
     else el = { kind: 'finding', parent: inSection, title: `Defect ${op.text}`, anchor: cited };
@@ -506,14 +589,17 @@ describe('composeRound over random predecessor and successor boards (fast-check)
     disposition: fc.option(fc.record({ pick: fc.nat(16), disposition: fc.constantFrom<'addressed' | 'dismissed'>('addressed', 'dismissed') })),
   });
 
-  it('never leaves a dangling reference or a shared id, keeps what the draft says, carries in the predecessor\'s bytes, and composes once', () => {
+  it("never leaves a dangling reference or a shared id, keeps what the draft says, carries in the predecessor's bytes, and composes once", () => {
     fc.assert(
       fc.property(scenario, ({ lens, ops, edits, extra, start, disposition }) => {
         const prior = built(lens, ops, { start: 1, author: 'claude', patchset: 'ps-1' });
-        const successorOps = [...ops.flatMap((op, i) => {
-          const edit = edits[i] ?? 'keep';
-          return edit === 'keep' ? [op] : edit === 'drop' ? [] : [{ ...op, text: edit }];
-        }), ...extra];
+        const successorOps = [
+          ...ops.flatMap((op, i) => {
+            const edit = edits[i] ?? 'keep';
+            return edit === 'keep' ? [op] : edit === 'drop' ? [] : [{ ...op, text: edit }];
+          }),
+          ...extra,
+        ];
         const drafted = built(lens, successorOps, { start, author: 'codex', patchset: 'ps-2' });
         const findings = [...prior.elements.values()].filter((e) => e.kind === 'finding');
         const dispositions = disposition && findings.length > 0 ? [{ findingId: (findings[disposition.pick % findings.length] as BoardElement).id, disposition: disposition.disposition }] : [];
@@ -527,7 +613,10 @@ describe('composeRound over random predecessor and successor boards (fast-check)
           // Only ids, positions, authors and stamps may change: the board reads as drafted.
           const roots = (b: BoardState) => [...b.elements.values()].filter((e) => e.parent === null).map((e) => render(b, e.id));
           assert.deepEqual(roots(c.board), roots(drafted));
-          assert.deepEqual([...c.renamed.keys()].filter((id) => !drafted.elements.has(id)), []);
+          assert.deepEqual(
+            [...c.renamed.keys()].filter((id) => !drafted.elements.has(id)),
+            [],
+          );
         }
         // An id both generations hold names one element: the predecessor's, in its own bytes (a
         // reworked section is the re-draft's, under the title it had).
@@ -547,14 +636,16 @@ describe('composeRound over random predecessor and successor boards (fast-check)
     );
   });
 
-  it('a re-draft that changed nothing but its ids, model and capture composes to the predecessor\'s elements', () => {
+  it("a re-draft that changed nothing but its ids, model and capture composes to the predecessor's elements", () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 16 }), fc.integer({ min: 1, max: 24 }), (ops, start) => {
         const prior = built('decisions', ops, { start: 1, author: 'claude', patchset: 'ps-1' });
         const drafted = built('decisions', ops, { start, author: 'codex', patchset: 'ps-2' });
         const c = composeRound(drafted, input(prior));
         const withCapture = (b: BoardState, from: BoardState) =>
-          [...b.elements.values()].map((e) => (e.kind === 'code_ref' ? { ...e, patchset_id: 'ps-2', hunk_ids: (from.elements.get(e.id) as { hunk_ids?: string[] } | undefined)?.hunk_ids ?? e.hunk_ids } : e));
+          [...b.elements.values()].map((e) =>
+            e.kind === 'code_ref' ? { ...e, patchset_id: 'ps-2', hunk_ids: (from.elements.get(e.id) as { hunk_ids?: string[] } | undefined)?.hunk_ids ?? e.hunk_ids } : e,
+          );
         assert.deepEqual([...c.board.elements.values()], withCapture(prior, c.board));
         assert.equal(c.delta.verdict, 'carrying-forward');
       }),

@@ -53,11 +53,7 @@ describe('noise: deriveNoiseMembers over real captured patchsets', function () {
   const repos: TestRepo[] = [];
   after(() => repos.forEach((r) => r.cleanup()));
 
-  async function captureChange(
-    setup: (r: TestRepo) => void,
-    change: (r: TestRepo) => void,
-    options?: Partial<CaptureOptions>,
-  ): Promise<Patchset> {
+  async function captureChange(setup: (r: TestRepo) => void, change: (r: TestRepo) => void, options?: Partial<CaptureOptions>): Promise<Patchset> {
     const repo = new TestRepo();
     repos.push(repo);
     setup(repo);
@@ -89,7 +85,10 @@ describe('noise: deriveNoiseMembers over real captured patchsets', function () {
     // A head-side citation of the first hunk cancels it; the other stays, filed once.
     const cited = citedAt(ps, 'src/app.ts', 'head', 10);
     assert.deepEqual(cited, [first.id]);
-    assert.deepEqual(members(ps, lanes({ sequence: settled(...cited) })).map((m) => m.hunk_id), [second.id]);
+    assert.deepEqual(
+      members(ps, lanes({ sequence: settled(...cited) })).map((m) => m.hunk_id),
+      [second.id],
+    );
   });
 
   it('a citation of the base side cancels the whole hunk (the hunk is the unit, not the side)', async () => {
@@ -102,7 +101,11 @@ describe('noise: deriveNoiseMembers over real captured patchsets', function () {
     const baseCited = citedAt(ps, 'src/app.ts', 'base', 10);
     assert.deepEqual(baseCited, [first.id]);
     const left = members(ps, lanes({ flagged: settled(...baseCited) }));
-    assert.deepEqual(left.map((m) => [m.hunk_id, m.side]), [[second.id, 'head']], 'no base-side remainder of the cited hunk');
+    assert.deepEqual(
+      left.map((m) => [m.hunk_id, m.side]),
+      [[second.id, 'head']],
+      'no base-side remainder of the cited hunk',
+    );
     // Base side of one hunk in one lane, head side of the other in another: the complement is empty.
     const headCited = citedAt(ps, 'src/app.ts', 'head', 30);
     assert.deepEqual(deriveNoiseMembers(ps, lanes({ design: settled(...baseCited), decisions: settled(...headCited) })), { kind: 'no-noise' });
@@ -174,7 +177,10 @@ describe('noise: deriveNoiseMembers over real captured patchsets', function () {
     assert.equal(file(ps, 'run.sh').modeChanged, true);
     assert.equal(file(ps, 'run.sh').hunks.length, 0);
     assert.equal(file(ps, 'vendor/lib').submodule, true);
-    assert.deepEqual(members(ps).map((m) => m.path), ['src/a.ts']);
+    assert.deepEqual(
+      members(ps).map((m) => m.path),
+      ['src/a.ts'],
+    );
     // With the only text hunk cited, nothing is left: binary/mode/submodule files are never noise.
     const cited = file(ps, 'src/a.ts').hunks.map((h) => h.id);
     assert.deepEqual(deriveNoiseMembers(ps, lanes({ design: settled(...cited) })), { kind: 'no-noise' });
@@ -194,9 +200,16 @@ describe('noise: deriveNoiseMembers over real captured patchsets', function () {
     assert.equal(big.truncation?.reason, 'file-size');
     assert.equal(big.hunks.length, 0);
     const found = members(ps);
-    assert.deepEqual(found.map((m) => m.hunk_id), many.hunks.map((h) => h.id), 'exactly the captured hunks');
+    assert.deepEqual(
+      found.map((m) => m.hunk_id),
+      many.hunks.map((h) => h.id),
+      'exactly the captured hunks',
+    );
     const tail = many.truncation?.tailFrom.head ?? 0;
-    assert.ok(found.every((m) => m.path === 'many.txt' && m.end_line < tail), 'no member reaches into the uncaptured tail');
+    assert.ok(
+      found.every((m) => m.path === 'many.txt' && m.end_line < tail),
+      'no member reaches into the uncaptured tail',
+    );
   });
 });
 
@@ -225,12 +238,18 @@ describe('noise: what the four lanes said (settled, absent and failed are three 
 
   it('a settled lane subtracts its citations; the lanes union', () => {
     const [a1, a2, b1] = ids as [string, string, string];
-    assert.deepEqual(members(ps, lanes({ design: settled(a1), flagged: settled(b1) })).map((m) => m.hunk_id), [a2]);
+    assert.deepEqual(
+      members(ps, lanes({ design: settled(a1), flagged: settled(b1) })).map((m) => m.hunk_id),
+      [a2],
+    );
   });
 
   it('an absence subtracts nothing: it is an empty citation set', () => {
     const everyHunk = members(ps, lanes());
-    assert.deepEqual(everyHunk.map((m) => m.hunk_id), ids);
+    assert.deepEqual(
+      everyHunk.map((m) => m.hunk_id),
+      ids,
+    );
     assert.deepEqual(members(ps, lanes({ design: settled() })), everyHunk, 'an absence equals a settled board citing nothing');
   });
 
@@ -276,10 +295,7 @@ describe('noise: what the four lanes said (settled, absent and failed are three 
       { id: 'e2', kind: 'code_ref', parent: 'e1', path: 'a.ts', side: 'head', start_line: 5, end_line: 5, patchset_id: ps.id, hunk_ids: [ids[0]] },
       { id: 'e3', kind: 'prose', parent: 'e1', markdown: 'Also `a.ts:40` in code is not a citation, but a.ts:40 is.' },
     ]);
-    assert.deepEqual(
-      [...citedHunkIds(board, proseCitationResolver(index))].sort(),
-      [ids[0], ...aHead.hunkIds, ids[2]].sort(),
-    );
+    assert.deepEqual([...citedHunkIds(board, proseCitationResolver(index))].sort(), [ids[0], ...aHead.hunkIds, ids[2]].sort());
     // Without a prose resolver only the code_refs count.
     assert.deepEqual([...citedHunkIds(board)], [ids[0]]);
   });

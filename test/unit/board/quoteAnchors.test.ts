@@ -94,7 +94,10 @@ describe('quote anchors across a round: reanchorQuote', () => {
     assert.equal(reanchorQuote(quote('src/cache/global.ts'), on(board)).kind, 'detached');
     assert.equal(reanchorQuote(quote('the cache module'), on(board)).kind, 'moved');
     // One alternative matches; text that would span two items matches nothing.
-    assert.deepEqual(reanchorQuote(quote('Cache per session.'), on(board)), { kind: 'moved', anchor: { kind: 'quote', generationId: NEXT, lens: 'design', elementId: 'e2', quote: 'Cache per session.' } });
+    assert.deepEqual(reanchorQuote(quote('Cache per session.'), on(board)), {
+      kind: 'moved',
+      anchor: { kind: 'quote', generationId: NEXT, lens: 'design', elementId: 'e2', quote: 'Cache per session.' },
+    });
     assert.equal(reanchorQuote(quote('global cache. Cache per'), on(board)).kind, 'detached');
     // An element id is not prose either.
     assert.equal(reanchorQuote(quote('e2'), on(board)).kind, 'detached');
@@ -135,29 +138,46 @@ describe('quote anchors across a round: reanchorThreads', () => {
   }
   function* flagged() {
     yield el('e1', {
-      kind: 'finding', severity: 'minor', category: 'correctness', title: 'Loop bound', body_markdown: 'The loop stops early.', remedy_markdown: 'Use <=.', anchor: [],
-      status: 'open', concurrence: [], accord: 'concur',
+      kind: 'finding',
+      severity: 'minor',
+      category: 'correctness',
+      title: 'Loop bound',
+      body_markdown: 'The loop stops early.',
+      remedy_markdown: 'Use <=.',
+      anchor: [],
+      status: 'open',
+      concurrence: [],
+      accord: 'concur',
     });
   }
 
   it('one event per thread of the prior generation: moved, ambiguous, no board, no match; other generations untouched', () => {
     const planned = reanchorThreads(projection, PRIOR, { generationId: NEXT, boards: { design: design(), flagged: flagged() } });
-    assert.deepEqual(planned.map((p) => [p.threadId, p.outcome]), [
-      ['qt-a', { kind: 'moved', anchor: anchorOn(NEXT, 'design', 'e8', 'the cache is global') }],
-      ['qt-b', { kind: 'detached', reason: 'ambiguous', matches: 2 }],
-      ['qt-c', { kind: 'detached', reason: 'no-board', matches: 0 }],
-      ['qt-e', { kind: 'detached', reason: 'no-match', matches: 0 }],
-    ]);
-    assert.deepEqual(planned.map((p) => p.event), [
-      { type: 'quoteAnchor', threadId: 'qt-a', anchor: anchorOn(NEXT, 'design', 'e8', 'the cache is global'), detached: false },
-      { type: 'quoteAnchor', threadId: 'qt-b', anchor: anchorOn(PRIOR, 'design', 'e4', 'retry'), detached: true },
-      { type: 'quoteAnchor', threadId: 'qt-c', anchor: anchorOn(PRIOR, 'sequence', 'e2', 'reads the body once'), detached: true },
-      { type: 'quoteAnchor', threadId: 'qt-e', anchor: anchorOn(PRIOR, 'flagged', 'e1', 'off by one'), detached: true },
-    ]);
+    assert.deepEqual(
+      planned.map((p) => [p.threadId, p.outcome]),
+      [
+        ['qt-a', { kind: 'moved', anchor: anchorOn(NEXT, 'design', 'e8', 'the cache is global') }],
+        ['qt-b', { kind: 'detached', reason: 'ambiguous', matches: 2 }],
+        ['qt-c', { kind: 'detached', reason: 'no-board', matches: 0 }],
+        ['qt-e', { kind: 'detached', reason: 'no-match', matches: 0 }],
+      ],
+    );
+    assert.deepEqual(
+      planned.map((p) => p.event),
+      [
+        { type: 'quoteAnchor', threadId: 'qt-a', anchor: anchorOn(NEXT, 'design', 'e8', 'the cache is global'), detached: false },
+        { type: 'quoteAnchor', threadId: 'qt-b', anchor: anchorOn(PRIOR, 'design', 'e4', 'retry'), detached: true },
+        { type: 'quoteAnchor', threadId: 'qt-c', anchor: anchorOn(PRIOR, 'sequence', 'e2', 'reads the body once'), detached: true },
+        { type: 'quoteAnchor', threadId: 'qt-e', anchor: anchorOn(PRIOR, 'flagged', 'e1', 'off by one'), detached: true },
+      ],
+    );
     for (const p of planned) assert.ok(AskEvent.safeParse(p.event).success, `${p.threadId}: the event is a valid log event`);
 
     // The events all apply; the moved thread keeps its messages and closed state.
-    const folded = foldAskLog(planned.map((p) => p.event), projection);
+    const folded = foldAskLog(
+      planned.map((p) => p.event),
+      projection,
+    );
     assert.deepEqual(folded.skipped, []);
     const after = folded.projection.quoteThreads;
     assert.deepEqual(after['qt-a'], { ...projection.quoteThreads['qt-a'], anchor: anchorOn(NEXT, 'design', 'e8', 'the cache is global'), detached: false });
@@ -165,13 +185,23 @@ describe('quote anchors across a round: reanchorThreads', () => {
     assert.equal(after['qt-a']?.open, false);
     assert.deepEqual(
       Object.entries(after).map(([id, t]) => [id, t.detached]),
-      [['qt-a', false], ['qt-b', true], ['qt-c', true], ['qt-d', false], ['qt-e', true]],
+      [
+        ['qt-a', false],
+        ['qt-b', true],
+        ['qt-c', true],
+        ['qt-d', false],
+        ['qt-e', true],
+      ],
     );
     assert.deepStrictEqual(after['qt-d'], projection.quoteThreads['qt-d']);
 
     // A second pass over the same successor changes nothing: no events, so nothing refused.
     const again = reanchorThreads(folded.projection, PRIOR, { generationId: NEXT, boards: { design: design(), flagged: flagged() } });
-    assert.deepEqual(again.map((p) => p.threadId), [], 'moved threads are no longer on the prior; detached ones are already so');
+    assert.deepEqual(
+      again.map((p) => p.threadId),
+      [],
+      'moved threads are no longer on the prior; detached ones are already so',
+    );
   });
 
   it('a detached thread re-attaches when a successor of the same generation is composed again and holds its quote once', () => {

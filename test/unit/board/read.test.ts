@@ -51,9 +51,16 @@ describe('readBoard: fold lines', () => {
       { kind: 'code_ref', parent: 's2', path: 'src/c.ts' },
     ]);
     const view = readBoard(state);
-    assert.deepEqual(view.folds.map((f) => f.sectionId), ['s1'], 'one fold line per top-level section');
+    assert.deepEqual(
+      view.folds.map((f) => f.sectionId),
+      ['s1'],
+      'one fold line per top-level section',
+    );
     assert.deepEqual(counts(view, 's1'), ['1 decision', '2 requirements', '2 files', '1 comment']);
-    assert.deepEqual(view.folds[0]?.counts.map((c) => c.key), ['decisions', 'requirements', 'files', 'comments']);
+    assert.deepEqual(
+      view.folds[0]?.counts.map((c) => c.key),
+      ['decisions', 'requirements', 'files', 'comments'],
+    );
   });
 
   it('counts steps and outcomes; a section with nothing countable has no counts', () => {
@@ -86,7 +93,10 @@ describe('readBoard: fold lines', () => {
       { kind: 'noise_member' },
     ]);
     const view = readBoard(state);
-    assert.deepEqual(view.folds.map((f) => f.sectionId), ['s1', 'g3']);
+    assert.deepEqual(
+      view.folds.map((f) => f.sectionId),
+      ['s1', 'g3'],
+    );
     assert.deepEqual(counts(view, 's1'), ['5 changed regions']);
     assert.deepEqual(view.folds[0]?.counts[0]?.key, 'groups');
     assert.deepEqual(view.folds[0]?.preview, ['Whitespace', 'Imports']);
@@ -121,7 +131,11 @@ describe('readBoard: the Flagged exception and the orphan-section guard', () => 
   it('counts findings reached through nested sections, never a code_ref as a file, and drops finding-less sections', () => {
     const state = flagged();
     const view = readBoard(state);
-    assert.deepEqual(view.folds.map((f) => f.sectionId), ['s1'], 'o1 and o2 reach no finding and are dropped');
+    assert.deepEqual(
+      view.folds.map((f) => f.sectionId),
+      ['s1'],
+      'o1 and o2 reach no finding and are dropped',
+    );
     assert.deepEqual(counts(view, 's1'), ['3 findings', '1 comment']);
     assert.equal(view.elements.length, state.elements.size, 'the element pool is still whole');
   });
@@ -129,7 +143,10 @@ describe('readBoard: the Flagged exception and the orphan-section guard', () => 
   it('the guard is one exported predicate, the same for any reader', () => {
     const state = flagged();
     const index = childIndex(state.elements);
-    assert.deepEqual(reachableFindings(state.elements, 's1', index).map((f) => f.id), ['e3', 'e5', 'e7']);
+    assert.deepEqual(
+      reachableFindings(state.elements, 's1', index).map((f) => f.id),
+      ['e3', 'e5', 'e7'],
+    );
     assert.equal(flaggedSectionReachesFinding(state.elements, 's1'), true);
     assert.equal(flaggedSectionReachesFinding(state.elements, 's2'), true);
     assert.equal(flaggedSectionReachesFinding(state.elements, 'o1'), false);
@@ -139,7 +156,10 @@ describe('readBoard: the Flagged exception and the orphan-section guard', () => 
   it('the guard applies only on Flagged: the same shape on another lens keeps every section', () => {
     const other = { ...flagged(), lens: 'decisions' as const };
     const view = readBoard(other);
-    assert.deepEqual(view.folds.map((f) => f.sectionId), ['s1', 'o1', 'o2']);
+    assert.deepEqual(
+      view.folds.map((f) => f.sectionId),
+      ['s1', 'o1', 'o2'],
+    );
     assert.deepEqual(counts(view, 's1'), ['1 finding', '1 file', '1 comment'], 'elsewhere: direct children only, code refs are files');
     assert.deepEqual(counts(view, 'o1'), ['1 file']);
   });
@@ -175,7 +195,10 @@ describe('readBoard: previews', () => {
     assert.deepEqual(folds.find((f) => f.sectionId === 's3')?.preview, []);
     assert.deepEqual(folds.find((f) => f.sectionId === 's4')?.preview, [], 'a body that only repeats the title previews nothing');
     assert.deepEqual(folds.find((f) => f.sectionId === 's5')?.preview, { text: 'Own body.' }, 'a child titled like the section is no heading');
-    assert.deepEqual(folds.map((f) => f.title), ['Overview', 'Flow', 'Bare', 'Echo', 'Same']);
+    assert.deepEqual(
+      folds.map((f) => f.title),
+      ['Overview', 'Flow', 'Bare', 'Echo', 'Same'],
+    );
   });
 });
 
@@ -194,7 +217,10 @@ describe('readBoard: the view', () => {
       },
     );
     const view = readBoard(state);
-    assert.deepEqual(view.elements.map((e) => e.id), ['e5', 'e2']);
+    assert.deepEqual(
+      view.elements.map((e) => e.id),
+      ['e5', 'e2'],
+    );
     assert.deepEqual([view.lens, view.status, view.absence, view.revision], ['decisions', 'finished', null, 4]);
     assert.deepEqual(view.document, state.document);
     assert.deepEqual(LensBoardView.parse(view), view);

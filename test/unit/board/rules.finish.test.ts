@@ -40,7 +40,12 @@ describe('board rules: the finish tier', function () {
 
   describe('material-present', () => {
     it('asks each lens for its own material', () => {
-      for (const [lens, kind] of [['sequence', 'order_step'], ['decisions', 'decision'], ['flagged', 'finding'], ['noise', 'noise_group']] as const) {
+      for (const [lens, kind] of [
+        ['sequence', 'order_step'],
+        ['decisions', 'decision'],
+        ['flagged', 'finding'],
+        ['noise', 'noise_group'],
+      ] as const) {
         const board = build(boardFor(lens, fx.patchset), ctx, [DOC, { verb: 'add', kind: 'section', input: { title: 'S', body_markdown: 'Body.' } }]).state;
         const pointers = runFinishTier(board);
         assert.deepEqual(rules(pointers), ['material-present@/document'], lens);
@@ -85,7 +90,19 @@ describe('board rules: the finish tier', function () {
       ]).state;
       assert.deepEqual(runFinishTier(board), []);
       const orphan = withElements(board, [
-        { id: 'x1', kind: 'finding', status: 'open', concurrence: [], accord: 'split', severity: 'minor', category: 'correctness', title: 'Orphan', body_markdown: 'b', remedy_markdown: 'r', anchor: ['e2'] },
+        {
+          id: 'x1',
+          kind: 'finding',
+          status: 'open',
+          concurrence: [],
+          accord: 'split',
+          severity: 'minor',
+          category: 'correctness',
+          title: 'Orphan',
+          body_markdown: 'b',
+          remedy_markdown: 'r',
+          anchor: ['e2'],
+        },
         { id: 'x2', kind: 'decision', parent: 'x1', title: 'D', statement: 's', rationale: 'r', alternatives: ['a'], evidence: ['e2'] },
       ]);
       assert.deepEqual(rules(runFinishTier(orphan)), ['material-reachable@x1', 'material-reachable@x2']);
@@ -149,12 +166,7 @@ describe('board rules: the finish tier', function () {
         { verb: 'add', kind: 'noise_group', input: { title: 'Renames', reason: 'Only identifiers change.' } }, // e3
         { verb: 'add', kind: 'noise_group', input: { title: 'Empty', reason: ' ' } }, // e4
       ]).state;
-      assert.deepEqual(rules(runFinishTier(board)), [
-        'noise-member-grouped@e1',
-        'noise-member-grouped@e2',
-        'noise-group-reason@e3',
-        'noise-group-reason@e4',
-      ]);
+      assert.deepEqual(rules(runFinishTier(board)), ['noise-member-grouped@e1', 'noise-member-grouped@e2', 'noise-group-reason@e3', 'noise-group-reason@e4']);
       assert.match(runFinishTier(board).at(-1)!.sentence, /no reason and no member/);
       board = build(board, ctx, [
         { verb: 'update', kind: 'noise_member', input: { id: 'e1', parent_id: 'e3' } },

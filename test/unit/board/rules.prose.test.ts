@@ -72,10 +72,13 @@ describe('board prose: citations in prose', () => {
     assert.equal(abs?.problem, 'absolute');
     assert.match(abs?.advice ?? '', /src\/app\.tsx:10/);
     assert.equal(cites('~/repo/src/app.tsx:3')[0]?.problem, 'home-rooted');
-    assert.deepEqual(cites('src/app.tsx#L12 and src/app.tsx#L12-L20').map((c) => [c.problem, c.start, c.end]), [
-      ['github-anchor', 12, 12],
-      ['github-anchor', 12, 20],
-    ]);
+    assert.deepEqual(
+      cites('src/app.tsx#L12 and src/app.tsx#L12-L20').map((c) => [c.problem, c.start, c.end]),
+      [
+        ['github-anchor', 12, 12],
+        ['github-anchor', 12, 20],
+      ],
+    );
     assert.equal(cites('src\\app.tsx:3')[0]?.problem, 'backslash');
     assert.equal(cites('./src/app.tsx:3')[0]?.problem, 'not-canonical');
     assert.equal(cites('see https://example.com/src/app.tsx:3')[0]?.problem, 'absolute');
@@ -90,9 +93,18 @@ describe('board prose: citations in prose', () => {
 
 describe('board prose: code bytes', () => {
   it('finds fenced blocks (backtick and tilde) and indented blocks', () => {
-    assert.deepEqual(findCodeBytes('Intro\n\n```ts\nconst a = 1;\n```\n').map((c) => c.kind), ['fenced']);
-    assert.deepEqual(findCodeBytes('Intro\n\n~~~\nx\n~~~').map((c) => c.kind), ['fenced']);
-    assert.deepEqual(findCodeBytes('Intro\n\n    const a = 1;\n    return a;\n\nAfter.').map((c) => c.kind), ['indented']);
+    assert.deepEqual(
+      findCodeBytes('Intro\n\n```ts\nconst a = 1;\n```\n').map((c) => c.kind),
+      ['fenced'],
+    );
+    assert.deepEqual(
+      findCodeBytes('Intro\n\n~~~\nx\n~~~').map((c) => c.kind),
+      ['fenced'],
+    );
+    assert.deepEqual(
+      findCodeBytes('Intro\n\n    const a = 1;\n    return a;\n\nAfter.').map((c) => c.kind),
+      ['indented'],
+    );
     assert.deepEqual(findCodeBytes('Unclosed\n```\ncode'), [{ kind: 'fenced', excerpt: 'code' }]);
   });
 
@@ -103,7 +115,25 @@ describe('board prose: code bytes', () => {
   });
 
   it('allows identifier- and path-like inline spans', () => {
-    for (const ok of ['ReviewService', 'host/capture.ts', '--flag', '--max=3', 'foo()', 'useState(initial)', 'a.b.c', 'ps-0123456789abcdef', 'h-0a1b2c3d4e5f6789', 'Map<string, number>', "'open'", '.gitignore', 'string[]', '<div>', 'src/app.ts:12', 'snake_case', 'Foo::bar']) {
+    for (const ok of [
+      'ReviewService',
+      'host/capture.ts',
+      '--flag',
+      '--max=3',
+      'foo()',
+      'useState(initial)',
+      'a.b.c',
+      'ps-0123456789abcdef',
+      'h-0a1b2c3d4e5f6789',
+      'Map<string, number>',
+      "'open'",
+      '.gitignore',
+      'string[]',
+      '<div>',
+      'src/app.ts:12',
+      'snake_case',
+      'Foo::bar',
+    ]) {
       assert.ok(isIdentifierLike(ok), ok);
     }
     assert.deepEqual(findCodeBytes('Calls `ReviewService` via `foo()` with `--flag`.'), []);
@@ -113,7 +143,10 @@ describe('board prose: code bytes', () => {
     for (const code of ['if (x) { return y; }', 'a = b + 1;', 'x => x * 2', 'a+b', 'let x', 'x === y']) {
       assert.ok(!isIdentifierLike(code), code);
     }
-    assert.deepEqual(findCodeBytes('It runs `if (x) { return y; }` first.').map((c) => c.kind), ['inline']);
+    assert.deepEqual(
+      findCodeBytes('It runs `if (x) { return y; }` first.').map((c) => c.kind),
+      ['inline'],
+    );
     assert.ok(IDENTIFIER_LIKE_SHAPES.length > 0);
   });
 

@@ -5,17 +5,7 @@ import { renderResult } from '../../../host/board/render';
 import { applyVerb } from '../../../host/board/writer';
 import type { BoardState, VerbCall, WriterContext } from '../../../host/board/state';
 import { BOUNDARY_RULES, FINDING_SCORE_FLOOR, FINISH_RULES, KIND_INPUTS, PROSE_FIELDS, RuleId, type ElementKind } from '../../../protocol/board';
-import {
-  accepted,
-  assertSchema,
-  boardFor,
-  build,
-  changeFixture,
-  cite,
-  contextFor,
-  refused,
-  type ChangeFixture,
-} from './writerFixtures';
+import { accepted, assertSchema, boardFor, build, changeFixture, cite, contextFor, refused, type ChangeFixture } from './writerFixtures';
 
 const finding = (anchor: string[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   severity: 'major',
@@ -283,12 +273,19 @@ describe('board rules: the boundary tier over a real capture', function () {
       const solo = accepted(apply(flagged, marked('claude', 'solo'), one).result);
       assert.ok(solo.id);
       const both = compiling(['claude', 'codex']);
-      for (const [origin, agreement] of [['claude', 'concur'], ['codex', 'diverge'], ['codex', 'solo']] as const) {
+      for (const [origin, agreement] of [
+        ['claude', 'concur'],
+        ['codex', 'diverge'],
+        ['codex', 'solo'],
+      ] as const) {
         const { state, result } = apply(flagged, marked(origin, agreement), both);
         const id = accepted(result).id as string;
         const el = state.elements.get(id) as unknown as { author: string; concurrence: Array<{ model: string }> };
         assert.equal(el.author, origin);
-        assert.deepEqual(el.concurrence.map((c) => c.model), agreement === 'solo' ? [origin] : [origin, origin === 'claude' ? 'codex' : 'claude']);
+        assert.deepEqual(
+          el.concurrence.map((c) => c.model),
+          agreement === 'solo' ? [origin] : [origin, origin === 'claude' ? 'codex' : 'claude'],
+        );
       }
     });
 
@@ -308,16 +305,25 @@ describe('board rules: the boundary tier over a real capture', function () {
 
     it('pairs reviews by name: two reviews by one kind of model (claude, claude-2) concur, and so do claude and an other review', () => {
       const twoClaudes = compiling(['claude', 'claude-2']);
-      for (const [origin, pair] of [['claude', 'claude-2'], ['claude-2', 'claude']] as const) {
+      for (const [origin, pair] of [
+        ['claude', 'claude-2'],
+        ['claude-2', 'claude'],
+      ] as const) {
         const { state, result } = apply(flagged, marked(origin, 'concur'), twoClaudes);
         const el = state.elements.get(accepted(result).id as string) as unknown as { author: string; accord: string; concurrence: Array<{ model: string; agree: number; total: number }> };
         assert.equal(el.author, origin);
         assert.equal(el.accord, 'concur');
-        assert.deepEqual(el.concurrence, [{ model: origin, agree: 1, total: 1 }, { model: pair, agree: 1, total: 1 }]);
+        assert.deepEqual(el.concurrence, [
+          { model: origin, agree: 1, total: 1 },
+          { model: pair, agree: 1, total: 1 },
+        ]);
       }
       const mixed = apply(flagged, marked('other', 'diverge'), compiling(['claude', 'other']));
       const el = mixed.state.elements.get(accepted(mixed.result).id as string) as unknown as { concurrence: Array<{ model: string }> };
-      assert.deepEqual(el.concurrence.map((c) => c.model), ['other', 'claude']);
+      assert.deepEqual(
+        el.concurrence.map((c) => c.model),
+        ['other', 'claude'],
+      );
       // A name that is not a review name is refused by its shape.
       refused(apply(flagged, marked('claude-sonnet', 'solo'), twoClaudes).result, 'input-shape', 'origin');
     });
@@ -328,7 +334,13 @@ describe('board rules: the boundary tier over a real capture', function () {
       assert.equal(wrong.refusals[0]!.message, 'origin codex names a review that was not compiled; only the claude review was compiled');
       assert.equal(wrong.refusals[0]!.admissible, 'origin claude: the review that raised it');
       const both = refused(apply(flagged, marked('codex', 'concur'), one).result);
-      assert.deepEqual(both.refusals.map((x) => [x.rule, x.field]), [['origin-compiled', 'origin'], ['origin-compiled', 'agreement']]);
+      assert.deepEqual(
+        both.refusals.map((x) => [x.rule, x.field]),
+        [
+          ['origin-compiled', 'origin'],
+          ['origin-compiled', 'agreement'],
+        ],
+      );
       const unnamed = refused(apply(flagged, marked(undefined, undefined), one).result, 'origin-compiled', 'origin');
       assert.match(unnamed.refusals[0]!.message, /names no origin, so it would be attributed to claude-sonnet-4-5/);
       const other = refused(apply(flagged, marked('claude', 'solo'), compiling(['codex', 'other'])).result, 'origin-compiled', 'origin');
@@ -426,7 +438,10 @@ describe('board rules: the boundary tier over a real capture', function () {
       const { result } = apply(flagged, { verb: 'add', kind: 'prose', input: { markdown: 'See src/app.ts:40-44.', parent_id: 'e1' } });
       const r = refused(result, 'citation-resolves', 'markdown');
       assert.match(r.refusals[0]!.message, /src\/app\.ts:40-44 \(head\) is not inside a changed region; nearest changed range: src\/app\.ts:28-34/);
-      assert.match(renderResult(result), /^refused \(citation-resolves\) at markdown: src\/app\.ts:40-44 \(head\) is not inside a changed region; nearest changed range: src\/app\.ts:28-34\. Cite lines inside a hunk.*Nothing was created\.$/);
+      assert.match(
+        renderResult(result),
+        /^refused \(citation-resolves\) at markdown: src\/app\.ts:40-44 \(head\) is not inside a changed region; nearest changed range: src\/app\.ts:28-34\. Cite lines inside a hunk.*Nothing was created\.$/,
+      );
     });
     it('refuses code_refs one line past a hunk, on an absent side, on a binary file, or past the end of the file', () => {
       refused(apply(flagged, cite('src/app.ts', 'head', 13, 14)).result, 'citation-resolves', 'start_line');

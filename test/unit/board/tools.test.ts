@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import {
-  HOST_DERIVED_MEMBER_KINDS,
-  KIND_INPUTS,
-  LENSES,
-  REFERENCE_FIELDS,
-  lensAuthoredKinds,
-  seatAbsence,
-  writesWholeBoard,
-} from '../../../protocol/board';
+import { HOST_DERIVED_MEMBER_KINDS, KIND_INPUTS, LENSES, REFERENCE_FIELDS, lensAuthoredKinds, seatAbsence, writesWholeBoard } from '../../../protocol/board';
 import { buildBoardTools, flatInputViolations, idFieldsOf, renderInputSchema, toolListing } from '../../../host/board/tools';
 
 const HOST_OWNED = ['author', 'status', 'concurrence', 'accord', 'patchset_id', 'hunk_ids', 'verdict', 'judge', 'delta', 'measure', 'prose_register', 'seq'];
@@ -144,11 +136,26 @@ describe('flatInputViolations', () => {
     ];
     const violations = flatInputViolations(bad);
     const about = (tool: string) => violations.filter((v) => v.startsWith(`${tool}:`));
-    assert.ok(about('nested').some((v) => /field where is a nested object/.test(v)), violations.join('\n'));
+    assert.ok(
+      about('nested').some((v) => /field where is a nested object/.test(v)),
+      violations.join('\n'),
+    );
     assert.ok(!about('nested').some((v) => /field ok/.test(v)), 'a scalar field is not reported');
-    assert.ok(about('rows').some((v) => /field rows\[\] is an array of objects/.test(v)), violations.join('\n'));
-    assert.ok(about('union').some((v) => /field value is a union \(anyOf\)/.test(v)), violations.join('\n'));
-    assert.ok(about('deep_union').some((v) => /field list\[\] is a union/.test(v)), violations.join('\n'));
-    assert.ok(about('top').some((v) => /no top-level "type": "object"/.test(v)), violations.join('\n'));
+    assert.ok(
+      about('rows').some((v) => /field rows\[\] is an array of objects/.test(v)),
+      violations.join('\n'),
+    );
+    assert.ok(
+      about('union').some((v) => /field value is a union \(anyOf\)/.test(v)),
+      violations.join('\n'),
+    );
+    assert.ok(
+      about('deep_union').some((v) => /field list\[\] is a union/.test(v)),
+      violations.join('\n'),
+    );
+    assert.ok(
+      about('top').some((v) => /no top-level "type": "object"/.test(v)),
+      violations.join('\n'),
+    );
   });
 });

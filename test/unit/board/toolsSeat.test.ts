@@ -86,7 +86,10 @@ describe('BoardSeat (in-process tool calls)', () => {
     const snap = JSON.parse(JSON.stringify(seat.snapshot()));
     assert.deepEqual(Object.keys(snap).sort(), ['absence', 'document', 'elements', 'lastFinish', 'lens', 'patchsetId', 'repairs', 'revision', 'status'].sort());
     assert.equal(snap.document.title, DOC.title);
-    assert.deepEqual(snap.elements.map((e: { id: string }) => e.id), members);
+    assert.deepEqual(
+      snap.elements.map((e: { id: string }) => e.id),
+      members,
+    );
     assert.equal(snap.status, 'drafting');
   });
 
@@ -139,8 +142,14 @@ describe('write_board (Noise)', () => {
     const out = seat.call('write_board', { entries_json: JSON.stringify(entries) });
     const batch = out.result as WriteBoardResult;
     assert.equal(out.isError, true);
-    assert.deepEqual(batch.refused.map((r) => r.position), [2, 7]);
-    assert.deepEqual(batch.skipped.map((s) => s.position), [4, 5, 6]);
+    assert.deepEqual(
+      batch.refused.map((r) => r.position),
+      [2, 7],
+    );
+    assert.deepEqual(
+      batch.skipped.map((s) => s.position),
+      [4, 5, 6],
+    );
     assert.deepEqual(batch.skipped[0]!.names, ['bad']);
     assert.deepEqual(batch.applied, [0, 1, 3, 8]);
     assert.equal(batch.finish, null);

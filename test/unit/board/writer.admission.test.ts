@@ -144,7 +144,7 @@ describe('board writer: host-only writes', function () {
       assert.equal(fail([section('sec-1'), codeRef('ref-1'), step('step-1', 'ref-l')]).reason, 'absent');
     });
 
-    it("fails a code_ref from another patchset, whether the reference is exact or repaired", () => {
+    it('fails a code_ref from another patchset, whether the reference is exact or repaired', () => {
       const exact = admitReferences(imported(board, [section('sec-1'), codeRef('ref-1', 'ps-other'), step('step-1', 'ref-1')]));
       assert.ok('failure' in exact);
       assert.equal(exact.failure.reason, 'foreign-patchset');
@@ -157,7 +157,10 @@ describe('board writer: host-only writes', function () {
       const input = imported(board, [section('sec-1'), codeRef('ref-1'), step('s1', 'nope'), step('s2', 'gone')]);
       const result = admitReferences(input);
       assert.ok('failures' in result);
-      assert.deepEqual(result.failures.map((f) => f.element), ['s1', 's2']);
+      assert.deepEqual(
+        result.failures.map((f) => f.element),
+        ['s1', 's2'],
+      );
       assert.equal(input.elements.size, 4);
     });
   });

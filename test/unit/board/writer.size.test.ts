@@ -23,7 +23,11 @@ async function wideChange(): Promise<{ repo: TestRepo; patchset: Patchset }> {
   for (const path of files) repo.write(path, lines(120, path));
   repo.commit('base');
   repo.branch('feature');
-  for (const path of files) repo.write(path, lines(120, path).replace(/^(.* (\d+))$/gm, (line, _all, n: string) => (Number(n) % 12 === 6 ? `${line} changed` : line)));
+  for (const path of files)
+    repo.write(
+      path,
+      lines(120, path).replace(/^(.* (\d+))$/gm, (line, _all, n: string) => (Number(n) % 12 === 6 ? `${line} changed` : line)),
+    );
   repo.commit('change');
   return { repo, patchset: await capture(repo) };
 }

@@ -2,18 +2,7 @@ import assert from 'node:assert/strict';
 import { renderResult } from '../../../host/board/render';
 import { applyVerb, expandFindingAgreement, placeNoiseMembers } from '../../../host/board/writer';
 import type { BoardState, VerbCall, WriterContext } from '../../../host/board/state';
-import {
-  accepted,
-  assertSchema,
-  boardFor,
-  build,
-  changeFixture,
-  cite,
-  contextFor,
-  deepFreeze,
-  refused,
-  type ChangeFixture,
-} from './writerFixtures';
+import { accepted, assertSchema, boardFor, build, changeFixture, cite, contextFor, deepFreeze, refused, type ChangeFixture } from './writerFixtures';
 
 type Loose = Record<string, unknown>;
 const el = (state: BoardState, id: string): Loose => state.elements.get(id) as unknown as Loose;
@@ -54,7 +43,10 @@ describe('board writer', function () {
     ]);
     assert.deepEqual(ids, ['e1', 'e2', 'e3']);
     assert.deepEqual([...state.elements.keys()], ['e1', 'e2', 'e3']);
-    assert.deepEqual([...state.elements.values()].map((e) => e.seq), [1, 2, 3]);
+    assert.deepEqual(
+      [...state.elements.values()].map((e) => e.seq),
+      [1, 2, 3],
+    );
     assert.equal(state.nextId, 4);
     assert.equal(el(state, 'e3').parent, 'e1');
     assert.equal(el(state, 'e1').author, 'compiler');
@@ -90,12 +82,18 @@ describe('board writer', function () {
   it('refuses a dangling reference and cannot construct a cycle', () => {
     const board = flaggedBoard();
     refused(applyVerb(board, { verb: 'update', kind: 'finding', input: { id: 'e3', anchor: ['e9'] } }, ctx).result, 'references-resolve', 'anchor');
-    const nested = build(board, ctx, [{ verb: 'add', kind: 'section', input: { title: 'Inner', parent_id: 'e1' } }, { verb: 'add', kind: 'section', input: { title: 'Innermost', parent_id: 'e4' } }]).state;
+    const nested = build(board, ctx, [
+      { verb: 'add', kind: 'section', input: { title: 'Inner', parent_id: 'e1' } },
+      { verb: 'add', kind: 'section', input: { title: 'Innermost', parent_id: 'e4' } },
+    ]).state;
     refused(applyVerb(nested, { verb: 'update', kind: 'section', input: { id: 'e1', parent_id: 'e5' } }, ctx).result, 'references-acyclic', 'parent_id');
     // re-parenting that keeps the forest is accepted, and moves the subtree with it
     const moved = applyVerb(nested, { verb: 'update', kind: 'section', input: { id: 'e4', parent_id: 'e5' } }, ctx);
     refused(moved.result, 'references-acyclic');
-    const top = build(nested, ctx, [{ verb: 'add', kind: 'section', input: { title: 'Other' } }, { verb: 'update', kind: 'section', input: { id: 'e4', parent_id: 'e6' } }]).state;
+    const top = build(nested, ctx, [
+      { verb: 'add', kind: 'section', input: { title: 'Other' } },
+      { verb: 'update', kind: 'section', input: { id: 'e4', parent_id: 'e6' } },
+    ]).state;
     assert.equal(el(top, 'e4').parent, 'e6');
     assert.equal(el(top, 'e5').parent, 'e4');
   });
@@ -106,7 +104,10 @@ describe('board writer', function () {
     assert.equal(first.result.status, 'pointers');
     const rules = first.result.status === 'pointers' ? first.result.pointers.map((p) => p.rule) : [];
     assert.deepEqual(rules, ['document-present', 'material-present', 'section-preview']);
-    assert.deepEqual(first.state.lastFinish?.map((p) => p.rule), rules);
+    assert.deepEqual(
+      first.state.lastFinish?.map((p) => p.rule),
+      rules,
+    );
     assert.equal(first.state.status, 'drafting');
     assert.equal(first.state.revision, board.revision, 'a verdict is not a write');
     assert.match(renderResult(first.result), /^not settled: finish found 3 things to fix/);
@@ -142,7 +143,10 @@ describe('board writer', function () {
     refused(applyVerb(boardFor('sequence', fx.patchset), { verb: 'settle_absent' }, ctx).result, 'kind-allowlist');
     refused(applyVerb(flaggedBoard(), { verb: 'settle_absent' }, ctx).result, 'absence-admissible');
     // a written-then-emptied board may settle absent; a write after an absence reopens it
-    const emptied = build(boardFor('flagged', fx.patchset), ctx, [{ verb: 'add', kind: 'section', input: { title: 'x' } }, { verb: 'remove_element', input: { id: 'e1' } }]).state;
+    const emptied = build(boardFor('flagged', fx.patchset), ctx, [
+      { verb: 'add', kind: 'section', input: { title: 'x' } },
+      { verb: 'remove_element', input: { id: 'e1' } },
+    ]).state;
     const absent = applyVerb(emptied, { verb: 'settle_absent' }, ctx).state;
     assert.equal(absent.absence, 'no-findings');
     const reopened = applyVerb(absent, { verb: 'add', kind: 'section', input: { title: 'Found one after all' } }, ctx).state;
@@ -160,10 +164,16 @@ describe('board writer', function () {
     assert.equal(solo.status, 'open');
     assert.ok(!('origin' in solo) && !('agreement' in solo), 'the enums are input-only');
     const concur = el(add({ origin: 'claude', agreement: 'concur' }).state, 'e3');
-    assert.deepEqual(concur.concurrence, [{ model: 'claude', agree: 1, total: 1 }, { model: 'codex', agree: 1, total: 1 }]);
+    assert.deepEqual(concur.concurrence, [
+      { model: 'claude', agree: 1, total: 1 },
+      { model: 'codex', agree: 1, total: 1 },
+    ]);
     assert.equal(concur.accord, 'concur');
     const diverge = el(add({ origin: 'codex', agreement: 'diverge' }).state, 'e3');
-    assert.deepEqual(diverge.concurrence, [{ model: 'codex', agree: 1, total: 1 }, { model: 'claude', agree: 1, total: 1 }]);
+    assert.deepEqual(diverge.concurrence, [
+      { model: 'codex', agree: 1, total: 1 },
+      { model: 'claude', agree: 1, total: 1 },
+    ]);
     assert.equal(diverge.accord, 'conflict');
     assert.deepEqual(expandFindingAgreement('claude', 'concur').concurrence, expandFindingAgreement('claude', 'diverge').concurrence, 'only the accord tells them apart');
     const defaulted = el(add({}).state, 'e3');
@@ -172,7 +182,10 @@ describe('board writer', function () {
     // an update naming agreement re-expands from the finding's own origin
     const updated = applyVerb(add({ origin: 'codex', agreement: 'solo' }).state, { verb: 'update', kind: 'finding', input: { id: 'e3', agreement: 'concur' } }, ctx).state;
     assert.equal(el(updated, 'e3').accord, 'concur');
-    assert.deepEqual(el(updated, 'e3').concurrence, [{ model: 'codex', agree: 1, total: 1 }, { model: 'claude', agree: 1, total: 1 }]);
+    assert.deepEqual(el(updated, 'e3').concurrence, [
+      { model: 'codex', agree: 1, total: 1 },
+      { model: 'claude', agree: 1, total: 1 },
+    ]);
     assertSchema(updated);
   });
 
@@ -233,7 +246,11 @@ describe('board writer', function () {
     let board = boardFor('noise', fx.patchset);
     const revisions: number[] = [];
     const app = fx.patchset.files.find((f) => f.path === 'src/app.ts')!;
-    const placed = placeNoiseMembers(board, app.hunks.map((h) => ({ path: 'src/app.ts', side: 'head' as const, start_line: h.newStart, end_line: h.newStart + h.newLines - 1, hunk_id: h.id })), { ...ctx, author: 'host' });
+    const placed = placeNoiseMembers(
+      board,
+      app.hunks.map((h) => ({ path: 'src/app.ts', side: 'head' as const, start_line: h.newStart, end_line: h.newStart + h.newLines - 1, hunk_id: h.id })),
+      { ...ctx, author: 'host' },
+    );
     board = placed.state;
     revisions.push(board.revision);
     for (const call of [

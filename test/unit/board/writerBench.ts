@@ -16,7 +16,11 @@ async function main(): Promise<void> {
     for (const path of files) repo.write(path, lines(120, path));
     repo.commit('base');
     repo.branch('feature');
-    for (const path of files) repo.write(path, lines(120, path).replace(/^(.* (\d+))$/gm, (line, _a, n: string) => (Number(n) % 12 === 6 ? `${line} changed` : line)));
+    for (const path of files)
+      repo.write(
+        path,
+        lines(120, path).replace(/^(.* (\d+))$/gm, (line, _a, n: string) => (Number(n) % 12 === 6 ? `${line} changed` : line)),
+      );
     repo.commit('change');
     const patchset = await capture(repo);
 
@@ -41,7 +45,10 @@ async function main(): Promise<void> {
     const calls: Array<[string, (i: number) => VerbCall]> = [
       ['update_noise_member (accepted)', (i) => ({ verb: 'update', kind: 'noise_member', input: { id: `e${(i % 1252) + 1}`, parent_id: groups[i % groups.length]! } })],
       ['cite (accepted)', () => ({ verb: 'cite', input: { path: first.path, side: 'head', start_line: first.start_line, end_line: first.end_line } })],
-      ['add_section + prose-screened body (accepted)', () => ({ verb: 'add', kind: 'section', input: { title: 'Comment churn', body_markdown: 'Each module renames a trailing word; see pkg0/module_000.ts:6 for one.' } })],
+      [
+        'add_section + prose-screened body (accepted)',
+        () => ({ verb: 'add', kind: 'section', input: { title: 'Comment churn', body_markdown: 'Each module renames a trailing word; see pkg0/module_000.ts:6 for one.' } }),
+      ],
       ['cite outside a hunk (refused)', () => ({ verb: 'cite', input: { path: first.path, side: 'head', start_line: 1, end_line: 1 } })],
       ['update unknown id (refused, lists held ids)', () => ({ verb: 'update', kind: 'noise_member', input: { id: 'e99999', parent_id: groups[0]! } })],
       ['remove_element group with members (refused)', () => ({ verb: 'remove_element', input: { id: groups[0]! } })],

@@ -116,12 +116,18 @@ describe('capture against real git repositories', function () {
     assert.equal(added.oldOid, null);
     assert.equal(added.newMode, '100644');
     assert.deepEqual([added.additions, added.deletions], [2, 0]);
-    assert.deepEqual(added.regions.map((r) => r.side), ['head']);
+    assert.deepEqual(
+      added.regions.map((r) => r.side),
+      ['head'],
+    );
     const deleted = file(ps, 'gone.txt');
     assert.equal(deleted.status, 'deleted');
     assert.equal(deleted.newOid, null);
     assert.deepEqual([deleted.additions, deleted.deletions], [0, 1]);
-    assert.deepEqual(deleted.regions.map((r) => r.side), ['base']);
+    assert.deepEqual(
+      deleted.regions.map((r) => r.side),
+      ['base'],
+    );
   });
 
   it('marks binary files and mode changes, and counts binary lines as unknown rather than zero', async () => {
@@ -228,7 +234,10 @@ describe('capture against real git repositories', function () {
   it('keeps the hunks that fit when a patch is over its limit and states where the tail starts', async () => {
     const before = lines(2000);
     const after = before.replace(/line (\d*0)\n/g, 'LINE $1\n');
-    branchRange((r) => r.write('many.txt', before), (r) => r.write('many.txt', after));
+    branchRange(
+      (r) => r.write('many.txt', before),
+      (r) => r.write('many.txt', after),
+    );
     const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' }, { maxPatchBytesPerFile: 2048 });
     const many = file(ps, 'many.txt');
     assert.equal(many.truncated, true);
@@ -240,7 +249,10 @@ describe('capture against real git repositories', function () {
   });
 
   it('is content-addressed: the same range twice gives the same id and ids', async () => {
-    branchRange((r) => r.write('a.txt', lines(10)), (r) => r.write('a.txt', lines(10).replace('line 3', 'three')));
+    branchRange(
+      (r) => r.write('a.txt', lines(10)),
+      (r) => r.write('a.txt', lines(10).replace('line 3', 'three')),
+    );
     const first = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
     const second = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
     assert.equal(first.id, second.id);
@@ -259,7 +271,10 @@ describe('capture against real git repositories', function () {
     const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
     assert.equal(ps.base, forkPoint);
     assert.equal(ps.baseTip, repo.head('main'));
-    assert.deepEqual(ps.files.map((f) => f.path), ['a.txt']);
+    assert.deepEqual(
+      ps.files.map((f) => f.path),
+      ['a.txt'],
+    );
   });
 
   it('captures a criss-cross history (two merge-bases) from the one git merge-base chooses', async () => {
@@ -276,18 +291,27 @@ describe('capture against real git repositories', function () {
     const ps = await capture(repo, { kind: 'branch', head: 'x', base: 'y' });
     assert.equal(ps.base, repo.git('merge-base', 'x', 'y'));
     const expected = repo.git('diff', '--name-only', ps.base, 'x').split('\n').sort();
-    assert.deepEqual(ps.files.map((f) => f.path), expected);
+    assert.deepEqual(
+      ps.files.map((f) => f.path),
+      expected,
+    );
   });
 
   it('captures a bare repository when both refs are commits', async () => {
-    branchRange((r) => r.write('a.txt', 'a\n'), (r) => r.write('a.txt', 'b\n'));
+    branchRange(
+      (r) => r.write('a.txt', 'a\n'),
+      (r) => r.write('a.txt', 'b\n'),
+    );
     const bareDir = tempDir('rennet-bare-');
     execFileSync('git', ['clone', '-q', '--bare', repo.dir, bareDir]);
     const bare = await handle(bareDir);
     assert.equal(bare.bare, true);
     const result = await capturePatchset(bare, { kind: 'branch', head: 'feature', base: 'main' });
     assert.ok(result.ok, result.ok ? '' : result.error.message);
-    assert.deepEqual(result.value.files.map((f) => f.path), ['a.txt']);
+    assert.deepEqual(
+      result.value.files.map((f) => f.path),
+      ['a.txt'],
+    );
     const wt = await capturePatchset(bare, { kind: 'working-tree', base: 'main' });
     assert.ok(!wt.ok);
     assert.equal(wt.error.code, 'bare-working-tree');
@@ -370,7 +394,10 @@ describe('capture against real git repositories', function () {
   });
 
   it('reads base and head blobs immutably: later edits to the checkout change nothing', async () => {
-    branchRange((r) => r.write('a.txt', 'old\n'), (r) => r.write('a.txt', 'new\n'));
+    branchRange(
+      (r) => r.write('a.txt', 'old\n'),
+      (r) => r.write('a.txt', 'new\n'),
+    );
     repo.write('a.txt', 'edited after capture\n');
     const ps = await capture(repo, { kind: 'working-tree', base: 'main' });
     writeFileSync(join(repo.dir, 'a.txt'), 'edited again\n');
@@ -431,7 +458,10 @@ describe('capture of type changes (file ↔ symlink ↔ submodule) against real 
   function assertOtherFile(ps: Patchset): void {
     const other = file(ps, 'other.txt');
     assert.deepEqual([other.status, other.modeChanged, other.additions, other.deletions, other.hunks.length], ['modified', false, 1, 1, 1]);
-    assert.deepEqual(other.hunks[0]!.lines.find((l) => l.kind === 'add'), { kind: 'add', text: 'other four', oldLine: null, newLine: 4 });
+    assert.deepEqual(
+      other.hunks[0]!.lines.find((l) => l.kind === 'add'),
+      { kind: 'add', text: 'other four', oldLine: null, newLine: 4 },
+    );
   }
 
   /** One modified file; its deletion hunk holds the base lines and its creation hunk the head lines. */
@@ -444,9 +474,15 @@ describe('capture of type changes (file ↔ symlink ↔ submodule) against real 
     assert.equal(f.hunks.length, 2);
     const [deletion, creation] = f.hunks as [FileChange['hunks'][0], FileChange['hunks'][0]];
     assert.deepEqual([deletion.oldStart, deletion.oldLines, deletion.newStart, deletion.newLines], [1, base.length, 0, 0]);
-    assert.deepEqual(deletion.lines.map((l) => [l.kind, l.text, l.oldLine, l.newLine]), base.map((text, i) => ['del', text, i + 1, null]));
+    assert.deepEqual(
+      deletion.lines.map((l) => [l.kind, l.text, l.oldLine, l.newLine]),
+      base.map((text, i) => ['del', text, i + 1, null]),
+    );
     assert.deepEqual([creation.oldStart, creation.oldLines, creation.newStart, creation.newLines], [0, 0, 1, head.length]);
-    assert.deepEqual(creation.lines.map((l) => [l.kind, l.text, l.oldLine, l.newLine]), head.map((text, i) => ['add', text, null, i + 1]));
+    assert.deepEqual(
+      creation.lines.map((l) => [l.kind, l.text, l.oldLine, l.newLine]),
+      head.map((text, i) => ['add', text, null, i + 1]),
+    );
     assert.notEqual(deletion.id, creation.id);
     assert.deepEqual(f.regions, [
       { side: 'base', startLine: 1, endLine: base.length, hunkId: deletion.id },

@@ -22,8 +22,7 @@ import type { CitationMark } from '../../../protocol/review';
 import type { CaptureTarget as Target } from '../../../protocol/session';
 import { TestRepo } from '../../fixtures/gitRepo';
 
-const lines = (prefix: string, n: number, edit: Record<number, string> = {}) =>
-  Array.from({ length: n }, (_, i) => edit[i + 1] ?? `${prefix} line ${i + 1}`).join('\n') + '\n';
+const lines = (prefix: string, n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `${prefix} line ${i + 1}`).join('\n') + '\n';
 
 /** Which file of the capture a (path, side) must name, by the file's own description. */
 type Expected = [path: string, side: Side, file: string | null];

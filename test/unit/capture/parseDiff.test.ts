@@ -32,13 +32,23 @@ describe('parseDiff (pure)', () => {
     assert.equal(files[1]!.oldOid, null);
     assert.equal(files[1]!.oldMode, null);
     assert.equal(files[1]!.hunks[0]!.newLines, 1, 'a missing ",count" means one line');
-    assert.deepEqual(regionsOf(files[1]!.hunks).map((r) => [r.side, r.startLine, r.endLine]), [['head', 1, 1]]);
+    assert.deepEqual(
+      regionsOf(files[1]!.hunks).map((r) => [r.side, r.startLine, r.endLine]),
+      [['head', 1, 1]],
+    );
   });
 
   it('reads rename records with both paths and the similarity score', () => {
     const { records } = parseRaw(Buffer.from(`:100644 100644 ${OID_A} ${OID_B} R087${Z}old/name.ts${Z}new/name.ts${Z}`));
     assert.deepEqual(records[0], {
-      oldMode: '100644', newMode: '100644', oldOid: OID_A, newOid: OID_B, letter: 'R', score: 87, path: 'new/name.ts', oldPath: 'old/name.ts',
+      oldMode: '100644',
+      newMode: '100644',
+      oldOid: OID_A,
+      newOid: OID_B,
+      letter: 'R',
+      score: 87,
+      path: 'new/name.ts',
+      oldPath: 'old/name.ts',
     });
   });
 
@@ -76,14 +86,27 @@ describe('parseDiff (pure)', () => {
     const other = `diff --git a/z.txt b/z.txt\nindex ${OID_A}..${OID_B} 100644\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-x\n+y\n`;
     const otherRecord = `:100644 100644 ${OID_A} ${OID_B} M${Z}z.txt${Z}`;
 
-    it('becomes one modified file: the deletion\'s lines on the base side, the creation\'s on the head side', () => {
+    it("becomes one modified file: the deletion's lines on the base side, the creation's on the head side", () => {
       const files = parseDiffOutput(fixture([typeChange, otherRecord], deletion + creation + other), { maxPatchBytesPerFile: 1 << 20 });
-      assert.deepEqual(files.map((f) => f.path), ['f.txt', 'z.txt']);
+      assert.deepEqual(
+        files.map((f) => f.path),
+        ['f.txt', 'z.txt'],
+      );
       const f = files[0]!;
       assert.deepEqual([f.status, f.oldMode, f.newMode, f.modeChanged, f.oldOid, f.newOid], ['modified', '100644', '120000', true, OID_A, symlinkOid]);
       assert.ok(typeChanged(f));
-      assert.deepEqual(f.hunks.map((h) => h.header), ['@@ -1,3 +0,0 @@', '@@ -0,0 +1 @@']);
-      assert.deepEqual(f.hunks[0]!.lines.map((l) => [l.kind, l.oldLine, l.newLine]), [['del', 1, null], ['del', 2, null], ['del', 3, null]]);
+      assert.deepEqual(
+        f.hunks.map((h) => h.header),
+        ['@@ -1,3 +0,0 @@', '@@ -0,0 +1 @@'],
+      );
+      assert.deepEqual(
+        f.hunks[0]!.lines.map((l) => [l.kind, l.oldLine, l.newLine]),
+        [
+          ['del', 1, null],
+          ['del', 2, null],
+          ['del', 3, null],
+        ],
+      );
       assert.deepEqual(f.hunks[1]!.lines, [{ kind: 'add', text: 'target', oldLine: null, newLine: 1, noNewlineAtEof: true }]);
       assert.deepEqual([f.additions, f.deletions], [1, 3]);
       assert.deepEqual(f.regions, [
@@ -98,25 +121,22 @@ describe('parseDiff (pure)', () => {
       const limit = 40;
       const [f] = parseDiffOutput(fixture([typeChange], deletion + creation), { maxPatchBytesPerFile: limit });
       assert.equal(f!.truncated, true);
-      assert.deepEqual(f!.hunks.map((h) => h.header), ['@@ -1,3 +0,0 @@']);
+      assert.deepEqual(
+        f!.hunks.map((h) => h.header),
+        ['@@ -1,3 +0,0 @@'],
+      );
       assert.deepEqual(f!.truncation?.tailFrom, { base: null, head: 1 });
       assert.deepEqual([f!.additions, f!.deletions], [1, 3], 'counts cover both sections');
     });
 
-    it('refuses a type change whose second section is missing or is another file\'s', () => {
+    it("refuses a type change whose second section is missing or is another file's", () => {
       assert.throws(() => parseDiffOutput(fixture([typeChange], deletion), { maxPatchBytesPerFile: 1 << 20 }), /printed only one of its two patch sections/);
-      assert.throws(
-        () => parseDiffOutput(fixture([typeChange, otherRecord], deletion + other), { maxPatchBytesPerFile: 1 << 20 }),
-        /no "new file mode 120000" line/,
-      );
+      assert.throws(() => parseDiffOutput(fixture([typeChange, otherRecord], deletion + other), { maxPatchBytesPerFile: 1 << 20 }), /no "new file mode 120000" line/);
       assert.throws(() => parseDiffOutput(fixture([typeChange], creation + deletion), { maxPatchBytesPerFile: 1 << 20 }), /no "deleted file mode 100644" line/);
     });
 
     it('still refuses more sections than records once the type change has its two', () => {
-      assert.throws(
-        () => parseDiffOutput(fixture([typeChange], deletion + creation + other), { maxPatchBytesPerFile: 1 << 20 }),
-        /more patch sections than the 1 changed files/,
-      );
+      assert.throws(() => parseDiffOutput(fixture([typeChange], deletion + creation + other), { maxPatchBytesPerFile: 1 << 20 }), /more patch sections than the 1 changed files/);
     });
 
     it('blocks a type change to a submodule as a whole, consuming both sections', () => {

@@ -32,15 +32,16 @@ describe('design assembler: fallback and labels', () => {
   });
 
   it('settles a requirement that goes straight to its scenarios (a MODIFIED delta adding one), labelled as having no text of its own', async () => {
-    const { patchset, read } = await branch([], (repo) =>
-      repo.write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.')).write(`${CHANGE}/specs/reports/spec.md`, spec('')),
-    );
+    const { patchset, read } = await branch([], (repo) => repo.write(`${CHANGE}/proposal.md`, proposal('Reports cannot leave the app.')).write(`${CHANGE}/specs/reports/spec.md`, spec('')));
     const assembly = await assembleDesignBoard(patchset, read);
     assert.equal(assembly.kind, 'board', assembly.kind === 'fallback' ? `${assembly.rule}: ${assembly.reason}` : '');
     if (assembly.kind !== 'board') return;
     const [requirement] = ofKind(assembly.state, 'requirement');
     assert.equal(requirement?.shall, LABELS.noRequirementText);
-    assert.deepEqual(ofKind(assembly.state, 'scenario').map((s) => s.name), ['Export']);
+    assert.deepEqual(
+      ofKind(assembly.state, 'scenario').map((s) => s.name),
+      ['Export'],
+    );
   });
 
   it('states a fenced code block in a proposal by its label (file and lines), in the intro and in the rows, never cited', async () => {
@@ -109,7 +110,11 @@ describe('design assembler: fallback and labels', () => {
   it('renders a stated decision as sections when its lines are not part of the change', async () => {
     const adr = (status: string) =>
       `# 3. Use a queue\n\n## Status\n\n${status}\n\n## Context\n\nPolling couples the services.\n\n## Considered Options\n\n- Polling\n- A queue\n\n## Decision\n\nWe will publish events to a queue.\n`;
-    const { patchset, read } = await branch([], (repo) => repo.write('docs/adr/0003-use-a-queue.md', adr('Accepted')), (repo) => repo.write('docs/adr/0003-use-a-queue.md', adr('Proposed')));
+    const { patchset, read } = await branch(
+      [],
+      (repo) => repo.write('docs/adr/0003-use-a-queue.md', adr('Accepted')),
+      (repo) => repo.write('docs/adr/0003-use-a-queue.md', adr('Proposed')),
+    );
     const assembly = await assembleDesignBoard(patchset, read);
     assert.equal(assembly.kind, 'board', assembly.kind === 'fallback' ? assembly.reason : '');
     if (assembly.kind !== 'board') return;
@@ -134,7 +139,19 @@ describe('design assembler: fallback and labels', () => {
           title: 'a',
           body: null,
           sourcePaths: ['openspec/changes/x/specs/a/spec.md'],
-          children: [{ kind: 'requirement', title: 'Blank', shall: '   ', sourcePath: 'openspec/changes/x/specs/a/spec.md', sourceLine: 3, candidate: 'Requirement: Blank', delta: 'added', scenarios: [], notes: [] }],
+          children: [
+            {
+              kind: 'requirement',
+              title: 'Blank',
+              shall: '   ',
+              sourcePath: 'openspec/changes/x/specs/a/spec.md',
+              sourceLine: 3,
+              candidate: 'Requirement: Blank',
+              delta: 'added',
+              scenarios: [],
+              notes: [],
+            },
+          ],
         },
       ],
     };

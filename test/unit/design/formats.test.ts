@@ -41,7 +41,10 @@ function assertCommon(state: BoardState, sources: string[]): void {
   for (const el of elements(state)) assert.equal(el.author, 'assembler');
   // One top-level section per source file, in reading order, each naming its file.
   const tops = ofKind(state, 'section').filter((s) => s.parent === null);
-  assert.deepEqual(tops.map((s) => s.source_paths), sources.map((p) => [p]));
+  assert.deepEqual(
+    tops.map((s) => s.source_paths),
+    sources.map((p) => [p]),
+  );
   // Each stat label once; the stat sits at the top level.
   const labels = ofKind(state, 'stat').flatMap((s) => s.stat_labels);
   assert.equal(new Set(labels).size, labels.length);
@@ -81,13 +84,7 @@ describe('design assembler: formats', () => {
     });
 
     it('reads proposal, design, capability deltas and tasks in that order', () => {
-      assert.deepEqual(sources, [
-        `${root}/proposal.md`,
-        `${root}/design.md`,
-        `${root}/specs/auth/spec.md`,
-        `${root}/specs/notifications/spec.md`,
-        `${root}/tasks.md`,
-      ]);
+      assert.deepEqual(sources, [`${root}/proposal.md`, `${root}/design.md`, `${root}/specs/auth/spec.md`, `${root}/specs/notifications/spec.md`, `${root}/tasks.md`]);
     });
 
     it('counts capabilities, requirements and tasks from the files, each stat once', () => {
@@ -142,7 +139,10 @@ describe('design assembler: formats', () => {
         ['ADDED Requirements', 'REMOVED Requirements', 'RENAMED Requirements'],
       );
       const added = childrenOf(state, section(state, 'auth').id).find((c) => c.kind === 'section' && c.title === 'ADDED Requirements');
-      assert.deepEqual(childrenOf(state, added!.id).map((c) => c.kind), ['requirement', 'requirement']);
+      assert.deepEqual(
+        childrenOf(state, added!.id).map((c) => c.kind),
+        ['requirement', 'requirement'],
+      );
     });
 
     it('splits scenario clauses: WHEN (GIVEN, AND before THEN) is the condition, THEN and what follows the response', () => {
@@ -224,7 +224,10 @@ describe('design assembler: formats', () => {
       assert.equal(first.source_path, `${root}/requirements.md`);
       assert.equal(first.source_line, 9);
       const criteria = scenariosOf(state, first.id);
-      assert.deepEqual(criteria.map((c) => c.name), ['Acceptance criterion 1.1', 'Acceptance criterion 1.2', 'Acceptance criterion 1.3']);
+      assert.deepEqual(
+        criteria.map((c) => c.name),
+        ['Acceptance criterion 1.1', 'Acceptance criterion 1.2', 'Acceptance criterion 1.3'],
+      );
       assert.equal(criteria[0]?.text_markdown, 'WHEN the user chooses Save search on a results page THEN the system SHALL store the query and every active filter under the name the user gives');
       assert.equal(criteria[0]?.scenario_condition, 'the user chooses Save search on a results page');
       assert.equal(criteria[0]?.scenario_response, 'the system SHALL store the query and every active filter under the name the user gives');
@@ -253,10 +256,10 @@ describe('design assembler: formats', () => {
 
     it('renders glossary entries as prose and the design decision as a decision', () => {
       const glossary = childrenOf(state, section(state, 'Glossary').id);
-      assert.deepEqual(glossary.map((g) => (g.kind === 'prose' ? g.markdown : g.kind)), [
-        '**Saved search**: a named query together with its filters',
-        '**Sidebar**: the collapsible panel on the left of every page',
-      ]);
+      assert.deepEqual(
+        glossary.map((g) => (g.kind === 'prose' ? g.markdown : g.kind)),
+        ['**Saved search**: a named query together with its filters', '**Sidebar**: the collapsible panel on the left of every page'],
+      );
       const [decision] = ofKind(state, 'decision');
       assert.equal(decision?.title, 'Store filters as a JSON document');
       assert.deepEqual(decision?.alternatives, ['One column per filter', 'A separate filter table keyed by saved search']);
@@ -279,7 +282,10 @@ describe('design assembler: formats', () => {
       assert.equal(req.shall, shall);
       assert.equal(req.source_line, 7);
       const criteria = scenariosOf(state, req.id);
-      assert.deepEqual(criteria.map((c) => c.name), ['Acceptance criterion 1', 'Acceptance criterion 2', 'Acceptance criterion 3']);
+      assert.deepEqual(
+        criteria.map((c) => c.name),
+        ['Acceptance criterion 1', 'Acceptance criterion 2', 'Acceptance criterion 3'],
+      );
       assert.equal(criteria[1]?.text_markdown, 'A request for an unknown address shows the same confirmation as a known one');
       assert.equal(criteria[2]?.scenario_condition, 'the user sets a new password through a valid link');
       assert.ok(!ofKind(state, 'section').some((s) => s.title === 'Acceptance Criteria'), 'criteria are owned by the requirement only');
@@ -345,10 +351,7 @@ describe('design assembler: formats', () => {
       const group = section(state, 'Task 1: Token bucket');
       assert.equal(group.body_markdown, '**Files:**');
       const rows = childrenOf(state, group.id).map((el) =>
-        el.kind === 'task' ? `[${el.done ? 'x' : ' '}] ${el.text}`
-        : el.kind === 'prose' ? el.markdown
-        : el.kind === 'code_ref' ? `${el.path}:${el.start_line}-${el.end_line} (${el.label})`
-        : el.kind,
+        el.kind === 'task' ? `[${el.done ? 'x' : ' '}] ${el.text}` : el.kind === 'prose' ? el.markdown : el.kind === 'code_ref' ? `${el.path}:${el.start_line}-${el.end_line} (${el.label})` : el.kind,
       );
       assert.deepEqual(rows, [
         'Create: `src/limiter/bucket.ts`',
@@ -397,11 +400,14 @@ describe('design assembler: formats', () => {
 
     it('renders each glossary entry as its own prose, verbatim', () => {
       const language = childrenOf(state, section(state, 'Language').id);
-      assert.deepEqual(language.map((el) => (el.kind === 'prose' ? el.markdown : el.kind)), [
-        '**Basket**: the items a customer has chosen but not yet paid for.',
-        '**Order**: a basket the customer has paid for; it can no longer change.\n_Avoid_: purchase, sale',
-        '**Fulfilment**: the work of picking, packing and shipping an order.',
-      ]);
+      assert.deepEqual(
+        language.map((el) => (el.kind === 'prose' ? el.markdown : el.kind)),
+        [
+          '**Basket**: the items a customer has chosen but not yet paid for.',
+          '**Order**: a basket the customer has paid for; it can no longer change.\n_Avoid_: purchase, sale',
+          '**Fulfilment**: the work of picking, packing and shipping an order.',
+        ],
+      );
     });
 
     it('writes an ADR with considered options as a decision: Decision Outcome stated, Context the rationale', () => {
@@ -413,18 +419,24 @@ describe('design assembler: formats', () => {
       assert.deepEqual(decision?.alternatives, ['Keep polling the ordering database', 'Call the shipping service directly when an order is paid', 'Publish an order-paid event to a queue']);
       assert.equal(decision?.source_path, 'docs/adr/0002-publish-order-paid-events.md');
       const adr = section(state, '2. Publish order-paid events to a queue');
-      assert.deepEqual(childrenOf(state, adr.id).map((c) => (c.kind === 'section' ? c.title : c.kind)), ['Status', 'code_ref', 'decision', 'Consequences']);
+      assert.deepEqual(
+        childrenOf(state, adr.id).map((c) => (c.kind === 'section' ? c.title : c.kind)),
+        ['Status', 'code_ref', 'decision', 'Consequences'],
+      );
     });
 
     it('renders an ADR that states no alternatives as its own sections', () => {
       const adr = section(state, '1. Record architecture decisions');
       assert.equal(adr.body_markdown, 'Date: 2025-01-15');
-      assert.deepEqual(childrenOf(state, adr.id).map((c) => (c.kind === 'section' ? `${c.title}: ${c.body_markdown}` : c.kind)), [
-        'Status: Accepted',
-        'Context: Decisions about the ordering system were made in chat and lost.',
-        'Decision: We will record architecture decisions as short Markdown files under docs/adr.',
-        'Consequences: Every significant decision gets a numbered record that later changes can supersede.',
-      ]);
+      assert.deepEqual(
+        childrenOf(state, adr.id).map((c) => (c.kind === 'section' ? `${c.title}: ${c.body_markdown}` : c.kind)),
+        [
+          'Status: Accepted',
+          'Context: Decisions about the ordering system were made in chat and lost.',
+          'Decision: We will record architecture decisions as short Markdown files under docs/adr.',
+          'Consequences: Every significant decision gets a numbered record that later changes can supersede.',
+        ],
+      );
     });
   });
 });

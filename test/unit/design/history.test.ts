@@ -41,7 +41,12 @@ async function assembled(made: SpecBranch): Promise<BoardState> {
 }
 
 function requirementsOf(state: BoardState): Array<[string, string[]]> {
-  return ofKind(state, 'requirement').map((r) => [r.title, childrenOf(state, r.id).filter((c): c is ElementOf<'scenario'> => c.kind === 'scenario').map((s) => s.name)]);
+  return ofKind(state, 'requirement').map((r) => [
+    r.title,
+    childrenOf(state, r.id)
+      .filter((c): c is ElementOf<'scenario'> => c.kind === 'scenario')
+      .map((s) => s.name),
+  ]);
 }
 
 function requirement(state: BoardState, title: string): ElementOf<'requirement'> {
@@ -65,11 +70,15 @@ function section(state: BoardState, title: string): ElementOf<'section'> {
 /** A node's children as short rows: a task's mark and text, a prose's text, a code_ref's lines, else the kind or title. */
 function rows(state: BoardState, id: string): string[] {
   return childrenOf(state, id).map((el) =>
-    el.kind === 'task' ? `[${el.done ? 'x' : ' '}] ${el.text}`
-    : el.kind === 'prose' ? el.markdown
-    : el.kind === 'code_ref' ? `code_ref ${el.start_line}-${el.end_line}`
-    : el.kind === 'section' || el.kind === 'decision' || el.kind === 'requirement' ? `${el.kind}: ${el.title}`
-    : el.kind,
+    el.kind === 'task'
+      ? `[${el.done ? 'x' : ' '}] ${el.text}`
+      : el.kind === 'prose'
+        ? el.markdown
+        : el.kind === 'code_ref'
+          ? `code_ref ${el.start_line}-${el.end_line}`
+          : el.kind === 'section' || el.kind === 'decision' || el.kind === 'requirement'
+            ? `${el.kind}: ${el.title}`
+            : el.kind,
   );
 }
 
@@ -80,7 +89,15 @@ function rows(state: BoardState, id: string): string[] {
  * whose content becomes a requirement's story or its criteria).
  */
 function assertNoTextLost(state: BoardState, fixture: string, paths: readonly string[]): void {
-  const board = [state.document.title, state.document.intro_markdown, ...elements(state).flatMap((el) => Object.values(el).flat().filter((v): v is string => typeof v === 'string'))]
+  const board = [
+    state.document.title,
+    state.document.intro_markdown,
+    ...elements(state).flatMap((el) =>
+      Object.values(el)
+        .flat()
+        .filter((v): v is string => typeof v === 'string'),
+    ),
+  ]
     .join('\n')
     .replace(/\s+/g, ' ');
   const lost: string[] = [];
@@ -96,11 +113,19 @@ function assertNoTextLost(state: BoardState, fixture: string, paths: readonly st
       let text = line.trim();
       const heading = /^#{1,6}\s/.test(text);
       // A criterion's own number ("1.", "4.2.3:") is its marker: the scenario's name carries it.
-      text = text.replace(/^#{1,6}\s+/, '').replace(/^>\s?/, '').replace(/^(?:[-*+]|\d+[.)]|\d+(?:\.\d+)*:)\s+/, '').replace(/^\[[ xX]\]\s*/, '');
+      text = text
+        .replace(/^#{1,6}\s+/, '')
+        .replace(/^>\s?/, '')
+        .replace(/^(?:[-*+]|\d+[.)]|\d+(?:\.\d+)*:)\s+/, '')
+        .replace(/^\[[ xX]\]\s*/, '');
       if (heading && /^(?:why|acceptance criteria|story|introduction|decisions)$/i.test(text)) return;
       if (/^\*\*Acceptance Criteria:\*\*$/.test(text)) return;
       // An FR item's id is its requirement's title.
-      text = text.replace(/^(?:Scenario|Requirement):\s*/, '').replace(/^\*\*(?:Rationale|Alternatives considered):\*\*\s*/, '').replace(/^N?FR\d+:\s*/, '').trim();
+      text = text
+        .replace(/^(?:Scenario|Requirement):\s*/, '')
+        .replace(/^\*\*(?:Rationale|Alternatives considered):\*\*\s*/, '')
+        .replace(/^N?FR\d+:\s*/, '')
+        .trim();
       if (text.length > 3 && !board.includes(text.replace(/\s+/g, ' '))) lost.push(`${path}:${i + 1}: ${text}`);
     });
   }
@@ -134,7 +159,10 @@ describe('design assembler: constructs from real specification histories', () =>
       const modified = requirement(state, 'Due Date Reminder');
       assert.equal(modified.shall, LABELS.noRequirementText);
       assert.equal(modified.spec_delta, 'modified');
-      assert.equal(scenario(state, 'Second reminder after the due date').scenario_response, 'a second reminder is sent to the billing contact\nthe reminder names the invoice number as `INV-<number>`');
+      assert.equal(
+        scenario(state, 'Second reminder after the due date').scenario_response,
+        'a second reminder is sent to the billing contact\nthe reminder names the invoice number as `INV-<number>`',
+      );
     });
 
     it('titles a capability by its file’s own H1, else by the capability', () => {
@@ -182,10 +210,15 @@ describe('design assembler: constructs from real specification histories', () =>
     it('keeps the criteria’s group headings and a link definition as the requirement’s notes', () => {
       const first = requirement(state, 'Requirement 1 — Nightly copy');
       assert.equal(first.shall, '**User Story:** As a parent, I want new photos copied to the server every\nnight, so that a lost phone loses nothing.');
-      const notes = childrenOf(state, first.id).filter((c): c is ElementOf<'prose'> => c.kind === 'prose').map((p) => p.markdown);
+      const notes = childrenOf(state, first.id)
+        .filter((c): c is ElementOf<'prose'> => c.kind === 'prose')
+        .map((p) => p.markdown);
       assert.deepEqual(notes, ['##### Scheduling', '##### Integrity', '[protocol]: https://example.org/household-sync']);
       // A nested list right under a criterion's text, however deep, continues it: not an indented code block.
-      assert.equal(scenario(state, 'Acceptance criterion 2.1').text_markdown, 'WHEN the user opens Backup THEN the app SHALL show the count and the time of the last copy, with:\n    - the photos copied\n    - the photos skipped, each with its reason');
+      assert.equal(
+        scenario(state, 'Acceptance criterion 2.1').text_markdown,
+        'WHEN the user opens Backup THEN the app SHALL show the count and the time of the last copy, with:\n    - the photos copied\n    - the photos skipped, each with its reason',
+      );
       assert.equal(scenario(state, 'Acceptance criterion 1.3').text_markdown, "The app SHALL compare each photo's `sha256` with the server's answer to\n`HEAD /photos/{id}` before marking it copied.");
     });
 
@@ -229,7 +262,9 @@ describe('design assembler: constructs from real specification histories', () =>
       const reprint = scenario(state, 'AC4: Reprinting a label');
       assert.equal(reprint.scenario_condition, 'a shelf whose name changed,\nthe volunteer prints its label again,');
       assert.equal(reprint.scenario_response, 'the new label shows the new name.');
-      const notes = childrenOf(state, requirement(state, 'Story 4.2: Printable shelf labels').id).filter((c): c is ElementOf<'prose'> => c.kind === 'prose').map((p) => p.markdown);
+      const notes = childrenOf(state, requirement(state, 'Story 4.2: Printable shelf labels').id)
+        .filter((c): c is ElementOf<'prose'> => c.kind === 'prose')
+        .map((p) => p.markdown);
       assert.deepEqual(notes, ['Traceability: derived from Epic 4 and FR12. [Source: docs/prd.md#fr12]', '**Phase 1 (Required)**: ✅ COMPLETE', '**Phase 2 (Moved to Story 4.3)**:']);
     });
 
@@ -334,7 +369,10 @@ describe('design assembler: constructs from real specification histories', () =>
       assert.equal(state.document.title, 'Tag Filter Implementation Plan');
       assert.equal(state.document.intro_markdown, 'Show only the recipes that carry every chosen tag.');
       assert.equal(ofKind(state, 'decision')[0]?.title, 'Match every chosen tag');
-      assert.deepEqual(ofKind(state, 'task').map((t) => t.text), ["Render one chip per tag above the list", "Toggle a chip's tag in the chosen set on click"]);
+      assert.deepEqual(
+        ofKind(state, 'task').map((t) => t.text),
+        ['Render one chip per tag above the list', "Toggle a chip's tag in the chosen set on click"],
+      );
       assert.equal(ofKind(state, 'code_ref').filter((r) => r.label === LABELS.specCodeBlock).length, 2);
       assertNoTextLost(state, 'superpowers-plans', [design, plan]);
     });

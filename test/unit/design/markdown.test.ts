@@ -29,20 +29,29 @@ describe('design assembler: markdown reading', () => {
   it('reads list items with check marks, nesting and continuation lines', () => {
     const file = parseMarkdown('t.md', '- [x] 1. Done\n  - detail\n- [ ] 2. Open\ncontinued\n\nafter\n');
     const blocks = blocksOf(file, 0, file.lines.length);
-    assert.deepEqual(blocks.map((b) => b.kind), ['list', 'para']);
+    assert.deepEqual(
+      blocks.map((b) => b.kind),
+      ['list', 'para'],
+    );
     const list = blocks[0]!;
     assert.ok(list.kind === 'list');
-    assert.deepEqual(list.items.map((i) => [i.checkbox, i.first, i.indent]), [
-      ['done', '1. Done', 0],
-      [null, 'detail', 2],
-      // A line that continues the item's text (no blank line, no marker) is that text.
-      ['open', '2. Open\ncontinued', 0],
-    ]);
+    assert.deepEqual(
+      list.items.map((i) => [i.checkbox, i.first, i.indent]),
+      [
+        ['done', '1. Done', 0],
+        [null, 'detail', 2],
+        // A line that continues the item's text (no blank line, no marker) is that text.
+        ['open', '2. Open\ncontinued', 0],
+      ],
+    );
   });
 
   it('lets a list interrupt a paragraph (**Files:** then items)', () => {
     const file = parseMarkdown('p.md', '**Files:**\n- Create: `a.ts`\n');
-    assert.deepEqual(blocksOf(file, 0, file.lines.length).map((b) => b.kind), ['para', 'list']);
+    assert.deepEqual(
+      blocksOf(file, 0, file.lines.length).map((b) => b.kind),
+      ['para', 'list'],
+    );
   });
 
   it('replaces indented code blocks the board would refuse with the label', () => {

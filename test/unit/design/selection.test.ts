@@ -89,9 +89,7 @@ describe('design assembler: selection', () => {
     });
 
     it('answers none for a branch with no specification, a docs-only branch included', async () => {
-      const { patchset, read } = await branch([], (repo) =>
-        repo.write('src/app.ts', 'export const app = 2;\n').write('docs/guide.md', '# Guide\n\nHow to run it.\n').write('README.md', '# App\n'),
-      );
+      const { patchset, read } = await branch([], (repo) => repo.write('src/app.ts', 'export const app = 2;\n').write('docs/guide.md', '# Guide\n\nHow to run it.\n').write('README.md', '# App\n'));
       assert.deepEqual(await assembleDesignBoard(patchset, read), { kind: 'none' });
     });
 
@@ -101,9 +99,12 @@ describe('design assembler: selection', () => {
     });
 
     it('renders touched current specs when no change directory is touched', async () => {
-      const spec = (shall: string) => `# auth Specification\n\n## Purpose\nSign-in for every account.\n\n## Requirements\n\n### Requirement: Sign In\n${shall}\n\n#### Scenario: Good password\n- **WHEN** the password matches\n- **THEN** a session is created\n`;
-      const { patchset, read } = await branch([], (repo) => repo.write('openspec/specs/auth/spec.md', spec('The system SHALL sign in users with a password and a second factor.')), (repo) =>
-        repo.write('openspec/specs/auth/spec.md', spec('The system SHALL sign in users with a password.')),
+      const spec = (shall: string) =>
+        `# auth Specification\n\n## Purpose\nSign-in for every account.\n\n## Requirements\n\n### Requirement: Sign In\n${shall}\n\n#### Scenario: Good password\n- **WHEN** the password matches\n- **THEN** a session is created\n`;
+      const { patchset, read } = await branch(
+        [],
+        (repo) => repo.write('openspec/specs/auth/spec.md', spec('The system SHALL sign in users with a password and a second factor.')),
+        (repo) => repo.write('openspec/specs/auth/spec.md', spec('The system SHALL sign in users with a password.')),
       );
       const assembly = await assembleDesignBoard(patchset, read);
       assert.equal(assembly.kind, 'board', assembly.kind === 'fallback' ? assembly.reason : '');
@@ -138,7 +139,10 @@ describe('design assembler: selection', () => {
       assert.equal(assembly.kind, 'board');
       if (assembly.kind !== 'board') return;
       assert.deepEqual(assembly.sources, ['openspec/changes/a-first/specs/x/spec.md']);
-      assert.deepEqual(ofKind(assembly.state, 'requirement').map((r) => r.title), ['First']);
+      assert.deepEqual(
+        ofKind(assembly.state, 'requirement').map((r) => r.title),
+        ['First'],
+      );
       assert.equal(assembly.state.document.intro_markdown, LABELS.noProposalWhy);
     });
   });

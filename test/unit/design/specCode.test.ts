@@ -57,7 +57,12 @@ function settled(assembly: DesignAssembly | PipelineAssembly): BoardState {
 
 /** Requirement title → its scenario names, in board order. */
 function requirementsOf(state: BoardState): Array<[string, string[]]> {
-  return ofKind(state, 'requirement').map((r) => [r.title, childrenOf(state, r.id).filter((c): c is ElementOf<'scenario'> => c.kind === 'scenario').map((s) => s.name)]);
+  return ofKind(state, 'requirement').map((r) => [
+    r.title,
+    childrenOf(state, r.id)
+      .filter((c): c is ElementOf<'scenario'> => c.kind === 'scenario')
+      .map((s) => s.name),
+  ]);
 }
 
 /** The code_refs that cite a code block of the specification (a decision's evidence is labelled otherwise). */
@@ -132,9 +137,18 @@ describe('design assembler: inline code and code blocks in real-shaped specifica
     });
 
     it('keeps inline commands, JSON, placeholders and Markdown in backticks as the specification wrote them', () => {
-      assert.match(state.document.intro_markdown, /^Finance copies report tables by hand because `report show <id>` only prints to the terminal\.\nA request such as `\{"report": 42, "format": "csv"\}` has nowhere to go today:/);
-      assert.equal(requirement(state, 'CSV Export').shall.split('\n')[0], 'The system SHALL write a report as CSV when asked with `report export <id> --format csv`, one line per row after a header row.');
-      assert.equal(scenario(state, 'Export settings from JSON').text_markdown, '- **GIVEN** the saved settings hold `{"format": "csv", "delimiter": ";"}`\n- **WHEN** the user runs `report export 42`\n- **THEN** the file uses `;` between fields');
+      assert.match(
+        state.document.intro_markdown,
+        /^Finance copies report tables by hand because `report show <id>` only prints to the terminal\.\nA request such as `\{"report": 42, "format": "csv"\}` has nowhere to go today:/,
+      );
+      assert.equal(
+        requirement(state, 'CSV Export').shall.split('\n')[0],
+        'The system SHALL write a report as CSV when asked with `report export <id> --format csv`, one line per row after a header row.',
+      );
+      assert.equal(
+        scenario(state, 'Export settings from JSON').text_markdown,
+        '- **GIVEN** the saved settings hold `{"format": "csv", "delimiter": ";"}`\n- **WHEN** the user runs `report export 42`\n- **THEN** the file uses `;` between fields',
+      );
       assert.equal(scenario(state, 'Export settings from JSON').scenario_condition, 'the saved settings hold `{"format": "csv", "delimiter": ";"}`\nthe user runs `report export 42`');
       assert.match(requirement(state, 'Report Formats').shall, /a heading written as `### Requirement: Name` in a note is still only text/);
       const tasks = ofKind(state, 'task').map((t) => t.text);
@@ -156,14 +170,20 @@ describe('design assembler: inline code and code blocks in real-shaped specifica
       // The requirement's own example and its scenario's example are cited under the requirement, after its scenarios.
       const csv = requirement(state, 'CSV Export');
       const kids = childrenOf(state, csv.id);
-      assert.deepEqual(kids.map((k) => k.kind), ['scenario', 'scenario', 'scenario', 'code_ref', 'code_ref']);
+      assert.deepEqual(
+        kids.map((k) => k.kind),
+        ['scenario', 'scenario', 'scenario', 'code_ref', 'code_ref'],
+      );
       const [shallBlock, scenarioBlock] = kids.filter((k): k is ElementOf<'code_ref'> => k.kind === 'code_ref').map(spanOf);
       assert.ok(csv.shall.endsWith(`The header row SHALL be the column keys in report order, for example:\n\n${codeBlockLabel(shallBlock!)}`), csv.shall);
       assert.ok(scenario(state, 'Quoting a field with a delimiter').text_markdown.includes(codeBlockLabel(scenarioBlock!)));
       // A code block standing between a section's paragraphs is cited under that section.
       const layout = ofKind(state, 'section').find((s) => s.title === 'File layout');
       assert.ok(layout?.body_markdown?.includes(codeBlockLabel(expected[0]!)), layout?.body_markdown);
-      assert.deepEqual(childrenOf(state, layout!.id).map((k) => k.kind), ['code_ref']);
+      assert.deepEqual(
+        childrenOf(state, layout!.id).map((k) => k.kind),
+        ['code_ref'],
+      );
       // A task's code block is a code_ref right after the task, not a copy of the code.
       const task = ofKind(state, 'task').find((t) => t.text === '1.3 Cover the command with a test')!;
       const siblings = childrenOf(state, task.parent!);
@@ -203,7 +223,10 @@ describe('design assembler: inline code and code blocks in real-shaped specifica
       assert.equal(codeBlockLabel(unchanged!), `[code block: ${path} lines 12–13]`);
       assert.equal(childrenOf(state, template.id).filter((k) => k.kind === 'code_ref').length, 0);
       const digest = requirement(state, 'Digest Emails');
-      assert.deepEqual(childrenOf(state, digest.id).map((k) => k.kind), ['scenario', 'code_ref']);
+      assert.deepEqual(
+        childrenOf(state, digest.id).map((k) => k.kind),
+        ['scenario', 'code_ref'],
+      );
       assert.ok(!allText(state).includes('{{name}}'));
     });
 
@@ -238,20 +261,23 @@ describe('design assembler: inline code and code blocks in real-shaped specifica
 
     it('keeps EARS lines with inline code verbatim and splits them', () => {
       const first = scenario(state, 'Acceptance criterion 1.1');
-      assert.equal(first.text_markdown, 'WHEN the client sends `PUT /notes/{id}` with `{"rev": 3, "text": "..."}` and the stored revision is 2 THEN the Sync Service SHALL store the note with `rev: 3`');
+      assert.equal(
+        first.text_markdown,
+        'WHEN the client sends `PUT /notes/{id}` with `{"rev": 3, "text": "..."}` and the stored revision is 2 THEN the Sync Service SHALL store the note with `rev: 3`',
+      );
       assert.equal(first.scenario_condition, 'the client sends `PUT /notes/{id}` with `{"rev": 3, "text": "..."}` and the stored revision is 2');
       assert.equal(first.scenario_response, 'the Sync Service SHALL store the note with `rev: 3`');
       assert.equal(scenario(state, 'Acceptance criterion 1.3').scenario_response, 'THE Client SHALL queue writes in `localStorage["sync-queue"]`');
       assert.ok(state.document.intro_markdown.includes('`PUT /notes/{id}`'));
       const tasks = ofKind(state, 'prose').map((p) => p.markdown);
-      assert.ok(tasks.some((t) => t.includes('- Run `npm test -- sync` before committing')), tasks.join('\n---\n'));
+      assert.ok(
+        tasks.some((t) => t.includes('- Run `npm test -- sync` before committing')),
+        tasks.join('\n---\n'),
+      );
     });
 
     it('cites the criterion’s and the design’s code blocks; the criterion’s text labels its block', () => {
-      const expected = [
-        ...fencesOf(`${root}/requirements.md`, fixtureText('kiro-code', `${root}/requirements.md`)),
-        ...fencesOf(`${root}/design.md`, fixtureText('kiro-code', `${root}/design.md`)),
-      ];
+      const expected = [...fencesOf(`${root}/requirements.md`, fixtureText('kiro-code', `${root}/requirements.md`)), ...fencesOf(`${root}/design.md`, fixtureText('kiro-code', `${root}/design.md`))];
       assert.deepEqual(codeRefs(state).map(spanOf), expected);
       assertCitesChangedLines(state, made.patchset);
       const conflict = scenario(state, 'Acceptance criterion 1.2');
@@ -309,7 +335,10 @@ describe('design assembler: inline code and code blocks in real-shaped specifica
       assert.deepEqual(codeRefs(state).map(spanOf), fencesOf(path, fixtureText('bmad-code', path)));
       assertCitesChangedLines(state, made.patchset);
       const notes = ofKind(state, 'section').find((s) => s.title === 'Dev Notes')!;
-      assert.deepEqual(childrenOf(state, notes.id).map((k) => k.kind), ['code_ref']);
+      assert.deepEqual(
+        childrenOf(state, notes.id).map((k) => k.kind),
+        ['code_ref'],
+      );
     });
   });
 
@@ -383,9 +412,7 @@ describe('design assembler: inline code and code blocks in real-shaped specifica
   });
 
   it('drops a bare list marker and keeps a check box with no text, instead of falling back', async () => {
-    const { patchset, read } = await branch([], (repo) =>
-      repo.write('.kiro/specs/x/tasks.md', '# Implementation Plan\n\n- [x] 1. First\n  - detail\n-\n\n- [ ]\n- [ ] 2. Second\n'),
-    );
+    const { patchset, read } = await branch([], (repo) => repo.write('.kiro/specs/x/tasks.md', '# Implementation Plan\n\n- [x] 1. First\n  - detail\n-\n\n- [ ]\n- [ ] 2. Second\n'));
     const state = settled(await assembleDesignBoard(patchset, read));
     assert.deepEqual(
       ofKind(state, 'task').map((t) => t.text),

@@ -70,14 +70,21 @@ export function outlineOf(state: BoardState): string {
   const walk = (parent: string | null, depth: number) => {
     for (const el of elements(state).filter((e) => e.parent === parent)) {
       const label =
-        el.kind === 'section' ? el.title
-        : el.kind === 'requirement' ? `${el.title} :: ${el.shall}`
-        : el.kind === 'scenario' ? `${el.name} [${el.scenario_condition ?? ''} => ${el.scenario_response ?? ''}]`
-        : el.kind === 'task' ? `[${el.done ? 'x' : ' '}] ${el.text}`
-        : el.kind === 'prose' ? el.markdown.replace(/\n/g, ' / ')
-        : el.kind === 'decision' ? `${el.title} :: ${el.statement}`
-        : el.kind === 'stat' ? el.stat_labels.map((l, i) => `${l}=${el.stat_values[i]}`).join(', ')
-        : el.kind;
+        el.kind === 'section'
+          ? el.title
+          : el.kind === 'requirement'
+            ? `${el.title} :: ${el.shall}`
+            : el.kind === 'scenario'
+              ? `${el.name} [${el.scenario_condition ?? ''} => ${el.scenario_response ?? ''}]`
+              : el.kind === 'task'
+                ? `[${el.done ? 'x' : ' '}] ${el.text}`
+                : el.kind === 'prose'
+                  ? el.markdown.replace(/\n/g, ' / ')
+                  : el.kind === 'decision'
+                    ? `${el.title} :: ${el.statement}`
+                    : el.kind === 'stat'
+                      ? el.stat_labels.map((l, i) => `${l}=${el.stat_values[i]}`).join(', ')
+                      : el.kind;
       lines.push(`${'  '.repeat(depth)}${el.id} ${el.kind}: ${label}`);
       walk(el.id, depth + 1);
     }

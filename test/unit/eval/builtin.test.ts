@@ -133,7 +133,10 @@ function git(repo: string, ...args: string[]): string {
 
 /** Lines startLine..endLine of a file at a commit. */
 function linesAt(repo: string, commit: string, path: string, startLine: number, endLine: number): string {
-  return git(repo, 'show', `${commit}:${path}`).split('\n').slice(startLine - 1, endLine).join('\n');
+  return git(repo, 'show', `${commit}:${path}`)
+    .split('\n')
+    .slice(startLine - 1, endLine)
+    .join('\n');
 }
 
 /** Runs the category's probe against the program as it is at `commit`. */
@@ -177,7 +180,10 @@ describe('eval built-in corpus (generated repositories)', function () {
   it('has every built-in category, each as a bug case and a clean twin with no truth', () => {
     assert.deepEqual(
       corpus.cases.map((c) => [c.category, c.clean === true]),
-      BUILTIN_EVAL_CATEGORIES.flatMap((category) => [[category, false], [category, true]]),
+      BUILTIN_EVAL_CATEGORIES.flatMap((category) => [
+        [category, false],
+        [category, true],
+      ]),
     );
     for (const spec of BUILTIN_CASE_SPECS) {
       const bug = caseOf(builtinCaseId(spec, false));
@@ -216,7 +222,10 @@ describe('eval built-in corpus (generated repositories)', function () {
         assert.deepEqual(head, [spec.bug.to], `${spec.category}: the re-introduced line(s) are the truth`);
       }
     }
-    assert.ok(corpus.cases.some((c) => c.truth.some((r) => r.side === 'base')), 'one case exercises base-side truth');
+    assert.ok(
+      corpus.cases.some((c) => c.truth.some((r) => r.side === 'base')),
+      'one case exercises base-side truth',
+    );
   });
 
   it('the fix is correct, the head re-introduces the bug and the clean twin stays correct (the programs run)', () => {

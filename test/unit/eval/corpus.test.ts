@@ -38,7 +38,9 @@ function userState(repo: TestRepo) {
     head: repo.git('symbolic-ref', 'HEAD'),
     headCommit: repo.head(),
     refs: repo.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags', 'refs/remotes'),
-    index: createHash('sha256').update(readFileSync(join(repo.dir, '.git', 'index'))).digest('hex'),
+    index: createHash('sha256')
+      .update(readFileSync(join(repo.dir, '.git', 'index')))
+      .digest('hex'),
     status: repo.git('status', '--porcelain=v1', '--untracked-files=all'),
     app: repo.read('src/app.ts'),
     scratch: repo.read('scratch.txt'),
@@ -72,7 +74,10 @@ describe('eval corpus from history (real git repositories)', function () {
     repo.branch('side').write('src/side.ts', 'side fixed\n').commit('fix: side fix');
     repo.checkout('main');
     repo.git('merge', '-q', '--no-ff', '-m', 'Merge branch side: fixes #12 bug', 'side');
-    repo.write('assets/logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0, 3])).write('src/logo.ts', 'export const logo = "logo.png";\n').commit('fix: ship the logo');
+    repo
+      .write('assets/logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0, 3]))
+      .write('src/logo.ts', 'export const logo = "logo.png";\n')
+      .commit('fix: ship the logo');
     testedFix = repo
       .write('src/app.ts', lines('app', 30).replace('app 12\n', 'app 12 fixed\n').replace('app 25\n', 'total fixed\n'))
       .write('test/app.test.ts', 'it("totals", () => {});\n')
@@ -94,13 +99,22 @@ describe('eval corpus from history (real git repositories)', function () {
     const built = await buildHistoryCorpus(repo.dir, { since: null, limit: 100 });
     assert.ok(built.ok, built.ok ? '' : built.error.message);
     first = built.value;
-    assert.deepEqual(first.corpus.cases.map((c) => c.fix), expected);
-    assert.deepEqual(first.corpus.cases.map((c) => c.id), expected.map(historyCaseId));
+    assert.deepEqual(
+      first.corpus.cases.map((c) => c.fix),
+      expected,
+    );
+    assert.deepEqual(
+      first.corpus.cases.map((c) => c.id),
+      expected.map(historyCaseId),
+    );
     assert.deepEqual(first.skipped, { 'no-code': 2, 'too-many-lines': 1, 'too-many-files': 1, 'merge-or-root': 1, 'not-text': 1 });
     assert.equal(first.fixMessages, 10);
     assert.equal(first.scanned, Number(repo.git('rev-list', '--count', '--first-parent', 'HEAD')));
     assert.equal(EvalCorpus.parse(JSON.parse(corpusJson(first.corpus))).cases.length, 4);
-    assert.deepEqual(first.corpus.cases.map((c) => c.category), ['bug', 'bug', 'parser', 'off-by-one']);
+    assert.deepEqual(
+      first.corpus.cases.map((c) => c.category),
+      ['bug', 'bug', 'parser', 'off-by-one'],
+    );
     assert.equal(first.corpus.cases[1]!.note, 'Correct the total');
     assert.deepEqual(userState(repo), before, 'HEAD, branches, index and working tree are untouched');
   });
@@ -140,7 +154,10 @@ describe('eval corpus from history (real git repositories)', function () {
       clone.git('clone', '-q', repo.dir, '.');
       const cloned = await buildHistoryCorpus(cloneDir, { since: null, limit: 100 });
       assert.ok(cloned.ok);
-      assert.deepEqual(cloned.value.corpus.cases, first.corpus.cases.map((c) => ({ ...c })));
+      assert.deepEqual(
+        cloned.value.corpus.cases,
+        first.corpus.cases.map((c) => ({ ...c })),
+      );
       assert.equal(clone.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/rennet/eval'), refsBefore);
     } finally {
       rmSync(cloneDir, { recursive: true, force: true });
@@ -150,12 +167,18 @@ describe('eval corpus from history (real git repositories)', function () {
   it('--limit keeps the newest cases; --since drops fixes committed before it', async () => {
     const limited = await buildHistoryCorpus(repo.dir, { since: null, limit: 2 });
     assert.ok(limited.ok);
-    assert.deepEqual(limited.value.corpus.cases.map((c) => c.fix), expected.slice(0, 2));
+    assert.deepEqual(
+      limited.value.corpus.cases.map((c) => c.fix),
+      expected.slice(0, 2),
+    );
     assert.equal(limited.value.limited, true);
     const since = Number(repo.git('log', '-1', '--format=%ct', testedFix));
     const recent = await buildHistoryCorpus(repo.dir, { since, limit: 100 });
     assert.ok(recent.ok);
-    assert.deepEqual(recent.value.corpus.cases.map((c) => c.fix), expected.slice(0, 2));
+    assert.deepEqual(
+      recent.value.corpus.cases.map((c) => c.fix),
+      expected.slice(0, 2),
+    );
     assert.equal(recent.value.skipped['before-since'], 7, 'ten fix messages, three of them at or after --since');
     assert.equal(recent.value.limited, false);
   });

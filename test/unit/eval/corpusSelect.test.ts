@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict';
 import { parseDiffOutput } from '../../../host/capture/parseDiff';
-import {
-  categoryOf,
-  EVAL_CORPUS_MAX_CHANGED_LINES,
-  EVAL_CORPUS_MAX_FILES,
-  fixSignal,
-  isProductCode,
-  judgeChange,
-  parseSinceDate,
-} from '../../../host/eval/corpusSelect';
+import { categoryOf, EVAL_CORPUS_MAX_CHANGED_LINES, EVAL_CORPUS_MAX_FILES, fixSignal, isProductCode, judgeChange, parseSinceDate } from '../../../host/eval/corpusSelect';
 import { truthOfDiff } from '../../../host/eval/corpusTruth';
 import type { FileChange } from '../../../protocol/patchset';
 
@@ -76,9 +68,26 @@ describe('eval corpus rules (pure)', () => {
   it('isProductCode: source files count; docs, tests, examples, configuration, vendored, built and minified files do not', () => {
     for (const path of ['src/app.ts', 'lib/core/Axios.js', 'index.d.ts', 'app/users.py', 'cmd/main.go', 'Src/Parser.TSX']) assert.ok(isProductCode(path), path);
     for (const path of [
-      'README.md', 'docs/guide.ts', 'package.json', 'test/app.ts', 'src/__tests__/a.ts', 'src/app.test.ts', 'index.test-d.ts',
-      'pkg/app_test.go', 'tests/test_users.py', 'test_users.py', 'examples/demo.js', '.eslintrc.js', 'webpack.config.js',
-      'vite.config.ts', 'setup.py', 'dist/axios.js', 'lib/app.min.js', 'node_modules/x/index.js', '.github/scripts/x.js', 'Makefile',
+      'README.md',
+      'docs/guide.ts',
+      'package.json',
+      'test/app.ts',
+      'src/__tests__/a.ts',
+      'src/app.test.ts',
+      'index.test-d.ts',
+      'pkg/app_test.go',
+      'tests/test_users.py',
+      'test_users.py',
+      'examples/demo.js',
+      '.eslintrc.js',
+      'webpack.config.js',
+      'vite.config.ts',
+      'setup.py',
+      'dist/axios.js',
+      'lib/app.min.js',
+      'node_modules/x/index.js',
+      '.github/scripts/x.js',
+      'Makefile',
     ]) {
       assert.equal(isProductCode(path), false, path);
     }
@@ -111,7 +120,10 @@ describe('eval corpus rules (pure)', () => {
   it('truthOfDiff: added lines as head ranges per hunk, a hunk that only deletes as a base range, ordered by path', () => {
     const [appRaw, appPatch] = modified('src/b.ts', '@@ -3 +3 @@\n-a\n+b\n@@ -10,2 +9,0 @@\n-guard\n-guard2\n@@ -20,0 +19,2 @@\n+x\n+y\n');
     const [libRaw, libPatch] = modified('src/a.ts', '@@ -5,3 +5 @@\n-one\n-two\n-three\n+all\n');
-    const deleted = [`:100644 000000 ${OID_A} ${ZERO} D${Z}src/c.ts${Z}`, `diff --git a/src/c.ts b/src/c.ts\ndeleted file mode 100644\nindex ${OID_A}..${ZERO}\n--- a/src/c.ts\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two\n`];
+    const deleted = [
+      `:100644 000000 ${OID_A} ${ZERO} D${Z}src/c.ts${Z}`,
+      `diff --git a/src/c.ts b/src/c.ts\ndeleted file mode 100644\nindex ${OID_A}..${ZERO}\n--- a/src/c.ts\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two\n`,
+    ];
     const files = diff([appRaw, libRaw, deleted[0] as string], [appPatch, libPatch, deleted[1] as string]);
     assert.deepEqual(truthOfDiff(files), [
       { path: 'src/a.ts', side: 'head', startLine: 5, endLine: 5 },

@@ -32,12 +32,23 @@ describe('eval judge: its tools and the grades it records', () => {
     const score = scoreRun(manifestOf([BUG]), new Map([[BUG.id, result]]), { threshold: 'major', tolerance: 3, dir: '/out' });
     const settings = { harness: 'none', baseUrl: null, model: null, scriptDigest: null };
     const logged: string[] = [];
-    const noHarness = await runJudge(score, new Map([[BUG.id, result]]), settings, { harness: async () => ({ harness: null, hint: '--harness none was chosen' }), patchset: () => ({}) as never, log: (l) => logged.push(l) });
-    assert.deepEqual(noHarness.grades.map((g) => [g.caseId, g.findingId, g.grade, g.failure]), [[BUG.id, 'e3', null, 'no judge harness (--harness none was chosen)']]);
+    const noHarness = await runJudge(score, new Map([[BUG.id, result]]), settings, {
+      harness: async () => ({ harness: null, hint: '--harness none was chosen' }),
+      patchset: () => ({}) as never,
+      log: (l) => logged.push(l),
+    });
+    assert.deepEqual(
+      noHarness.grades.map((g) => [g.caseId, g.findingId, g.grade, g.failure]),
+      [[BUG.id, 'e3', null, 'no judge harness (--harness none was chosen)']],
+    );
     assert.deepEqual(logged, ['judge: bug-1 e3: no grade (no judge harness (--harness none was chosen))']);
     const noPatchset = await runJudge(score, new Map([[BUG.id, result]]), settings, { harness: async () => ({ harness: null, hint: null }), patchset: () => null, log: () => undefined });
     assert.match(noPatchset.grades[0]?.failure ?? '', /the store holds no patchset ps-0123456789abcdef/);
-    const missed = scoreRun(manifestOf([BUG]), new Map([[BUG.id, resultOf(BUG, reportWith([{ severity: 'major', at: [['src/a.ts', 'head', 90, 90]] }]))]]), { threshold: 'major', tolerance: 3, dir: '/out' });
+    const missed = scoreRun(manifestOf([BUG]), new Map([[BUG.id, resultOf(BUG, reportWith([{ severity: 'major', at: [['src/a.ts', 'head', 90, 90]] }]))]]), {
+      threshold: 'major',
+      tolerance: 3,
+      dir: '/out',
+    });
     assert.deepEqual((await runJudge(missed, new Map(), settings, { harness: async () => ({ harness: null, hint: null }), patchset: () => null, log: () => undefined })).grades, []);
   });
 });

@@ -57,7 +57,10 @@ describe('eval report pages (pure): self-contained, escaped, with a chart', () =
     const page = renderCompareHtml(compared.value);
     assert.match(page, /<h1>100% <span class="muted">against<\/span> 0%<\/h1>/);
     assert.match(page, /<tr><td><code>bug-1<\/code><\/td><td>off-by-one<\/td><td class="outcome-caught">caught<\/td><td class="outcome-missed">missed<\/td><\/tr>/);
-    assert.match(page, /<tr><th scope="row">Catch rate<\/th><td class="num">100%<br><span class="muted">1 of 1 reviewed bug cases<\/span><\/td><td class="num">0%<br><span class="muted">0 of 1 reviewed bug cases<\/span><\/td><\/tr>/);
+    assert.match(
+      page,
+      /<tr><th scope="row">Catch rate<\/th><td class="num">100%<br><span class="muted">1 of 1 reviewed bug cases<\/span><\/td><td class="num">0%<br><span class="muted">0 of 1 reviewed bug cases<\/span><\/td><\/tr>/,
+    );
     assert.doesNotMatch(page, /<script|<img|https?:\/\//i);
     assert.ok(!page.includes(HOSTILE));
     assert.match(compareText(compared.value), /bug-1: caught → missed/);

@@ -44,7 +44,15 @@ describe('eval score (pure): catches, noise, false positives, failures', () => {
   });
 
   it('a finding anchored on two spans catches when either is on target', () => {
-    const report = reportWith([{ severity: 'blocker', at: [['src/z.ts', 'head', 1, 1], ['src/a.ts', 'head', 10, 10]] }]);
+    const report = reportWith([
+      {
+        severity: 'blocker',
+        at: [
+          ['src/z.ts', 'head', 1, 1],
+          ['src/a.ts', 'head', 10, 10],
+        ],
+      },
+    ]);
     assert.equal(scoreCase(BUG, resultOf(BUG, report), RULES).outcome, 'caught');
   });
 
@@ -65,9 +73,22 @@ describe('eval score (pure): catches, noise, false positives, failures', () => {
   });
 
   it('on a clean twin every Flagged finding is a false positive, whatever its severity; none is quiet', () => {
-    const noisy = scoreCase(CLEAN, resultOf(CLEAN, reportWith([{ severity: 'nit', at: [['src/a.ts', 'head', 10, 10]] }, { severity: 'blocker', at: [['src/a.ts', 'head', 90, 90]] }])), RULES);
+    const noisy = scoreCase(
+      CLEAN,
+      resultOf(
+        CLEAN,
+        reportWith([
+          { severity: 'nit', at: [['src/a.ts', 'head', 10, 10]] },
+          { severity: 'blocker', at: [['src/a.ts', 'head', 90, 90]] },
+        ]),
+      ),
+      RULES,
+    );
     assert.deepEqual([noisy.outcome, noisy.falsePositives, noisy.noise], ['false-positive', 2, 0]);
-    assert.deepEqual(noisy.findings.map((f) => f.class), ['false-positive', 'false-positive']);
+    assert.deepEqual(
+      noisy.findings.map((f) => f.class),
+      ['false-positive', 'false-positive'],
+    );
     const quiet = scoreCase(CLEAN, resultOf(CLEAN, reportWith([])), RULES);
     assert.deepEqual([quiet.outcome, quiet.falsePositives], ['quiet', 0]);
   });
@@ -85,7 +106,16 @@ describe('eval score (pure): catches, noise, false positives, failures', () => {
 
   it('totals and categories: catch rate over reviewed bug cases only, failures apart, spend summed honestly', () => {
     const results = new Map<string, EvalCaseResult>([
-      [BUG.id, resultOf(BUG, reportWith([{ severity: 'major', at: [['src/a.ts', 'head', 10, 10]] }, { severity: 'minor', at: [['src/a.ts', 'head', 50, 50]] }]))],
+      [
+        BUG.id,
+        resultOf(
+          BUG,
+          reportWith([
+            { severity: 'major', at: [['src/a.ts', 'head', 10, 10]] },
+            { severity: 'minor', at: [['src/a.ts', 'head', 50, 50]] },
+          ]),
+        ),
+      ],
       [CLEAN.id, resultOf(CLEAN, reportWith([{ severity: 'minor', at: [['src/a.ts', 'head', 50, 50]] }]))],
       [OTHER.id, resultOf(OTHER, null, 'failed', 'the review broke')],
     ]);
@@ -111,8 +141,14 @@ describe('eval score (pure): catches, noise, false positives, failures', () => {
 
   it('compare: the cases whose outcome changed; different corpora or rules are refused with the reason', () => {
     const manifest = manifestOf([BUG, CLEAN]);
-    const caught = new Map([[BUG.id, resultOf(BUG, reportWith([{ severity: 'major', at: [['src/a.ts', 'head', 10, 10]] }]))], [CLEAN.id, resultOf(CLEAN, reportWith([]))]]);
-    const missed = new Map([[BUG.id, resultOf(BUG, reportWith([{ severity: 'major', at: [['src/a.ts', 'head', 80, 80]] }]))], [CLEAN.id, resultOf(CLEAN, reportWith([]))]]);
+    const caught = new Map([
+      [BUG.id, resultOf(BUG, reportWith([{ severity: 'major', at: [['src/a.ts', 'head', 10, 10]] }]))],
+      [CLEAN.id, resultOf(CLEAN, reportWith([]))],
+    ]);
+    const missed = new Map([
+      [BUG.id, resultOf(BUG, reportWith([{ severity: 'major', at: [['src/a.ts', 'head', 80, 80]] }]))],
+      [CLEAN.id, resultOf(CLEAN, reportWith([]))],
+    ]);
     const a = scoreRun(manifest, caught, { ...RULES, dir: '/a' });
     const b = scoreRun(manifest, missed, { ...RULES, dir: '/b' });
     const compared = compareScores(a, b);

@@ -50,7 +50,17 @@ export function reportWith(findings: readonly FindingSpec[], options: { flaggedS
       elements.push({ id, kind: 'code_ref', parent: 'e1', path, side, startLine, endLine });
       anchor.push(id);
     }
-    elements.push({ id: `e${next++}`, kind: 'finding', parent: 'e1', severity: f.severity, category: 'correctness', title: f.title ?? `finding ${i + 1}`, bodyMarkdown: 'b', remedyMarkdown: 'r', anchor });
+    elements.push({
+      id: `e${next++}`,
+      kind: 'finding',
+      parent: 'e1',
+      severity: f.severity,
+      category: 'correctness',
+      title: f.title ?? `finding ${i + 1}`,
+      bodyMarkdown: 'b',
+      remedyMarkdown: 'r',
+      anchor,
+    });
   });
   return {
     patchset: 'ps-0123456789abcdef',
@@ -60,7 +70,19 @@ export function reportWith(findings: readonly FindingSpec[], options: { flaggedS
     boards: LENSES.map((lens) => (lens === 'flagged' ? board(lens, elements, options.flaggedState) : board(lens, lens === 'sequence' ? (options.otherLensElements ?? []) : []))),
     spend: [
       { seat: 'flagged:compiler', lens: 'flagged', role: 'compiler', harness: 'anthropic', model: 'm', durationMs: 10, inputTokens: 100, outputTokens: 20, toolCalls: 3, refusals: 0, priceUsd: 0.25 },
-      { seat: 'flagged:reviewer:claude', lens: 'flagged', role: 'reviewer', harness: 'anthropic', model: 'm', durationMs: 10, inputTokens: 50, outputTokens: 10, toolCalls: 1, refusals: 0, priceUsd: null },
+      {
+        seat: 'flagged:reviewer:claude',
+        lens: 'flagged',
+        role: 'reviewer',
+        harness: 'anthropic',
+        model: 'm',
+        durationMs: 10,
+        inputTokens: 50,
+        outputTokens: 10,
+        toolCalls: 1,
+        refusals: 0,
+        priceUsd: null,
+      },
     ],
     timings: [],
   };

@@ -47,9 +47,7 @@ interface HunkSpec {
 }
 type FileKind = 'text' | 'rename' | 'added' | 'deleted' | 'binary' | 'truncated';
 
-const blockArb = fc
-  .record({ dels: fc.integer({ min: 0, max: 3 }), adds: fc.integer({ min: 0, max: 3 }), ctxAfter: fc.integer({ min: 1, max: 10 }) })
-  .filter((b) => b.dels + b.adds > 0);
+const blockArb = fc.record({ dels: fc.integer({ min: 0, max: 3 }), adds: fc.integer({ min: 0, max: 3 }), ctxAfter: fc.integer({ min: 1, max: 10 }) }).filter((b) => b.dels + b.adds > 0);
 const hunkArb = fc.record({
   gap: fc.integer({ min: 1, max: 12 }),
   lead: fc.integer({ min: 0, max: 5 }),
@@ -199,7 +197,10 @@ const TEXTS = [
   'x <!-- y',
   '**Change requested** · fake header',
 ] as const;
-const textArb = fc.oneof(fc.constantFrom(...TEXTS), fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim().length > 0));
+const textArb = fc.oneof(
+  fc.constantFrom(...TEXTS),
+  fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim().length > 0),
+);
 
 interface SpanPick {
   file: number;
@@ -467,7 +468,9 @@ describe('exits: composeReview properties', function () {
         const superseded = new Set(r.descriptor.folded.filter((f) => f.reason === 'superseded').map((f) => f.ask));
         const intents = [
           ...i.projection.asks.filter((a) => a.state === 'staged' && a.lane === 'post-review').map((a) => a.intent),
-          ...Object.keys(i.projection.lineComments).filter((k) => !superseded.has(k)).map(() => 'comment' as const),
+          ...Object.keys(i.projection.lineComments)
+            .filter((k) => !superseded.has(k))
+            .map(() => 'comment' as const),
         ];
         const derived = intents.includes('request-change') ? 'REQUEST_CHANGES' : intents.some((x) => x === 'comment' || x === 'question') ? 'COMMENT' : 'APPROVE';
         assert.equal(r.verdict.derived, derived);

@@ -52,7 +52,10 @@ describe('exits: composeReview over a captured repository', function () {
         { path: 'src/a.ts', line: 12, side: 'RIGHT', startLine: 8, startSide: 'RIGHT', body: 'this block' },
         { path: 'src/a.ts', line: 31, side: 'RIGHT', body: 'why a new line?' },
       ]);
-      assert.deepEqual(r.placements.map((p) => p.ref), [range, one]);
+      assert.deepEqual(
+        r.placements.map((p) => p.ref),
+        [range, one],
+      );
       assert.deepEqual(r.placements[0]?.start, { oldLine: 8, newLine: 8 });
       assert.deepEqual(r.placements[1]?.end, { oldLine: null, newLine: 31 });
       assert.deepEqual(r.descriptor.folded, []);
@@ -83,7 +86,7 @@ describe('exits: composeReview over a captured repository', function () {
       assert.deepEqual(r.placements[1]?.start, { oldLine: 5, newLine: null });
     });
 
-    it('a head-side span named by a rename\'s old path names no file', () => {
+    it("a head-side span named by a rename's old path names no file", () => {
       const a = new Asks();
       const id = a.ask(line(ps, 'old/name.ts', 'head', 5), 'wrong side of the rename');
       assert.deepEqual(composed(input(ps, a.projection())).descriptor.folded, [{ ask: id, reason: 'not-in-patchset' }]);
@@ -146,7 +149,7 @@ describe('exits: composeReview over a captured repository', function () {
       assert.equal(r.foldNotes[0]?.where, '`src/a.ts` lines 9–31 (head)');
     });
 
-    it('a range running past its hunk\'s edge folds whole; a line wholly outside folds outside-diff', () => {
+    it("a range running past its hunk's edge folds whole; a line wholly outside folds outside-diff", () => {
       const a = new Asks();
       const edge = a.ask(line(ps, 'src/a.ts', 'head', 12, 15), 'past the edge');
       const out = a.ask(line(ps, 'src/a.ts', 'head', 20), 'unchanged code');
@@ -199,7 +202,10 @@ describe('exits: composeReview over a captured repository', function () {
         r.descriptor.comments.map((c) => c.body),
         ['c first', 'N before s', 'range 9-10', 'range 9-11', 'first at 10', 'second at 10'],
       );
-      assert.deepEqual(r.placements.slice(4).map((p) => p.ref), [early, late]);
+      assert.deepEqual(
+        r.placements.slice(4).map((p) => p.ref),
+        [early, late],
+      );
     });
 
     it('an exact single-line ask wins over a bare line comment on that line: the bare one folds superseded, out of the body', () => {
@@ -258,7 +264,7 @@ describe('exits: composeReview over a captured repository', function () {
       assert.equal(compose((a) => (a.ask({ kind: 'none' }, 'ok', 'approval'), a.override('request-changes'))).descriptor.event, 'REQUEST_CHANGES');
     });
 
-    it('on the reviewer\'s own request APPROVE and REQUEST_CHANGES post as COMMENT, and the preview says so', () => {
+    it("on the reviewer's own request APPROVE and REQUEST_CHANGES post as COMMENT, and the preview says so", () => {
       const approve = compose(() => undefined, { ownPullRequest: true });
       assert.equal(approve.descriptor.event, 'COMMENT');
       assert.equal(approve.verdict.downgradedFrom, 'APPROVE');
@@ -272,7 +278,7 @@ describe('exits: composeReview over a captured repository', function () {
       assert.equal(comment.verdict.notice, null);
     });
 
-    it('GitLab gets the verdict label as the body\'s first line', () => {
+    it("GitLab gets the verdict label as the body's first line", () => {
       const r = compose((a) => a.ask({ kind: 'none' }, 'must fix', 'request-change'), { target: target(ps, { provider: 'gitlab', host: 'gitlab.com', owner: 'group/sub' }) });
       assert.equal(bodyLines(r)[0], '**Verdict: changes requested**');
       assert.equal(r.descriptor.provider, 'gitlab');
@@ -396,7 +402,7 @@ describe('exits: composeReview over a captured repository', function () {
       assert.equal(stale.error.detail?.expected, preview.descriptor.compositionId);
     });
 
-    it('refuses a target whose head or merge-base is not the patchset\'s, and invalid inputs', () => {
+    it("refuses a target whose head or merge-base is not the patchset's, and invalid inputs", () => {
       const p = new Asks().projection();
       assert.equal(refused(input(ps, p, { target: target(ps, { headSha: 'f'.repeat(40) }) })).reason, 'target-mismatch');
       assert.equal(refused(input(ps, p, { target: target(ps, { baseSha: ps.baseTip === ps.base ? 'e'.repeat(40) : ps.baseTip }) })).reason, 'target-mismatch');
@@ -471,7 +477,10 @@ describe('exits: composeReview over a captured repository', function () {
       const elsewhere = a.ask(line({ ...twin, id: 'ps-0123456789abcdef' }, 'src/a.ts', 'head', 31), 'not a twin');
       const r = composed(input(ps, a.projection(), { prior: prior() }));
       assert.deepEqual(r.descriptor.comments, [{ path: 'src/a.ts', line: 31, side: 'RIGHT', body: 'this new line' }]);
-      assert.deepEqual(r.placements.map((p) => p.ref), [head]);
+      assert.deepEqual(
+        r.placements.map((p) => p.ref),
+        [head],
+      );
       assert.deepEqual(r.descriptor.folded, [
         { ask: base, reason: 'other-patchset' },
         { ask: elsewhere, reason: 'other-patchset' },
@@ -483,11 +492,14 @@ describe('exits: composeReview over a captured repository', function () {
 
       const plain = composed(input(ps, a.projection()));
       assert.deepEqual(plain.descriptor.comments, []);
-      assert.deepEqual(plain.descriptor.folded.map((f) => [f.ask, f.reason]), [
-        [head, 'other-patchset'],
-        [base, 'other-patchset'],
-        [elsewhere, 'other-patchset'],
-      ]);
+      assert.deepEqual(
+        plain.descriptor.folded.map((f) => [f.ask, f.reason]),
+        [
+          [head, 'other-patchset'],
+          [base, 'other-patchset'],
+          [elsewhere, 'other-patchset'],
+        ],
+      );
     });
   });
 
@@ -496,10 +508,10 @@ describe('exits: composeReview over a captured repository', function () {
   });
 });
 
-describe('exits: the forge\'s lines vs the capture\'s context', function () {
+describe("exits: the forge's lines vs the capture's context", function () {
   this.timeout(60_000);
 
-  it('the default capture (-U3) shows exactly the forge\'s lines: every hunk line on its side', async () => {
+  it("the default capture (-U3) shows exactly the forge's lines: every hunk line on its side", async () => {
     const { repo, patchset } = await captureFixture();
     try {
       assert.equal(patchset.options.contextLines, 3);
@@ -522,7 +534,10 @@ describe('exits: the forge\'s lines vs the capture\'s context', function () {
       assert.equal(wide?.hunks.length, 1, 'one captured hunk at -U5');
       assert.deepEqual(
         forgeLineRuns(wide!, 'head').map((r) => [r.start, r.end]),
-        [[7, 13], [17, 23]],
+        [
+          [7, 13],
+          [17, 23],
+        ],
       );
       const a = new Asks();
       const ok13 = a.ask(line(patchset, 'wide.ts', 'head', 11, 13), 'inside');
@@ -530,7 +545,10 @@ describe('exits: the forge\'s lines vs the capture\'s context', function () {
       const across = a.ask(line(patchset, 'wide.ts', 'head', 12, 18), 'one captured hunk, two forge hunks');
       const edge = a.ask(line(patchset, 'wide.ts', 'head', 6), 'captured, four from the change');
       const r = composed(input(patchset, a.projection()));
-      assert.deepEqual(r.placements.map((p) => p.ref), [ok13]);
+      assert.deepEqual(
+        r.placements.map((p) => p.ref),
+        [ok13],
+      );
       assert.deepEqual(r.descriptor.folded, [
         { ask: far, reason: 'outside-diff' },
         { ask: across, reason: 'range-across-hunks' },
@@ -548,7 +566,10 @@ describe('exits: the forge\'s lines vs the capture\'s context', function () {
       const near = a.ask(line(patchset, 'src/a.ts', 'head', 9, 11), 'captured');
       const unproven = a.ask(line(patchset, 'src/a.ts', 'head', 8), 'two from the change: not captured');
       const r = composed(input(patchset, a.projection()));
-      assert.deepEqual(r.placements.map((p) => p.ref), [near]);
+      assert.deepEqual(
+        r.placements.map((p) => p.ref),
+        [near],
+      );
       assert.deepEqual(r.descriptor.folded, [{ ask: unproven, reason: 'outside-diff' }]);
     } finally {
       repo.cleanup();

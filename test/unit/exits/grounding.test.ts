@@ -16,7 +16,14 @@ describe('groundingOf', () => {
   it('counts a settled Noise board by its groups (it writes no sections), the others by their top-level sections', () => {
     const g = groundingOf(
       generation([
-        { lens: 'design', state: 'settled', elements: [{ id: 's1', kind: 'section', parent: null }, { id: 's2', kind: 'section', parent: 's1' }] },
+        {
+          lens: 'design',
+          state: 'settled',
+          elements: [
+            { id: 's1', kind: 'section', parent: null },
+            { id: 's2', kind: 'section', parent: 's1' },
+          ],
+        },
         {
           lens: 'noise',
           state: 'settled',

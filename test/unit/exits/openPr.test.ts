@@ -22,7 +22,16 @@ import { startFakeForge, type FakeForge } from '../../servers/fakeForge';
  */
 
 const execFileP = promisify(execFile);
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'A',
+  GIT_AUTHOR_EMAIL: 'a@example.com',
+  GIT_COMMITTER_NAME: 'A',
+  GIT_COMMITTER_EMAIL: 'a@example.com',
+};
 const git = async (cwd: string, ...args: string[]) => (await execFileP('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' })).stdout.trim();
 
 describe('host/exits: the own-branch pull request (draft, saved edits, push and open)', function () {
@@ -94,7 +103,11 @@ describe('host/exits: the own-branch pull request (draft, saved edits, push and 
       await git(work, 'commit', '--quiet', '-am', 'Add the second line');
       store = await Store.open(join(dir, 'store'));
       service = new ReviewService({ store });
-      forges = new ForgeService(new ForgeRegistryHolder({ RENNET_FORGES: JSON.stringify([{ host: url.host, provider: 'github' }]) }), { env: { GITHUB_TOKEN: 'alice-token' }, cli: false }, forgeAdapter);
+      forges = new ForgeService(
+        new ForgeRegistryHolder({ RENNET_FORGES: JSON.stringify([{ host: url.host, provider: 'github' }]) }),
+        { env: { GITHUB_TOKEN: 'alice-token' }, cli: false },
+        forgeAdapter,
+      );
       // The branch was reviewed: its session keeps the saved edits.
       const opened = await service.openReview({ repo: work, target: { kind: 'branch', head: 'feat/two-lines', base: 'main' } });
       assert.ok(opened.ok, opened.ok ? '' : opened.error.message);

@@ -44,7 +44,10 @@ describe('host/exits/prPolish: the opener surface and its evidence', () => {
 
   it('read_draft answers the draft and the commit subjects; set_title and set_description record checked text', () => {
     const surface = polishSurface({ draft, commits });
-    assert.deepEqual(surface.tools.map((t) => t.name), [READ_DRAFT, SET_TITLE, SET_DESCRIPTION]);
+    assert.deepEqual(
+      surface.tools.map((t) => t.name),
+      [READ_DRAFT, SET_TITLE, SET_DESCRIPTION],
+    );
     const read = surface.call(READ_DRAFT, {});
     assert.equal(read.isError, false);
     assert.deepEqual(JSON.parse(read.text), { title: draft.title, description: draft.body, commits: ['Retry uploads'] });
@@ -146,10 +149,22 @@ describe('host/exits/prPolish: the opener turn reads the reviewed head, and its 
     const logged: string[] = [];
     const polished = await polishDraft(
       { store, harness: async () => ({ harness: opener, hint: null }), log: (level, message) => logged.push(`${level} ${message}`) },
-      { sessionId, repoRoot: repo.dir, patchset, generationId: null, branch: 'feature', base: 'main', commits: [{ sha: patchset.head, subject: 'change' }], draft: { title, body: '- change', sources: ['commits'] } },
+      {
+        sessionId,
+        repoRoot: repo.dir,
+        patchset,
+        generationId: null,
+        branch: 'feature',
+        base: 'main',
+        commits: [{ sha: patchset.head, subject: 'change' }],
+        draft: { title, body: '- change', sources: ['commits'] },
+      },
     );
     assert.equal(polished.polish.state, 'polished', JSON.stringify(polished.polish));
-    const event = store.readEvents(sessionId).filter((e) => e.kind === PR_POLISHED_EVENT_KIND).at(-1)?.payload as { title: string; spend?: SeatSpend } | undefined;
+    const event = store
+      .readEvents(sessionId)
+      .filter((e) => e.kind === PR_POLISHED_EVENT_KIND)
+      .at(-1)?.payload as { title: string; spend?: SeatSpend } | undefined;
     return { logged, event };
   }
 
@@ -173,8 +188,14 @@ describe('host/exits/prPolish: the opener turn reads the reviewed head, and its 
     for (const name of READ_TOOL_NAMES) assert.ok(turn.offered.includes(name), `the opener was not offered ${name}`);
     assert.match(turn.diff, /^\+ +10 \| line ten$/m);
     const spend = event?.spend;
-    assert.deepEqual([spend?.seat, spend?.lens, spend?.harness, spend?.model, spend?.toolCalls, spend?.refusals, spend?.readCalls, spend?.inputTokens], ['design:pr-opener', 'design', 'claude-code', 'scripted-opener', 4, 0, 1, null]);
+    assert.deepEqual(
+      [spend?.seat, spend?.lens, spend?.harness, spend?.model, spend?.toolCalls, spend?.refusals, spend?.readCalls, spend?.inputTokens],
+      ['design:pr-opener', 'design', 'claude-code', 'scripted-opener', 4, 0, 1, null],
+    );
     assert.ok((spend?.readBytes ?? 0) >= Buffer.byteLength(turn.diff) && typeof spend?.readMs === 'number', JSON.stringify(spend));
-    assert.ok(logged.some((l) => l.startsWith('info pull request polish by claude-code (scripted-opener): spend {') && l.includes('1 read, ')), JSON.stringify(logged));
+    assert.ok(
+      logged.some((l) => l.startsWith('info pull request polish by claude-code (scripted-opener): spend {') && l.includes('1 read, ')),
+      JSON.stringify(logged),
+    );
   });
 });

@@ -28,7 +28,16 @@ import { startFakeForge, type FakeForge } from '../../servers/fakeForge';
  */
 
 const execFileP = promisify(execFile);
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
 const git = async (cwd: string, ...args: string[]) => (await execFileP('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' })).stdout.trim();
 
 const numbered = (prefix: string, n: number, change: (i: number) => string[] | null = () => null) =>
@@ -42,10 +51,16 @@ function source(): TestRepo {
   repo.write('app.txt', numbered('a', 40)).write('old.txt', numbered('o', 10));
   repo.commit('base');
   repo.branch('feature');
-  repo.write('app.txt', numbered('a', 40, (i) => (i === 5 ? ['A5 changed'] : i === 30 ? ['A30 one', 'A30 two'] : null)));
+  repo.write(
+    'app.txt',
+    numbered('a', 40, (i) => (i === 5 ? ['A5 changed'] : i === 30 ? ['A30 one', 'A30 two'] : null)),
+  );
   repo.write('added.txt', 'x1\nx2\nx3\n');
   repo.git('mv', 'old.txt', 'new.txt');
-  repo.write('new.txt', numbered('o', 10, (i) => (i === 9 ? ['O9 edited'] : null)));
+  repo.write(
+    'new.txt',
+    numbered('o', 10, (i) => (i === 9 ? ['O9 edited'] : null)),
+  );
   repo.commit('feature');
   repo.checkout('main');
   return repo;
@@ -78,7 +93,16 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
     const name = `widget${++next}`;
     await forge.createRepo({ provider, owner, name, from: src.dir });
     const issue = forge.addIssue({ provider, owner, name, title: 'old.txt has the wrong name', body: 'It should be called new.' });
-    const pull = await forge.openPullRequest({ provider, owner, name, author: 'alice', head: 'feature', base: 'main', title: 'Rename old to new', body: `Closes #${issue.number}. Follow-up of the cleanup.` });
+    const pull = await forge.openPullRequest({
+      provider,
+      owner,
+      name,
+      author: 'alice',
+      head: 'feature',
+      base: 'main',
+      title: 'Rename old to new',
+      body: `Closes #${issue.number}. Follow-up of the cleanup.`,
+    });
     const dir = mkdtempSync(join(tmpdir(), 'rennet-publish-'));
     temps.push(dir);
     const work = join(dir, 'work');
@@ -130,9 +154,27 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
   }
 
   function stageTypical(s: Setup, sessionId: string, patchsetId: string) {
-    stage(s, sessionId, { type: 'stage', anchor: { kind: 'line', patchsetId, path: 'app.txt', side: 'head', startLine: 5, endLine: 5 }, text: 'Say why the fifth line changed.', intent: 'question', lane: 'post-review' });
-    stage(s, sessionId, { type: 'stage', anchor: { kind: 'line', patchsetId, path: 'app.txt', side: 'head', startLine: 30, endLine: 31 }, text: 'Split these into two steps.', intent: 'request-change', lane: 'post-review' });
-    stage(s, sessionId, { type: 'stage', anchor: { kind: 'line', patchsetId, path: 'new.txt', side: 'base', startLine: 9, endLine: 9 }, text: 'The old ninth line was fine.', intent: 'comment', lane: 'post-review' });
+    stage(s, sessionId, {
+      type: 'stage',
+      anchor: { kind: 'line', patchsetId, path: 'app.txt', side: 'head', startLine: 5, endLine: 5 },
+      text: 'Say why the fifth line changed.',
+      intent: 'question',
+      lane: 'post-review',
+    });
+    stage(s, sessionId, {
+      type: 'stage',
+      anchor: { kind: 'line', patchsetId, path: 'app.txt', side: 'head', startLine: 30, endLine: 31 },
+      text: 'Split these into two steps.',
+      intent: 'request-change',
+      lane: 'post-review',
+    });
+    stage(s, sessionId, {
+      type: 'stage',
+      anchor: { kind: 'line', patchsetId, path: 'new.txt', side: 'base', startLine: 9, endLine: 9 },
+      text: 'The old ninth line was fine.',
+      intent: 'comment',
+      lane: 'post-review',
+    });
     stage(s, sessionId, { type: 'stage', anchor: { kind: 'none' }, text: 'Overall the rename reads well.', intent: 'comment', lane: 'post-review' });
   }
 
@@ -143,7 +185,11 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
     assert.equal(snapshot.session.target.kind, 'pull-request');
     assert.equal(snapshot.pullRequest?.entry, 'teammate');
     assert.equal(snapshot.pullRequest?.viewer, 'bob');
-    assert.deepEqual(snapshot.pullRequest?.issues.map((i) => [i.title, i.state]), [['old.txt has the wrong name', 'open']], 'the linked issue was read as context, with its state');
+    assert.deepEqual(
+      snapshot.pullRequest?.issues.map((i) => [i.title, i.state]),
+      [['old.txt has the wrong name', 'open']],
+      'the linked issue was read as context, with its state',
+    );
     assert.equal(await git(s.work, 'rev-parse', 'HEAD'), headBefore, 'HEAD did not move');
     assert.equal(await git(s.work, 'status', '--porcelain'), '', 'the index and work tree are untouched');
     assert.equal(await git(s.work, 'branch', '--list', 'feature'), '', 'no branch was created');
@@ -173,7 +219,12 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
     const [first, second] = await Promise.all([s.publisher.post(sessionId, composed.descriptor.compositionId), s.publisher.post(sessionId, composed.descriptor.compositionId)]);
     assert.ok(first.ok && second.ok, JSON.stringify([first, second]));
     assert.equal(first.value.reviewId, second.value.reviewId);
-    const reviews = forge.reviews({ provider: 'github', owner: s.owner, name: s.name, number: s.number }) as Array<{ body: string; state: string; commit_id: string; comments: Array<Record<string, unknown>> }>;
+    const reviews = forge.reviews({ provider: 'github', owner: s.owner, name: s.name, number: s.number }) as Array<{
+      body: string;
+      state: string;
+      commit_id: string;
+      comments: Array<Record<string, unknown>>;
+    }>;
     assert.equal(reviews.length, 1);
     const posted = reviews[0]!;
     assert.equal(posted.body, composed.descriptor.body, 'the posted body is the previewed one');
@@ -336,7 +387,10 @@ describe('host/exits: Post review against the fake forge (GitHub and GitLab), ex
     const approved = await t.publisher.post(opened.snapshot.session.id, approving.value.composed.value.descriptor.compositionId);
     assert.ok(approved.ok, JSON.stringify(approved));
     const approvals = forge.approvals({ provider: 'gitlab', owner: t.owner, name: t.name, number: t.number }) as { approved_by: Array<{ user: { username: string } }> };
-    assert.deepEqual(approvals.approved_by.map((a) => a.user.username), ['bob']);
+    assert.deepEqual(
+      approvals.approved_by.map((a) => a.user.username),
+      ['bob'],
+    );
     const twice = await t.publisher.post(opened.snapshot.session.id, approving.value.composed.value.descriptor.compositionId);
     assert.ok(twice.ok && twice.value.reviewId === approved.value.reviewId);
     assert.equal(forge.requests({ method: 'POST', pathPattern: '/approve$' }).length >= 1, true);

@@ -8,8 +8,7 @@ import type { BlobContent } from '../../../protocol/rpc';
 import { capturedLineCount, readAgainstCaptured, sameReading, type HeadReading } from '../../../extension/capturedHeadsPlan';
 import { TestRepo } from '../../fixtures/gitRepo';
 
-const lines = (prefix: string, n: number, edit: Record<number, string> = {}) =>
-  Array.from({ length: n }, (_, i) => edit[i + 1] ?? `${prefix} line ${i + 1}`).join('\n') + '\n';
+const lines = (prefix: string, n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `${prefix} line ${i + 1}`).join('\n') + '\n';
 
 /** Lines of 100 bytes, enough of them that the head is cut at BLOB_READ_MAX_BYTES. */
 const LONG_LINE = 100;

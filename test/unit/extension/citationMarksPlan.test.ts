@@ -5,16 +5,7 @@ import { Window } from 'happy-dom';
 import MarkdownIt from 'markdown-it';
 import { LENSES, type Lens } from '../../../protocol/board';
 import type { CitationMark } from '../../../protocol/review';
-import {
-  citationsOfDocument,
-  combinedIconSvg,
-  gutterIconName,
-  hoverMarkdown,
-  HOVER_MAX_ENTRIES,
-  planMarks,
-  svgDrawing,
-  type MarksPlan,
-} from '../../../extension/citationMarksPlan';
+import { citationsOfDocument, combinedIconSvg, gutterIconName, hoverMarkdown, HOVER_MAX_ENTRIES, planMarks, svgDrawing, type MarksPlan } from '../../../extension/citationMarksPlan';
 
 const reveal = { sessionId: 's-1', generationId: 'g-0123456789abcdef' };
 
@@ -63,27 +54,50 @@ describe('citation marks plan', () => {
     ];
 
     it('keeps the citations of the document’s path and side', () => {
-      assert.deepEqual(citationsOfDocument(citations, { path: 'src/app.ts', side: 'head' }, files).map((c) => c.elementId), ['a']);
-      assert.deepEqual(citationsOfDocument(citations, { path: 'src/app.ts', side: 'base' }, files).map((c) => c.elementId), ['b']);
-      assert.deepEqual(citationsOfDocument(citations, { path: 'docs/new-name.md', side: 'head' }, files).map((c) => c.elementId), ['e']);
+      assert.deepEqual(
+        citationsOfDocument(citations, { path: 'src/app.ts', side: 'head' }, files).map((c) => c.elementId),
+        ['a'],
+      );
+      assert.deepEqual(
+        citationsOfDocument(citations, { path: 'src/app.ts', side: 'base' }, files).map((c) => c.elementId),
+        ['b'],
+      );
+      assert.deepEqual(
+        citationsOfDocument(citations, { path: 'docs/new-name.md', side: 'head' }, files).map((c) => c.elementId),
+        ['e'],
+      );
     });
 
     it('a rename’s base side is the same document under its old or new path', () => {
       for (const docPath of ['docs/old-name.md', 'docs/new-name.md']) {
-        assert.deepEqual(citationsOfDocument(citations, { path: docPath, side: 'base' }, files).map((c) => c.elementId), ['c', 'd'], docPath);
+        assert.deepEqual(
+          citationsOfDocument(citations, { path: docPath, side: 'base' }, files).map((c) => c.elementId),
+          ['c', 'd'],
+          docPath,
+        );
       }
     });
 
     it('a path that is not a changed file gets nothing; without the file list only exact paths match', () => {
       assert.deepEqual(citationsOfDocument(citations, { path: 'other.ts', side: 'head' }, files), []);
-      assert.deepEqual(citationsOfDocument(citations, { path: 'docs/old-name.md', side: 'base' }, null).map((c) => c.elementId), ['c']);
+      assert.deepEqual(
+        citationsOfDocument(citations, { path: 'docs/old-name.md', side: 'base' }, null).map((c) => c.elementId),
+        ['c'],
+      );
     });
   });
 
   describe('planMarks', () => {
     it('marks each cited run once per lens, in canonical lens order, with one hover per run', () => {
       const plan = planMarks([mark('sequence', 's1', 5, 5), mark('design', 'd1', 3, 6)], { lineCount: 30, verifiedLines: Infinity }, reveal);
-      assert.deepEqual(ranges(plan), { design: [[3, 4], [5, 5], [6, 6]], sequence: [[5, 5]] });
+      assert.deepEqual(ranges(plan), {
+        design: [
+          [3, 4],
+          [5, 5],
+          [6, 6],
+        ],
+        sequence: [[5, 5]],
+      });
       // Line 5 carries both lenses; the hover (on Design's mark, first in lens order) lists both.
       const design5 = plan.byLens.design.find((m) => m.startLine === 5);
       assert.match(design5?.hover?.source ?? '', /\*\*Design\*\* — design d1.*\n\n\*\*Sequence\*\* — sequence s1/s);
@@ -92,12 +106,14 @@ describe('citation marks plan', () => {
     });
 
     it('drops repeats of one element on the same lines, and merges one lens’s overlapping citations into runs', () => {
-      const plan = planMarks(
-        [mark('flagged', 'x', 2, 4), mark('flagged', 'x', 2, 4), mark('flagged', 'y', 3, 3)],
-        { lineCount: 30, verifiedLines: Infinity },
-        reveal,
-      );
-      assert.deepEqual(ranges(plan), { flagged: [[2, 2], [3, 3], [4, 4]] });
+      const plan = planMarks([mark('flagged', 'x', 2, 4), mark('flagged', 'x', 2, 4), mark('flagged', 'y', 3, 3)], { lineCount: 30, verifiedLines: Infinity }, reveal);
+      assert.deepEqual(ranges(plan), {
+        flagged: [
+          [2, 2],
+          [3, 3],
+          [4, 4],
+        ],
+      });
       const hover3 = plan.byLens.flagged[1]?.hover?.source ?? '';
       assert.equal(hover3.split('\n\n').length, 2, hover3);
       assert.equal((plan.byLens.flagged[0]?.hover?.source ?? '').split('\n\n').length, 1, 'x listed twice');
@@ -138,7 +154,10 @@ describe('citation marks plan', () => {
         ],
       );
       // The ruler marks and hovers stay per lens: Flagged's own marks, the hover on Sequence's at 27.
-      assert.deepEqual(ranges(plan).flagged, [[27, 27], [28, 28]]);
+      assert.deepEqual(ranges(plan).flagged, [
+        [27, 27],
+        [28, 28],
+      ]);
       assert.match(plan.byLens.sequence.find((m) => m.startLine === 27)?.hover?.source ?? '', /Sequence.*Flagged.*Noise/s);
     });
 
@@ -164,7 +183,10 @@ describe('citation marks plan', () => {
         assert.deepEqual(marked, cited, `line ${n}: lens marks`);
         assert.deepEqual(icons.get(n) ?? [], cited, `line ${n}: gutter icon`);
       }
-      assert.ok([...icons.values()].some((lenses) => lenses.length >= 2), 'the sample has no line two lenses cite');
+      assert.ok(
+        [...icons.values()].some((lenses) => lenses.length >= 2),
+        'the sample has no line two lenses cite',
+      );
     });
 
     it('names: a lens’s own icon, else every lens’s name in lens order; 31 combinations, all distinct', () => {
@@ -176,7 +198,11 @@ describe('citation marks plan', () => {
         const lenses = LENSES.filter((_, i) => bits & (1 << i));
         const name = gutterIconName(lenses);
         names.add(name);
-        assert.deepEqual([...name.matchAll(/lens-([a-z]+)(?=[_.])/g)].map((m) => m[1]), lenses, name);
+        assert.deepEqual(
+          [...name.matchAll(/lens-([a-z]+)(?=[_.])/g)].map((m) => m[1]),
+          lenses,
+          name,
+        );
         assert.match(name, /^[a-z_-]+\.svg$/, 'nothing a URL would encode');
       }
       assert.equal(names.size, 31);
@@ -197,7 +223,11 @@ describe('citation marks plan', () => {
         const root = doc.documentElement;
         assert.equal(root.getAttribute('viewBox'), '0 0 16 16');
         const tiles = [...root.children];
-        assert.deepEqual(tiles.map((t) => t.innerHTML), lenses.map((lens) => own.get(lens)), lenses.join('+'));
+        assert.deepEqual(
+          tiles.map((t) => t.innerHTML),
+          lenses.map((lens) => own.get(lens)),
+          lenses.join('+'),
+        );
         const boxes = tiles.map((t) => ['x', 'y', 'width', 'height'].map((a) => Number(t.getAttribute(a))) as [number, number, number, number]);
         for (const [i, [x, y, w, h]] of boxes.entries()) {
           assert.ok(x >= 0 && y >= 0 && x + w <= 16.001 && y + h <= 16.001 && w >= 16 / 3 - 0.01, `${lenses.join('+')}: tile ${i} ${[x, y, w, h]}`);
@@ -273,6 +303,5 @@ describe('citation marks plan', () => {
       assert.equal(paragraphs.at(-1), '*and 4 more on the board*');
       assert.match(hoverMarkdown([mark('design', 'e', 1, 1, { claim: '  ' })], reveal).source, /\*\(no claim\)\*/);
     });
-
   });
 });

@@ -34,8 +34,7 @@ import { TestRepo } from '../../fixtures/gitRepo';
 import { testContext } from '../asks/gen';
 import { boardView, codeRef, elements } from '../webview/boardFixtures';
 
-const lines = (prefix: string, n: number, edit: Record<number, string> = {}) =>
-  Array.from({ length: n }, (_, i) => edit[i + 1] ?? `${prefix} line ${i + 1}`).join('\n') + '\n';
+const lines = (prefix: string, n: number, edit: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => edit[i + 1] ?? `${prefix} line ${i + 1}`).join('\n') + '\n';
 
 /**
  * A real capture: app.js modified at lines 5 and 20 (hunks 2–8 and 17–23 on both sides), an added
@@ -175,10 +174,16 @@ describe('comments plan', () => {
           { startLine: 17, endLine: 23 },
         ],
       );
-      assert.deepEqual(uncoveredSpans({ startLine: 1, endLine: 20 }, [{ startLine: 2, endLine: 8 }, { startLine: 17, endLine: 23 }]), [
-        { startLine: 1, endLine: 1 },
-        { startLine: 9, endLine: 16 },
-      ]);
+      assert.deepEqual(
+        uncoveredSpans({ startLine: 1, endLine: 20 }, [
+          { startLine: 2, endLine: 8 },
+          { startLine: 17, endLine: 23 },
+        ]),
+        [
+          { startLine: 1, endLine: 1 },
+          { startLine: 9, endLine: 16 },
+        ],
+      );
       assert.deepEqual(uncoveredSpans({ startLine: 3, endLine: 7 }, [{ startLine: 2, endLine: 8 }]), []);
     });
 
@@ -234,7 +239,10 @@ describe('comments plan', () => {
       }
       const huge = planLineStage(request({ kind: 'workspace', path: 'src/app.js' }, 5, 5, 'x'.repeat(64 * 1024 + 1)));
       assert.match(huge.ok ? '' : huge.reason, /longer than 64 KiB/);
-      const old = planLineStage({ ...request({ kind: 'workspace', path: 'src/app.js' }, 5, 5), shown: shownOf({ kind: 'blob', patchsetId: earlier.id, path: 'src/app.js', side: 'head' }, ps, [earlier]) });
+      const old = planLineStage({
+        ...request({ kind: 'workspace', path: 'src/app.js' }, 5, 5),
+        shown: shownOf({ kind: 'blob', patchsetId: earlier.id, path: 'src/app.js', side: 'head' }, ps, [earlier]),
+      });
       assert.match(old.ok ? '' : old.reason, /earlier capture/);
     });
 
@@ -272,16 +280,33 @@ describe('comments plan', () => {
         's-1',
       );
       const onHead = asksOn(projection, shownOf({ kind: 'workspace', path: 'src/app.js' }, ps));
-      assert.deepEqual(onHead.map((a) => [a.askId, a.span, a.text]), [
-        [ids[0], { startLine: 5, endLine: 5 }, 'ask on src/app.js:5'],
-        [ids[4], { startLine: 17, endLine: 19 }, 'ask on src/app.js:17'],
-      ]);
+      assert.deepEqual(
+        onHead.map((a) => [a.askId, a.span, a.text]),
+        [
+          [ids[0], { startLine: 5, endLine: 5 }, 'ask on src/app.js:5'],
+          [ids[4], { startLine: 17, endLine: 19 }, 'ask on src/app.js:17'],
+        ],
+      );
       const onHeadBlob = asksOn(projection, shownOf({ kind: 'blob', patchsetId: ps.id, path: 'src/app.js', side: 'head' }, ps));
-      assert.deepEqual(onHeadBlob.map((a) => a.askId), [ids[0], ids[4]], 'the head blob shows what the checkout shows');
-      assert.deepEqual(asksOn(projection, shownOf({ kind: 'blob', patchsetId: ps.id, path: 'src/app.js', side: 'base' }, ps)).map((a) => a.askId), [ids[1]]);
-      assert.deepEqual(asksOn(projection, shownOf({ kind: 'blob', patchsetId: earlier.id, path: 'src/app.js', side: 'head' }, ps, [earlier])).map((a) => a.askId), [ids[3]]);
+      assert.deepEqual(
+        onHeadBlob.map((a) => a.askId),
+        [ids[0], ids[4]],
+        'the head blob shows what the checkout shows',
+      );
+      assert.deepEqual(
+        asksOn(projection, shownOf({ kind: 'blob', patchsetId: ps.id, path: 'src/app.js', side: 'base' }, ps)).map((a) => a.askId),
+        [ids[1]],
+      );
+      assert.deepEqual(
+        asksOn(projection, shownOf({ kind: 'blob', patchsetId: earlier.id, path: 'src/app.js', side: 'head' }, ps, [earlier])).map((a) => a.askId),
+        [ids[3]],
+      );
       for (const renamedPath of ['docs/old-name.md', 'docs/new-name.md']) {
-        assert.deepEqual(asksOn(projection, shownOf({ kind: 'blob', patchsetId: ps.id, path: renamedPath, side: 'base' }, ps)).map((a) => a.askId), [ids[2]], renamedPath);
+        assert.deepEqual(
+          asksOn(projection, shownOf({ kind: 'blob', patchsetId: ps.id, path: renamedPath, side: 'base' }, ps)).map((a) => a.askId),
+          [ids[2]],
+          renamedPath,
+        );
       }
       assert.deepEqual(asksOn(projection, shownOf({ kind: 'workspace', path: 'docs/new-name.md' }, ps)), [], 'a base-side ask is not on the head');
     });
@@ -297,7 +322,10 @@ describe('comments plan', () => {
         projection = step.projection;
         return minted.event;
       };
-      const staged = apply({ type: 'stage', anchor: { kind: 'line', patchsetId: ps.id, path: 'src/app.js', side: 'head', startLine: 5, endLine: 5 }, text: 'gone soon', intent: 'question', lane: 'post-review' }, 1);
+      const staged = apply(
+        { type: 'stage', anchor: { kind: 'line', patchsetId: ps.id, path: 'src/app.js', side: 'head', startLine: 5, endLine: 5 }, text: 'gone soon', intent: 'question', lane: 'post-review' },
+        1,
+      );
       const app = shownOf({ kind: 'workspace', path: 'src/app.js' }, ps);
       assert.equal(asksOn(projection, app).length, 1);
       apply({ type: 'retire', askId: 'askId' in staged ? staged.askId : '' }, 2);
@@ -338,8 +366,34 @@ describe('comments plan', () => {
             ],
             accord: 'concur',
           },
-          { id: 'f2', kind: 'finding', author: 'codex', severity: 'nit', category: 'maintainability', title: 'Renamed doc', body_markdown: 'b', remedy_markdown: 'r', anchor: ['c2'], status: 'open', concurrence: [], accord: 'split' },
-          { id: 'f3', kind: 'finding', author: 'codex', severity: 'minor', category: 'testing', title: 'No code', body_markdown: 'b', remedy_markdown: 'r', anchor: ['missing'], status: 'open', concurrence: [], accord: 'split' },
+          {
+            id: 'f2',
+            kind: 'finding',
+            author: 'codex',
+            severity: 'nit',
+            category: 'maintainability',
+            title: 'Renamed doc',
+            body_markdown: 'b',
+            remedy_markdown: 'r',
+            anchor: ['c2'],
+            status: 'open',
+            concurrence: [],
+            accord: 'split',
+          },
+          {
+            id: 'f3',
+            kind: 'finding',
+            author: 'codex',
+            severity: 'minor',
+            category: 'testing',
+            title: 'No code',
+            body_markdown: 'b',
+            remedy_markdown: 'r',
+            anchor: ['missing'],
+            status: 'open',
+            concurrence: [],
+            accord: 'split',
+          },
         ]),
       );
       return GenerationSnapshot.parse({
@@ -358,14 +412,23 @@ describe('comments plan', () => {
 
     it('each finding is placed at its first anchored code_ref, on the documents showing it', () => {
       const findings = flaggedFindings(generation());
-      assert.deepEqual(findings.map((f) => [f.findingId, f.codeRef && `${f.codeRef.path}:${f.codeRef.side}:${f.codeRef.startLine}-${f.codeRef.endLine}`]), [
-        ['f1', 'src/app.js:head:5-5'],
-        ['f2', 'docs/new-name.md:base:7-7'],
-        ['f3', null],
-      ]);
+      assert.deepEqual(
+        findings.map((f) => [f.findingId, f.codeRef && `${f.codeRef.path}:${f.codeRef.side}:${f.codeRef.startLine}-${f.codeRef.endLine}`]),
+        [
+          ['f1', 'src/app.js:head:5-5'],
+          ['f2', 'docs/new-name.md:base:7-7'],
+          ['f3', null],
+        ],
+      );
       assert.equal(findings[0]!.boardId, flaggedBoardId(sessionId, generationId));
-      assert.deepEqual(findingsOn(findings, shownOf({ kind: 'workspace', path: 'src/app.js' }, ps)).map((f) => f.findingId), ['f1']);
-      assert.deepEqual(findingsOn(findings, shownOf({ kind: 'blob', patchsetId: ps.id, path: 'docs/old-name.md', side: 'base' }, ps)).map((f) => f.findingId), ['f2']);
+      assert.deepEqual(
+        findingsOn(findings, shownOf({ kind: 'workspace', path: 'src/app.js' }, ps)).map((f) => f.findingId),
+        ['f1'],
+      );
+      assert.deepEqual(
+        findingsOn(findings, shownOf({ kind: 'blob', patchsetId: ps.id, path: 'docs/old-name.md', side: 'base' }, ps)).map((f) => f.findingId),
+        ['f2'],
+      );
       assert.deepEqual(findingsOn(findings, shownOf({ kind: 'workspace', path: 'docs/new-name.md' }, ps)), []);
     });
 
@@ -373,7 +436,13 @@ describe('comments plan', () => {
       const [f1, f2] = flaggedFindings(generation());
       assert.ok(f1 && f2);
       const request = planFindingRequest(f1, 'post-review');
-      assert.deepEqual(request.anchor, { kind: 'finding', generationId, boardId: f1.boardId, findingId: 'f1', codeRef: { patchsetId: ps.id, path: 'src/app.js', side: 'head', startLine: 5, endLine: 5 } });
+      assert.deepEqual(request.anchor, {
+        kind: 'finding',
+        generationId,
+        boardId: f1.boardId,
+        findingId: 'f1',
+        codeRef: { patchsetId: ps.id, path: 'src/app.js', side: 'head', startLine: 5, endLine: 5 },
+      });
       assert.equal(request.intent, 'request-change');
       assert.equal(request.lane, 'post-review');
       const { projection } = project([request, { type: 'dismissFinding', generationId, boardId: f2.boardId, findingId: 'f2' }], sessionId);
@@ -388,10 +457,22 @@ describe('comments plan', () => {
       assert.equal(findingThreadLabel(f2, acts2), 'Flagged · nit · solo · dismissed by you');
       assert.equal(findingContextValue(findingActs(f1, null)), 'finding-open');
       assert.equal(agreementWords(f2), 'solo', 'no second model tallied: the panel and the thread both say solo');
-      assert.equal(agreementWords({ accord: 'split', concurrence: [{ model: 'claude', agree: 1, total: 1 }, { model: 'codex', agree: 0, total: 1 }] }), 'split (claude 1/1, codex 0/1)');
+      assert.equal(
+        agreementWords({
+          accord: 'split',
+          concurrence: [
+            { model: 'claude', agree: 1, total: 1 },
+            { model: 'codex', agree: 0, total: 1 },
+          ],
+        }),
+        'split (claude 1/1, codex 0/1)',
+      );
 
       // The finding ask is drawn as a staged ask on its code_ref too.
-      assert.deepEqual(asksOn(projection, shownOf({ kind: 'workspace', path: 'src/app.js' }, ps)).map((a) => [a.anchorKind, a.intent, a.span]), [['finding', 'request-change', { startLine: 5, endLine: 5 }]]);
+      assert.deepEqual(
+        asksOn(projection, shownOf({ kind: 'workspace', path: 'src/app.js' }, ps)).map((a) => [a.anchorKind, a.intent, a.span]),
+        [['finding', 'request-change', { startLine: 5, endLine: 5 }]],
+      );
     });
 
     it('a finding of another generation is not this one: its dismissal does not carry over', () => {
@@ -441,7 +522,10 @@ describe('extension/commentsPlan: the thread an editor Discuss continues', () =>
       { type: 'quoteOpen', threadId: 'qt-other', anchor: { ...anchor, elementId: 'e5' }, openedAt: AT },
     ]);
     assert.deepEqual(discussThreadOn(opened, anchor), { threadId: 'qt-1', open: true });
-    const closed = foldAsks([{ type: 'quoteOpen', threadId: 'qt-1', anchor, openedAt: AT }, { type: 'quoteClose', threadId: 'qt-1' }]);
+    const closed = foldAsks([
+      { type: 'quoteOpen', threadId: 'qt-1', anchor, openedAt: AT },
+      { type: 'quoteClose', threadId: 'qt-1' },
+    ]);
     assert.deepEqual(discussThreadOn(closed, anchor), { threadId: 'qt-1', open: false });
     // A round detached it: Discuss opens a fresh thread instead of reviving it on a stale passage.
     const detached = foldAsks([

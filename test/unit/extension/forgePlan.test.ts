@@ -14,7 +14,14 @@ import {
   pullRequestPlaceholder,
 } from '../../../extension/forgePlan';
 
-const target = (number: number, provider: 'github' | 'gitlab' = 'github') => ({ kind: 'pull-request' as const, provider, host: provider === 'github' ? 'github.com' : 'gitlab.com', owner: 'acme', repo: 'widgets', number });
+const target = (number: number, provider: 'github' | 'gitlab' = 'github') => ({
+  kind: 'pull-request' as const,
+  provider,
+  host: provider === 'github' ? 'github.com' : 'gitlab.com',
+  owner: 'acme',
+  repo: 'widgets',
+  number,
+});
 
 function list(over: Partial<PullRequestListResult> = {}): PullRequestListResult {
   return {
@@ -46,7 +53,9 @@ describe('extension/forgePlan', () => {
   it('GitLab requests are !n; the placeholder counts and names the repository', () => {
     const gitlab = list({
       repo: { provider: 'gitlab', host: 'gitlab.com', owner: 'group/sub', repo: 'widgets', webUrl: 'https://gitlab.com/group/sub/widgets' },
-      open: [{ number: 7, title: 'Fix', author: 'dana', headRef: 'fix', baseRef: 'main', draft: false, webUrl: 'https://gitlab.com/group/sub/widgets/-/merge_requests/7', target: target(7, 'gitlab') }],
+      open: [
+        { number: 7, title: 'Fix', author: 'dana', headRef: 'fix', baseRef: 'main', draft: false, webUrl: 'https://gitlab.com/group/sub/widgets/-/merge_requests/7', target: target(7, 'gitlab') },
+      ],
     });
     assert.equal(pullRequestPicks(gitlab)[0]!.label, '!7 Fix');
     assert.equal(pullRequestPlaceholder(gitlab), '1 open merge request on group/sub/widgets on gitlab.com: pick one to review, or paste a number or URL');
@@ -90,11 +99,18 @@ describe('extension/forgePlan', () => {
       const unauthorized = { code: 'forge-unauthorized' as const, message: 'no GitLab credentials for git.example.com: run "Rennet: Set GitLab Token", …' };
       assert.deepEqual(forgeRepair(unauthorized, null), { kind: 'set-gitlab-token', host: 'git.example.com', label: 'Set GitLab Token' });
       assert.deepEqual(forgeRepair(unauthorized, { provider: 'github', host: 'github.com' }), { kind: 'sign-in-github', host: 'github.com', label: 'Sign in to GitHub' });
-      assert.deepEqual(forgeRepair({ code: 'forge-unauthorized', message: 'listing the open requests: Bad credentials' }, null), { kind: 'sign-in-github', host: 'github.com', label: 'Sign in to GitHub' });
+      assert.deepEqual(forgeRepair({ code: 'forge-unauthorized', message: 'listing the open requests: Bad credentials' }, null), {
+        kind: 'sign-in-github',
+        host: 'github.com',
+        label: 'Sign in to GitHub',
+      });
     });
 
     it('an unregistered forge opens the setting; a moved head offers Capture New Head; others have none', () => {
-      assert.equal(forgeRepair({ code: 'invalid-request', message: 'git.example.com is not a registered forge: github.com and gitlab.com are known; register others in rennet.forges' }, null)?.kind, 'forge-settings');
+      assert.equal(
+        forgeRepair({ code: 'invalid-request', message: 'git.example.com is not a registered forge: github.com and gitlab.com are known; register others in rennet.forges' }, null)?.kind,
+        'forge-settings',
+      );
       assert.equal(forgeRepair({ code: 'invalid-request', message: 'rennet.forges is not a list of {host, provider}' }, null)?.kind, 'forge-settings');
       assert.equal(forgeRepair({ code: 'invalid-request', message: 'this repository has no remote, so there is no forge to reach' }, null), null);
       assert.equal(forgeRepair({ code: 'head-moved', message: 'moved' }, null)?.kind, 'capture-new-head');
@@ -170,6 +186,9 @@ describe('extension/forgePlan', () => {
     assert.ok(!text.includes('$(terminal)'), 'icon syntax is split');
     assert.equal(parts.at(-1), "Title and description written by openai-compatible (m) from the branch's review, as before: nothing it read has changed.");
     assert.equal(polishWords({ state: 'off', reason: 'no harness' }), 'Drafted without a model: no harness.');
-    assert.equal(polishWords({ state: 'failed', harness: 'openai-compatible', model: null, message: 'timed out' }), "The model's pass did not finish (timed out): this is the draft from the commits and the review boards.");
+    assert.equal(
+      polishWords({ state: 'failed', harness: 'openai-compatible', model: null, message: 'timed out' }),
+      "The model's pass did not finish (timed out): this is the draft from the commits and the review boards.",
+    );
   });
 });

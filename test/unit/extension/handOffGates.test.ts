@@ -39,7 +39,16 @@ function snapshot(target: Target): SessionSnapshot {
     issues: [],
   };
   return SessionSnapshot.parse({
-    session: { id: SID, repoRoot: '/r/widgets', targetKey: targetKey(target), target, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', activePatchsetId: 'ps-1', patchsetIds: ['ps-1'] },
+    session: {
+      id: SID,
+      repoRoot: '/r/widgets',
+      targetKey: targetKey(target),
+      target,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      activePatchsetId: 'ps-1',
+      patchsetIds: ['ps-1'],
+    },
     patchset: null,
     ...(target.kind === 'pull-request' ? { pullRequest } : {}),
   });
@@ -80,7 +89,10 @@ describe('Hand off: merge gate rows', () => {
   });
 
   it('while read: one reading row; a failed read: its words, and a click reads again', () => {
-    assert.deepEqual(rowsOf({ read: undefined }).map((r) => [r.id, r.icon]), [['notice:gates-reading', 'loading~spin']]);
+    assert.deepEqual(
+      rowsOf({ read: undefined }).map((r) => [r.id, r.icon]),
+      [['notice:gates-reading', 'loading~spin']],
+    );
     const [failed] = rowsOf({ read: err(rennetError('forge-failed', 'GitHub did not answer')) });
     assert.equal(failed?.label, 'Could not read the merge gates: GitHub did not answer');
     assert.equal(failed?.command?.id, HAND_OFF_COMMANDS.refreshGates);
@@ -148,7 +160,10 @@ describe('Hand off: merge gate rows', () => {
     const closed = rowsOf({ read: ok(report(PASSING, undefined, 'closed')) });
     assert.ok(byId(closed, 'notice:merge-closed'));
     assert.ok(!closed.some((r) => r.id.startsWith('exit:merge')));
-    const merged = rowsOf({ read: ok(report(PASSING)), merged: { provider: 'github', number: 12, merged: true, head: HEAD, method: 'squash', sha: 'd'.repeat(40), url: 'https://github.com/acme/widgets/pull/12' } });
+    const merged = rowsOf({
+      read: ok(report(PASSING)),
+      merged: { provider: 'github', number: 12, merged: true, head: HEAD, method: 'squash', sha: 'd'.repeat(40), url: 'https://github.com/acme/widgets/pull/12' },
+    });
     assert.equal(merged.length, 1);
     assert.equal(merged[0]?.label, 'Merged at aaaaaaa (squash)');
     assert.deepEqual(merged[0]?.subject, { kind: 'link', sessionId: SID, url: 'https://github.com/acme/widgets/pull/12' });

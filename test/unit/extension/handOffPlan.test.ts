@@ -6,17 +6,7 @@ import type { PullRequestRecord } from '../../../protocol/forge';
 import type { Round } from '../../../protocol/rounds';
 import { err, ok, rennetError } from '../../../protocol/result';
 import { SessionSnapshot, targetKey, type Target } from '../../../protocol/session';
-import {
-  anchorWords,
-  editableText,
-  editedText,
-  firstLine,
-  HAND_OFF_COMMANDS,
-  handOffMode,
-  planHandOff,
-  receiptRow,
-  type HandOffRow,
-} from '../../../extension/handOffPlan';
+import { anchorWords, editableText, editedText, firstLine, HAND_OFF_COMMANDS, handOffMode, planHandOff, receiptRow, type HandOffRow } from '../../../extension/handOffPlan';
 import { Md } from '../../../extension/uiText';
 import { Asks } from '../exits/fixtures';
 
@@ -68,8 +58,7 @@ const own = () => session(PR_TARGET, record('own'));
 const branch = () => session({ kind: 'branch', head: 'feature', base: 'main' });
 const workingTree = () => session({ kind: 'working-tree', base: 'main' });
 
-const line = (path: string, startLine: number, endLine = startLine, side: 'head' | 'base' = 'head', patchsetId = PS) =>
-  ({ kind: 'line', patchsetId, path, side, startLine, endLine }) as const;
+const line = (path: string, startLine: number, endLine = startLine, side: 'head' | 'base' = 'head', patchsetId = PS) => ({ kind: 'line', patchsetId, path, side, startLine, endLine }) as const;
 const GEN = 'g-one';
 const BOARD = flaggedBoardId(SID, GEN);
 
@@ -82,7 +71,11 @@ function projection(): { projection: AskProjection; ids: Record<string, string> 
   const asks = new Asks();
   const ids = {
     line: asks.ask(line('src/fetch.ts', 10, 14), 'Retry three times\nthen give up', 'comment'),
-    finding: asks.ask({ kind: 'finding', generationId: GEN, boardId: BOARD, findingId: 'f-1', codeRef: { patchsetId: PS, path: 'src/fetch.ts', side: 'head', startLine: 3, endLine: 3 } }, '## Unbounded retries\n\nCap them.', 'request-change'),
+    finding: asks.ask(
+      { kind: 'finding', generationId: GEN, boardId: BOARD, findingId: 'f-1', codeRef: { patchsetId: PS, path: 'src/fetch.ts', side: 'head', startLine: 3, endLine: 3 } },
+      '## Unbounded retries\n\nCap them.',
+      'request-change',
+    ),
     quote: asks.ask({ kind: 'quote', generationId: GEN, lens: 'design', elementId: 'e-7', quote: 'The client owns retries' }, 'Why the client?', 'question'),
     general: asks.ask({ kind: 'none' }, 'Looks good overall', 'approval'),
     retired: asks.ask({ kind: 'none' }, 'never mind', 'comment'),
@@ -131,7 +124,13 @@ describe('extension/handOffPlan', () => {
     });
 
     it('one lane, Post review: post-review asks in staging order, then bare line comments; then Preview', () => {
-      assert.deepEqual(labels(plan.rows), ['Post review', 'Preview and post review…', 'Re-review since your last review…', 'Changes', "Work orders are for your own branch or request; on a teammate's request these asks stay staged."]);
+      assert.deepEqual(labels(plan.rows), [
+        'Post review',
+        'Preview and post review…',
+        'Re-review since your last review…',
+        'Changes',
+        "Work orders are for your own branch or request; on a teammate's request these asks stay staged.",
+      ]);
       assert.ok(!plan.rows.some((r) => r.id === 'exit:dispatch-round' || r.id === 'notice:dispatch-reading'), 'a teammate’s request has no round lane');
       // The re-review row runs its command on this session.
       const rereview = plan.rows.find((r) => r.id === 'exit:rereview');
@@ -155,7 +154,10 @@ describe('extension/handOffPlan', () => {
 
     it('a click opens line anchors in the editor, shows board anchors on the board; the row is the argument', () => {
       const rows = laneOf(plan.rows, 'lane:post-review')!.children!;
-      assert.deepEqual(rows.map((r) => r.command?.id), [HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.reveal, HAND_OFF_COMMANDS.edit, HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.open]);
+      assert.deepEqual(
+        rows.map((r) => r.command?.id),
+        [HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.reveal, HAND_OFF_COMMANDS.edit, HAND_OFF_COMMANDS.open, HAND_OFF_COMMANDS.open],
+      );
       assert.ok(rows.every((r) => r.command?.arguments === undefined));
       const finding = rows[1]!;
       assert.deepEqual(finding.subject, {
@@ -276,7 +278,7 @@ describe('extension/handOffPlan', () => {
       assert.equal(dispatch.label, 'Dispatch round 1…');
       assert.deepEqual(dispatch.command, { id: HAND_OFF_COMMANDS.dispatchRound, title: 'Dispatch Round', arguments: [SID] });
       assert.match(String(dispatch.tooltip), /in \/r\/widgets, on retry\./);
-      const missing = 'retry, the request\'s head branch, is not a branch in /r/widgets: a round commits on it. Make it here with git fetch origin retry:retry, then dispatch';
+      const missing = "retry, the request's head branch, is not a branch in /r/widgets: a round commits on it. Make it here with git fetch origin retry:retry, then dispatch";
       const refused = planHandOff({ session: own(), projection: p, rounds: { order: err(rennetError('unknown-ref', missing)), ledger: [] } });
       assert.equal(refused.rows[1]!.label, missing);
       assert.equal(refused.rows[1]!.command, undefined, 'a stated refusal, not a dead button');
@@ -324,7 +326,11 @@ describe('extension/handOffPlan', () => {
       assert.equal(dispatch?.label, 'Dispatch round 1…');
       assert.equal(dispatch?.description, '1 ask to the coding agent');
       assert.deepEqual(dispatch?.command, { id: HAND_OFF_COMMANDS.dispatchRound, title: 'Dispatch Round', arguments: [branch().session.id] });
-      const refused = planHandOff({ session: branch(), projection: asks.projection(), rounds: { order: err(rennetError('invalid-request', 'Only questions and approvals are staged.', { refusal: 'no-coding-asks' })), ledger: [] } });
+      const refused = planHandOff({
+        session: branch(),
+        projection: asks.projection(),
+        rounds: { order: err(rennetError('invalid-request', 'Only questions and approvals are staged.', { refusal: 'no-coding-asks' })), ledger: [] },
+      });
       const row = refused.rows.find((r) => r.id === 'notice:dispatch-refusal');
       assert.equal(row?.label, 'Only questions and approvals are staged.');
       assert.equal(row?.command, undefined, 'a stated refusal, not a dead button');
@@ -332,8 +338,11 @@ describe('extension/handOffPlan', () => {
 
     it('a sibling’s landing line: a row in the host’s words with Land; none when the host has nothing to say; hostile refs stay text', () => {
       const asks = new Asks();
-      const plan = (landing: { branch: string; workBranch: string | null; line: string | null } | undefined) => planHandOff({ session: branch(), projection: asks.projection(), rounds: { order: undefined, ledger: [], landing } });
-      const row = plan({ branch: 'feature', workBranch: 'rennet/feature', line: "The round's commits are on rennet/feature. feature has not moved." }).rows.find((r) => r.contextValue === 'handoff-landing');
+      const plan = (landing: { branch: string; workBranch: string | null; line: string | null } | undefined) =>
+        planHandOff({ session: branch(), projection: asks.projection(), rounds: { order: undefined, ledger: [], landing } });
+      const row = plan({ branch: 'feature', workBranch: 'rennet/feature', line: "The round's commits are on rennet/feature. feature has not moved." }).rows.find(
+        (r) => r.contextValue === 'handoff-landing',
+      );
       assert.ok(row);
       assert.equal(row.label, "The round's commits are on rennet/feature. feature has not moved.");
       assert.equal(row.description, 'Land');
@@ -342,7 +351,11 @@ describe('extension/handOffPlan', () => {
       for (const quiet of [undefined, { branch: 'feature', workBranch: 'rennet/feature', line: null }, { branch: 'feature', workBranch: null, line: null }]) {
         assert.ok(!plan(quiet).rows.some((r) => r.contextValue === 'handoff-landing'), JSON.stringify(quiet));
       }
-      const hostile = plan({ branch: 'x](command:evil)', workBranch: 'rennet/x](command:evil)', line: 'The round\'s commits are on rennet/x](command:evil). x](command:evil) has not moved.' }).rows.find((r) => r.contextValue === 'handoff-landing');
+      const hostile = plan({
+        branch: 'x](command:evil)',
+        workBranch: 'rennet/x](command:evil)',
+        line: "The round's commits are on rennet/x](command:evil). x](command:evil) has not moved.",
+      }).rows.find((r) => r.contextValue === 'handoff-landing');
       assert.ok(hostile && !String(hostile.label).includes('](') && !String(hostile.tooltip).includes(']('), 'link syntax is split');
     });
 

@@ -41,7 +41,10 @@ describe('open changes plan', () => {
     assert.deepEqual([deleted.left, deleted.right, deleted.title], [{ path: 'obsolete.txt', side: 'base' }, { path: 'obsolete.txt', side: 'absent' }, 'obsolete.txt (deleted) · Rennet']);
     const moved = diffPlan(renamed);
     assert.ok(moved.kind === 'diff');
-    assert.deepEqual([moved.left, moved.right, moved.title], [{ path: 'docs/old-name.md', side: 'base' }, { path: 'docs/new-name.md', side: 'head' }, 'old-name.md → new-name.md (base ↔ head) · Rennet']);
+    assert.deepEqual(
+      [moved.left, moved.right, moved.title],
+      [{ path: 'docs/old-name.md', side: 'base' }, { path: 'docs/new-name.md', side: 'head' }, 'old-name.md → new-name.md (base ↔ head) · Rennet'],
+    );
   });
 
   it('binary files and submodules say why there is no diff', () => {

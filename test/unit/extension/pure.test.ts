@@ -56,7 +56,10 @@ describe('extension (pure parts)', () => {
     });
 
     it('the fixture commits its links as symlinks (mode 120000)', () => {
-      const modes = repo.git('ls-files', '-s', 'escape.txt', 'elsewhere', 'alias.js', 'dangling').split('\n').map((l) => `${l.split(' ')[0]} ${l.split('\t')[1]}`);
+      const modes = repo
+        .git('ls-files', '-s', 'escape.txt', 'elsewhere', 'alias.js', 'dangling')
+        .split('\n')
+        .map((l) => `${l.split(' ')[0]} ${l.split('\t')[1]}`);
       assert.deepEqual(modes.sort(), ['120000 alias.js', '120000 dangling', '120000 elsewhere', '120000 escape.txt']);
     });
 
@@ -91,10 +94,7 @@ describe('extension (pure parts)', () => {
 
     it('has a strict CSP: nonce scripts and styles, nothing inline or remote', () => {
       const csp = contentSecurityPolicy('https://x', 'n0nce');
-      assert.equal(
-        csp,
-        "default-src 'none'; script-src 'nonce-n0nce'; style-src https://x 'nonce-n0nce'; img-src https://x data:; font-src https://x;",
-      );
+      assert.equal(csp, "default-src 'none'; script-src 'nonce-n0nce'; style-src https://x 'nonce-n0nce'; img-src https://x data:; font-src https://x;");
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
       assert.ok(html.includes(`content="${escapeHtml(contentSecurityPolicy('https://file+.vscode-resource.vscode-cdn.net', 'n0nce'))}"`));
     });
@@ -125,10 +125,7 @@ describe('extension (pure parts)', () => {
       assert.equal(panelTitle({ kind: 'branch', head: 'feat', base: 'main' }), 'Rennet · feat vs main');
       assert.equal(panelTitle({ kind: 'working-tree', base: 'main' }), 'Rennet · working tree vs main');
       assert.equal(captureTitle({ kind: 'branch', head: 'feat', base: 'main' }), 'Rennet: capturing feat against main…');
-      assert.equal(
-        captureTitle({ kind: 'working-tree', base: 'main' }, 'feat'),
-        'Rennet: capturing the working tree of feat against main…',
-      );
+      assert.equal(captureTitle({ kind: 'working-tree', base: 'main' }, 'feat'), 'Rennet: capturing the working tree of feat against main…');
     });
   });
 

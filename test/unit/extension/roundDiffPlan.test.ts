@@ -105,6 +105,9 @@ describe('extension/roundDiffPlan: a round’s own diff, read-only', () => {
     const gate = body.indexOf('if (!isReviewDocumentScheme(document.uri.scheme)) return [];');
     assert.ok(gate >= 0, 'commentingRanges returns none for other schemes');
     assert.ok(gate < body.indexOf('stagingTarget'), 'before it resolves anything');
-    assert.ok(/for \(const document of vscode\.workspace\.textDocuments\) \{\s*if \(!isReviewDocumentScheme\(document\.uri\.scheme\)\) continue;/.test(source), 'threads are drawn only on the review’s documents');
+    assert.ok(
+      /for \(const document of vscode\.workspace\.textDocuments\) \{\s*if \(!isReviewDocumentScheme\(document\.uri\.scheme\)\) continue;/.test(source),
+      'threads are drawn only on the review’s documents',
+    );
   });
 });

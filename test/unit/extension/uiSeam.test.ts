@@ -131,8 +131,7 @@ export function scanUiSeam(overlay: ReadonlyMap<string, string> = new Map()): Vi
   const checker = program.getTypeChecker();
   const violations: Violation[] = [];
 
-  const isVscodeDeclaration = (decl: ts.Declaration | undefined): boolean =>
-    decl !== undefined && /[\\/]@types[\\/]vscode[\\/]index\.d\.ts$/.test(decl.getSourceFile().fileName);
+  const isVscodeDeclaration = (decl: ts.Declaration | undefined): boolean => decl !== undefined && /[\\/]@types[\\/]vscode[\\/]index\.d\.ts$/.test(decl.getSourceFile().fileName);
 
   const declaringType = (decl: ts.Declaration): string | null => {
     const parent = decl.parent;
@@ -311,9 +310,7 @@ export function scanUiSeam(overlay: ReadonlyMap<string, string> = new Map()): Vi
       }
       if (ts.isBinaryExpression(node) && ASSIGNMENTS.has(node.operatorToken.kind) && (ts.isPropertyAccessExpression(node.left) || ts.isElementAccessExpression(node.left))) {
         const left = node.left;
-        const symbols: ts.Symbol[] | null = ts.isPropertyAccessExpression(left)
-          ? [checker.getSymbolAtLocation(left.name)].filter((s): s is ts.Symbol => s !== undefined)
-          : accessedProperties(left);
+        const symbols: ts.Symbol[] | null = ts.isPropertyAccessExpression(left) ? [checker.getSymbolAtLocation(left.name)].filter((s): s is ts.Symbol => s !== undefined) : accessedProperties(left);
         if (symbols === null) {
           // A computed key: any rendered property of the object could be the one written.
           if (hasRendered(checker.getTypeAtLocation((left as ts.ElementAccessExpression).expression)) && !isSafeType(checker.getTypeAtLocation(node.right))) {

@@ -157,7 +157,11 @@ describe('extension/uiText: the one escaping seam', () => {
       const out = render(doc.source, engine);
       const where = `${doc.source}\n→\n${out.html}`;
       assert.deepEqual(out.handlers, [], where);
-      assert.deepEqual(out.elements.filter((e) => ['img', 'script', 'style', 'iframe', 'svg', 'input', 'form', 'object'].includes(e)), [], where);
+      assert.deepEqual(
+        out.elements.filter((e) => ['img', 'script', 'style', 'iframe', 'svg', 'input', 'form', 'object'].includes(e)),
+        [],
+        where,
+      );
       for (const href of out.links) {
         const live = /^mailto:/.test(href) || (/^https?:\/\//.test(href) && inertLinkReason(href) === null);
         assert.ok(live, `only public http(s) and mailto links stay live, not ${href}: ${where}`);
@@ -211,7 +215,10 @@ describe('extension/uiText: the one escaping seam', () => {
 
     it('an image is its alt text, never fetched', () => {
       const out = render(mdModel(`![chart of ${'[x](command:y)'}](https://example.com/c.png)`).source, 'marked');
-      assert.deepEqual(out.elements.filter((e) => e === 'img' || e === 'a'), []);
+      assert.deepEqual(
+        out.elements.filter((e) => e === 'img' || e === 'a'),
+        [],
+      );
       assert.match(out.text, /\[image: chart of/);
     });
 

@@ -15,7 +15,16 @@ import { startFakeForge, type FakeForge } from '../../servers/fakeForge';
  */
 
 const execFileP = promisify(execFile);
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
   const { stdout } = await execFileP('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
@@ -65,7 +74,12 @@ describe('fake forge', function () {
     (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> =>
       call(`${forge.githubApiUrl}${path}`, {
         method,
-        headers: { accept: 'application/vnd.github+json', ...(token === null ? {} : { authorization: `token ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          accept: 'application/vnd.github+json',
+          ...(token === null ? {} : { authorization: `token ${token}` }),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
   const gl =
@@ -283,7 +297,8 @@ describe('fake forge', function () {
   it('GitHub reviews: line/side must be on the diff (modified, added, deleted, renamed files), ranges in one hunk', async () => {
     const r = await newRepo('github');
     const head = r.pull?.headSha as string;
-    const review = (comments: Record<string, unknown>[], extra: Record<string, unknown> = {}) => bob('POST', `/repos/${r.path}/pulls/1/reviews`, { commit_id: head, event: 'COMMENT', body: 'b', comments, ...extra });
+    const review = (comments: Record<string, unknown>[], extra: Record<string, unknown> = {}) =>
+      bob('POST', `/repos/${r.path}/pulls/1/reviews`, { commit_id: head, event: 'COMMENT', body: 'b', comments, ...extra });
     const ok = async (c: Record<string, unknown>) => {
       const res = await review([{ body: 'x', ...c }]);
       assert.equal(res.status, 200, `${JSON.stringify(c)} → ${res.text}`);
@@ -482,7 +497,11 @@ describe('fake forge', function () {
     const missing = await glAlice('POST', `/projects/${g.enc}/merge_requests`, { source_branch: 'b1' });
     assert.deepEqual([missing.status, missing.json], [400, { error: 'target_branch is missing, title is missing' }]);
     // Form-encoded bodies are accepted too (Grape).
-    const form = await call(`${forge.gitlabApiUrl}/projects/${g.enc}/merge_requests`, { method: 'POST', headers: { 'private-token': 'alice-token', 'content-type': 'application/x-www-form-urlencoded' }, body: 'source_branch=b1&target_branch=main&title=B1' });
+    const form = await call(`${forge.gitlabApiUrl}/projects/${g.enc}/merge_requests`, {
+      method: 'POST',
+      headers: { 'private-token': 'alice-token', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'source_branch=b1&target_branch=main&title=B1',
+    });
     assert.equal(form.status, 201);
     for (let i = 2; i <= 5; i++) assert.equal((await glAlice('POST', `/projects/${g.enc}/merge_requests`, { source_branch: `b${i}`, target_branch: 'main', title: `B${i}` })).status, 201);
 
@@ -563,7 +582,9 @@ describe('fake forge', function () {
     // Stale or foreign shas.
     await refused({ ...mod, new_line: 5, head_sha: source.head('main') });
     await refused({ ...mod, new_line: 5, base_sha: source.head('feature') });
-    assert.deepEqual((await glBob('POST', `${mrPath}/discussions`, { body: 'x', position: { position_type: 'text', new_line: 5 } })).json, { error: 'position[base_sha] is missing, position[start_sha] is missing, position[head_sha] is missing' });
+    assert.deepEqual((await glBob('POST', `${mrPath}/discussions`, { body: 'x', position: { position_type: 'text', new_line: 5 } })).json, {
+      error: 'position[base_sha] is missing, position[start_sha] is missing, position[head_sha] is missing',
+    });
     // line_range: line codes of the file, end = the position's line, start not after it.
     const code = (o: number, n: number) => `${sha1('mod.txt')}_${o}_${n}`;
     const ranged = await ok({ ...mod, new_line: 5, line_range: { start: { line_code: code(2, 2), type: 'old', old_line: 2, new_line: 2 }, end: { line_code: code(6, 5), type: 'new', new_line: 5 } } });

@@ -40,9 +40,19 @@ describe('fake forge: merge gates and merging', function () {
     (base: () => string, auth: (t: string) => Record<string, string>) =>
     (token: string) =>
     (method: string, path: string, body?: unknown): Promise<Res> =>
-      call(`${base()}${path}`, { method, headers: { ...auth(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const gh = api(() => forge.githubApiUrl, (t) => ({ authorization: `token ${t}`, accept: 'application/vnd.github+json' }));
-  const gl = api(() => forge.gitlabApiUrl, (t) => ({ 'private-token': t }));
+      call(`${base()}${path}`, {
+        method,
+        headers: { ...auth(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+  const gh = api(
+    () => forge.githubApiUrl,
+    (t) => ({ authorization: `token ${t}`, accept: 'application/vnd.github+json' }),
+  );
+  const gl = api(
+    () => forge.gitlabApiUrl,
+    (t) => ({ 'private-token': t }),
+  );
   const bob = gh('bob-token');
   const carol = gh('carol-token');
   const glBob = gl('bob-token');
@@ -142,7 +152,10 @@ describe('fake forge: merge gates and merging', function () {
       assert.equal((await pr()).mergeable_state, 'blocked');
       const asked = await bob('POST', `/repos/acme/${r.name}/pulls/${r.pull.number}/requested_reviewers`, { reviewers: ['carol'] });
       assert.equal(asked.status, 201);
-      assert.deepEqual((await pr()).requested_reviewers.map((u: { login: string }) => u.login), ['carol']);
+      assert.deepEqual(
+        (await pr()).requested_reviewers.map((u: { login: string }) => u.login),
+        ['carol'],
+      );
       assert.equal((await bob('POST', `/repos/acme/${r.name}/pulls/${r.pull.number}/requested_reviewers`, { reviewers: ['alice'] })).status, 422, 'not from the author');
       assert.equal((await carol('POST', `/repos/acme/${r.name}/pulls/${r.pull.number}/reviews`, { event: 'APPROVE', commit_id: r.pull.headSha })).status, 200);
       assert.deepEqual((await pr()).requested_reviewers, []);
@@ -157,7 +170,10 @@ describe('fake forge: merge gates and merging', function () {
       await bob('POST', `/repos/acme/${r.name}/pulls/${r.pull.number}/reviews`, { event: 'APPROVE', commit_id: r.pull.headSha });
       await forge.movePullRequestHead({ ...r.ref, sha: source.head('feature-next') });
       const reviews = await bob('GET', `/repos/acme/${r.name}/pulls/${r.pull.number}/reviews`);
-      assert.deepEqual(reviews.json.map((x: { state: string; commit_id: string }) => [x.state, x.commit_id]), [['DISMISSED', r.pull.headSha]]);
+      assert.deepEqual(
+        reviews.json.map((x: { state: string; commit_id: string }) => [x.state, x.commit_id]),
+        [['DISMISSED', r.pull.headSha]],
+      );
       const even = await bob('GET', `/repos/acme/${r.name}/compare/main...${source.head('feature-next')}`);
       assert.deepEqual([even.json.status, even.json.ahead_by, even.json.behind_by], ['ahead', 2, 0]);
       await forge.moveBranch({ owner: 'acme', name: r.name, branch: 'main', sha: source.head('main-next') });
@@ -218,12 +234,28 @@ describe('fake forge: merge gates and merging', function () {
       const r = await newRepo('gitlab');
       const mrPath = `/projects/${r.enc}/merge_requests/${r.pull.number}`;
       assert.equal((await glBob('GET', mrPath)).json.head_pipeline, null);
-      const first = await forge.setPipeline({ ...r.ref, jobs: [{ name: 'build', status: 'success' }, { name: 'test', status: 'failed' }] });
+      const first = await forge.setPipeline({
+        ...r.ref,
+        jobs: [
+          { name: 'build', status: 'success' },
+          { name: 'test', status: 'failed' },
+        ],
+      });
       assert.equal(first.status, 'failed');
-      const second = await forge.setPipeline({ ...r.ref, jobs: [{ name: 'build', status: 'success' }, { name: 'test', status: 'running' }, { name: 'docs', status: 'failed', allowFailure: true }] });
+      const second = await forge.setPipeline({
+        ...r.ref,
+        jobs: [
+          { name: 'build', status: 'success' },
+          { name: 'test', status: 'running' },
+          { name: 'docs', status: 'failed', allowFailure: true },
+        ],
+      });
       assert.equal(second.status, 'running');
       const list = await glBob('GET', `${mrPath}/pipelines`);
-      assert.deepEqual(list.json.map((p: { id: number }) => p.id), [second.id, first.id]);
+      assert.deepEqual(
+        list.json.map((p: { id: number }) => p.id),
+        [second.id, first.id],
+      );
       const mr = (await glBob('GET', mrPath)).json;
       assert.deepEqual([mr.head_pipeline.id, mr.head_pipeline.status, mr.head_pipeline.sha], [second.id, 'running', r.pull.headSha]);
       const jobs = await glBob('GET', `/projects/${r.enc}/pipelines/${second.id}/jobs`);
@@ -235,7 +267,10 @@ describe('fake forge: merge gates and merging', function () {
       assert.equal((await glBob('GET', `/projects/${r.enc}/pipelines/999999/jobs`)).status, 404);
       await forge.movePullRequestHead({ ...r.ref, sha: source.head('feature-next') });
       const versions = (await glBob('GET', `${mrPath}/versions`)).json;
-      assert.deepEqual(versions.map((v: { head_commit_sha: string }) => v.head_commit_sha), [source.head('feature-next'), source.head('feature')]);
+      assert.deepEqual(
+        versions.map((v: { head_commit_sha: string }) => v.head_commit_sha),
+        [source.head('feature-next'), source.head('feature')],
+      );
       assert.ok(versions[0].created_at > versions[1].created_at);
       assert.equal((await glBob('GET', mrPath)).json.head_pipeline, null, 'no pipeline has run on the new head');
     });
@@ -257,7 +292,10 @@ describe('fake forge: merge gates and merging', function () {
       const after = (await glBob('GET', `${mrPath}/approvals`)).json;
       assert.deepEqual([after.approvals_left, after.approved], [0, true]);
       const notes = (await glBob('GET', `${mrPath}/notes?sort=asc`)).json;
-      assert.deepEqual(notes.map((x: { body: string; system: boolean; author: { username: string } }) => [x.body, x.system, x.author.username]), [['approved this merge request', true, 'bob']]);
+      assert.deepEqual(
+        notes.map((x: { body: string; system: boolean; author: { username: string } }) => [x.body, x.system, x.author.username]),
+        [['approved this merge request', true, 'bob']],
+      );
       assert.deepEqual(forge.notes({ owner: 'grp', name: r.name, iid: r.pull.number }), [], 'the control lists the notes users wrote');
       assert.equal(await status(), 'mergeable');
       await forge.setPullRequestOptions({ ...r.ref, draft: true });

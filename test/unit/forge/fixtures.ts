@@ -20,11 +20,17 @@ export function forgeFixture(options: { featureNext?: boolean; same?: boolean; b
   repo.write('mod.txt', numberedLines('m', 40)).write('gone.txt', 'g1\ng2\ng3\n').write('old-name.txt', numberedLines('r', 10));
   repo.commit('base');
   repo.branch('feature');
-  repo.write('mod.txt', numberedLines('m', 40, (i) => (i === 5 ? ['M5'] : i === 30 ? ['M30a', 'M30b'] : null)));
+  repo.write(
+    'mod.txt',
+    numberedLines('m', 40, (i) => (i === 5 ? ['M5'] : i === 30 ? ['M30a', 'M30b'] : null)),
+  );
   repo.write('added.txt', 'a1\na2\na3\n');
   repo.remove('gone.txt');
   repo.git('mv', 'old-name.txt', 'new-name.txt');
-  repo.write('new-name.txt', numberedLines('r', 10, (i) => (i === 10 ? ['R10'] : null)));
+  repo.write(
+    'new-name.txt',
+    numberedLines('r', 10, (i) => (i === 10 ? ['R10'] : null)),
+  );
   repo.commit('feature');
   if (options.featureNext) {
     repo.branch('feature-next');
@@ -40,7 +46,12 @@ export function forgeFixture(options: { featureNext?: boolean; same?: boolean; b
     repo.branch('main-next');
     repo.write('next.txt', 'next\n').commit('an unrelated change on main');
     repo.checkout('main').branch('main-clash');
-    repo.write('mod.txt', numberedLines('m', 40, (i) => (i === 5 ? ['m5 changed on main'] : null))).commit('main changes line 5');
+    repo
+      .write(
+        'mod.txt',
+        numberedLines('m', 40, (i) => (i === 5 ? ['m5 changed on main'] : null)),
+      )
+      .commit('main changes line 5');
     repo.checkout('main');
   }
   return repo;

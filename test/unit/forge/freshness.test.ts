@@ -19,7 +19,16 @@ import { startFakeForge, type FakeForge } from '../../servers/fakeForge';
  */
 
 const execFileP = promisify(execFile);
-const ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+const ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
 const git = async (cwd: string, ...args: string[]) => (await execFileP('git', args, { cwd, env: ENV, encoding: 'utf8' })).stdout.trim();
 
 describe('forge: freshness of the local copy against the request’s head (real git)', function () {

@@ -51,7 +51,14 @@ describe('forge: merge gates and merge, both adapters against the fake forge', f
     const name = `g${++n}`;
     const owner = provider === 'github' ? 'acme' : 'grp';
     const created = await forge.createRepo({ provider, owner, name, from: source.dir });
-    const repo: ForgeRepo = { provider, host: `127.0.0.1:${forge.port}`, owner, repo: name, apiUrl: provider === 'github' ? forge.githubApiUrl : forge.gitlabApiUrl, webUrl: `${forge.url}/${owner}/${name}` };
+    const repo: ForgeRepo = {
+      provider,
+      host: `127.0.0.1:${forge.port}`,
+      owner,
+      repo: name,
+      apiUrl: provider === 'github' ? forge.githubApiUrl : forge.gitlabApiUrl,
+      webUrl: `${forge.url}/${owner}/${name}`,
+    };
     const pull = await forge.openPullRequest({ provider, owner, name, author: 'alice', head: 'feature', base: 'main', title: 'Feature' });
     const as = (who: keyof typeof TOKENS): ForgeAdapter => (provider === 'github' ? githubAdapter(repo, TOKENS[who], FAST) : gitlabAdapter(repo, TOKENS[who], FAST));
     return { repo, dir: created.dir, number: pull.number, head: pull.headSha, ref: { owner, name, number: pull.number }, as };
@@ -61,8 +68,10 @@ describe('forge: merge gates and merge, both adapters against the fake forge', f
     fetch(`${forge.githubApiUrl}${path}`, { method, headers: { authorization: `token ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const gl = (token: string, method: string, path: string, body?: unknown) =>
     fetch(`${forge.gitlabApiUrl}${path}`, { method, headers: { 'private-token': token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const approveGh = async (s: { repo: ForgeRepo; number: number }, who: keyof typeof TOKENS, commit: string) => assert.equal((await gh(TOKENS[who], 'POST', `/repos/${s.repo.owner}/${s.repo.repo}/pulls/${s.number}/reviews`, { event: 'APPROVE', commit_id: commit })).status, 200);
-  const approveGl = async (s: { repo: ForgeRepo; number: number }, who: keyof typeof TOKENS, sha: string) => assert.equal((await gl(TOKENS[who], 'POST', `/projects/${encodeURIComponent(`${s.repo.owner}/${s.repo.repo}`)}/merge_requests/${s.number}/approve`, { sha })).status, 201);
+  const approveGh = async (s: { repo: ForgeRepo; number: number }, who: keyof typeof TOKENS, commit: string) =>
+    assert.equal((await gh(TOKENS[who], 'POST', `/repos/${s.repo.owner}/${s.repo.repo}/pulls/${s.number}/reviews`, { event: 'APPROVE', commit_id: commit })).status, 200);
+  const approveGl = async (s: { repo: ForgeRepo; number: number }, who: keyof typeof TOKENS, sha: string) =>
+    assert.equal((await gl(TOKENS[who], 'POST', `/projects/${encodeURIComponent(`${s.repo.owner}/${s.repo.repo}`)}/merge_requests/${s.number}/approve`, { sha })).status, 201);
 
   describe('GitHub', () => {
     it('reads every gate by name — check runs (newest per name), statuses, draft, mergeable, behind-base, required-reviews, review-at-head — and merges pinned to the head', async () => {
@@ -91,7 +100,10 @@ describe('forge: merge gates and merge, both adapters against the fake forge', f
       assert.match(byName(before)['required-reviews']?.detail ?? '', /0 of 1 required approval/);
       await approveGh(s, 'carol', s.head);
       const after = await bob.readGates!(s.number);
-      assert.ok(after.gates.every((g) => g.state === 'pass'), JSON.stringify(after.gates));
+      assert.ok(
+        after.gates.every((g) => g.state === 'pass'),
+        JSON.stringify(after.gates),
+      );
       assert.match(byName(after)['review-at-head']?.detail ?? '', new RegExp(`approved at the head ${s.head.slice(0, 7)} by carol`));
 
       const merged = await bob.merge!(s.number, { expectHead: s.head, method: 'squash' });
@@ -159,7 +171,10 @@ describe('forge: merge gates and merge, both adapters against the fake forge', f
       const next = source.head('feature-next');
       const mergePath = `/repos/acme/${s.repo.repo}/pulls/${s.number}/merge$`;
       await forge.movePullRequestHead({ ...s.ref, sha: next });
-      await assert.rejects(bob.merge!(s.number, { expectHead: s.head, method: 'merge' }), isForgeError('head-moved', new RegExp(`moved to ${next.slice(0, 7)}; the merge was pinned to ${s.head.slice(0, 7)}; nothing was merged`)));
+      await assert.rejects(
+        bob.merge!(s.number, { expectHead: s.head, method: 'merge' }),
+        isForgeError('head-moved', new RegExp(`moved to ${next.slice(0, 7)}; the merge was pinned to ${s.head.slice(0, 7)}; nothing was merged`)),
+      );
       assert.equal(forge.requests({ method: 'PUT', pathPattern: mergePath }).length, 0, 'no merge was sent');
       forge.setFault({ kind: 'move-head', owner: 'acme', name: s.repo.repo, number: s.number, sha: s.head, method: 'PUT', pathPattern: mergePath });
       await assert.rejects(bob.merge!(s.number, { expectHead: next, method: 'merge' }), isForgeError('head-moved', /Head branch was modified\. Review and try the merge again\..*is no longer/));
@@ -175,7 +190,14 @@ describe('forge: merge gates and merge, both adapters against the fake forge', f
       const s = await setUp('gitlab');
       forge.setRepoOptions({ ...s.ref, approvalsRequired: 1, onlyAllowMergeIfPipelineSucceeds: true });
       await forge.setPipeline({ ...s.ref, jobs: [{ name: 'test', status: 'failed' }] });
-      await forge.setPipeline({ ...s.ref, jobs: [{ name: 'build', stage: 'build', status: 'success' }, { name: 'test', status: 'success' }, { name: 'docs', status: 'failed', allowFailure: true }] });
+      await forge.setPipeline({
+        ...s.ref,
+        jobs: [
+          { name: 'build', stage: 'build', status: 'success' },
+          { name: 'test', status: 'success' },
+          { name: 'docs', status: 'failed', allowFailure: true },
+        ],
+      });
       const bob = s.as('bob');
       const before = await bob.readGates!(s.number);
       assert.deepEqual(summary(before), [
@@ -193,7 +215,10 @@ describe('forge: merge gates and merge, both adapters against the fake forge', f
       assert.equal(byName(before)['build']?.detail, 'success (build)');
       await approveGl(s, 'carol', s.head);
       const after = await bob.readGates!(s.number);
-      assert.ok(after.gates.every((g) => g.state === 'pass'), JSON.stringify(after.gates));
+      assert.ok(
+        after.gates.every((g) => g.state === 'pass'),
+        JSON.stringify(after.gates),
+      );
       assert.match(byName(after)['review-at-head']?.detail ?? '', /approved at the head [0-9a-f]{7} by carol/);
       const merged = await bob.merge!(s.number, { expectHead: s.head, method: 'merge' });
       const mr = (await forge.pullRequest({ ...s.ref })) as { state: string; merge_commit_sha: string };
@@ -209,7 +234,10 @@ describe('forge: merge gates and merge, both adapters against the fake forge', f
       const carol = s.as('carol');
       const g = byName(await carol.readGates!(s.number));
       assert.equal(g['required-reviews']?.state, 'pass', 'the project does not remove approvals on push');
-      assert.deepEqual([g['review-at-head']?.state, g['review-at-head']?.detail], ['fail', `bob approved an earlier commit — not the head ${next.slice(0, 7)}; an approval of an earlier commit does not count`]);
+      assert.deepEqual(
+        [g['review-at-head']?.state, g['review-at-head']?.detail],
+        ['fail', `bob approved an earlier commit — not the head ${next.slice(0, 7)}; an approval of an earlier commit does not count`],
+      );
       await approveGl(s, 'carol', next);
       assert.equal(byName(await s.as('bob').readGates!(s.number))['review-at-head']?.state, 'pass');
       forge.setRepoOptions({ ...s.ref, resetApprovalsOnPush: true });
@@ -224,7 +252,13 @@ describe('forge: merge gates and merge, both adapters against the fake forge', f
       const bob = s.as('bob');
       let g = byName(await bob.readGates!(s.number));
       assert.deepEqual([g['pipeline']?.state, g['pipeline']?.detail], ['fail', `the project requires a successful pipeline and none ran on the head ${s.head.slice(0, 7)}`]);
-      await forge.setPipeline({ ...s.ref, jobs: [{ name: 'unit', status: 'failed' }, { name: 'deploy', status: 'manual' }] });
+      await forge.setPipeline({
+        ...s.ref,
+        jobs: [
+          { name: 'unit', status: 'failed' },
+          { name: 'deploy', status: 'manual' },
+        ],
+      });
       g = byName(await bob.readGates!(s.number));
       assert.deepEqual([g['unit']?.state, g['deploy']?.state, g['pipeline']?.state], ['fail', 'pending', 'fail']);
       await forge.movePullRequestHead({ ...s.ref, sha: source.head('feature-next') });

@@ -294,7 +294,8 @@ describe('forge: the GitHub adapter against the fake forge', function () {
   it('reads: get, listOpen newest first over pages, currentUser, linkedIssues (404s and pull requests skipped)', async () => {
     const r = await newRepo();
     const numbers: number[] = [];
-    for (let i = 1; i <= 5; i++) numbers.push((await forge.openPullRequest({ owner: r.owner, name: r.repo, author: 'alice', head: `b${i}`, base: 'main', title: `B${i}`, body: i === 1 ? 'Closes #9' : '' })).number);
+    for (let i = 1; i <= 5; i++)
+      numbers.push((await forge.openPullRequest({ owner: r.owner, name: r.repo, author: 'alice', head: `b${i}`, base: 'main', title: `B${i}`, body: i === 1 ? 'Closes #9' : '' })).number);
     const bob = adapter(r);
     assert.equal(await bob.currentUser(), 'bob');
 

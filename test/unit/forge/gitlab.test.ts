@@ -41,7 +41,13 @@ interface Note {
   type: string | null;
   body: string;
   author: { username: string };
-  position?: { old_path: string; new_path: string; old_line: number | null; new_line: number | null; line_range: { start: { line_code: string; type: string | null }; end: { line_code: string; type: string | null } } | null };
+  position?: {
+    old_path: string;
+    new_path: string;
+    old_line: number | null;
+    new_line: number | null;
+    line_range: { start: { line_code: string; type: string | null }; end: { line_code: string; type: string | null } } | null;
+  };
 }
 
 describe('forge: the GitLab adapter against the fake forge', function () {
@@ -167,13 +173,11 @@ describe('forge: the GitLab adapter against the fake forge', function () {
       'one note without a position: the body, marker last',
     );
     const diffNotes = all.filter((n) => n.type === 'DiffNote');
-    assert.deepEqual(
-      diffNotes.map((n) => n.body).sort(),
-      d.comments.map((c) => c.body).sort(),
-    );
+    assert.deepEqual(diffNotes.map((n) => n.body).sort(), d.comments.map((c) => c.body).sort());
     for (const n of diffNotes) assert.deepEqual(stored(n), EXPECTED_POSITIONS[n.body], n.body);
     const refs = (await forge.pullRequest(mr(r, number)))['diff_refs'] as Record<string, string>;
-    for (const n of diffNotes) assert.deepEqual([(n.position as Record<string, unknown> | undefined)?.['base_sha'], (n.position as Record<string, unknown> | undefined)?.['head_sha']], [refs['base_sha'], ps.head]);
+    for (const n of diffNotes)
+      assert.deepEqual([(n.position as Record<string, unknown> | undefined)?.['base_sha'], (n.position as Record<string, unknown> | undefined)?.['head_sha']], [refs['base_sha'], ps.head]);
 
     assert.equal(requests('POST', r, number, 'draft_notes/bulk_publish').length, 1, 'one bulk publish');
     assert.equal(requests('POST', r, number, 'draft_notes').length, 9, 'one draft per comment, one for the body');
@@ -189,7 +193,10 @@ describe('forge: the GitLab adapter against the fake forge', function () {
     const composed = compose(r, number, everyKind());
     // The context line 3 (old 3, new 3) claimed as an added line: new_line only, which GitLab refuses.
     const at = composed.descriptor.comments.findIndex((c) => c.body === 'a context line');
-    const tampered: ComposedReview = { ...composed, placements: composed.placements.map((p, i) => (i === at ? { ...p, start: { oldLine: null, newLine: 3 }, end: { oldLine: null, newLine: 3 } } : p)) };
+    const tampered: ComposedReview = {
+      ...composed,
+      placements: composed.placements.map((p, i) => (i === at ? { ...p, start: { oldLine: null, newLine: 3 }, end: { oldLine: null, newLine: 3 } } : p)),
+    };
     await assert.rejects(adapter(r).post(number, tampered, ps.head, ps.files), isForgeError('refused', /must be a valid line code/));
     assert.equal(notes(r, number).length, 0, 'nothing published');
     assert.equal(drafts(r, number).length, 0, 'the drafts this attempt made were deleted');
@@ -217,7 +224,8 @@ describe('forge: the GitLab adapter against the fake forge', function () {
     assert.deepEqual([earlier.reviewId, earlier.state, earlier.markerId, earlier.commitId, earlier.body], [posted.reviewId, 'CHANGES_REQUESTED', composed.markerId, ps.head, composed.descriptor.body]);
     // GitLab keeps both numbers of a context line, so a comment there reads back on its head side
     // (the same line: old 8 is new 8 in the renamed file); every other comment reads back as posted.
-    const asPosted = (c: { path: string; side: string; line: number; body: string }) => (c.body === 'the renamed file, LEFT context line' ? `${c.path}|RIGHT|8|${c.body}` : `${c.path}|${c.side}|${c.line}|${c.body}`);
+    const asPosted = (c: { path: string; side: string; line: number; body: string }) =>
+      c.body === 'the renamed file, LEFT context line' ? `${c.path}|RIGHT|8|${c.body}` : `${c.path}|${c.side}|${c.line}|${c.body}`;
     assert.deepEqual(earlier.comments.map((c) => `${c.path}|${c.side}|${c.line}|${c.body}`).sort(), composed.descriptor.comments.map(asPosted).sort());
     assert.equal(await adapter(r, 'carol').earlierReview!(number), null, 'another user has no earlier review here');
   });
@@ -418,7 +426,8 @@ describe('forge: the GitLab adapter against the fake forge', function () {
   it('reads: get (diff_refs), listOpen newest first over pages, currentUser, linkedIssues (404s skipped)', async () => {
     const r = await newRepo();
     const numbers: number[] = [];
-    for (let i = 1; i <= 5; i++) numbers.push((await forge.openPullRequest({ owner: r.owner, name: r.repo, author: 'alice', head: `b${i}`, base: 'main', title: `B${i}`, body: i === 1 ? 'Closes #9' : '' })).number);
+    for (let i = 1; i <= 5; i++)
+      numbers.push((await forge.openPullRequest({ owner: r.owner, name: r.repo, author: 'alice', head: `b${i}`, base: 'main', title: `B${i}`, body: i === 1 ? 'Closes #9' : '' })).number);
     const bob = adapter(r);
     assert.equal(await bob.currentUser(), 'bob');
     const info = await bob.get(numbers[0]!);
@@ -468,7 +477,10 @@ describe('forge: the GitLab adapter against the fake forge', function () {
     assert.equal(await bob.findOpenFor('b3', 'main'), null);
     const created = await bob.create({ headBranch: 'b3', baseBranch: 'main', title: 'Add b3', body: 'Why: tests' });
     assert.deepEqual([created.headRef, created.headSha, created.author, created.body, created.baseSha], ['b3', source.head('b3'), 'bob', 'Why: tests', source.head('main')]);
-    await assert.rejects(bob.create({ headBranch: 'b3', baseBranch: 'main', title: 'Again', body: '' }), isForgeError('refused', `Another open merge request already exists for this source branch: !${created.number}`));
+    await assert.rejects(
+      bob.create({ headBranch: 'b3', baseBranch: 'main', title: 'Again', body: '' }),
+      isForgeError('refused', `Another open merge request already exists for this source branch: !${created.number}`),
+    );
     const found = await bob.findOpenFor('b3', 'main');
     assert.equal(found?.number, created.number);
     assert.ok(found?.diffRefs);

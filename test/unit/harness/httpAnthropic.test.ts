@@ -47,13 +47,25 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
     assert.deepEqual(result, { outcome: 'ended', message: null, usage: { inputTokens: 600, outputTokens: 120, priceUsd: null } });
     const board = kit.seat.snapshot();
     assert.equal(board.status, 'finished', JSON.stringify(board.lastFinish));
-    assert.deepEqual(board.elements.map((e) => e.kind), ['code_ref', 'section', 'order_step']);
+    assert.deepEqual(
+      board.elements.map((e) => e.kind),
+      ['code_ref', 'section', 'order_step'],
+    );
     assert.equal(kit.seat.stats().refusals, 0);
 
     const tools = ['cite', 'add_section', 'add_order_step', 'set_document', 'finish'];
-    assert.deepEqual(request.events.filter((e) => e.type === 'tool-call').map((e) => (e as { name: string }).name), tools);
-    assert.deepEqual(request.events.filter((e) => e.type === 'tool-result').map((e) => [(e as { name: string }).name, (e as { isError: boolean }).isError]), tools.map((t) => [t, false]));
-    assert.deepEqual(request.events.filter((e) => e.type === 'text'), [{ type: 'text', text: 'The board is written.' }]);
+    assert.deepEqual(
+      request.events.filter((e) => e.type === 'tool-call').map((e) => (e as { name: string }).name),
+      tools,
+    );
+    assert.deepEqual(
+      request.events.filter((e) => e.type === 'tool-result').map((e) => [(e as { name: string }).name, (e as { isError: boolean }).isError]),
+      tools.map((t) => [t, false]),
+    );
+    assert.deepEqual(
+      request.events.filter((e) => e.type === 'text'),
+      [{ type: 'text', text: 'The board is written.' }],
+    );
 
     const posts = s.requestsTo('/v1/messages');
     assert.equal(posts.length, 6);
@@ -66,7 +78,10 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
       assert.deepEqual(r.body?.['system'], [{ type: 'text', text: ANTHROPIC_SYSTEM_PROMPT, cache_control: { type: 'ephemeral' } }]);
       assert.equal(r.body?.['tool_choice'], undefined);
       const offered = r.body?.['tools'] as Array<{ name: string; description: string; input_schema: Record<string, unknown> }>;
-      assert.deepEqual(offered.map((t) => t.name), kit.tools.tools.map((t) => t.name));
+      assert.deepEqual(
+        offered.map((t) => t.name),
+        kit.tools.tools.map((t) => t.name),
+      );
       // The stable prefix ends in cache breakpoints: the last tool, the system prompt, the seat prompt.
       assert.deepEqual((offered.at(-1) as { cache_control?: unknown }).cache_control, { type: 'ephemeral' });
       assert.equal(offered.filter((t) => (t as { cache_control?: unknown }).cache_control !== undefined).length, 1);
@@ -80,7 +95,10 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
     assert.deepEqual(messagesOf(posts[0]!.body), [{ role: 'user', content: [{ type: 'text', text: request.prompt, cache_control: { type: 'ephemeral' } }] }]);
     const last = posts[5]!.body;
     assert.equal(toolResultsOf(last).length, 5);
-    assert.deepEqual(messagesOf(last).map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      messagesOf(last).map((m) => m.role),
+      ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user'],
+    );
     const step = messagesOf(last)[5]!.content[0]!;
     assert.equal(step['name'], 'add_order_step');
     assert.match(JSON.stringify(step['input']), /"span":"e\d+","parent_id":"e\d+"/);
@@ -105,7 +123,10 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
     const [first] = toolResultsOf(s.requestsTo('/v1/messages')[1]!.body);
     assert.equal(first?.['is_error'], true);
     assert.match(String(first?.['content']), /arguments of this cite call were not valid JSON .*the tool was not called/);
-    assert.deepEqual(request.events.slice(0, 2), [{ type: 'tool-call', name: 'cite' }, { type: 'tool-result', name: 'cite', isError: true }]);
+    assert.deepEqual(request.events.slice(0, 2), [
+      { type: 'tool-call', name: 'cite' },
+      { type: 'tool-result', name: 'cite', isError: true },
+    ]);
     // The malformed call goes back in the thread with an empty input (the API needs an object).
     const assistant = messagesOf(s.requestsTo('/v1/messages')[1]!.body)[1]!;
     assert.deepEqual(assistant.content[0]!['input'], {});
@@ -152,7 +173,10 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
     const follow = turnRequest(kit.tools, { followUp: true, prompt: 'VERDICT finish was never called' });
     assert.equal((await h.runTurn(follow)).outcome, 'ended');
     const thread = messagesOf(s.requestsTo('/v1/messages')[1]!.body);
-    assert.deepEqual(thread.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(
+      thread.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    );
     assert.ok(bytes(String(thread[1]!.content[0]!['text'])) <= MAX_TEXT_BYTES);
     assert.deepEqual(thread[2]!.content, [{ type: 'text', text: 'VERDICT finish was never called' }]);
   });
@@ -194,7 +218,15 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
   });
 
   it('abort between tool calls stops the loop before the next round trip', async () => {
-    const s = await serve([{ toolCalls: [{ name: 'cite', input: { path: 'src/app.ts', side: 'head', start_line: 4, end_line: 6 } }, { name: 'add_section', input: { title: 'x', body_markdown: 'y' } }] }, { text: 'never' }]);
+    const s = await serve([
+      {
+        toolCalls: [
+          { name: 'cite', input: { path: 'src/app.ts', side: 'head', start_line: 4, end_line: 6 } },
+          { name: 'add_section', input: { title: 'x', body_markdown: 'y' } },
+        ],
+      },
+      { text: 'never' },
+    ]);
     const controller = new AbortController();
     const tools: ToolPort = {
       tools: kit.tools.tools,

@@ -48,11 +48,20 @@ describe('harness: openai-compatible (Chat Completions over HTTP, scripted serve
       assert.deepEqual(result, { outcome: 'ended', message: null, usage: { inputTokens: 600, outputTokens: 120, priceUsd: null } });
       const board = kit.seat.snapshot();
       assert.equal(board.status, 'finished', JSON.stringify(board.lastFinish));
-      assert.deepEqual(board.elements.map((e) => e.kind), ['code_ref', 'section', 'order_step']);
+      assert.deepEqual(
+        board.elements.map((e) => e.kind),
+        ['code_ref', 'section', 'order_step'],
+      );
       const tools = ['cite', 'add_section', 'add_order_step', 'set_document', 'finish'];
-      assert.deepEqual(request.events.filter((e) => e.type === 'tool-call').map((e) => (e as { name: string }).name), tools);
+      assert.deepEqual(
+        request.events.filter((e) => e.type === 'tool-call').map((e) => (e as { name: string }).name),
+        tools,
+      );
       assert.equal(request.events.filter((e) => e.type === 'tool-result').length, 5);
-      assert.deepEqual(request.events.filter((e) => e.type === 'text'), [{ type: 'text', text: 'The board is written.' }]);
+      assert.deepEqual(
+        request.events.filter((e) => e.type === 'text'),
+        [{ type: 'text', text: 'The board is written.' }],
+      );
 
       const posts = s.requestsTo('/v1/chat/completions');
       assert.equal(posts.length, 6);
@@ -67,7 +76,10 @@ describe('harness: openai-compatible (Chat Completions over HTTP, scripted serve
           assert.equal(r.body?.['stream'], undefined);
         }
         const offered = r.body?.['tools'] as Array<{ type: string; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
-        assert.deepEqual(offered.map((t) => t.function.name), kit.tools.tools.map((t) => t.name));
+        assert.deepEqual(
+          offered.map((t) => t.function.name),
+          kit.tools.tools.map((t) => t.name),
+        );
         for (const t of offered) {
           assert.equal(t.type, 'function');
           assert.equal(t.function.parameters['type'], 'object', t.function.name);
@@ -174,11 +186,17 @@ describe('harness: openai-compatible (Chat Completions over HTTP, scripted serve
     await h.runTurn(turnRequest(kit.tools));
     await h.runTurn(turnRequest(kit.tools, { followUp: true, prompt: 'VERDICT finish was never called' }));
     const thread = messagesOf(s.requestsTo('/v1/chat/completions')[2]!.body);
-    assert.deepEqual(thread.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    assert.deepEqual(
+      thread.map((m) => m.role),
+      ['system', 'user', 'assistant', 'tool', 'assistant', 'user'],
+    );
     assert.equal(thread[5]!['content'], 'VERDICT finish was never called');
     // A first turn for the same seat starts a new thread.
     s.requests.length = 0;
     await h.runTurn(turnRequest(kit.tools));
-    assert.deepEqual(messagesOf(s.requests[0]!.body).map((m) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      messagesOf(s.requests[0]!.body).map((m) => m.role),
+      ['system', 'user'],
+    );
   });
 });

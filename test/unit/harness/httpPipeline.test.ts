@@ -61,7 +61,14 @@ describe('harness: anthropic through runLensPipeline (scripted server)', functio
             toolCalls: [
               {
                 name: 'add_decision',
-                input: { title: 'Spell the number out', statement: 'Lines name their number in words.', rationale: 'Words read better in logs.', alternatives: ['Keep the digits.'], evidence: ['$1'], parent_id: '$2' },
+                input: {
+                  title: 'Spell the number out',
+                  statement: 'Lines name their number in words.',
+                  rationale: 'Words read better in logs.',
+                  alternatives: ['Keep the digits.'],
+                  evidence: ['$1'],
+                  parent_id: '$2',
+                },
               },
             ],
           },

@@ -32,10 +32,23 @@ describe('scripted model servers', function () {
       },
     });
     try {
-      const tools = [{ type: 'namespace', name: 'mcp__rennet', tools: [{ type: 'function', name: 'cite' }, { type: 'function', name: 'add_order_step' }] }, { type: 'function', name: 'shell' }];
+      const tools = [
+        {
+          type: 'namespace',
+          name: 'mcp__rennet',
+          tools: [
+            { type: 'function', name: 'cite' },
+            { type: 'function', name: 'add_order_step' },
+          ],
+        },
+        { type: 'function', name: 'shell' },
+      ];
       const input = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Seat: sequence:drafter\nWrite.' }] }];
       const r1 = sseEvents(await (await post(`${server.baseUrl}/responses`, { model: 'gpt-x', stream: true, tools, input })).text());
-      assert.deepEqual(r1.map((e) => e.event), ['response.created', 'response.output_item.added', 'response.function_call_arguments.delta', 'response.output_item.done', 'response.completed']);
+      assert.deepEqual(
+        r1.map((e) => e.event),
+        ['response.created', 'response.output_item.added', 'response.function_call_arguments.delta', 'response.output_item.done', 'response.completed'],
+      );
       const item = (r1[3]!.data as { item: Record<string, unknown> }).item;
       assert.equal(item['type'], 'function_call');
       assert.equal(item['name'], 'cite');
@@ -66,7 +79,10 @@ describe('scripted model servers', function () {
       assert.ok(r3.some((e) => e.event === 'response.output_text.delta'));
 
       const models = (await (await fetch(`${server.baseUrl}/models`)).json()) as { data: Array<{ id: string }> };
-      assert.deepEqual(models.data.map((m) => m.id), ['scripted-model']);
+      assert.deepEqual(
+        models.data.map((m) => m.id),
+        ['scripted-model'],
+      );
     } finally {
       await server.close();
     }
@@ -82,7 +98,9 @@ describe('scripted model servers', function () {
     try {
       const tools = [{ name: 'Read' }, { name: 'mcp__rennet__submit_findings' }];
       const ask = async (prompt: string, withTools = true) =>
-        (await (await post(`${server.origin}/v1/messages?beta=true`, { model: 'claude-x', max_tokens: 10, ...(withTools ? { tools } : {}), messages: [{ role: 'user', content: prompt }] })).json()) as {
+        (await (
+          await post(`${server.origin}/v1/messages?beta=true`, { model: 'claude-x', max_tokens: 10, ...(withTools ? { tools } : {}), messages: [{ role: 'user', content: prompt }] })
+        ).json()) as {
           content: Array<Record<string, unknown>>;
           stop_reason: string;
         };
@@ -95,12 +113,15 @@ describe('scripted model servers', function () {
       assert.equal(plain.content[0]!['name'], 'mcp__rennet__submit_findings');
       const exhausted = await ask('Seat: flagged:reviewer\nAgain.');
       assert.equal(exhausted.content[0]!['text'], 'Nothing more to do.');
-      assert.deepEqual(server.requests.map((r) => [r.seat, r.step]), [
-        [null, null],
-        ['flagged:reviewer:claude', 0],
-        ['flagged:reviewer', 0],
-        ['flagged:reviewer', null],
-      ]);
+      assert.deepEqual(
+        server.requests.map((r) => [r.seat, r.step]),
+        [
+          [null, null],
+          ['flagged:reviewer:claude', 0],
+          ['flagged:reviewer', 0],
+          ['flagged:reviewer', null],
+        ],
+      );
       const count = (await (await post(`${server.origin}/v1/messages/count_tokens`, { model: 'claude-x', messages: [] })).json()) as { input_tokens: number };
       assert.ok(count.input_tokens > 0);
       assert.equal((await post(`${server.origin}/v1/other`, {})).status, 404);

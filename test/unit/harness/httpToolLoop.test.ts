@@ -3,18 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AnthropicHarness } from '../../../host/harness/anthropic';
 import { OpenAiCompatibleHarness } from '../../../host/harness/openai';
-import {
-  BoundedText,
-  MAX_ROUND_TRIPS,
-  boundResult,
-  boundText,
-  parseArguments,
-  runToolLoop,
-  serverMessage,
-  type CallAnswer,
-  type ModelReply,
-  type ModelThread,
-} from '../../../host/harness/toolLoop';
+import { BoundedText, MAX_ROUND_TRIPS, boundResult, boundText, parseArguments, runToolLoop, serverMessage, type CallAnswer, type ModelReply, type ModelThread } from '../../../host/harness/toolLoop';
 import type { HarnessEvent, TurnRequest } from '../../../host/pipeline/ports';
 import { RESULT_MAX_BYTES } from '../../../protocol/board';
 
@@ -110,9 +99,15 @@ describe('harness: the in-host tool loop', () => {
     const result = await runToolLoop(req, thread);
     assert.deepEqual(result, { outcome: 'ended', message: null, usage: { inputTokens: 5, outputTokens: null, priceUsd: null } });
     assert.deepEqual(req.calls, ['echo {"n":1}', 'echo {"n":2}']);
-    assert.deepEqual(thread.committed[0]!.answers.map((a) => a.input), [{ n: 1 }, { n: 2 }]);
+    assert.deepEqual(
+      thread.committed[0]!.answers.map((a) => a.input),
+      [{ n: 1 }, { n: 2 }],
+    );
     assert.equal(thread.committed.length, 2);
-    assert.deepEqual(req.events.map((e) => e.type), ['text', 'tool-call', 'tool-result', 'tool-call', 'tool-result']);
+    assert.deepEqual(
+      req.events.map((e) => e.type),
+      ['text', 'tool-call', 'tool-result', 'tool-call', 'tool-result'],
+    );
   });
 
   it('a tool port that throws fails the turn; the rest of the reply is answered "not run"', async () => {
@@ -131,10 +126,13 @@ describe('harness: the in-host tool loop', () => {
     const result = await runToolLoop(req, thread);
     assert.equal(result.outcome, 'failed');
     assert.match(result.message ?? '', /a tool call failed in the host: store is gone/);
-    assert.deepEqual(thread.committed[0]!.answers.map((a) => [a.isError, a.text.slice(0, 8)]), [
-      [true, 'Not run:'],
-      [true, 'Not run:'],
-    ]);
+    assert.deepEqual(
+      thread.committed[0]!.answers.map((a) => [a.isError, a.text.slice(0, 8)]),
+      [
+        [true, 'Not run:'],
+        [true, 'Not run:'],
+      ],
+    );
   });
 
   it('a thread that throws a plain error fails the turn with its message; the ceiling is 64 round trips', async () => {
@@ -145,7 +143,12 @@ describe('harness: the in-host tool loop', () => {
   });
 
   it('a server error (5xx) fails the turn for the ladder to try again; refused credentials (401/403) are final', async () => {
-    for (const [status, final] of [[500, false], [503, false], [401, true], [403, true]] as const) {
+    for (const [status, final] of [
+      [500, false],
+      [503, false],
+      [401, true],
+      [403, true],
+    ] as const) {
       const server: Server = createServer((_req, res) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `status ${status}` } }));

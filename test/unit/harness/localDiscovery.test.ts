@@ -1,12 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  discoverLocalModels,
-  firstLocalModel,
-  LOCAL_MODEL_SERVERS,
-  LOCAL_PROBE_TIMEOUT_MS,
-  localServerSummary,
-  type DiscoveredLocalServer,
-} from '../../../host/harness/discover';
+import { discoverLocalModels, firstLocalModel, LOCAL_MODEL_SERVERS, LOCAL_PROBE_TIMEOUT_MS, localServerSummary, type DiscoveredLocalServer } from '../../../host/harness/discover';
 import { discoveryLines } from '../../../host/review/harnessChoice';
 import { closedOrigin, lmStudioAnswers, ollamaAnswers, recordFetches, startFakeServer, type FakeLocalServer, type LocalAnswer } from './localServers';
 
@@ -88,10 +81,11 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
       'qwen3:8b': { name: 'qwen3:8b', tools: true, remote: null, loaded: null },
       'gpt-oss:120b-cloud': { name: 'gpt-oss:120b-cloud', tools: null, remote: 'https://ollama.com:443', loaded: null },
     });
-    assert.deepEqual(
-      ollama.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body)}`).sort(),
-      ['GET /api/tags null', 'POST /api/show {"model":"gemma2:2b"}', 'POST /api/show {"model":"qwen3:8b"}'],
-    );
+    assert.deepEqual(ollama.requests.map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body)}`).sort(), [
+      'GET /api/tags null',
+      'POST /api/show {"model":"gemma2:2b"}',
+      'POST /api/show {"model":"qwen3:8b"}',
+    ]);
     const first = firstLocalModel(found);
     assert.equal(first?.server.kind, 'ollama');
     assert.equal(first?.model.name, 'qwen3:8b');
@@ -125,7 +119,10 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
       ],
     );
     assert.equal(server.detail, 'GET /api/v0/models answered HTTP 404 Not Found, so tool support is unknown (models from GET /v1/models)');
-    assert.deepEqual(lm.requests.map((r) => `${r.method} ${r.path}`), ['GET /api/v1/models', 'GET /api/v0/models', 'GET /v1/models']);
+    assert.deepEqual(
+      lm.requests.map((r) => `${r.method} ${r.path}`),
+      ['GET /api/v1/models', 'GET /api/v0/models', 'GET /v1/models'],
+    );
     assert.equal(firstLocalModel(found), null, 'a model of unknown tool support is not used');
     assert.match(discoveryLines([], found, 'none').join('\n'), /tool support unknown \(not used\): llama-3\.2-3b-instruct, text-embedding-nomic-embed-text-v1\.5/);
   });
@@ -154,7 +151,11 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
     );
     assert.equal(found[1]!.detail, null);
     assert.equal(firstLocalModel(found)?.model.name, 'llama-3.2-3b-instruct', 'a loaded tool-capable model first');
-    assert.deepEqual(lm.requests.map((r) => r.path), ['/api/v1/models', '/api/v0/models'], 'the native list is enough');
+    assert.deepEqual(
+      lm.requests.map((r) => r.path),
+      ['/api/v1/models', '/api/v0/models'],
+      'the native list is enough',
+    );
   });
 
   it('LM Studio 0.4+: /api/v1/models alone; trained_for_tool_use decides, loaded instances first, an embedding model never chats', async () => {
@@ -181,7 +182,11 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
     );
     assert.equal(found[1]!.detail, null);
     assert.equal(firstLocalModel(found)?.model.name, 'openai/gpt-oss-20b');
-    assert.deepEqual(lm.requests.map((r) => r.path), ['/api/v1/models'], 'the v1 list is enough');
+    assert.deepEqual(
+      lm.requests.map((r) => r.path),
+      ['/api/v1/models'],
+      'the v1 list is enough',
+    );
   });
 
   it('an LM Studio that requires an API token is named as such, not as a server that is down', async () => {
@@ -190,7 +195,10 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
     assert.equal(found[1]!.status, 'error');
     assert.match(found[1]!.detail ?? '', /^GET \/api\/v1\/models answered HTTP 401.*requires an API token/);
     assert.equal(firstLocalModel(found), null);
-    assert.deepEqual(lm.requests.map((r) => r.path), ['/api/v1/models']);
+    assert.deepEqual(
+      lm.requests.map((r) => r.path),
+      ['/api/v1/models'],
+    );
   });
 
   it('an LM Studio list where no model carries capabilities says nothing about tools: unknown', async () => {
@@ -212,7 +220,11 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
     assert.equal(found[1]!.status, 'no-answer');
     assert.equal(found[1]!.detail, `GET /api/v1/models did not answer within ${LOCAL_PROBE_TIMEOUT_MS} ms`);
     assert.equal(localServerSummary(found[1]!), `LM Studio (${hanging.origin}) not answering: GET /api/v1/models did not answer within ${LOCAL_PROBE_TIMEOUT_MS} ms`);
-    assert.deepEqual(hanging.requests.map((r) => r.path), ['/api/v1/models'], 'a server that does not answer is not asked again');
+    assert.deepEqual(
+      hanging.requests.map((r) => r.path),
+      ['/api/v1/models'],
+      'a server that does not answer is not asked again',
+    );
     assert.equal(found[0]!.status, 'running');
     assert.deepEqual(found[0]!.models, [{ name: 'qwen3:8b', tools: null, remote: null, loaded: null }]);
     assert.match(found[0]!.detail ?? '', new RegExp(`1 model could not be asked about tool support: POST /api/show did not answer within ${LOCAL_PROBE_TIMEOUT_MS} ms`));
@@ -237,13 +249,13 @@ describe('harness: local model discovery (Ollama, LM Studio on loopback)', funct
 
   it('model names are the servers’ text: the discovery lines escape control characters; bad names are counted, not listed', async () => {
     const ollama = await serve(
-      (r) =>
-        (r.path === '/api/tags'
-          ? { json: { models: [{ name: 'evil\u001b[31m:latest' }, { name: 42 }, { name: 'x'.repeat(500) }] } }
-          : { json: { capabilities: ['tools'] } }) as LocalAnswer,
+      (r) => (r.path === '/api/tags' ? { json: { models: [{ name: 'evil\u001b[31m:latest' }, { name: 42 }, { name: 'x'.repeat(500) }] } } : { json: { capabilities: ['tools'] } }) as LocalAnswer,
     );
     const found = await discoverLocalModels({ baseUrls: { ollama: ollama.origin, 'lm-studio': await closedOrigin() } });
-    assert.deepEqual(found[0]!.models.map((m) => m.name), ['evil\u001b[31m:latest']);
+    assert.deepEqual(
+      found[0]!.models.map((m) => m.name),
+      ['evil\u001b[31m:latest'],
+    );
     assert.equal(found[0]!.omitted, 2);
     const line = discoveryLines([], found, 'none').find((l) => l.includes('Ollama')) ?? '';
     assert.ok(!line.includes('\u001b'), line);

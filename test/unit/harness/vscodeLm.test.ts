@@ -107,17 +107,29 @@ describe('harness: vscode-lm (host tool loop over rennet/lm/chat)', function () 
       assert.equal(p.vendor, 'rennet-scripted');
       assert.equal(p.model, 'm1', 'a pinned model is asked for by id every round');
       assert.match(p.justification, /Sequence review board/);
-      assert.deepEqual(p.tools.map((t) => t.name), kit.tools.tools.map((t) => t.name));
+      assert.deepEqual(
+        p.tools.map((t) => t.name),
+        kit.tools.tools.map((t) => t.name),
+      );
     }
     assert.deepEqual(model.asked[0]!.messages, [{ role: 'user', text: request.prompt }]);
-    assert.deepEqual(model.asked[3]!.messages.map((m) => m.role), ['user', 'assistant', 'tool-results', 'assistant', 'tool-results', 'assistant', 'tool-results']);
+    assert.deepEqual(
+      model.asked[3]!.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool-results', 'assistant', 'tool-results', 'assistant', 'tool-results'],
+    );
     assert.equal(resultsOf(model.asked[3]).length, 5);
-    assert.ok(resultsOf(model.asked[3]).every((r) => !r.isError), JSON.stringify(resultsOf(model.asked[3])));
+    assert.ok(
+      resultsOf(model.asked[3]).every((r) => !r.isError),
+      JSON.stringify(resultsOf(model.asked[3])),
+    );
     // The transcript kept for a follow-up ends with the closing text.
     assert.deepEqual(h.transcript('sequence:drafter').at(-1), { role: 'assistant', text: 'The board is written.', toolCalls: [] });
     const calls = request.events.filter((e) => e.type === 'tool-call').map((e) => (e as { name: string }).name);
     assert.deepEqual(calls, ['set_document', 'cite', 'add_section', 'add_order_step', 'finish']);
-    assert.deepEqual(request.events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text), ['Reading the change.', 'The board is written.']);
+    assert.deepEqual(
+      request.events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text),
+      ['Reading the change.', 'The board is written.'],
+    );
   });
 
   it('answers a bad tool name and bad arguments with error results, runs nothing, and goes on', async () => {
@@ -137,7 +149,10 @@ describe('harness: vscode-lm (host tool loop over rennet/lm/chat)', function () 
     assert.equal(result.outcome, 'ended');
     const results = resultsOf(model.asked[1]);
     assert.equal(results.length, 4);
-    assert.ok(results.every((r) => r.isError), JSON.stringify(results));
+    assert.ok(
+      results.every((r) => r.isError),
+      JSON.stringify(results),
+    );
     assert.match(results[0]!.text, /no tool named "drop_database".*cite/s);
     assert.match(results[1]!.text, /not valid JSON \(a JSON array, not an object\); the tool was not called/);
     assert.match(results[2]!.text, /not valid JSON/);
@@ -289,8 +304,21 @@ describe('extension: vscode.lm message plan and failure mapping (pure)', () => {
   it('one Assistant message per reply (text, then calls); results and the next user text merge into one User message, results first', () => {
     const plan = planMessages([
       { role: 'user', text: 'Draft it.' },
-      { role: 'assistant', text: '', toolCalls: [{ callId: 'a', name: 'cite', input: { path: 'x' } }, { callId: 'b', name: 'nope', input: [1] as unknown as Record<string, unknown> }] },
-      { role: 'tool-results', results: [{ callId: 'a', text: 'e1', isError: false }, { callId: 'b', text: 'no tool', isError: true }] },
+      {
+        role: 'assistant',
+        text: '',
+        toolCalls: [
+          { callId: 'a', name: 'cite', input: { path: 'x' } },
+          { callId: 'b', name: 'nope', input: [1] as unknown as Record<string, unknown> },
+        ],
+      },
+      {
+        role: 'tool-results',
+        results: [
+          { callId: 'a', text: 'e1', isError: false },
+          { callId: 'b', text: 'no tool', isError: true },
+        ],
+      },
       { role: 'user', text: 'Finish was refused: …' },
       { role: 'assistant', text: 'Done.', toolCalls: [] },
     ]);

@@ -44,7 +44,15 @@ describe('lens pipeline: a round successor is composed against its predecessor b
   async function draft(compose?: RoundCompose, onComposed?: (generationId: string, lens: Lens, c: LensComposition) => void): Promise<GenerationOutcome> {
     const generationId = newGenerationId();
     return runLensPipeline(
-      { patchset, sessionId, generationId, workspaceDir: repo.dir, contextDir: `.rennet/context/${sessionId}`, harnesses: scriptedAssignment(fullScriptFor(patchset)), ...(compose ? { compose } : {}) },
+      {
+        patchset,
+        sessionId,
+        generationId,
+        workspaceDir: repo.dir,
+        contextDir: `.rennet/context/${sessionId}`,
+        harnesses: scriptedAssignment(fullScriptFor(patchset)),
+        ...(compose ? { compose } : {}),
+      },
       { prompts: testPrompts, clock: tickingClock(), store, ...(onComposed ? { onComposed } : {}) },
     );
   }
@@ -98,8 +106,14 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     assert.ok(ref && ref.kind === 'code_ref' && ref.path === 'src/util.ts' && ref.hunk_ids.includes(util.hunkId));
     // Flagged: the addressed finding is gone from the durable board, the others stay; its section reworked.
     const flagged = stored('flagged');
-    assert.deepEqual(findingTitles(flagged), findingTitles(priorFlagged).filter((t) => t !== 'The log line changes shape'));
-    assert.deepEqual(sections(flagged).map((s) => s.delta), ['reworked']);
+    assert.deepEqual(
+      findingTitles(flagged),
+      findingTitles(priorFlagged).filter((t) => t !== 'The log line changes shape'),
+    );
+    assert.deepEqual(
+      sections(flagged).map((s) => s.delta),
+      ['reworked'],
+    );
     // The reworked section and the findings that did not change are the predecessor's, under their ids.
     assert.equal(sections(flagged)[0]?.id, sections(priorFlagged)[0]?.id);
     for (const el of flagged.elements.values()) if (el.kind === 'finding') assert.deepEqual(el, priorFlagged.elements.get(el.id));
@@ -118,7 +132,17 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     const asks = new AskLog(store);
     const boardId = flaggedBoardId(sessionId, first.generationId);
     const at = '2026-12-02T10:00:00.000Z';
-    const staged = asks.command(sessionId, { type: 'stage', anchor: { kind: 'finding', generationId: first.generationId, boardId, findingId: byTitle('Callers match the old text') }, text: 'Fix the callers.', intent: 'request-change', lane: 'changes' }, at);
+    const staged = asks.command(
+      sessionId,
+      {
+        type: 'stage',
+        anchor: { kind: 'finding', generationId: first.generationId, boardId, findingId: byTitle('Callers match the old text') },
+        text: 'Fix the callers.',
+        intent: 'request-change',
+        lane: 'changes',
+      },
+      at,
+    );
     const untouched = asks.command(sessionId, { type: 'stage', anchor: { kind: 'none' }, text: 'Also tidy up.', intent: 'comment', lane: 'changes' }, at);
     assert.ok(staged.ok && untouched.ok);
     assert.ok(asks.command(sessionId, { type: 'dismissFinding', generationId: first.generationId, boardId, findingId: byTitle('The rename is not covered by a test') }, at).ok);
@@ -150,7 +174,11 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     const decisionsPrior = first.lanes.find((l) => l.lens === 'decisions')!.board;
     const decision = [...decisionsPrior.elements.values()].find((e) => e.kind === 'decision')!;
     const kept = asks.command(sessionId, { type: 'quoteOpen', anchor: { kind: 'quote', generationId: first.generationId, lens: 'decisions', elementId: decision.id, quote: 'Words read better' } }, at);
-    const gone = asks.command(sessionId, { type: 'quoteOpen', anchor: { kind: 'quote', generationId: first.generationId, lens: 'decisions', elementId: decision.id, quote: 'not on the new board' } }, at);
+    const gone = asks.command(
+      sessionId,
+      { type: 'quoteOpen', anchor: { kind: 'quote', generationId: first.generationId, lens: 'decisions', elementId: decision.id, quote: 'not on the new board' } },
+      at,
+    );
     assert.ok(kept.ok && gone.ok);
     const opened = asks.projection(sessionId);
     assert.ok(opened.ok);
@@ -163,11 +191,16 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     assert.ok(after.ok);
     assert.deepEqual(
       Object.keys(after.value.findingDispositions).sort(),
-      [findingKey({ generationId: first.generationId, boardId, findingId: byTitle('The rename is not covered by a test') }), findingKey({ generationId: second.generationId, boardId: flaggedBoardId(sessionId, second.generationId), findingId: clone })].sort(),
+      [
+        findingKey({ generationId: first.generationId, boardId, findingId: byTitle('The rename is not covered by a test') }),
+        findingKey({ generationId: second.generationId, boardId: flaggedBoardId(sessionId, second.generationId), findingId: clone }),
+      ].sort(),
       'the dismissal is cloned onto the successor; the predecessor keeps its own',
     );
     // The threads: the one whose quote the successor holds once moved onto it; the other is detached where it was.
-    const threads = Object.entries(after.value.quoteThreads).filter(([id]) => threadIds.includes(id)).map(([, t]) => t);
+    const threads = Object.entries(after.value.quoteThreads)
+      .filter(([id]) => threadIds.includes(id))
+      .map(([, t]) => t);
     const moved = threads.find((t) => t.anchor.quote === 'Words read better');
     const detached = threads.find((t) => t.anchor.quote === 'not on the new board');
     const successorDecision = [...second.lanes.find((l) => l.lens === 'decisions')!.board.elements.values()].find((e) => e.kind === 'decision')!;
@@ -177,7 +210,22 @@ describe('lens pipeline: a round successor is composed against its predecessor b
 
   it('what the reviewer anchored on the live draft follows its element when the composition carries or renumbers it', () => {
     const finding = (id: string, title: string, body: string) =>
-      BoardElement.parse({ id, kind: 'finding', parent: 'e1', author: 'claude', seq: Number(id.slice(1)), severity: 'major', category: 'reliability', title, body_markdown: body, remedy_markdown: 'Fix it.', anchor: [], status: 'open', concurrence: [], accord: 'split' });
+      BoardElement.parse({
+        id,
+        kind: 'finding',
+        parent: 'e1',
+        author: 'claude',
+        seq: Number(id.slice(1)),
+        severity: 'major',
+        category: 'reliability',
+        title,
+        body_markdown: body,
+        remedy_markdown: 'Fix it.',
+        anchor: [],
+        status: 'open',
+        concurrence: [],
+        accord: 'split',
+      });
     const flaggedBoard = (elements: BoardElement[]): BoardState => ({
       ...emptyBoard('flagged', patchset.id),
       document: { title: 'Flagged', intro_markdown: 'Two defects.', measure: 'reading', prose_register: 'authored' },
@@ -191,7 +239,14 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     // The live draft: a new finding first, so the unchanged one was drafted under another id.
     const drafted = flaggedBoard([section, finding('e2', 'Unbounded queue', 'Queues grow without a bound.'), finding('e3', 'Leaked handle', 'Handles leak.')]);
     const composition = composeRound(drafted, { ordinal: 1, prior, addressed: [], dispositions: [], resolveHunks: () => null });
-    assert.deepEqual(composition.renamed, new Map([['e2', 'e4'], ['e3', 'e2']]), 'the unchanged finding takes its own id back; the new one moves off it');
+    assert.deepEqual(
+      composition.renamed,
+      new Map([
+        ['e2', 'e4'],
+        ['e3', 'e2'],
+      ]),
+      'the unchanged finding takes its own id back; the new one moves off it',
+    );
 
     const asks = new AskLog(store);
     const at = '2026-12-03T10:00:00.000Z';
@@ -208,8 +263,11 @@ describe('lens pipeline: a round successor is composed against its predecessor b
     const thread = Object.entries(after.value.quoteThreads).find(([id, t]) => threadIds.has(id) && t.anchor.generationId === place.generationId)?.[1];
     assert.deepEqual([thread?.anchor.elementId, thread?.detached], ['e4', false], 'the thread is on the queue finding, under its composed id');
     const dismissedHere = Object.keys(after.value.findingDispositions).filter((k) => k.startsWith(`${place.generationId}|`));
-    assert.deepEqual(dismissedHere, [findingKey({ generationId: place.generationId, boardId, findingId: 'e2' })], 'the dismissal moved with the handle finding, and the id it left names nothing dismissed');
+    assert.deepEqual(
+      dismissedHere,
+      [findingKey({ generationId: place.generationId, boardId, findingId: 'e2' })],
+      'the dismissal moved with the handle finding, and the id it left names nothing dismissed',
+    );
     assert.ok(composition.board.elements.get('e2')?.kind === 'finding' && (composition.board.elements.get('e2') as { title: string }).title === 'Leaked handle');
   });
 });
-

@@ -64,10 +64,13 @@ describe('store: generations and lane outcomes (migration 3)', function () {
     const seq = store.stats().seq;
     store.createGeneration({ id: 'g-2', sessionId, patchsetId: 'ps-two0000000000000', now: T1 });
     assert.equal(store.stats().seq, seq + 1, 'one journal record');
-    assert.deepEqual(store.listGenerations(sessionId).map((g) => [g.id, g.status, g.frozenAt]), [
-      ['g-1', 'frozen', T1],
-      ['g-2', 'live', null],
-    ]);
+    assert.deepEqual(
+      store.listGenerations(sessionId).map((g) => [g.id, g.status, g.frozenAt]),
+      [
+        ['g-1', 'frozen', T1],
+        ['g-2', 'live', null],
+      ],
+    );
     assert.throws(() => store.createGeneration({ id: 'g-2', sessionId, patchsetId: 'ps-two0000000000000', now: T1 }), storeError('invalid-request', /already exists/));
     assert.throws(() => store.createGeneration({ id: 'g-3', sessionId: 's-nope', patchsetId: 'ps-two0000000000000', now: T1 }), storeError('not-found'));
     assert.throws(() => store.createGeneration({ id: 'g-3', sessionId, patchsetId: 'ps-nope', now: T1 }), storeError('not-found'));
@@ -89,18 +92,33 @@ describe('store: generations and lane outcomes (migration 3)', function () {
     store.putLaneOutcome({ ...base, lens: 'decisions', state: 'absent', absence: 'spec-only' });
     store.putLaneOutcome({ ...base, lens: 'noise', state: 'failed', failure: { message: 'Noise cannot be derived', retryable: null, attempts: 0 } });
     store.putLaneOutcome({ ...base, lens: 'design', state: 'settled', attempts: 2 });
-    assert.deepEqual(store.listLaneOutcomes('g-1').map((o) => [o.lens, o.state, o.absence, o.failure === null ? 'n/a' : o.failure.retryable, o.attempts]), [
-      ['design', 'settled', null, 'n/a', 2],
-      ['decisions', 'absent', 'spec-only', 'n/a', 0],
-      ['noise', 'failed', null, null, 0],
-    ]);
+    assert.deepEqual(
+      store.listLaneOutcomes('g-1').map((o) => [o.lens, o.state, o.absence, o.failure === null ? 'n/a' : o.failure.retryable, o.attempts]),
+      [
+        ['design', 'settled', null, 'n/a', 2],
+        ['decisions', 'absent', 'spec-only', 'n/a', 0],
+        ['noise', 'failed', null, null, 0],
+      ],
+    );
   });
 
   it('timings and spend are validated records on the generation', async () => {
     const { store, sessionId } = await fresh();
     store.createGeneration({ id: 'g-1', sessionId, patchsetId: 'ps-one0000000000000', now: T0 });
     const timing = { phase: 'lens-draft' as const, lens: 'sequence' as const, seat: 'sequence:drafter', startedAt: T0, durationMs: 12 };
-    const spend = { seat: 'sequence:drafter', lens: 'sequence' as const, role: 'drafter' as const, harness: 'scripted', model: null, durationMs: 12, inputTokens: null, outputTokens: null, toolCalls: 3, refusals: 1, priceUsd: null };
+    const spend = {
+      seat: 'sequence:drafter',
+      lens: 'sequence' as const,
+      role: 'drafter' as const,
+      harness: 'scripted',
+      model: null,
+      durationMs: 12,
+      inputTokens: null,
+      outputTokens: null,
+      toolCalls: 3,
+      refusals: 1,
+      priceUsd: null,
+    };
     store.putGenerationRecords('g-1', { timings: [timing], spend: [spend] }, T1);
     assert.deepEqual(store.getGeneration('g-1')!.timings, [timing]);
     assert.deepEqual(store.getGeneration('g-1')!.spend, [spend]);

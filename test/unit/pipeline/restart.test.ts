@@ -139,7 +139,10 @@ describe('lens pipeline: restart after the process was lost', function () {
     assert.equal(store.listLaneOutcomes(s.input(null as never).generationId).length, 0);
 
     const { outcome, obs, turns } = await resume(s, store, fullScriptFor(patchset));
-    assert.ok(outcome.lanes.every((l) => l.state === 'settled' && !l.reconstructed), JSON.stringify(outcome.lanes.map((l) => [l.lens, l.state, l.failure])));
+    assert.ok(
+      outcome.lanes.every((l) => l.state === 'settled' && !l.reconstructed),
+      JSON.stringify(outcome.lanes.map((l) => [l.lens, l.state, l.failure])),
+    );
     assert.deepEqual(turns, Object.fromEntries(SEATS.map((seat) => [seat, 1])));
     // The partial board was replaced as one attempt: a second board.opened, none of the old elements.
     const events = store.readBoardEvents(key('sequence'));
@@ -165,17 +168,26 @@ describe('lens pipeline: restart after the process was lost', function () {
       (obs, gates) => obs.settlements().length === 2 && held(gates).length === 3,
     );
     const generationId = s.input(null as never).generationId;
-    assert.deepEqual(store.listLaneOutcomes(generationId).map((o) => o.lens).sort(), ['design', 'sequence']);
+    assert.deepEqual(
+      store
+        .listLaneOutcomes(generationId)
+        .map((o) => o.lens)
+        .sort(),
+      ['design', 'sequence'],
+    );
 
     const { outcome, obs, turns } = await resume(s, store, fullScriptFor(patchset));
     assert.deepEqual(turns, { ...Object.fromEntries(SEATS.map((seat) => [seat, 1])), 'design:drafter': 0, 'sequence:drafter': 0 });
-    assert.deepEqual(outcome.lanes.map((l) => [l.lens, l.state, l.reconstructed]), [
-      ['design', 'settled', true],
-      ['sequence', 'settled', true],
-      ['decisions', 'settled', false],
-      ['flagged', 'settled', false],
-      ['noise', 'settled', false],
-    ]);
+    assert.deepEqual(
+      outcome.lanes.map((l) => [l.lens, l.state, l.reconstructed]),
+      [
+        ['design', 'settled', true],
+        ['sequence', 'settled', true],
+        ['decisions', 'settled', false],
+        ['flagged', 'settled', false],
+        ['noise', 'settled', false],
+      ],
+    );
     assert.deepEqual(obs.statesOf('design'), ['queued', 'settled']);
     assert.deepEqual(obs.statesOf('noise'), ['queued', 'waiting', 'working', 'settled']);
     // The Noise complement subtracts the rebuilt lanes' citations too.
@@ -226,13 +238,16 @@ describe('lens pipeline: restart after the process was lost', function () {
     script.seats['sequence:drafter'] = { turns: [{ end: 'unsettled' }, { end: 'unsettled' }, { end: 'unsettled' }] };
     script.seats['decisions:drafter'] = { turns: [{ fail: 'down' }, { fail: 'down' }, { fail: 'down' }] };
     const first = await runLensPipeline(s.input(scriptedAssignment(script)), { prompts: testPrompts, clock: tickingClock(), store: s.store });
-    assert.deepEqual(first.lanes.map((l) => [l.lens, l.state, l.failure?.retryable ?? null]), [
-      ['design', 'settled', null],
-      ['sequence', 'failed', false],
-      ['decisions', 'failed', true],
-      ['flagged', 'settled', null],
-      ['noise', 'failed', true],
-    ]);
+    assert.deepEqual(
+      first.lanes.map((l) => [l.lens, l.state, l.failure?.retryable ?? null]),
+      [
+        ['design', 'settled', null],
+        ['sequence', 'failed', false],
+        ['decisions', 'failed', true],
+        ['flagged', 'settled', null],
+        ['noise', 'failed', true],
+      ],
+    );
 
     // Restart 1: Decisions still cannot draw — it spends the repeat entry (2), not a fresh ladder of 3.
     const stillDown = fullScriptFor(patchset);
@@ -246,13 +261,16 @@ describe('lens pipeline: restart after the process was lost', function () {
     drawn.seats['decisions:drafter'] = { turns: [decisionsTurn([app2])] };
     const r2 = await resume(s, s.store, drawn);
     assert.deepEqual(r2.turns, { ...Object.fromEntries(SEATS.map((seat) => [seat, 0])), 'decisions:drafter': 1 });
-    assert.deepEqual(r2.outcome.lanes.map((l) => [l.lens, l.state, l.reconstructed]), [
-      ['design', 'settled', true],
-      ['sequence', 'failed', true],
-      ['decisions', 'settled', false],
-      ['flagged', 'settled', true],
-      ['noise', 'failed', false],
-    ]);
+    assert.deepEqual(
+      r2.outcome.lanes.map((l) => [l.lens, l.state, l.reconstructed]),
+      [
+        ['design', 'settled', true],
+        ['sequence', 'failed', true],
+        ['decisions', 'settled', false],
+        ['flagged', 'settled', true],
+        ['noise', 'failed', false],
+      ],
+    );
     assert.equal(lane(r2.outcome, 'noise').failure!.retryable, false);
     assert.equal(lane(r2.outcome, 'sequence').failure!.attempts, 3);
 
@@ -290,7 +308,10 @@ describe('lens pipeline: restart after the process was lost', function () {
     await until(() => held(gates).length === 2 && s.store.listLaneOutcomes(s.input(null as never).generationId).length === 3, 'three lanes settled, Flagged held');
     controller.abort();
     await assert.rejects(running, /cancelled/);
-    assert.deepEqual(s.store.listLaneOutcomes(s.input(null as never).generationId).map((o) => o.lens), ['design', 'sequence', 'decisions']);
+    assert.deepEqual(
+      s.store.listLaneOutcomes(s.input(null as never).generationId).map((o) => o.lens),
+      ['design', 'sequence', 'decisions'],
+    );
     const { outcome, turns } = await resume(s, s.store, fullScriptFor(patchset));
     assert.deepEqual(turns, { ...Object.fromEntries(SEATS.map((seat) => [seat, 1])), 'design:drafter': 0, 'sequence:drafter': 0, 'decisions:drafter': 0 });
     assert.ok(outcome.lanes.every((l) => l.state === 'settled'));
@@ -313,10 +334,13 @@ describe('lens pipeline: restart after the process was lost', function () {
       const gen2: LensPipelineInput = { ...gen1, patchset: next, generationId: newGenerationId(), harnesses: scriptedAssignment(fullScriptFor(next)) };
       const outcome2 = await runLensPipeline(gen2, { prompts: testPrompts, clock: tickingClock(), store: s.store });
       assert.equal(outcome2.lanes.find((l) => l.lens === 'design')!.state, 'settled');
-      assert.deepEqual(s.store.listGenerations(s.sessionId).map((g) => [g.id, g.status]), [
-        [gen1.generationId, 'frozen'],
-        [gen2.generationId, 'live'],
-      ]);
+      assert.deepEqual(
+        s.store.listGenerations(s.sessionId).map((g) => [g.id, g.status]),
+        [
+          [gen1.generationId, 'frozen'],
+          [gen2.generationId, 'live'],
+        ],
+      );
 
       assert.throws(() => s.store.putLaneOutcome({ generationId: gen1.generationId, lens: 'sequence', state: 'settled', absence: null, failure: null, attempts: 0, now: T0 }), /frozen/);
       assert.throws(() => s.store.clearLane(gen1.generationId, 'sequence', key, T0), /frozen/);

@@ -115,14 +115,24 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
       seams: { onFrame: (f) => log.push(`${f.kind} ${f.lens}`) },
     });
 
-    assert.deepEqual(outcome.lanes.map((l) => l.lens), [...LENSES]);
+    assert.deepEqual(
+      outcome.lanes.map((l) => l.lens),
+      [...LENSES],
+    );
     for (const l of outcome.lanes) assert.equal(l.state, 'settled', `${l.lens}: ${JSON.stringify(l.failure)}`);
     const firstTurn = log.findIndex((e) => e.startsWith('turn '));
-    assert.deepEqual(log.slice(0, firstTurn), LENSES.map((l) => `opened ${l}`), 'five empty boards open before the first turn');
+    assert.deepEqual(
+      log.slice(0, firstTurn),
+      LENSES.map((l) => `opened ${l}`),
+      'five empty boards open before the first turn',
+    );
     assert.equal(log.filter((e) => e.startsWith('turn ')).length, 7, 'one turn per seat: 4 drafters, 2 reviews, 1 compile');
 
     // Durable: every lane's outcome and board, under <sessionId>/<generationId>/<lens>.
-    assert.deepEqual(store.listLaneOutcomes(generationId).map((o) => [o.lens, o.state, o.attempts]), LENSES.map((l) => [l, 'settled', 0]));
+    assert.deepEqual(
+      store.listLaneOutcomes(generationId).map((o) => [o.lens, o.state, o.attempts]),
+      LENSES.map((l) => [l, 'settled', 0]),
+    );
     for (const l of outcome.lanes) {
       const stored = loadBoard(store, { sessionId, generationId, patchsetId: patchset.id, lens: l.lens });
       assert.ok(stored);
@@ -133,7 +143,10 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
 
     // The Noise board holds exactly the hunk no core lane cited, grouped.
     const members = elementsOf(lane(outcome, 'noise').board, 'noise_member') as Array<{ hunk_id: string; parent: string | null }>;
-    assert.deepEqual(members.map((m) => m.hunk_id), [notes.hunkId]);
+    assert.deepEqual(
+      members.map((m) => m.hunk_id),
+      [notes.hunkId],
+    );
     assert.ok(members[0]!.parent);
   });
 
@@ -234,9 +247,16 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
         ['noise', 'settled', null],
       ],
     );
-    assert.deepEqual(store.listLaneOutcomes(generationId).map((o) => o.absence), ['no-spec', null, 'no-decisions', 'no-findings', null]);
+    assert.deepEqual(
+      store.listLaneOutcomes(generationId).map((o) => o.absence),
+      ['no-spec', null, 'no-decisions', 'no-findings', null],
+    );
     const members = elementsOf(lane(outcome, 'noise').board, 'noise_member') as Array<{ hunk_id: string }>;
-    assert.deepEqual(members.map((m) => m.hunk_id), [notes.hunkId, app2.hunkId, util.hunkId], 'only Sequence cited anything');
+    assert.deepEqual(
+      members.map((m) => m.hunk_id),
+      [notes.hunkId, app2.hunkId, util.hunkId],
+      'only Sequence cited anything',
+    );
   });
 
   it('an absence the lens does not admit never becomes a clean result', async () => {
@@ -375,7 +395,10 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     const noiseWorking = obs.lanes.findIndex((c) => c.lens === 'noise' && c.state === 'working');
     const coreSettled = obs.lanes.map((c, i) => ({ c, i })).filter(({ c }) => c.lens !== 'noise' && c.state === 'settled');
     assert.equal(coreSettled.length, 4);
-    assert.ok(coreSettled.every(({ i }) => i < noiseWorking), 'Noise opens only after its siblings settle');
+    assert.ok(
+      coreSettled.every(({ i }) => i < noiseWorking),
+      'Noise opens only after its siblings settle',
+    );
     assert.equal(obs.settlements().at(-1), 'noise');
   });
 
@@ -410,11 +433,17 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
       for (const seat of ['sequence:drafter', 'decisions:drafter', 'flagged:reviewer:claude', 'flagged:reviewer:codex', 'flagged:compiler', 'noise:drafter']) assert.equal(turns(seat), 0, seat);
       assert.deepEqual(obs.statesOf('sequence'), ['queued', 'absent']);
       assert.deepEqual(obs.settlements().slice(0, 4), ['sequence', 'decisions', 'flagged', 'noise'], 'settled before Design opens');
-      assert.deepEqual(store.listLaneOutcomes(generationId).map((o) => o.absence), [null, 'spec-only', 'spec-only', 'spec-only', 'spec-only']);
+      assert.deepEqual(
+        store.listLaneOutcomes(generationId).map((o) => o.absence),
+        [null, 'spec-only', 'spec-only', 'spec-only', 'spec-only'],
+      );
 
       // With the default fast path, host/design's assembler renders the OpenSpec change: no model turn at all.
       const free = await run(script, { patchset: spec.patchset, repo: spec.repo });
-      assert.deepEqual(free.outcome.lanes.map((l) => l.state), ['settled', 'absent', 'absent', 'absent', 'absent']);
+      assert.deepEqual(
+        free.outcome.lanes.map((l) => l.state),
+        ['settled', 'absent', 'absent', 'absent', 'absent'],
+      );
       assert.equal(free.outcome.spend.length, 0);
       assert.equal(free.turns('design:drafter'), 0);
       const design = free.outcome.lanes[0]!.board;
@@ -434,13 +463,32 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     const findings = elementsOf(lane(outcome, 'flagged').board, 'finding') as unknown as Array<Record<string, unknown>>;
     const view = findings.map((f) => ({ title: f.title, author: f.author, accord: f.accord, concurrence: f.concurrence }));
     assert.deepEqual(view, [
-      { title: 'Callers match the old text', author: 'claude', accord: 'concur', concurrence: [{ model: 'claude', agree: 1, total: 1 }, { model: 'codex', agree: 1, total: 1 }] },
-      { title: 'The rename is not covered by a test', author: 'codex', accord: 'conflict', concurrence: [{ model: 'codex', agree: 1, total: 1 }, { model: 'claude', agree: 1, total: 1 }] },
+      {
+        title: 'Callers match the old text',
+        author: 'claude',
+        accord: 'concur',
+        concurrence: [
+          { model: 'claude', agree: 1, total: 1 },
+          { model: 'codex', agree: 1, total: 1 },
+        ],
+      },
+      {
+        title: 'The rename is not covered by a test',
+        author: 'codex',
+        accord: 'conflict',
+        concurrence: [
+          { model: 'codex', agree: 1, total: 1 },
+          { model: 'claude', agree: 1, total: 1 },
+        ],
+      },
       { title: 'The log line changes shape', author: 'claude', accord: 'split', concurrence: [{ model: 'claude', agree: 1, total: 1 }] },
     ]);
     for (const f of findings) assert.ok(!('origin' in f) && !('agreement' in f), 'the enums ride the call, never the stored finding');
     assert.deepEqual(
-      outcome.spend.filter((s) => s.lens === 'flagged').map((s) => s.role).sort(),
+      outcome.spend
+        .filter((s) => s.lens === 'flagged')
+        .map((s) => s.role)
+        .sort(),
       ['compiler', 'reviewer', 'reviewer'],
     );
   });
@@ -453,14 +501,28 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.equal(assignment.flagged.reviewers.length, 1);
     assert.deepEqual(readdirSync(join(repo.dir, '.rennet/context', sessionId, 'findings')), ['claude.md']);
     const findings = elementsOf(lane(outcome, 'flagged').board, 'finding') as unknown as Array<Record<string, unknown>>;
-    assert.deepEqual(findings.map((f) => [f.accord, (f.concurrence as unknown[]).length]), [['split', 1]]);
+    assert.deepEqual(
+      findings.map((f) => [f.accord, (f.concurrence as unknown[]).length]),
+      [['split', 1]],
+    );
   });
 
   it("Flagged agreement marks are facts about the reviews compiled: with one review the compiler's concur is refused as a tool error and it corrects to solo; with claude and codex, concur stands", async () => {
     const compilerCalls = (ran: Ran) => ran.assignment.harnesses.flatMap((h) => h.turnsOf('flagged:compiler'));
     const script = fullScript();
     delete script.seats['flagged:reviewer:codex'];
-    const solo = { severity: 'minor', category: 'correctness', title: 'Callers match the old text', body_markdown: 'A caller matching the old text stops matching.', remedy_markdown: 'Update the caller to the new text.', anchor: ['$c0'], parent_id: '$s', origin: 'claude', agreement: 'solo', score: 70 };
+    const solo = {
+      severity: 'minor',
+      category: 'correctness',
+      title: 'Callers match the old text',
+      body_markdown: 'A caller matching the old text stops matching.',
+      remedy_markdown: 'Update the caller to the new text.',
+      anchor: ['$c0'],
+      parent_id: '$s',
+      origin: 'claude',
+      agreement: 'solo',
+      score: 70,
+    };
     script.seats['flagged:compiler'] = {
       turns: [compileTurn([util], [{ origin: 'claude', agreement: 'concur', title: 'Callers match the old text' }]), [{ tool: 'add_finding', input: solo }, { tool: 'finish' }]],
     };
@@ -473,7 +535,13 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.ok(claimed?.isError, `the concur claim reached the model as a tool error: ${JSON.stringify(claimed)}`);
     assert.match(claimed.text, /refused \(origin-compiled\) at agreement: agreement concur says a second review raised it too, and only the claude review was compiled; a finding can only be solo/);
     assert.equal(second.followUp, true);
-    assert.deepEqual(second.calls.map((c) => [c.tool, c.isError]), [['add_finding', false], ['finish', false]]);
+    assert.deepEqual(
+      second.calls.map((c) => [c.tool, c.isError]),
+      [
+        ['add_finding', false],
+        ['finish', false],
+      ],
+    );
     const findings = elementsOf(flagged.board, 'finding') as unknown as Array<Record<string, unknown>>;
     assert.deepEqual(
       findings.map((f) => [f.author, f.accord, f.concurrence]),
@@ -484,16 +552,44 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     const two = fullScript();
     two.seats['flagged:compiler'] = { turns: [compileTurn([util], [{ origin: 'claude', agreement: 'concur', title: 'Callers match the old text' }])] };
     const both = await run(two);
-    assert.ok(compilerCalls(both).flatMap((t) => t.calls).every((c) => !c.isError), JSON.stringify(compilerCalls(both)));
+    assert.ok(
+      compilerCalls(both)
+        .flatMap((t) => t.calls)
+        .every((c) => !c.isError),
+      JSON.stringify(compilerCalls(both)),
+    );
     const concurred = elementsOf(lane(both.outcome, 'flagged').board, 'finding') as unknown as Array<Record<string, unknown>>;
-    assert.deepEqual(concurred.map((f) => [f.author, f.accord, f.concurrence]), [['claude', 'concur', [{ model: 'claude', agree: 1, total: 1 }, { model: 'codex', agree: 1, total: 1 }]]]);
+    assert.deepEqual(
+      concurred.map((f) => [f.author, f.accord, f.concurrence]),
+      [
+        [
+          'claude',
+          'concur',
+          [
+            { model: 'claude', agree: 1, total: 1 },
+            { model: 'codex', agree: 1, total: 1 },
+          ],
+        ],
+      ],
+    );
   });
 
   it('Flagged with two reviews by one kind of model: their files are claude.md and claude-2.md, and the compiler pairs them by name (concur stands; a low-scored finding is refused and left out)', async () => {
     const script = fullScript();
     delete script.seats['flagged:reviewer:codex'];
     script.seats['flagged:reviewer:claude-2'] = { turns: [reviewTurn('# Findings\n\n- src/util.ts:5: the renamed line breaks callers that match on it.\n')] };
-    const low = { severity: 'nit', category: 'maintainability', title: 'The message could be shorter', body_markdown: 'It is long.', remedy_markdown: 'Shorten it.', anchor: ['$c0'], parent_id: '$s', origin: 'claude-2', agreement: 'solo', score: 12 };
+    const low = {
+      severity: 'nit',
+      category: 'maintainability',
+      title: 'The message could be shorter',
+      body_markdown: 'It is long.',
+      remedy_markdown: 'Shorten it.',
+      anchor: ['$c0'],
+      parent_id: '$s',
+      origin: 'claude-2',
+      agreement: 'solo',
+      score: 12,
+    };
     const turn = compileTurn([util], [{ origin: 'claude-2', agreement: 'concur', title: 'Callers match the old text' }]);
     script.seats['flagged:compiler'] = { turns: [[...turn.slice(0, -1), { tool: 'add_finding', input: low }, ...turn.slice(-1)]] };
     const parsed = scriptedAssignment(script);
@@ -505,7 +601,19 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     const flagged = lane(outcome, 'flagged');
     assert.equal(flagged.state, 'settled', JSON.stringify(flagged.failure));
     const findings = elementsOf(flagged.board, 'finding') as unknown as Array<Record<string, unknown>>;
-    assert.deepEqual(findings.map((f) => [f.author, f.accord, f.concurrence]), [['claude-2', 'concur', [{ model: 'claude-2', agree: 1, total: 1 }, { model: 'claude', agree: 1, total: 1 }]]]);
+    assert.deepEqual(
+      findings.map((f) => [f.author, f.accord, f.concurrence]),
+      [
+        [
+          'claude-2',
+          'concur',
+          [
+            { model: 'claude-2', agree: 1, total: 1 },
+            { model: 'claude', agree: 1, total: 1 },
+          ],
+        ],
+      ],
+    );
     const calls = parsed.harnesses.flatMap((h) => h.turnsOf('flagged:compiler')).flatMap((t) => t.calls);
     const refusedLow = calls.find((c) => c.tool === 'add_finding' && c.isError);
     assert.match(refusedLow?.text ?? '', /refused \(finding-scored\) at score: score 12 is under the floor of 40/);
@@ -522,7 +630,10 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.equal(turns('flagged:compiler'), 1);
     // The failed codex review was not compiled: the compiler's claims naming it were refused.
     const findings = elementsOf(flagged.board, 'finding') as unknown as Array<Record<string, unknown>>;
-    assert.deepEqual(findings.map((f) => [f.title, f.author, f.accord]), [['The log line changes shape', 'claude', 'split']]);
+    assert.deepEqual(
+      findings.map((f) => [f.title, f.author, f.accord]),
+      [['The log line changes shape', 'claude', 'split']],
+    );
 
     const none = fullScript();
     none.seats['flagged:reviewer:claude'] = { turns: [{ fail: 'claude crashed' }, { end: 'unsettled' }, { fail: 'claude crashed' }] };
@@ -571,7 +682,11 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
     assert.equal(noiseWrites[0]!.touched.length, 1, 'the host-placed member is published before the seat writes');
     const closedOrder = obs.frames.filter((f) => f.kind === 'closed').map((f) => f.lens);
     assert.deepEqual(closedOrder, obs.settlements(), 'each lane closes the moment it settles');
-    assert.deepEqual(outcome.lanes.map((l) => l.lens), [...LENSES], 'the outcome stays canonical whatever the order');
+    assert.deepEqual(
+      outcome.lanes.map((l) => l.lens),
+      [...LENSES],
+      'the outcome stays canonical whatever the order',
+    );
   });
 
   it('lane changes go through one serialized callback: an async observer is awaited before the next change', async () => {
@@ -589,7 +704,10 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
       },
     });
     assert.equal(seen.length, 5 + 5 + 1 + 5, 'queued ×5, working ×4 + waiting, working, settled ×5');
-    assert.deepEqual(seen.slice(0, 5), LENSES.map((l) => `${l}:queued`));
+    assert.deepEqual(
+      seen.slice(0, 5),
+      LENSES.map((l) => `${l}:queued`),
+    );
     assert.equal(seen.at(-1), 'noise:settled', 'the run resolves only after the last change was delivered');
     assert.ok(outcome.lanes.every((l) => l.state === 'settled'));
   });
@@ -648,11 +766,17 @@ describe('lens pipeline: runLensPipeline over a real capture and a real store', 
 
     const logs: string[] = [];
     const fallback = await run(fullScript(), {
-      seams: { design: () => ({ kind: 'fallback', reason: 'a requirement has no SHALL text', sources: ['openspec/changes/x/specs/a/spec.md'], rule: 'spec-requirement-text' }) as never, log: (l: string) => logs.push(l) },
+      seams: {
+        design: () => ({ kind: 'fallback', reason: 'a requirement has no SHALL text', sources: ['openspec/changes/x/specs/a/spec.md'], rule: 'spec-requirement-text' }) as never,
+        log: (l: string) => logs.push(l),
+      },
     });
     assert.equal(fallback.turns('design:drafter'), 1);
     assert.equal(lane(fallback.outcome, 'design').state, 'settled');
-    assert.ok(logs.some((l) => l.startsWith('[seat] design:') && l.includes('spec-requirement-text')), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.startsWith('[seat] design:') && l.includes('spec-requirement-text')),
+      logs.join('\n'),
+    );
   });
 
   it('runs without a store (in-memory) and refuses a generation that already started', async () => {

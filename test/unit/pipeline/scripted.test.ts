@@ -3,14 +3,7 @@ import { buildCitationIndex } from '../../../host/board/citations';
 import { startSeatServer, type SeatServerHandle } from '../../../host/board/mcpServer';
 import { BoardSeat } from '../../../host/board/seat';
 import { emptyBoard } from '../../../host/board/state';
-import {
-  ScriptedHarness,
-  parseHarnessScript,
-  scriptedAssignment,
-  scriptedReviewOrigins,
-  substitute,
-  type HarnessScript,
-} from '../../../host/harness/scripted';
+import { ScriptedHarness, parseHarnessScript, scriptedAssignment, scriptedReviewOrigins, substitute, type HarnessScript } from '../../../host/harness/scripted';
 import type { HarnessEvent, SeatSpec, ToolPort, TurnRequest } from '../../../host/pipeline/ports';
 import type { Patchset } from '../../../protocol/patchset';
 import type { TestRepo } from '../../fixtures/gitRepo';
@@ -52,7 +45,10 @@ describe('scripted harness', function () {
     const result = await harness.runTurn(req);
     assert.deepEqual(result, { outcome: 'ended', message: null, usage: null });
     assert.equal(seat.state.elements.size, 1);
-    assert.deepEqual(req.events, [{ type: 'tool-call', name: 'cite' }, { type: 'tool-result', name: 'cite', isError: false }]);
+    assert.deepEqual(req.events, [
+      { type: 'tool-call', name: 'cite' },
+      { type: 'tool-result', name: 'cite', isError: false },
+    ]);
   });
 
   it('replaces $name with the id the call recorded `as` minted: whole strings, array elements, inside entries_json', async () => {
@@ -93,7 +89,12 @@ describe('scripted harness', function () {
     const harness = new ScriptedHarness({
       seats: {
         'sequence:drafter': {
-          turns: [[{ tool: 'cite', input: { path: 'src/app.ts', side: 'head', start_line: 1, end_line: 1 }, as: 'c' }, { tool: 'add_order_step', input: { title: 't', explanation_markdown: 'x', span: '$c' } }]],
+          turns: [
+            [
+              { tool: 'cite', input: { path: 'src/app.ts', side: 'head', start_line: 1, end_line: 1 }, as: 'c' },
+              { tool: 'add_order_step', input: { title: 't', explanation_markdown: 'x', span: '$c' } },
+            ],
+          ],
         },
       },
     });
@@ -114,23 +115,31 @@ describe('scripted harness', function () {
     assert.deepEqual([fourth.outcome, fourth.message], ['failed', 'the script has no turn 4 for decisions:drafter (it has 3)']);
     const other = await harness.runTurn(request(SEQ, seatFor().port));
     assert.match(other.message!, /the script has no seat sequence:drafter/);
-    assert.deepEqual(harness.turns.map((t) => [t.seatId, t.turn]), [
-      ['decisions:drafter', 0],
-      ['decisions:drafter', 1],
-      ['decisions:drafter', 2],
-      ['decisions:drafter', null],
-      ['sequence:drafter', null],
-    ]);
+    assert.deepEqual(
+      harness.turns.map((t) => [t.seatId, t.turn]),
+      [
+        ['decisions:drafter', 0],
+        ['decisions:drafter', 1],
+        ['decisions:drafter', 2],
+        ['decisions:drafter', null],
+        ['sequence:drafter', null],
+      ],
+    );
   });
 
   it('seat lookup: seat id, then lens:role, then the lens', () => {
-    const script = parseHarnessScript({ seats: { 'flagged:reviewer': { turns: [], origin: 'codex' }, 'flagged:reviewer:claude': { turns: [] }, noise: { turns: [] }, 'flagged:compiler': { turns: [] } } });
+    const script = parseHarnessScript({
+      seats: { 'flagged:reviewer': { turns: [], origin: 'codex' }, 'flagged:reviewer:claude': { turns: [] }, noise: { turns: [] }, 'flagged:compiler': { turns: [] } },
+    });
     assert.deepEqual(scriptedReviewOrigins(script), ['claude', 'codex']);
     const assignment = scriptedAssignment(script);
     assert.equal(assignment.design, null);
     assert.equal(assignment.sequence, null);
     assert.ok(assignment.noise);
-    assert.deepEqual(assignment.flagged.reviewers.map((h) => h.origin), ['claude', 'codex']);
+    assert.deepEqual(
+      assignment.flagged.reviewers.map((h) => h.origin),
+      ['claude', 'codex'],
+    );
     assert.ok(assignment.flagged.compiler);
   });
 

@@ -43,15 +43,13 @@ describe('prompts/generated.ts', () => {
   });
 
   it('uses every prompt file in the manifest, and every partial in at least one seat', () => {
-    const used = new Set<string>([
-      ...SEAT_PROMPTS.map((e) => e.file),
-      ...DOCUMENT_PROMPTS.map((e) => e.file),
-      EXPLAIN_PROMPT.file,
-      PR_OPENER_PROMPT.file,
-      ...PARTIALS.map((p) => PARTIAL_FILES[p]),
-    ]);
+    const used = new Set<string>([...SEAT_PROMPTS.map((e) => e.file), ...DOCUMENT_PROMPTS.map((e) => e.file), EXPLAIN_PROMPT.file, PR_OPENER_PROMPT.file, ...PARTIALS.map((p) => PARTIAL_FILES[p])]);
     assert.deepEqual([...used].sort(), Object.keys(PROMPT_FILES).sort());
-    for (const partial of PARTIALS) assert.ok(SEAT_PROMPTS.some((e) => e.partials.includes(partial)), `${partial} is declared for no seat`);
+    for (const partial of PARTIALS)
+      assert.ok(
+        SEAT_PROMPTS.some((e) => e.partials.includes(partial)),
+        `${partial} is declared for no seat`,
+      );
   });
 
   it('has one manifest entry per seat, each with a pinned budget', () => {

@@ -193,13 +193,19 @@ describe('seat prompts: assembly', () => {
     // The shared tool guidance names only verbs every board seat has, and the read tools every seat has.
     const common: string[] = ['set_document', 'cite', 'finish', 'remove_element', ...READ_TOOL_NAMES];
     for (const [, word] of PROMPT_FILES['partials/tool-guidance.md'].matchAll(/`([a-z]+(?:_[a-z]+)+|cite|finish)`/g)) {
-      assert.ok(common.includes(word as string) || ['parent_id', 'add_code_ref'].includes(word as string) || Object.values(KIND_INPUTS).some((s) => word as string in s.shape), `tool-guidance teaches \`${word}\``);
+      assert.ok(
+        common.includes(word as string) || ['parent_id', 'add_code_ref'].includes(word as string) || Object.values(KIND_INPUTS).some((s) => (word as string) in s.shape),
+        `tool-guidance teaches \`${word}\``,
+      );
     }
     assert.ok('origin' in INPUT_ONLY_FIELDS.finding.shape && 'agreement' in INPUT_ONLY_FIELDS.finding.shape);
   });
 
   it('the manifest covers each document prompt once', () => {
-    assert.deepEqual(DOCUMENT_PROMPTS.map((d) => d.id), ['reviewer-voice', 'round-report', 'round-worker', 'prior-closure', 'eval-judge']);
+    assert.deepEqual(
+      DOCUMENT_PROMPTS.map((d) => d.id),
+      ['reviewer-voice', 'round-report', 'round-worker', 'prior-closure', 'eval-judge'],
+    );
     // The re-review's closure seat: the same bytes for every request (read_prior_items serves the items and the delta).
     const closure = priorClosurePrompt();
     assert.ok(closure.startsWith('# Rennet: prior items\n\n') && closure.includes('`read_prior_items`') && closure.includes('`submit_closures`'));

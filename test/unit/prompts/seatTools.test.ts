@@ -135,7 +135,10 @@ describe('seat prompts: only tools the seat is served, and no git', function () 
       }
     }
     assert.deepEqual(problems, []);
-    assert.ok(['sequence:explain', 'design:pr-opener', 'round:report'].every((key) => readers.some((r) => r.key === key)), 'a one-shot seat is missing from the readers');
+    assert.ok(
+      ['sequence:explain', 'design:pr-opener', 'round:report'].every((key) => readers.some((r) => r.key === key)),
+      'a one-shot seat is missing from the readers',
+    );
   });
 
   it('gives the Flagged compiler the score floor the host enforces (finding-scored), and no other number for it', () => {

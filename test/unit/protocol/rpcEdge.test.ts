@@ -35,7 +35,7 @@ describe('protocol/rpcEdge', () => {
 
   const HELLO: HostInfo = { version: 'test', pid: 1, storeDir: '/nowhere', storeSchema: 1, sessions: 0 };
 
-  it('hands a handler only params its schema accepted, and answers refusals in the message\'s own shape', async () => {
+  it("hands a handler only params its schema accepted, and answers refusals in the message's own shape", async () => {
     const edge = rpcEdge(server, (level, message) => logs.push([level, message]));
     const seen: unknown[] = [];
     edge.request(SessionGet, (params) => {

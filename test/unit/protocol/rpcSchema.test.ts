@@ -99,7 +99,7 @@ describe('protocol/rpcSchema: checkParams', () => {
     return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
   }
 
-  it('any JSON value as any message\'s params either validates or is refused with a sentence naming the method — never a throw', () => {
+  it("any JSON value as any message's params either validates or is refused with a sentence naming the method — never a throw", () => {
     for (const { name, message } of messages()) {
       const keys = keysOf(message.paramsSchema);
       const nearMiss = keys.length > 0 ? fc.record(Object.fromEntries(keys.map((k) => [k, fc.jsonValue()])), { requiredKeys: [] }) : fc.jsonValue();
@@ -124,7 +124,10 @@ describe('protocol/rpcSchema: checkParams', () => {
     assert.equal(checked.field, 'harness.default');
     assert.match(checked.message, /^rennet\/review\/runLenses: harness\.default: Invalid option/);
     assert.ok(!checked.message.includes(secret));
-    const deep = checkParams(rpc.AsksCommand, { sessionId: 's-1', command: { type: 'stage', anchor: { kind: 'line', patchsetId: 'ps-1', path: 'a.ts', side: 'head', startLine: 'five', endLine: 5 }, text: 'x', intent: 'comment', lane: 'changes' } });
+    const deep = checkParams(rpc.AsksCommand, {
+      sessionId: 's-1',
+      command: { type: 'stage', anchor: { kind: 'line', patchsetId: 'ps-1', path: 'a.ts', side: 'head', startLine: 'five', endLine: 5 }, text: 'x', intent: 'comment', lane: 'changes' },
+    });
     assert.ok(!deep.ok && deep.field === 'command.anchor.startLine', deep.ok ? '' : deep.message);
     const missing = checkParams(rpc.SessionGet, undefined);
     assert.ok(!missing.ok && missing.field === '(params)' && /expected object/.test(missing.message));
@@ -138,7 +141,10 @@ describe('protocol/rpcSchema: checkParams', () => {
 
   it('refuses params over the ceiling and nesting past the depth before the schema runs', () => {
     const huge = checkParams(rpc.RepoListBranches, { repo: 'x'.repeat(RPC_PARAMS_MAX_CHARS + 1) });
-    assert.ok(!huge.ok && huge.message === `rennet/repo/listBranches: the params are over ${RPC_PARAMS_MAX_CHARS} characters (the limit for this message); nothing was done`, huge.ok ? '' : huge.message);
+    assert.ok(
+      !huge.ok && huge.message === `rennet/repo/listBranches: the params are over ${RPC_PARAMS_MAX_CHARS} characters (the limit for this message); nothing was done`,
+      huge.ok ? '' : huge.message,
+    );
     let nested: unknown = 'leaf';
     for (let i = 0; i < 100_000; i++) nested = [nested];
     const deep = checkParams(rpc.ForgesConfigure, { entries: nested });

@@ -42,7 +42,14 @@ describe('host/read/headWorkspace: the seats run in a snapshot of the reviewed h
     assert.equal(readFileSync(join(dir, 'src/app.ts'), 'utf8'), 'export const version = 2;\n');
     assert.ok(existsSync(join(dir, 'src/new.ts')));
     assert.ok(!existsSync(join(dir, '.git')), 'a plain snapshot, not a repository');
-    assert.equal(repo.git('worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1, 'nothing registered in the user’s repository');
+    assert.equal(
+      repo
+        .git('worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((l) => l.startsWith('worktree ')).length,
+      1,
+      'nothing registered in the user’s repository',
+    );
     assert.equal(readFileSync(join(repo.dir, 'src/app.ts'), 'utf8'), 'export const version = 1;\n', 'the checkout still has main');
     assert.equal(repo.git('symbolic-ref', '--short', 'HEAD').trim(), 'main');
     assert.equal(repo.git('status', '--porcelain'), statusBefore);
@@ -83,7 +90,10 @@ describe('host/read/headWorkspace: the seats run in a snapshot of the reviewed h
       store.putPatchset(patchset);
       store.attachPatchset(session.id, patchset.id, '2026-12-02T00:00:00.000Z');
       assert.deepEqual(sessionPatchsetIds(store, session.id), [patchset.id]);
-      const archived = await archiveSession(store, store.getSession(session.id)!, { now: () => '2026-12-02T00:00:01.000Z', snapshots: { dataDir: data, patchsetIds: sessionPatchsetIds(store, session.id) } });
+      const archived = await archiveSession(store, store.getSession(session.id)!, {
+        now: () => '2026-12-02T00:00:01.000Z',
+        snapshots: { dataDir: data, patchsetIds: sessionPatchsetIds(store, session.id) },
+      });
       assert.ok(archived.ok, archived.ok ? '' : archived.error.message);
     } finally {
       store.close();

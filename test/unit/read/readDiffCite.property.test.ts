@@ -103,7 +103,24 @@ interface Plan {
 }
 
 /** Lines that look like diff syntax, CRLF-unfriendly or non-ASCII, with repeats so diffs align. */
-const POOL = ['', 'a', 'b', 'c', 'x = 1;', '}', '  indented', '\ttabbed\tline', '-- looks deleted', '+ looks added', '\\ No newline at end of file', '@@ -1 +1 @@', 'ünïcödé', '日本語の行', 'trailing space ', 'emoji 🧀'];
+const POOL = [
+  '',
+  'a',
+  'b',
+  'c',
+  'x = 1;',
+  '}',
+  '  indented',
+  '\ttabbed\tline',
+  '-- looks deleted',
+  '+ looks added',
+  '\\ No newline at end of file',
+  '@@ -1 +1 @@',
+  'ünïcödé',
+  '日本語の行',
+  'trailing space ',
+  'emoji 🧀',
+];
 
 const lineArb = fc.oneof({ arbitrary: fc.constantFrom(...POOL), weight: 3 }, { arbitrary: fc.stringMatching(/^[a-z0-9 ]{0,12}$/), weight: 2 });
 const linesArb = (max: number) => fc.array(lineArb, { maxLength: max });
@@ -575,7 +592,12 @@ describe('host/read: read_diff ≡ cite over generated repositories (property)',
       },
     );
     // The fixed seed must keep exercising what this property is about.
-    const missing = [...Object.entries(seen).filter(([key, n]) => key !== 'emptyChanges' && n === 0).map(([key]) => key), ...BIG_KINDS.filter((k) => !bigKindsSeen.has(k))];
+    const missing = [
+      ...Object.entries(seen)
+        .filter(([key, n]) => key !== 'emptyChanges' && n === 0)
+        .map(([key]) => key),
+      ...BIG_KINDS.filter((k) => !bigKindsSeen.has(k)),
+    ];
     assert.deepEqual(missing, [], `the generated repositories never covered: ${missing.join(', ')}\n${JSON.stringify(seen)}`);
   });
 });

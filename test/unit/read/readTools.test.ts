@@ -110,7 +110,11 @@ describe('host/read: the read tools every seat gets', () => {
         const path = side === 'base' ? (file.oldPath ?? file.path) : file.path;
         const citable = new Set<number>();
         for (let n = 1; n <= 40; n++) if (index.resolve(path, side, n, n).ok) citable.add(n);
-        assert.deepEqual([...shown[side]].sort((a, b) => a - b), [...citable].sort((a, b) => a - b), `${file.path} ${side}: shown vs citable\n${result.text}`);
+        assert.deepEqual(
+          [...shown[side]].sort((a, b) => a - b),
+          [...citable].sort((a, b) => a - b),
+          `${file.path} ${side}: shown vs citable\n${result.text}`,
+        );
       }
     }
   });
@@ -207,7 +211,10 @@ describe('host/read: the read tools every seat gets', () => {
       for (const side of ['head', 'base'] as const) {
         const result = await surface.call(READ_FILE, { path: 'data/huge.txt', side, start_line: 1, end_line: 5 });
         assert.equal(result.isError, true, result.text.slice(0, 200));
-        assert.equal(result.text, `data/huge.txt is too large to read at the ${side} (${size} bytes; Rennet reads files of at most ${BLOB_READ_MAX_BYTES} bytes): its content is not served. search_code still finds lines in it.`);
+        assert.equal(
+          result.text,
+          `data/huge.txt is too large to read at the ${side} (${size} bytes; Rennet reads files of at most ${BLOB_READ_MAX_BYTES} bytes): its content is not served. search_code still finds lines in it.`,
+        );
         assert.doesNotMatch(result.text, /huge line/, 'no line of the file is sent');
       }
       // A file under the limit next to it is read as usual, and the search the refusal points at finds a line.

@@ -70,13 +70,16 @@ describe('host/rereview/authorDelta: the lenses read only the author’s work', 
       ];
       const file = authorBaseFile(reviewed, head, hunks, { added: new Set([5]), resolved: new Set(), deleted: new Set([4]) });
       assert.equal(text(file.lines), 'r1\nB2\nr3\nr4\nr5\nr6\nB9\n', 'the head without the author’s work: B2 and B9 stay, A1 leaves, r4 is back');
-      assert.deepEqual([...file.lineOf], [
-        [1, 1],
-        [3, 3],
-        [4, 4],
-        [5, 5],
-        [6, 6],
-      ]);
+      assert.deepEqual(
+        [...file.lineOf],
+        [
+          [1, 1],
+          [3, 3],
+          [4, 4],
+          [5, 5],
+          [6, 6],
+        ],
+      );
       assert.equal(file.lineOf.get(2), undefined, 'r2 is the base’s change: the author base has B2 there, not r2');
     });
 
@@ -97,7 +100,11 @@ describe('host/rereview/authorDelta: the lenses read only the author’s work', 
     it('authorBaseFile: an unchanged line the segments call the author’s leaves (it shows as added); a line left without its end gets one', () => {
       const file = authorBaseFile(buf('x\n', '}\n', 'y'), buf('x\n', '}\n', 'y'), [], { added: new Set([2]), resolved: new Set(), deleted: new Set() });
       assert.equal(text(file.lines), 'x\ny');
-      const restored = authorBaseFile(buf('x\n', 'tail'), buf('x\n', 'B\n'), [{ oldStart: 2, oldLines: 1, newStart: 2, newLines: 1 }], { added: new Set(), resolved: new Set(), deleted: new Set([2]) });
+      const restored = authorBaseFile(buf('x\n', 'tail'), buf('x\n', 'B\n'), [{ oldStart: 2, oldLines: 1, newStart: 2, newLines: 1 }], {
+        added: new Set(),
+        resolved: new Set(),
+        deleted: new Set([2]),
+      });
       assert.equal(text(restored.lines), 'x\ntail\nB\n', 'the restored last line gets a line end before the base’s line');
     });
   });
@@ -137,7 +144,8 @@ describe('host/rereview/authorDelta: the lenses read only the author’s work', 
       return since.value;
     }
 
-    const changed = (p: Patchset) => p.files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => l.kind !== 'context').map((l) => `${f.path} ${l.kind === 'add' ? `+${l.newLine}` : `-${l.oldLine}`} ${l.text}`)));
+    const changed = (p: Patchset) =>
+      p.files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => l.kind !== 'context').map((l) => `${f.path} ${l.kind === 'add' ? `+${l.newLine}` : `-${l.oldLine}`} ${l.text}`)));
 
     /** Every changed line says on its side exactly what git has there: head lines at the head, deleted lines at the patchset's base. */
     function linesOpen(r: TestRepo, p: Patchset): void {
@@ -158,7 +166,9 @@ describe('host/rereview/authorDelta: the lenses read only the author’s work', 
       r.commit('fix: guard 7, drop 15');
       // The base moves: three header lines, a changed line 3, a changed lib.txt, a new file only it has.
       r.checkout('main');
-      r.write('app.txt', `top 1\ntop 2\ntop 3\n${r.read('app.txt').replace('line 3\n', 'line three (main)\n')}`).write('lib.txt', lines(6, 'lib').replace('lib 2\n', 'lib two\n')).write('base-only.txt', 'only the base has this\n');
+      r.write('app.txt', `top 1\ntop 2\ntop 3\n${r.read('app.txt').replace('line 3\n', 'line three (main)\n')}`)
+        .write('lib.txt', lines(6, 'lib').replace('lib 2\n', 'lib two\n'))
+        .write('base-only.txt', 'only the base has this\n');
       r.commit('main moves');
       r.checkout('feature');
       r.git('merge', '-q', '--no-edit', 'main');
@@ -171,7 +181,11 @@ describe('host/rereview/authorDelta: the lenses read only the author’s work', 
       assert.ok(delta && since.lensPatchset === delta);
       PatchsetSchema.parse(delta);
       assert.deepEqual(since.delta, { kind: 'ancestor', from: review, to: head, reason: null });
-      assert.deepEqual(delta.files.map((f) => f.path), ['app.txt', 'fix.txt'], 'base-only.txt and lib.txt are the base’s: not in the delta');
+      assert.deepEqual(
+        delta.files.map((f) => f.path),
+        ['app.txt', 'fix.txt'],
+        'base-only.txt and lib.txt are the base’s: not in the delta',
+      );
       assert.deepEqual(changed(delta), ['app.txt -8 line 5', 'app.txt +8 line five', 'app.txt +11 guard(7)', 'app.txt -18 line 15', 'fix.txt +1 the fix']);
       assert.ok(!changed(delta).some((l) => /top|three|lib/.test(l)), 'no line the base brought is a changed line');
       linesOpen(r, delta);
@@ -248,9 +262,10 @@ describe('host/rereview/authorDelta: the lenses read only the author’s work', 
         full.value,
       );
       assert.ok(planned.ok, planned.ok ? '' : planned.error.message);
-      assert.deepEqual(planned.value.closures.map((c) => [c.item.id, c.closure, c.reason]), [
-        ['R1', 'open', "nothing of the author's own changed since the earlier review (its commits only merge the base, resolving nothing): nothing can have resolved it"],
-      ]);
+      assert.deepEqual(
+        planned.value.closures.map((c) => [c.item.id, c.closure, c.reason]),
+        [['R1', 'open', "nothing of the author's own changed since the earlier review (its commits only merge the base, resolving nothing): nothing can have resolved it"]],
+      );
       assert.equal(rereviewDeltaOf(planned.value), null, 'the lenses read nothing, so no delta scope');
     });
   });

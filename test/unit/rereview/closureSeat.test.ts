@@ -65,8 +65,17 @@ describe('host/rereview/closureSeat: one turn, verified at once, never throws', 
     dir = mkdtempSync(join(tmpdir(), 'rennet-closures-'));
     const s = since.value;
     input = { from: review, to: head, items: s.items, manifest: s.manifest, workspace: repo.dir, delta: s.deltaPatchset as NonNullable<typeof s.deltaPatchset>, contextDir: dir };
-    assert.deepEqual(input.items.map((i) => i.id), ['R1', 'R2', 'R3']);
-    assert.deepEqual(input.manifest.map((u) => [u.kind, u.path]), [['text-hunk', 'app.txt'], ['rename', 'new.txt']]);
+    assert.deepEqual(
+      input.items.map((i) => i.id),
+      ['R1', 'R2', 'R3'],
+    );
+    assert.deepEqual(
+      input.manifest.map((u) => [u.kind, u.path]),
+      [
+        ['text-hunk', 'app.txt'],
+        ['rename', 'new.txt'],
+      ],
+    );
     assert.ok(!input.manifest.some((u) => u.id === outside.id), 'the reviewed change’s hunk is not a unit of the delta');
   });
   after(() => {
@@ -82,7 +91,11 @@ describe('host/rereview/closureSeat: one turn, verified at once, never throws', 
     };
     return { of, asked: () => asked };
   };
-  const turn = async (harnessOf: (signal: AbortSignal) => Promise<LensHarness>, over: Partial<ClosureTurnInput> = {}, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ClosureOutcome> => {
+  const turn = async (
+    harnessOf: (signal: AbortSignal) => Promise<LensHarness>,
+    over: Partial<ClosureTurnInput> = {},
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<ClosureOutcome> => {
     const r = await runClosureTurn(harnessOf, { ...input, ...over }, options);
     assert.ok(r.ok, 'a closure turn answers ok whatever happens');
     return r.value;
@@ -94,7 +107,10 @@ describe('host/rereview/closureSeat: one turn, verified at once, never throws', 
   };
   const allOpenWith = (outcome: ClosureOutcome, why: RegExp) => {
     assert.ok(outcome.failure && why.test(outcome.failure), outcome.failure ?? 'no failure');
-    assert.deepEqual(outcome.closures.map((c) => [c.item.id, c.closure, c.reason, c.evidence]), input.items.map((i) => [i.id, 'open', outcome.failure, []]));
+    assert.deepEqual(
+      outcome.closures.map((c) => [c.item.id, c.closure, c.reason, c.evidence]),
+      input.items.map((i) => [i.id, 'open', outcome.failure, []]),
+    );
   };
 
   it('reads, then cites what it read: accepted; the evidence is the changed line the host derives', async () => {
@@ -116,16 +132,22 @@ describe('host/rereview/closureSeat: one turn, verified at once, never throws', 
     assert.equal(closer.turns, 1);
     assert.deepEqual([...closer.offered].sort(), [...READ_TOOL_NAMES, READ_PRIOR_ITEMS, SUBMIT_CLOSURES].sort(), 'its own tools and the read tools');
     assert.equal(closer.reading?.pages, 1);
-    assert.deepEqual(closer.reading?.items.map((i) => [i.id, i.path, i.line, i.text]), [
-      ['R1', 'app.txt', 5, 'Spell five out; no exclamation.'],
-      ['R2', null, null, 'Rename old.txt.'],
-      ['R3', null, null, 'Add a test.'],
-    ]);
+    assert.deepEqual(
+      closer.reading?.items.map((i) => [i.id, i.path, i.line, i.text]),
+      [
+        ['R1', 'app.txt', 5, 'Spell five out; no exclamation.'],
+        ['R2', null, null, 'Rename old.txt.'],
+        ['R3', null, null, 'Add a test.'],
+      ],
+    );
     const diff = closer.reading?.diffs.get('app.txt') ?? '';
     assert.match(diff, /^\+ +5 \| line five$/m, `read_diff serves the fix delta: the fix added at head line 5: ${diff}`);
     assert.match(diff, /^- +5 +\| line 5!$/m, 'and the reviewed line taken out');
     assert.match(diff, /^ +2 +2 \| line two$/m, 'the reviewed change on line 2 is only context here: its base is the reviewed commit');
-    assert.deepEqual(closer.answers.map((a) => [a.isError, a.text]), [[false, 'The closures are accepted: 2 of 3 items resolved. End your turn now.']]);
+    assert.deepEqual(
+      closer.answers.map((a) => [a.isError, a.text]),
+      [[false, 'The closures are accepted: 2 of 3 items resolved. End your turn now.']],
+    );
 
     assert.equal(outcome.failure, null);
     assert.deepEqual([outcome.harness, outcome.model], ['scripted-closer', null]);
@@ -137,10 +159,15 @@ describe('host/rereview/closureSeat: one turn, verified at once, never throws', 
       outcome.closures.map((c) => [c.item.id, c.closure, c.reason, c.evidence]),
       [
         ['R1', 'resolved', 'Line 5 now reads "line five".', [{ evidenceId: hunk.id, kind: 'text-hunk', path: 'app.txt', side: 'head', line: 5 }]],
-        ['R2', 'resolved', 'old.txt is renamed to new.txt.', [
-          { evidenceId: rename.id, kind: 'rename', path: 'new.txt', side: null, line: null },
-          { evidenceId: hunk.id, kind: 'text-hunk', path: 'app.txt', side: 'head', line: 5 },
-        ]],
+        [
+          'R2',
+          'resolved',
+          'old.txt is renamed to new.txt.',
+          [
+            { evidenceId: rename.id, kind: 'rename', path: 'new.txt', side: null, line: null },
+            { evidenceId: hunk.id, kind: 'text-hunk', path: 'app.txt', side: 'head', line: 5 },
+          ],
+        ],
         ['R3', 'open', 'No test was added.', []],
       ],
     );
@@ -166,7 +193,12 @@ describe('host/rereview/closureSeat: one turn, verified at once, never throws', 
           // An item the earlier review does not have.
           one({ itemId: 'R9', closure: 'open', evidenceIds: [], reason: 'Not there.' }),
           // The same item twice.
-          { closures: [{ itemId: 'R1', closure: 'open', evidenceIds: [], reason: 'a' }, { itemId: 'R1', closure: 'resolved', evidenceIds: [hunk], reason: 'b' }] },
+          {
+            closures: [
+              { itemId: 'R1', closure: 'open', evidenceIds: [], reason: 'a' },
+              { itemId: 'R1', closure: 'resolved', evidenceIds: [hunk], reason: 'b' },
+            ],
+          },
           // No reason.
           one({ itemId: 'R3', closure: 'open', evidenceIds: [], reason: '   ' }),
           // Not the tool's shape.
@@ -293,13 +325,18 @@ describe('host/rereview/closureSeat: one turn, verified at once, never throws', 
       assert.ok(since.ok && since.value.deltaPatchset);
       assert.equal(since.value.manifest.length, files.length);
       const last = files.at(-1) as string;
-      const closer = new ReadingCloser([last], (read) => [{ closures: [{ itemId: 'R1', closure: 'resolved', evidenceIds: [unitOf(read, 'text-hunk', last)], reason: 'The last file gained its line.' }] }]);
+      const closer = new ReadingCloser([last], (read) => [
+        { closures: [{ itemId: 'R1', closure: 'resolved', evidenceIds: [unitOf(read, 'text-hunk', last)], reason: 'The last file gained its line.' }] },
+      ]);
       const outcome = await turn(using(closer).of, { from: review, to: fixHead, items: since.value.items, manifest: since.value.manifest, workspace: r.dir, delta: since.value.deltaPatchset });
       const pages = closer.reading?.pages ?? 0;
       assert.ok(pages >= 2, `pages: ${pages}`);
       assert.equal(closer.reading?.units.length, files.length, 'every unit, across the pages');
       assert.equal(outcome.failure, null);
-      assert.deepEqual(outcome.closures.map((c) => [c.item.id, c.closure, c.item.severity, c.evidence.map((e) => [e.path, e.side, e.line])]), [['R1', 'resolved', 'nit', [[last, 'head', 2]]]]);
+      assert.deepEqual(
+        outcome.closures.map((c) => [c.item.id, c.closure, c.item.severity, c.evidence.map((e) => [e.path, e.side, e.line])]),
+        [['R1', 'resolved', 'nit', [[last, 'head', 2]]]],
+      );
     } finally {
       r.cleanup();
     }
@@ -307,12 +344,24 @@ describe('host/rereview/closureSeat: one turn, verified at once, never throws', 
 
   it('every page fits the read tools’ result limit; past the last page is refused', async () => {
     const { priorItemPages, closureSurface } = await import('../../../host/rereview/closureSeat');
-    const many = Array.from({ length: 80 }, (_, i): EvidenceUnit => ({ kind: 'text-hunk', id: `ev-${i.toString(16).padStart(16, '0')}`, path: `p${i}.txt`, header: '@@ -1 +1,2 @@', body: ` one\n+${'x'.repeat(400)}`, anchor: { side: 'head', line: 2 } }));
+    const many = Array.from({ length: 80 }, (_, i): EvidenceUnit => ({
+      kind: 'text-hunk',
+      id: `ev-${i.toString(16).padStart(16, '0')}`,
+      path: `p${i}.txt`,
+      header: '@@ -1 +1,2 @@',
+      body: ` one\n+${'x'.repeat(400)}`,
+      anchor: { side: 'head', line: 2 },
+    }));
     const pages = priorItemPages({ from: 'a'.repeat(40), to: 'b'.repeat(40), items: input.items, manifest: many });
     assert.ok(pages.length >= 2);
     for (const [i, p] of pages.entries()) {
       assert.ok(Buffer.byteLength(p, 'utf8') <= READ_RESULT_MAX_BYTES, `page ${i + 1}: ${Buffer.byteLength(p, 'utf8')} bytes`);
-      assert.match(p, i + 1 < pages.length ? new RegExp(`\\[page ${i + 1} of ${pages.length}; continue with read_prior_items \\{"page": ${i + 2}\\}\\]$`) : new RegExp(`\\[page ${i + 1} of ${pages.length}: the last\\]$`));
+      assert.match(
+        p,
+        i + 1 < pages.length
+          ? new RegExp(`\\[page ${i + 1} of ${pages.length}; continue with read_prior_items \\{"page": ${i + 2}\\}\\]$`)
+          : new RegExp(`\\[page ${i + 1} of ${pages.length}: the last\\]$`),
+      );
     }
     const units = pages.flatMap((p) => p.split('\n').filter((l) => l.startsWith('{"') && l.includes('"kind"')));
     assert.equal(units.length, many.length, 'every unit on exactly one page');

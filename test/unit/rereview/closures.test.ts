@@ -37,7 +37,10 @@ describe('host/rereview/closures: verified like a round report', () => {
       comments: [{ path: 'app.txt', line: 2, side: 'RIGHT', body: 'Spell two out.' }],
       ownRequest: false,
     });
-    assert.deepEqual(items.map((i) => i.id), ['R1', 'R2', 'R3']);
+    assert.deepEqual(
+      items.map((i) => i.id),
+      ['R1', 'R2', 'R3'],
+    );
     const closed = verifyClosures(items, manifest.value, [
       { itemId: 'R1', closure: 'resolved', reason: 'Line 2 reads two again.', evidenceIds: [hunk.id] },
       { itemId: 'R3', closure: 'open', reason: 'No test was added.', evidenceIds: [] },
@@ -61,7 +64,13 @@ describe('host/rereview/closures: verified like a round report', () => {
     assert.equal(refused([{ itemId: 'R1', closure: 'resolved', reason: 'done', evidenceIds: ['ev-0000000000000000'] }]), 'unknown-evidence');
     assert.equal(refused([{ itemId: 'R2', closure: 'resolved', reason: 'renamed', evidenceIds: [rename.id] }]), 'no-line-evidence');
     assert.equal(refused([{ itemId: 'R9', closure: 'open', reason: 'x', evidenceIds: [] }]), 'unknown-item');
-    assert.equal(refused([{ itemId: 'R1', closure: 'open', reason: 'x', evidenceIds: [] }, { itemId: 'R1', closure: 'open', reason: 'y', evidenceIds: [] }]), 'duplicate-item');
+    assert.equal(
+      refused([
+        { itemId: 'R1', closure: 'open', reason: 'x', evidenceIds: [] },
+        { itemId: 'R1', closure: 'open', reason: 'y', evidenceIds: [] },
+      ]),
+      'duplicate-item',
+    );
     assert.equal(refused([{ itemId: 'R3', closure: 'open', reason: '  ', evidenceIds: [] }]), 'no-reason');
   });
 });

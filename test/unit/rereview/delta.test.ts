@@ -25,7 +25,10 @@ describe('host/rereview/delta: ancestry and the fix delta', () => {
     return { r, review: r.git('rev-parse', 'HEAD') };
   }
   const changedLines = (segments: readonly DeltaSegment[]) =>
-    segments.map((s) => ({ kind: s.kind, lines: s.files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => l.kind !== 'context').map((l) => `${f.path} ${l.kind === 'add' ? '+' : '-'}${l.text}`))) }));
+    segments.map((s) => ({
+      kind: s.kind,
+      lines: s.files.flatMap((f) => f.hunks.flatMap((h) => h.lines.filter((l) => l.kind !== 'context').map((l) => `${f.path} ${l.kind === 'add' ? '+' : '-'}${l.text}`))),
+    }));
 
   it('a fast-forward fix: ancestor; the delta is exactly the fix commit', async () => {
     const { r, review } = reviewed();
@@ -112,10 +115,17 @@ describe('host/rereview/delta: ancestry and the fix delta', () => {
     const delta = await fixDelta(r.dir, await checkAncestry(r.dir, review, head));
     assert.ok(delta.ok && delta.value.kind === 'delta');
     const lines = changedLines(delta.value.segments);
-    assert.deepEqual(lines.map((s) => s.kind), ['remerge'], 'the merge follows the review directly: no author segment before it');
+    assert.deepEqual(
+      lines.map((s) => s.kind),
+      ['remerge'],
+      'the merge follows the review directly: no author segment before it',
+    );
     const inside = lines[0]!.lines;
     assert.ok(inside.includes('app.txt +line two (resolved)'), JSON.stringify(inside));
-    assert.ok(inside.some((l) => l.startsWith('app.txt -<<<<<<<')), 'the re-merge’s conflict markers are what the resolution replaced');
+    assert.ok(
+      inside.some((l) => l.startsWith('app.txt -<<<<<<<')),
+      'the re-merge’s conflict markers are what the resolution replaced',
+    );
     assert.ok(!inside.some((l) => l.includes('seven')), `the base’s clean change on line 7 is not author work: ${JSON.stringify(inside)}`);
   });
 });

@@ -56,7 +56,16 @@ describe('host/rereview/evidenceLines: evidence lines land on the head', functio
     assert.ok(handle.ok);
     const full = await capturePatchset(handle.value, { kind: 'branch', base: 'main', head: 'feature' });
     assert.ok(full.ok);
-    const earlier: EarlierReview = { reviewId: 1, url: 'u', commitId: review, state: 'CHANGES_REQUESTED', body: '', markerId: null, submittedAt: null, comments: [{ path: 'app.txt', line: 15, side: 'RIGHT', body: 'Guard 15.' }] };
+    const earlier: EarlierReview = {
+      reviewId: 1,
+      url: 'u',
+      commitId: review,
+      state: 'CHANGES_REQUESTED',
+      body: '',
+      markerId: null,
+      submittedAt: null,
+      comments: [{ path: 'app.txt', line: 15, side: 'RIGHT', body: 'Guard 15.' }],
+    };
     const since = await sinceLastReview({ root: r.dir, full: full.value, earlier, ownRequest: false });
     assert.ok(since.ok, since.ok ? '' : since.error.message);
     const unit = since.value.manifest.find((u) => u.kind === 'text-hunk' && u.path === 'app.txt');
@@ -73,7 +82,14 @@ describe('host/rereview/evidenceLines: evidence lines land on the head', functio
 
   it('a line a later commit changed again has no place: the evidence entry is left out, the closure stands', async () => {
     const map = async () => null;
-    const closures = [{ item: { id: 'R1', path: null, line: null, side: null, text: 't', severity: 'nit' as const }, closure: 'resolved' as const, reason: 'r', evidence: [{ evidenceId: 'ev-1', kind: 'text-hunk' as const, path: 'a', side: 'head' as const, line: 3 }] }];
+    const closures = [
+      {
+        item: { id: 'R1', path: null, line: null, side: null, text: 't', severity: 'nit' as const },
+        closure: 'resolved' as const,
+        reason: 'r',
+        evidence: [{ evidenceId: 'ev-1', kind: 'text-hunk' as const, path: 'a', side: 'head' as const, line: 3 }],
+      },
+    ];
     const out = await evidenceOnDelta(closures, new Map([['ev-1', { base: 'x', head: 'y' }]]), { from: 'f', to: 'z' }, map);
     assert.deepEqual([out[0]?.closure, out[0]?.evidence], ['resolved', []]);
     // A remerge unit's deleted line belongs to no commit: left out as well.

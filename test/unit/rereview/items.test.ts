@@ -25,8 +25,14 @@ describe('host/rereview/items: prior items and the "Prior review" line', () => {
       { id: 'R3', path: null, line: null, side: null, text: 'Split the retry loop.\nIt does two things.', severity: 'blocker' },
       { id: 'R4', path: null, line: null, side: null, text: 'Name the constant.', severity: 'blocker' },
     ]);
-    assert.deepEqual(priorItems({ ...review, state: 'COMMENTED' }).map((i) => i.severity), ['nit', 'nit', 'nit', 'nit']);
-    assert.deepEqual(priorItems({ ...review, state: 'COMMENTED', ownRequest: true }).map((i) => i.severity), ['blocker', 'blocker', 'blocker', 'blocker']);
+    assert.deepEqual(
+      priorItems({ ...review, state: 'COMMENTED' }).map((i) => i.severity),
+      ['nit', 'nit', 'nit', 'nit'],
+    );
+    assert.deepEqual(
+      priorItems({ ...review, state: 'COMMENTED', ownRequest: true }).map((i) => i.severity),
+      ['blocker', 'blocker', 'blocker', 'blocker'],
+    );
   });
 
   it('a body without a list is one item, the marker never is; an empty body none; long text is cut, said', () => {
@@ -79,7 +85,13 @@ describe('host/rereview/items: prior items and the "Prior review" line', () => {
     assert.equal(priorReviewLine({ kind: 'ancestor', from: A, to: 'b'.repeat(40), equal: false }, 2, 3), 'Prior review: 2 of 3 resolved');
     assert.equal(priorReviewLine({ kind: 'ancestor', from: A, to: A, equal: true }, 0, 3), 'Prior review: 0 of 3 resolved - no commits since aaaaaaa');
     assert.equal(priorReviewLine({ kind: 'ancestor', from: A, to: A, equal: true }, 0, 0), 'Prior review: no items posted at aaaaaaa; the delta since it was reviewed');
-    assert.equal(priorReviewLine({ kind: 'not-ancestor', from: A, to: 'c'.repeat(40), reason: 'force push or rebase' }, 0, 2), 'Prior review: baseline aaaaaaa is not an ancestor of the head (force push or rebase), so the whole diff was reviewed');
-    assert.equal(priorReviewLine({ kind: 'not-ancestor', from: null, to: 'c'.repeat(40), reason: 'review commit is missing' }, 0, 0), 'Prior review: baseline unknown is not an ancestor of the head (review commit is missing), so the whole diff was reviewed');
+    assert.equal(
+      priorReviewLine({ kind: 'not-ancestor', from: A, to: 'c'.repeat(40), reason: 'force push or rebase' }, 0, 2),
+      'Prior review: baseline aaaaaaa is not an ancestor of the head (force push or rebase), so the whole diff was reviewed',
+    );
+    assert.equal(
+      priorReviewLine({ kind: 'not-ancestor', from: null, to: 'c'.repeat(40), reason: 'review commit is missing' }, 0, 0),
+      'Prior review: baseline unknown is not an ancestor of the head (review commit is missing), so the whole diff was reviewed',
+    );
   });
 });

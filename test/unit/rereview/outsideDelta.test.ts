@@ -44,7 +44,19 @@ describe('host/rereview/outsideDelta: findings outside the fix delta', function 
       similarity: null,
       additions: 0,
       deletions: 0,
-      hunks: [{ id: `h-${path}`, header: '@@', oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, additions: 0, deletions: 0, lines: lines.map(([kind, oldLine, newLine]) => ({ kind, text: 'x', oldLine, newLine })) }],
+      hunks: [
+        {
+          id: `h-${path}`,
+          header: '@@',
+          oldStart: 1,
+          oldLines: 1,
+          newStart: 1,
+          newLines: 1,
+          additions: 0,
+          deletions: 0,
+          lines: lines.map(([kind, oldLine, newLine]) => ({ kind, text: 'x', oldLine, newLine })),
+        },
+      ],
       regions: [],
       ...over,
     };
@@ -54,8 +66,21 @@ describe('host/rereview/outsideDelta: findings outside the fix delta', function 
   it('deltaLines: added lines on the head, deleted lines on the base, context is not changed; a rename answers to its old name on the base; a truncated tail counts', () => {
     const lines = deltaLines(
       patchsetOf([
-        file('a.ts', [['context', 9, 9], ['del', 10, null], ['add', null, 10], ['add', null, 11], ['context', 11, 12]]),
-        file('new.ts', [['context', 4, 4], ['del', 5, null]], { oldPath: 'old.ts', status: 'renamed' }),
+        file('a.ts', [
+          ['context', 9, 9],
+          ['del', 10, null],
+          ['add', null, 10],
+          ['add', null, 11],
+          ['context', 11, 12],
+        ]),
+        file(
+          'new.ts',
+          [
+            ['context', 4, 4],
+            ['del', 5, null],
+          ],
+          { oldPath: 'old.ts', status: 'renamed' },
+        ),
         file('big.ts', [['add', null, 2]], { truncated: true, truncation: { reason: 'patch-size', limitBytes: 1, baseBytes: null, headBytes: null, tailFrom: { base: null, head: 40 } } }),
       ]),
     );
@@ -76,7 +101,8 @@ describe('host/rereview/outsideDelta: findings outside the fix delta', function 
   /** A Flagged board: a section, code cards and findings, as a settled board holds them. */
   function board(): BoardState {
     const el = (id: string, kind: string, parent: string | null, fields: Record<string, unknown>, seq: number) => ({ id, kind, parent, author: 'scripted', seq, ...fields }) as unknown as BoardElement;
-    const ref = (id: string, line: number, seq: number, side = 'head') => el(id, 'code_ref', null, { path: 'a.ts', side, start_line: line, end_line: line, patchset_id: 'ps-1', hunk_ids: ['h-a.ts'] }, seq);
+    const ref = (id: string, line: number, seq: number, side = 'head') =>
+      el(id, 'code_ref', null, { path: 'a.ts', side, start_line: line, end_line: line, patchset_id: 'ps-1', hunk_ids: ['h-a.ts'] }, seq);
     const finding = (id: string, severity: string, title: string, anchor: string[], seq: number) =>
       el(id, 'finding', 'e1', { severity, category: 'correctness', title, body_markdown: 'b', remedy_markdown: 'r', anchor, status: 'open', concurrence: [], accord: 'solo' }, seq);
     const elements: BoardElement[] = [
@@ -94,7 +120,17 @@ describe('host/rereview/outsideDelta: findings outside the fix delta', function 
     ];
     return { ...emptyBoard('flagged', 'ps-1'), status: 'finished', elements: new Map(elements.map((e) => [e.id, e])), nextId: 12, revision: 7 };
   }
-  const lines = deltaLines(patchsetOf([file('a.ts', [['context', 9, 9], ['del', 10, null], ['add', null, 10], ['add', null, 11], ['context', 11, 12]])]));
+  const lines = deltaLines(
+    patchsetOf([
+      file('a.ts', [
+        ['context', 9, 9],
+        ['del', 10, null],
+        ['add', null, 10],
+        ['add', null, 11],
+        ['context', 11, 12],
+      ]),
+    ]),
+  );
 
   it('keepFindingsInDelta: a major and a minor off the changed lines leave, with their own code cards and children; a blocker off them and findings on them stay; one host note says which', () => {
     const before = board();
@@ -122,18 +158,32 @@ describe('host/rereview/outsideDelta: findings outside the fix delta', function 
 
   it('keepFindingsInDelta: nothing outside, nothing changes; a finding whose anchor is not a code card stays', () => {
     const b = board();
-    const inside = deltaLines(patchsetOf([file('a.ts', [['add', null, 9], ['add', null, 11], ['add', null, 12]])]));
+    const inside = deltaLines(
+      patchsetOf([
+        file('a.ts', [
+          ['add', null, 9],
+          ['add', null, 11],
+          ['add', null, 12],
+        ]),
+      ]),
+    );
     const scoped = keepFindingsInDelta(b, inside, 'abcdef0');
     assert.equal(scoped.board, b);
     const odd = new Map(b.elements);
     odd.set('e5', { ...(b.elements.get('e5') as BoardElement), anchor: ['e1'] } as BoardElement);
     const kept = keepFindingsInDelta({ ...b, elements: odd }, lines, 'abcdef0');
-    assert.deepEqual(kept.leftOut.map((f) => f.id), ['e10']);
+    assert.deepEqual(
+      kept.leftOut.map((f) => f.id),
+      ['e10'],
+    );
   });
 
   it('outsideDeltaNote: one is said in the singular; past the listed number the rest are counted; a base-side place says so', () => {
     const one: LeftOutFinding = { id: 'e1', title: 'T', severity: 'nit', places: ['a.ts:3-4 (base)'] };
-    assert.equal(outsideDeltaNote([one], '1234567890'), '1 finding outside the fix delta below blocker was left out: a re-review keeps a new finding on lines the author did not change since 1234567 only when it is a blocker — “T” (nit; a.ts:3-4 (base)).');
+    assert.equal(
+      outsideDeltaNote([one], '1234567890'),
+      '1 finding outside the fix delta below blocker was left out: a re-review keeps a new finding on lines the author did not change since 1234567 only when it is a blocker — “T” (nit; a.ts:3-4 (base)).',
+    );
     const many = Array.from({ length: OUTSIDE_DELTA_LISTED + 2 }, (_, i) => ({ ...one, id: `e${i}`, title: `T${i}` }));
     const text = outsideDeltaNote(many, '1234567890');
     assert.ok(text.startsWith(`${OUTSIDE_DELTA_LISTED + 2} findings outside the fix delta below blocker were left out:`), text);
@@ -161,17 +211,36 @@ describe('host/rereview/outsideDelta: findings outside the fix delta', function 
     assert.ok(handle.ok);
     const full = await capturePatchset(handle.value, { kind: 'branch', base: 'main', head: 'feature' });
     assert.ok(full.ok);
-    const since = await sinceLastReview({ root: r.dir, full: full.value, earlier: { reviewId: 1, url: 'u', commitId: review, state: 'COMMENTED', body: '', markerId: null, submittedAt: null, comments: [] }, ownRequest: false });
+    const since = await sinceLastReview({
+      root: r.dir,
+      full: full.value,
+      earlier: { reviewId: 1, url: 'u', commitId: review, state: 'COMMENTED', body: '', markerId: null, submittedAt: null, comments: [] },
+      ownRequest: false,
+    });
     assert.ok(since.ok && since.value.lensPatchset);
     const delta = since.value.lensPatchset;
     // The base's line 6 is context of the author's hunk (line 8), not a changed line of it.
     const hunk = delta.files[0]!.hunks[0]!;
-    assert.deepEqual(hunk.lines.filter((l) => l.kind !== 'context').map((l) => `${l.kind} ${l.text}`), ['del line 8', 'add line eight']);
+    assert.deepEqual(
+      hunk.lines.filter((l) => l.kind !== 'context').map((l) => `${l.kind} ${l.text}`),
+      ['del line 8', 'add line eight'],
+    );
     assert.ok(hunk.lines.some((l) => l.kind === 'context' && l.text === 'line six (main)' && l.newLine === 6));
 
     const finding = (severity: string, title: string, anchor: string) => ({
       tool: 'add_finding',
-      input: { severity, category: 'correctness', title, body_markdown: 'It goes wrong for callers.', remedy_markdown: 'Fix it.', anchor: [anchor], parent_id: '$s', origin: 'claude', agreement: 'solo', score: 70 },
+      input: {
+        severity,
+        category: 'correctness',
+        title,
+        body_markdown: 'It goes wrong for callers.',
+        remedy_markdown: 'Fix it.',
+        anchor: [anchor],
+        parent_id: '$s',
+        origin: 'claude',
+        agreement: 'solo',
+        score: 70,
+      },
     });
     const script = {
       seats: {

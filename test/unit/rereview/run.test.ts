@@ -118,7 +118,16 @@ describe('host/rereview/run: plan, record, read back', function () {
       statement: `The delta since your review at ${w.review.slice(0, 7)} is reviewed.`,
       earlier: { reviewId: 41, url: 'https://github.example/acme/app/pull/3#pullrequestreview-41', state: 'CHANGES_REQUESTED', commitId: w.review },
       items: [
-        { id: 'R1', path: 'app.txt', line: 5, text: 'Spell five out.', severity: 'blocker', closure: 'resolved', reason: 'Line 5 reads "line five".', evidence: [{ path: 'app.txt', side: 'head', line: 5 }] },
+        {
+          id: 'R1',
+          path: 'app.txt',
+          line: 5,
+          text: 'Spell five out.',
+          severity: 'blocker',
+          closure: 'resolved',
+          reason: 'Line 5 reads "line five".',
+          evidence: [{ path: 'app.txt', side: 'head', line: 5 }],
+        },
         { id: 'R2', path: null, line: null, text: 'Also: add a test.', severity: 'blocker', closure: 'open', reason: 'No test was added.', evidence: [] },
       ],
       closureFailure: null,
@@ -134,10 +143,13 @@ describe('host/rereview/run: plan, record, read back', function () {
     assert.ok(planned.ok);
     assert.equal(planned.value.line, 'Prior review: 0 of 2 resolved');
     assert.equal(planned.value.closureFailure, 'the closure seat failed (rate limited); every item stays open');
-    assert.deepEqual(priorReviewOf(planned.value).items.map((i) => [i.id, i.closure, i.reason]), [
-      ['R1', 'open', 'the closure seat failed (rate limited); every item stays open'],
-      ['R2', 'open', 'the closure seat failed (rate limited); every item stays open'],
-    ]);
+    assert.deepEqual(
+      priorReviewOf(planned.value).items.map((i) => [i.id, i.closure, i.reason]),
+      [
+        ['R1', 'open', 'the closure seat failed (rate limited); every item stays open'],
+        ['R2', 'open', 'the closure seat failed (rate limited); every item stays open'],
+      ],
+    );
   });
 
   it('nothing since, only an empty commit since, a force push, no earlier review, an earlier review with no items: no seat asked; the line says which', async () => {
@@ -148,10 +160,13 @@ describe('host/rereview/run: plan, record, read back', function () {
     assert.equal(d1.asked(), 0);
     assert.equal(same.value.line, `Prior review: 0 of 2 resolved - no commits since ${equal.review.slice(0, 7)}`);
     assert.equal(same.value.since.lensPatchset, null);
-    assert.deepEqual(same.value.closures.map((c) => [c.item.id, c.closure, c.reason]), [
-      ['R1', 'open', 'no commits since the earlier review: nothing can have resolved it'],
-      ['R2', 'open', 'no commits since the earlier review: nothing can have resolved it'],
-    ]);
+    assert.deepEqual(
+      same.value.closures.map((c) => [c.item.id, c.closure, c.reason]),
+      [
+        ['R1', 'open', 'no commits since the earlier review: nothing can have resolved it'],
+        ['R2', 'open', 'no commits since the earlier review: nothing can have resolved it'],
+      ],
+    );
     assert.equal(priorReviewOf(same.value).deltaPatchsetId, null);
 
     const emptied = await world('empty');

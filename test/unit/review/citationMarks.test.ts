@@ -38,7 +38,11 @@ describe('review/citationMarks: every citation of a generation, for gutter marks
       { verb: 'add', kind: 'section', input: { title: 'Parsing' } },
       cite('src/app.ts', 'head', 10),
       cite('src/gone.ts', 'base', 2, 3, 'The removed helper'),
-      { verb: 'add', kind: 'finding', input: { ...FINDING, title: '**Line ten** breaks `parse`', body_markdown: 'The caller at src/app.ts:31 still expects the old text.', anchor: ['e2', 'e3'], parent_id: 'e1' } },
+      {
+        verb: 'add',
+        kind: 'finding',
+        input: { ...FINDING, title: '**Line ten** breaks `parse`', body_markdown: 'The caller at src/app.ts:31 still expects the old text.', anchor: ['e2', 'e3'], parent_id: 'e1' },
+      },
       { verb: 'add', kind: 'finding', input: { ...FINDING, title: 'A second reading of line ten', anchor: ['e2', 'e2'], parent_id: 'e1' } },
       { verb: 'add', kind: 'prose', input: { markdown: 'See also src/added.ts:2-3.', parent_id: 'e4' } },
       cite('src/added.ts', 'head', 1, 1, 'Where the _new_ file starts'),
@@ -60,7 +64,11 @@ describe('review/citationMarks: every citation of a generation, for gutter marks
     const ctx = contextFor(fx.patchset, 'host');
     const util = fx.patchset.files.find((f) => f.path === 'lib/index.ts')!;
     const hunk = util.hunks[0]!;
-    let board = placeNoiseMembers(boardFor('noise', fx.patchset), [{ path: 'lib/index.ts', side: 'head', start_line: hunk.newStart, end_line: hunk.newStart + hunk.newLines - 1, hunk_id: hunk.id }], ctx).state;
+    let board = placeNoiseMembers(
+      boardFor('noise', fx.patchset),
+      [{ path: 'lib/index.ts', side: 'head', start_line: hunk.newStart, end_line: hunk.newStart + hunk.newLines - 1, hunk_id: hunk.id }],
+      ctx,
+    ).state;
     board = build(board, ctx, [
       { verb: 'add', kind: 'noise_group', input: { title: 'Case *only*', reason: 'A word changes case.' } },
       { verb: 'update', kind: 'noise_member', input: { id: 'e1', parent_id: 'e2' } },

@@ -13,7 +13,23 @@ import { LENSES } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
 import { ReviewReport } from '../../../protocol/review';
 import { TestRepo, tempDir } from '../../fixtures/gitRepo';
-import { T0, captureBranch, compileTurn, openStore, sessionFor, decisionsTurn, designTurn, lines, noiseTurn, regionsOf, reviewTurn, sequenceTurn, testPrompts, tickingClock, type Region } from '../pipeline/fixtures';
+import {
+  T0,
+  captureBranch,
+  compileTurn,
+  openStore,
+  sessionFor,
+  decisionsTurn,
+  designTurn,
+  lines,
+  noiseTurn,
+  regionsOf,
+  reviewTurn,
+  sequenceTurn,
+  testPrompts,
+  tickingClock,
+  type Region,
+} from '../pipeline/fixtures';
 import { reviewFixture, settledOutcome, type ReviewFixture } from './fixtures';
 import { ROUND_EVENT_KINDS } from '../../../host/rounds/ledger';
 
@@ -91,7 +107,10 @@ describe('rennet review: the run after the capture (fake pipeline)', function ()
     assert.match(summary, new RegExp(`^JSON report: ${json.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
     const written = ReviewReport.parse(JSON.parse(readFileSync(json, 'utf8')));
     assert.deepEqual(written, report);
-    assert.deepEqual(written.boards.map((b) => b.lens), [...LENSES]);
+    assert.deepEqual(
+      written.boards.map((b) => b.lens),
+      [...LENSES],
+    );
     const page = readFileSync(html, 'utf8');
     for (const board of written.boards) assert.ok(page.includes(board.document.title), board.document.title);
   });
@@ -113,7 +132,13 @@ describe('rennet review: the run after the capture (fake pipeline)', function ()
     );
     assert.deepEqual(out.contexts[0]!.designSources, { format: 'OpenSpec', paths: ['openspec/changes/x/proposal.md'] });
     assert.equal(typeof designSeam, 'function');
-    assert.deepEqual(await (designSeam as unknown as (p: unknown) => unknown)(fx.patchset), { kind: 'fallback', format: 'openspec', sources: ['openspec/changes/x/proposal.md'], rule: 'spec-empty', reason: 'nothing read' });
+    assert.deepEqual(await (designSeam as unknown as (p: unknown) => unknown)(fx.patchset), {
+      kind: 'fallback',
+      format: 'openspec',
+      sources: ['openspec/changes/x/proposal.md'],
+      rule: 'spec-empty',
+      reason: 'nothing read',
+    });
   });
 
   it('refuses an output path it cannot write before running anything', async () => {
@@ -141,7 +166,7 @@ describe('rennet review: the run after the capture (fake pipeline)', function ()
     assert.equal(out.inputs.length, 0);
   });
 
-  it('resumes the session\'s interrupted generation of this capture (resumePipeline, the same id, its round report again); else draws a new one', async () => {
+  it("resumes the session's interrupted generation of this capture (resumePipeline, the same id, its round report again); else draws a new one", async () => {
     const store = await openStore(join(dir, 'store'));
     try {
       const sessionId = sessionFor(store, fx.repo, fx.patchset);
@@ -149,8 +174,29 @@ describe('rennet review: the run after the capture (fake pipeline)', function ()
       store.createGeneration({ id, sessionId, patchsetId: fx.patchset.id, now: T0 });
       store.putLaneOutcome({ generationId: id, lens: 'design', state: 'settled', absence: null, failure: null, attempts: 0, now: T0 });
       // The generation is a round's successor: its report goes back into the context directory.
-      const report = { roundId: 'r-1', successorPatchsetId: fx.patchset.id, outcomes: [{ askId: 'ask-1', askText: 'Say retry once.', outcome: 'untouched' as const, evidence: [], note: 'not done' }], beyond: [], counts: { addressed: 0, partial: 0, untouched: 1, beyond: 0 } };
-      store.appendEvent(sessionId, ROUND_EVENT_KINDS.started, { round: 'r-1', ordinal: 2, asks: ['ask-1'], workOrderDigest: 'd', worker: { kind: 'scripted', version: null }, workspace: { root: fx.repo.dir, branch: 'feature' }, fromPatchsetId: fx.patchset.id, fromGenerationId: null, startedAt: T0 }, T0);
+      const report = {
+        roundId: 'r-1',
+        successorPatchsetId: fx.patchset.id,
+        outcomes: [{ askId: 'ask-1', askText: 'Say retry once.', outcome: 'untouched' as const, evidence: [], note: 'not done' }],
+        beyond: [],
+        counts: { addressed: 0, partial: 0, untouched: 1, beyond: 0 },
+      };
+      store.appendEvent(
+        sessionId,
+        ROUND_EVENT_KINDS.started,
+        {
+          round: 'r-1',
+          ordinal: 2,
+          asks: ['ask-1'],
+          workOrderDigest: 'd',
+          worker: { kind: 'scripted', version: null },
+          workspace: { root: fx.repo.dir, branch: 'feature' },
+          fromPatchsetId: fx.patchset.id,
+          fromGenerationId: null,
+          startedAt: T0,
+        },
+        T0,
+      );
       store.appendEvent(sessionId, ROUND_EVENT_KINDS.reported, { round: 'r-1', report, harness: 'scripted', model: null }, T0);
       store.appendEvent(sessionId, ROUND_EVENT_KINDS.generation, { round: 'r-1', generationId: id }, T0);
 
@@ -175,7 +221,7 @@ describe('rennet review: the run after the capture (fake pipeline)', function ()
       assert.deepEqual(resumed, [id], 'not resumed again');
       assert.equal(second.generation, 'g-00000000000000aa');
       assert.match(out.stderr.join(''), /^Generation g-00000000000000aa: running the lenses$/m);
-      assert.equal(out.contexts[1]!.roundReport, undefined, 'a new generation of the capture is no round\'s');
+      assert.equal(out.contexts[1]!.roundReport, undefined, "a new generation of the capture is no round's");
     } finally {
       store.close();
     }
@@ -238,7 +284,11 @@ describe('rennet review: --harness', () => {
     ];
     const dual = await loadHarnessAssignment({ kind: 'auto' }, {}, { discover: both, discoverLocal: down });
     assert.equal(dual.sequence?.kind, 'claude-code');
-    assert.deepEqual(dual.flagged.reviewers.map((h) => h.kind), ['claude-code', 'codex'], 'two providers review independently');
+    assert.deepEqual(
+      dual.flagged.reviewers.map((h) => h.kind),
+      ['claude-code', 'codex'],
+      'two providers review independently',
+    );
     await assert.rejects(loadHarnessAssignment({ kind: 'codex' }, {}, { discover: missing }), (e: unknown) => e instanceof HarnessLoadError && /codex not found on PATH/.test((e as Error).message));
     const none = await loadHarnessAssignment({ kind: 'none' });
     assert.equal(none.sequence, null);
@@ -246,9 +296,15 @@ describe('rennet review: --harness', () => {
   });
 
   it('scripted: reads the script now; an unreadable or malformed one is refused with the reason', async () => {
-    await assert.rejects(loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'none.json') }), (e: unknown) => e instanceof HarnessLoadError && /cannot read the harness script .*none\.json: ENOENT/.test((e as Error).message));
+    await assert.rejects(
+      loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'none.json') }),
+      (e: unknown) => e instanceof HarnessLoadError && /cannot read the harness script .*none\.json: ENOENT/.test((e as Error).message),
+    );
     writeFileSync(join(dir, 'bad.json'), '{"seats": ');
-    await assert.rejects(loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'bad.json') }), (e: unknown) => e instanceof HarnessLoadError && /bad\.json is not a harness script/.test((e as Error).message));
+    await assert.rejects(
+      loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'bad.json') }),
+      (e: unknown) => e instanceof HarnessLoadError && /bad\.json is not a harness script/.test((e as Error).message),
+    );
     writeFileSync(join(dir, 'wrong.json'), '{"seats": {"sequence:drafter": {"turns": [{"nope": 1}]}}}');
     await assert.rejects(loadHarnessAssignment({ kind: 'scripted', file: join(dir, 'wrong.json') }), HarnessLoadError);
     mkdirSync(join(dir, 'adir'));

@@ -33,53 +33,27 @@ describe('review/excerpts: captured lines for cited spans (real captures)', func
     assert.equal(excerpt.state, 'captured');
     assert.equal(excerpt.note, null);
     assert.equal(excerpt.clipped, false);
-    assert.deepEqual(rows(excerpt.lines), [
-      ' 7/7 line 7',
-      ' 8/8 line 8',
-      ' 9/9 line 9',
-      '-10/· line 10',
-      '+·/10 line ten',
-      ' 11/11 line 11',
-      ' 12/12 line 12',
-      ' 13/13 line 13',
-    ]);
+    assert.deepEqual(rows(excerpt.lines), [' 7/7 line 7', ' 8/8 line 8', ' 9/9 line 9', '-10/· line 10', '+·/10 line ten', ' 11/11 line 11', ' 12/12 line 12', ' 13/13 line 13']);
   });
 
   it('reads a file of several hunks hunk by hunk: a span in the second takes nothing of the first', () => {
     const second = one(fixture.patchset, span('src/app.ts', 'head', 31));
-    assert.deepEqual(rows(second.lines), [
-      ' 28/28 line 28',
-      ' 29/29 line 29',
-      ' 30/30 line 30',
-      '+·/31 line 30b',
-      ' 31/32 line 31',
-      ' 32/33 line 32',
-      ' 33/34 line 33',
-    ]);
+    assert.deepEqual(rows(second.lines), [' 28/28 line 28', ' 29/29 line 29', ' 30/30 line 30', '+·/31 line 30b', ' 31/32 line 31', ' 32/33 line 32', ' 33/34 line 33']);
     // A span over both hunks (no validated citation does this, a frozen board might) takes both, in order.
     const both = one(fixture.patchset, span('src/app.ts', 'head', 10, 31));
     const news = both.lines.map((l) => l.newLine).filter((n): n is number => n !== null);
     assert.deepEqual(news, [7, 8, 9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 33, 34]);
-    assert.ok(both.lines.some((l) => l.kind === 'del' && l.oldLine === 10), 'the first hunk’s deletion sits inside the span');
+    assert.ok(
+      both.lines.some((l) => l.kind === 'del' && l.oldLine === 10),
+      'the first hunk’s deletion sits inside the span',
+    );
   });
 
   it('numbers a base span by old lines: a deletion-only span keeps the addition that replaced it', () => {
     const excerpt = one(fixture.patchset, span('src/app.ts', 'base', 10));
-    assert.deepEqual(rows(excerpt.lines), [
-      ' 7/7 line 7',
-      ' 8/8 line 8',
-      ' 9/9 line 9',
-      '-10/· line 10',
-      '+·/10 line ten',
-      ' 11/11 line 11',
-      ' 12/12 line 12',
-      ' 13/13 line 13',
-    ]);
+    assert.deepEqual(rows(excerpt.lines), [' 7/7 line 7', ' 8/8 line 8', ' 9/9 line 9', '-10/· line 10', '+·/10 line ten', ' 11/11 line 11', ' 12/12 line 12', ' 13/13 line 13']);
     // A head span on the hunk's first line: the window ends three lines on, so 11–13 stay out.
-    assert.deepEqual(
-      rows(one(fixture.patchset, span('src/app.ts', 'head', 7)).lines),
-      [' 7/7 line 7', ' 8/8 line 8', ' 9/9 line 9', '-10/· line 10', '+·/10 line ten'],
-    );
+    assert.deepEqual(rows(one(fixture.patchset, span('src/app.ts', 'head', 7)).lines), [' 7/7 line 7', ' 8/8 line 8', ' 9/9 line 9', '-10/· line 10', '+·/10 line ten']);
   });
 
   it('a deleted file: its base span is all deletions; its head side is stated, not empty', () => {

@@ -79,7 +79,17 @@ export async function reviewFixture(): Promise<ReviewFixture> {
     { verb: 'add', kind: 'stat', input: { stat_labels: ['Requirements', 'Tasks'], stat_values: ['1', '2'] } }, // e1
     { verb: 'add', kind: 'section', input: { title: 'Retrying uploads', body_markdown: 'What the change promises a caller of `upload`.' } }, // e2
     { verb: 'add', kind: 'requirement', input: { title: 'Retry a failed upload', shall: 'The client SHALL retry a failed upload up to three times.', parent_id: 'e2' } }, // e3
-    { verb: 'add', kind: 'scenario', input: { name: 'Server error', text_markdown: 'When the server answers 503, the upload is sent again.', scenario_condition: 'the server answers 503', scenario_response: 'the upload is sent again after a pause', parent_id: 'e3' } },
+    {
+      verb: 'add',
+      kind: 'scenario',
+      input: {
+        name: 'Server error',
+        text_markdown: 'When the server answers 503, the upload is sent again.',
+        scenario_condition: 'the server answers 503',
+        scenario_response: 'the upload is sent again after a pause',
+        parent_id: 'e3',
+      },
+    },
     { verb: 'cite', input: { path: 'src/upload.ts', side: 'head', start_line: 5, end_line: 9, label: 'the retry wrapper' } }, // e5
     { verb: 'update', kind: 'requirement', input: { id: 'e3', trace: ['e5'] } },
     { verb: 'add', kind: 'section', input: { title: 'Tasks', body_markdown: 'The work the change lists.' } }, // e6
@@ -91,9 +101,22 @@ export async function reviewFixture(): Promise<ReviewFixture> {
     { verb: 'set_document', input: { title: 'How an upload travels', intro_markdown: 'Follow one file from `upload` through the retry loop.' } },
     { verb: 'add', kind: 'section', input: { title: 'The upload path' } }, // e1
     { verb: 'cite', input: { path: 'src/upload.ts', side: 'head', start_line: 1, end_line: 5 } }, // e2
-    { verb: 'add', kind: 'order_step', input: { title: 'upload hands the request to retry', explanation_markdown: 'The body is read once, then every attempt reuses it.', span: 'e2', parent_id: 'e1' } },
+    {
+      verb: 'add',
+      kind: 'order_step',
+      input: { title: 'upload hands the request to retry', explanation_markdown: 'The body is read once, then every attempt reuses it.', span: 'e2', parent_id: 'e1' },
+    },
     { verb: 'cite', input: { path: 'src/retry.ts', side: 'head', start_line: 3, end_line: 9 } }, // e4
-    { verb: 'add', kind: 'order_step', input: { title: 'retry runs the attempt and backs off', explanation_markdown: 'A thrown error is kept and the loop waits twice as long as before each new attempt.', span: 'e4', parent_id: 'e1' } },
+    {
+      verb: 'add',
+      kind: 'order_step',
+      input: {
+        title: 'retry runs the attempt and backs off',
+        explanation_markdown: 'A thrown error is kept and the loop waits twice as long as before each new attempt.',
+        span: 'e4',
+        parent_id: 'e1',
+      },
+    },
   ]);
 
   const decisions = write('decisions', [

@@ -49,7 +49,15 @@ describe('review/generationSnapshot: excerpts and citation marks', function () {
       {
         verb: 'add',
         kind: 'finding',
-        input: { severity: 'major', category: 'correctness', title: 'Line ten breaks parse', body_markdown: 'See src/app.ts:31 too.', remedy_markdown: 'Fix it.', anchor: ['e2', 'e3'], parent_id: 'e1' },
+        input: {
+          severity: 'major',
+          category: 'correctness',
+          title: 'Line ten breaks parse',
+          body_markdown: 'See src/app.ts:31 too.',
+          remedy_markdown: 'Fix it.',
+          anchor: ['e2', 'e3'],
+          parent_id: 'e1',
+        },
       },
     ];
     for (const call of calls) {
@@ -71,9 +79,21 @@ describe('review/generationSnapshot: excerpts and citation marks', function () {
     assert.equal(app.state, 'captured');
     assert.deepEqual(
       app.lines.map((l) => [l.kind, l.oldLine, l.newLine]),
-      [['context', 7, 7], ['context', 8, 8], ['context', 9, 9], ['del', 10, null], ['add', null, 10], ['context', 11, 11], ['context', 12, 12], ['context', 13, 13]],
+      [
+        ['context', 7, 7],
+        ['context', 8, 8],
+        ['context', 9, 9],
+        ['del', 10, null],
+        ['add', null, 10],
+        ['context', 11, 11],
+        ['context', 12, 12],
+        ['context', 13, 13],
+      ],
     );
-    assert.deepEqual(snapshot.excerpts['base|2-3|src/gone.ts']?.lines.map((l) => l.kind), ['del', 'del', 'del', 'del', 'del', 'del']);
+    assert.deepEqual(
+      snapshot.excerpts['base|2-3|src/gone.ts']?.lines.map((l) => l.kind),
+      ['del', 'del', 'del', 'del', 'del', 'del'],
+    );
     assert.deepEqual(
       snapshot.citations.map((m) => `${m.lens} ${m.elementId} ${m.path}:${m.startLine} ${m.side}`),
       ['flagged e4 src/added.ts:1 head', 'flagged e5 src/app.ts:10 head', 'flagged e5 src/gone.ts:2 base', 'flagged e5 src/app.ts:31 head'],
@@ -122,7 +142,10 @@ describe('review/generationSnapshot: excerpts and citation marks', function () {
     const claimed = claimGenerationRun(store.dir, generationId);
     assert.ok(claimed.ok);
     const elsewhere = readGenerationSnapshot(store, generationId);
-    assert.deepEqual(elsewhere?.lanes.map((l) => [l.state, l.failure]), [['settled', null], ...Array.from({ length: 4 }, () => ['working', null])]);
+    assert.deepEqual(
+      elsewhere?.lanes.map((l) => [l.state, l.failure]),
+      [['settled', null], ...Array.from({ length: 4 }, () => ['working', null])],
+    );
     claimed.claim.release();
     assert.equal(readGenerationSnapshot(store, generationId)?.lanes[1]?.state, 'failed', 'released: stopped again');
     // Frozen: a newer generation replaced it, nothing drafts it again.

@@ -16,7 +16,10 @@ describe('the VS Code harness configuration → the pipeline’s assignment', ()
     const a = await assignmentFromConfig(config({ default: 'auto' }), p);
     assert.equal(a.sequence?.kind, 'claude-code');
     assert.equal(a.noise?.kind, 'claude-code');
-    assert.deepEqual(a.flagged.reviewers.map((h) => h.kind), ['claude-code', 'codex']);
+    assert.deepEqual(
+      a.flagged.reviewers.map((h) => h.kind),
+      ['claude-code', 'codex'],
+    );
     assert.equal(a.flagged.compiler?.kind, 'claude-code');
     assert.equal(a.missingHint, undefined);
     assert.equal(p.discovered, 1);
@@ -27,11 +30,18 @@ describe('the VS Code harness configuration → the pipeline’s assignment', ()
     const lm = await assignmentFromConfig(config({ default: 'auto', vscodeLm: { vendor: 'copilot' } }), ports(MISSING, [model('copilot', 'a'), model('copilot', 'b')]));
     assert.equal(lm.design?.kind, 'vscode-lm');
     assert.equal(lm.design?.model, 'copilot/a', 'the first model is pinned');
-    assert.deepEqual(lm.flagged.reviewers.map((h) => h.model), ['copilot/a', 'copilot/b'], 'one vendor, two families: two review seats');
+    assert.deepEqual(
+      lm.flagged.reviewers.map((h) => h.model),
+      ['copilot/a', 'copilot/b'],
+      'one vendor, two families: two review seats',
+    );
     const same = await assignmentFromConfig(config({ default: 'auto' }), ports(MISSING, [model('copilot', 'a'), model('copilot', 'a')]));
     assert.equal(same.flagged.reviewers.length, 1, 'one family: one review seat');
     const two = await assignmentFromConfig(config({ default: 'auto' }), ports(MISSING, [model('copilot', 'a'), model('other', 'x')]));
-    assert.deepEqual(two.flagged.reviewers.map((h) => h.model), ['copilot/a', 'other/x']);
+    assert.deepEqual(
+      two.flagged.reviewers.map((h) => h.model),
+      ['copilot/a', 'other/x'],
+    );
 
     const p = ports(MISSING, new Error('Unhandled method rennet/lm/models'));
     const none = await assignmentFromConfig(config({ default: 'auto' }), p);
@@ -41,7 +51,12 @@ describe('the VS Code harness configuration → the pipeline’s assignment', ()
 
   it('per-lens overrides: one instance per name, none where named, and a hint for it', async () => {
     const a = await assignmentFromConfig(
-      config({ default: 'openai', lenses: { flagged: 'anthropic', noise: 'none' }, openai: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, anthropic: { baseUrl: 'http://localhost:9', model: 'c' } }),
+      config({
+        default: 'openai',
+        lenses: { flagged: 'anthropic', noise: 'none' },
+        openai: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' },
+        anthropic: { baseUrl: 'http://localhost:9', model: 'c' },
+      }),
       ports(MISSING),
     );
     assert.equal(a.design?.kind, 'openai-compatible');
@@ -57,7 +72,10 @@ describe('the VS Code harness configuration → the pipeline’s assignment', ()
     const key = 'sk-unit-secret';
     await refused(assignmentFromConfig(config({ default: 'openai', openai: { model: 'm' } }), ports(MISSING)), /openai harness at https:\/\/api\.openai\.com needs an API key/);
     await refused(assignmentFromConfig(config({ default: 'none', lenses: { decisions: 'anthropic' }, anthropic: { apiKey: key } }), ports(MISSING)), /set rennet\.harness\.anthropic\.model/);
-    await refused(assignmentFromConfig(config({ default: 'openai', openai: { baseUrl: 'file:///x', model: 'm', apiKey: key } }), ports(MISSING)), /^rennet\.harness\.openai\.baseUrl is not an http\(s\) URL/);
+    await refused(
+      assignmentFromConfig(config({ default: 'openai', openai: { baseUrl: 'file:///x', model: 'm', apiKey: key } }), ports(MISSING)),
+      /^rennet\.harness\.openai\.baseUrl is not an http\(s\) URL/,
+    );
     await refused(assignmentFromConfig(config({ default: 'codex' }), ports(MISSING)), /codex harness is not available here: codex not found on PATH/);
     await refused(assignmentFromConfig(config({ default: 'vscode-lm', vscodeLm: { vendor: 'nobody' } }), ports(MISSING, [])), /no VS Code language model matches vendor "nobody"/);
     await refused(assignmentFromConfig(config({ default: 'none', lenses: { everything: 'auto' } }), ports(MISSING)), /unknown lens "everything"/);

@@ -61,7 +61,10 @@ describe('review page: renderReviewHtml', function () {
 
   it('has a rail and a board for every lens in canonical order, each with its state and document title', () => {
     const railOrder = [...html.matchAll(/<label class="rail-item state-(\w+)" for="tab-(\w+)">/g)].map((m) => [m[2], m[1]]);
-    assert.deepEqual(railOrder, LENSES.map((l) => [l, 'settled']));
+    assert.deepEqual(
+      railOrder,
+      LENSES.map((l) => [l, 'settled']),
+    );
     const boardOrder = [...html.matchAll(/<section class="board" id="board-(\w+)"/g)].map((m) => m[1]);
     assert.deepEqual(boardOrder, [...LENSES]);
     assert.equal((html.match(/<input class="tab" type="radio" name="lens"/g) ?? []).length, 5);
@@ -113,15 +116,28 @@ describe('review page: renderReviewHtml', function () {
     const card = /<figure class="code-card" id="sequence-e2">[\s\S]*?<\/figure>/.exec(html)?.[0] ?? '';
     assert.ok(card.includes('<code class="path">src/upload.ts</code> <span class="range">lines 1-5</span>'));
     assert.ok(card.includes('<tr class="add"><td class="ln"></td><td class="ln">1</td><td class="mk" aria-hidden="true">+</td><td class="tx">import { retry } from &#39;./retry&#39;;</td></tr>'));
-    assert.ok(card.includes('<tr class="context"><td class="ln">1</td><td class="ln">3</td><td class="mk" aria-hidden="true"> </td><td class="tx">export async function upload(file: Blob, url: string): Promise&lt;Response&gt; {</td></tr>'));
+    assert.ok(
+      card.includes(
+        '<tr class="context"><td class="ln">1</td><td class="ln">3</td><td class="mk" aria-hidden="true"> </td><td class="tx">export async function upload(file: Blob, url: string): Promise&lt;Response&gt; {</td></tr>',
+      ),
+    );
     assert.ok(card.includes('<tr class="del"><td class="ln">5</td><td class="ln"></td><td class="mk" aria-hidden="true">−</td>'));
     assert.equal((card.match(/<tr class=/g) ?? []).length, 8);
     // A base-side range shows the deleted lines by their base numbers.
     const base = citedLines(fx.patchset, { path: 'src/upload.ts', side: 'base', start: 3, end: 4, hunkIds: [] });
-    assert.deepEqual(base.blocks[0]!.lines.map((l) => [l.kind, l.oldLine]), [['del', 3], ['del', 4]]);
+    assert.deepEqual(
+      base.blocks[0]!.lines.map((l) => [l.kind, l.oldLine]),
+      [
+        ['del', 3],
+        ['del', 4],
+      ],
+    );
     // The Flagged anchor (src/retry.ts 6-8, an added file) shows exactly those head lines.
     const anchor = citedLines(fx.patchset, { path: 'src/retry.ts', side: 'head', start: 6, end: 8, hunkIds: [] });
-    assert.deepEqual(anchor.blocks[0]!.lines.map((l) => l.newLine), [6, 7, 8]);
+    assert.deepEqual(
+      anchor.blocks[0]!.lines.map((l) => l.newLine),
+      [6, 7, 8],
+    );
     assert.ok(html.includes('await new Promise((resolve) =&gt; setTimeout(resolve, 100 * 2 ** attempt));'));
   });
 
@@ -165,7 +181,10 @@ describe('review page: renderReviewHtml', function () {
   it('keeps safe model links and marks them noopener', () => {
     assert.equal(markdownBlock('[spec](https://example.org/spec)'), '<p><a href="https://example.org/spec" rel="noopener noreferrer">spec</a></p>\n');
     assert.equal(markdownBlock('[x](https://example.com)'), '<p><a href="https://example.com" rel="noopener noreferrer">x</a></p>\n');
-    assert.equal(markdownBlock('[pr](https://github.com/o/r/pull/1) [n](http://11.0.0.1/)'), '<p><a href="https://github.com/o/r/pull/1" rel="noopener noreferrer">pr</a> <a href="http://11.0.0.1/" rel="noopener noreferrer">n</a></p>\n');
+    assert.equal(
+      markdownBlock('[pr](https://github.com/o/r/pull/1) [n](http://11.0.0.1/)'),
+      '<p><a href="https://github.com/o/r/pull/1" rel="noopener noreferrer">pr</a> <a href="http://11.0.0.1/" rel="noopener noreferrer">n</a></p>\n',
+    );
     assert.equal(markdownBlock('[m](mailto:a@b.test)'), '<p><a href="mailto:a@b.test" rel="noopener noreferrer">m</a></p>\n');
     assert.equal(markdownBlock('[doc](docs/a.md#b)'), '<p><a href="docs/a.md#b" rel="noopener noreferrer">doc</a></p>\n');
     assert.equal(markdownBlock('[x](javascript:alert(1))'), '<p>[x](javascript:alert(1))</p>\n');
@@ -175,10 +194,7 @@ describe('review page: renderReviewHtml', function () {
 
   it('shows a link to this machine or a private network as text with its URL, never as a link', () => {
     const note = 'not opened: it points at this machine or a private network';
-    assert.equal(
-      markdownBlock('See [docs](http://127.0.0.1:8080/x) now.'),
-      `<p>See <span class="md-link-inert">docs (http://127.0.0.1:8080/x — ${note})</span> now.</p>\n`,
-    );
+    assert.equal(markdownBlock('See [docs](http://127.0.0.1:8080/x) now.'), `<p>See <span class="md-link-inert">docs (http://127.0.0.1:8080/x — ${note})</span> now.</p>\n`);
     assert.equal(markdownInline('[**meta**](http://169.254.169.254/latest/meta-data)'), `<span class="md-link-inert"><strong>meta</strong> (http://169.254.169.254/latest/meta-data — ${note})</span>`);
     assert.equal(markdownInline('<http://localhost:3000/>'), `<span class="md-link-inert">http://localhost:3000/ (${note})</span>`);
     // The URL is written as escaped text, whatever it holds.

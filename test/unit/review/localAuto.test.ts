@@ -50,11 +50,15 @@ describe('auto: a local model when no CLI is installed', function () {
 
   it('rennet review --harness auto, no CLI: the first tool-capable model, on Ollama’s /v1, no key, not streamed; one turn reaches it; the discovery lines say so', async () => {
     let lines: string[] = [];
-    const assignment = await loadHarnessAssignment({ kind: 'auto' }, {}, {
-      discover: async () => MISSING,
-      discoverLocal: local({ ollama: ollama.origin, 'lm-studio': lmStudio.origin }),
-      report: (l) => (lines = l),
-    });
+    const assignment = await loadHarnessAssignment(
+      { kind: 'auto' },
+      {},
+      {
+        discover: async () => MISSING,
+        discoverLocal: local({ ollama: ollama.origin, 'lm-studio': lmStudio.origin }),
+        report: (l) => (lines = l),
+      },
+    );
     const harness = assignment.sequence;
     assert.ok(harness instanceof OpenAiCompatibleHarness);
     assert.equal(harness.kind, 'openai-compatible');
@@ -97,7 +101,11 @@ describe('auto: a local model when no CLI is installed', function () {
 
   it('with a CLI installed the CLIs draft, and the discovery lines still list the local servers', async () => {
     let lines: string[] = [];
-    const assignment = await loadHarnessAssignment({ kind: 'auto' }, {}, { discover: async () => BOTH, discoverLocal: local({ ollama: ollama.origin, 'lm-studio': lmStudio.origin }), report: (l) => (lines = l) });
+    const assignment = await loadHarnessAssignment(
+      { kind: 'auto' },
+      {},
+      { discover: async () => BOTH, discoverLocal: local({ ollama: ollama.origin, 'lm-studio': lmStudio.origin }), report: (l) => (lines = l) },
+    );
     assert.equal(assignment.sequence?.kind, 'claude-code');
     assert.match(lines.join('\n'), /Ollama .* running; tool calling: qwen3:8b/);
     assert.equal(lines.at(-1), '  → drafting with claude-code + codex');

@@ -15,7 +15,10 @@ describe('review report: toReviewReport', function () {
 
   it('validates against the ReviewReport schema, with every lens in canonical order', () => {
     const report = ReviewReport.parse(toReviewReport(settledOutcome(fx), fx.patchset, 'g-0123456789abcdef'));
-    assert.deepEqual(report.boards.map((b) => b.lens), [...LENSES]);
+    assert.deepEqual(
+      report.boards.map((b) => b.lens),
+      [...LENSES],
+    );
     assert.equal(report.patchset, fx.patchset.id);
     assert.equal(report.generation, 'g-0123456789abcdef');
     assert.equal(report.base, fx.patchset.base);
@@ -28,7 +31,10 @@ describe('review report: toReviewReport', function () {
       assert.equal(board.failure, null);
       assert.ok(board.document.title.length > 0, board.lens);
       assert.equal(board.elements.length, fx.boards[board.lens].elements.size, `${board.lens}: every element, in creation order`);
-      assert.deepEqual(board.elements.map((e) => e.id), [...fx.boards[board.lens].elements.keys()]);
+      assert.deepEqual(
+        board.elements.map((e) => e.id),
+        [...fx.boards[board.lens].elements.keys()],
+      );
     }
   });
 
@@ -56,7 +62,12 @@ describe('review report: toReviewReport', function () {
     const decision = report.boards[2]!.elements.find((e) => e.kind === 'decision')!;
     assert.equal(decision.inferred, true);
     const member = report.boards[4]!.elements.find((e) => e.kind === 'noise_member')!;
-    assert.deepEqual(Object.keys(member).filter((k) => ['startLine', 'endLine', 'hunkId', 'path', 'side'].includes(k)).sort(), ['endLine', 'hunkId', 'path', 'side', 'startLine']);
+    assert.deepEqual(
+      Object.keys(member)
+        .filter((k) => ['startLine', 'endLine', 'hunkId', 'path', 'side'].includes(k))
+        .sort(),
+      ['endLine', 'hunkId', 'path', 'side', 'startLine'],
+    );
   });
 
   it('puts lanes in canonical order whatever order the outcome lists them, and states absent and failed lanes', () => {
@@ -64,21 +75,36 @@ describe('review report: toReviewReport', function () {
     const outcome: ReviewOutcome = {
       ...base,
       lanes: [
-        { lens: 'noise', state: 'failed', absence: null, failure: { message: 'Noise cannot be derived: the citations of Flagged are unknown because that lane failed.', retryable: true, attempts: 0 }, board: emptyBoard('noise', fx.patchset.id) },
-        { lens: 'flagged', state: 'failed', absence: null, failure: { message: 'no model harness is configured: Flagged review.', retryable: false, attempts: 0 }, board: emptyBoard('flagged', fx.patchset.id) },
+        {
+          lens: 'noise',
+          state: 'failed',
+          absence: null,
+          failure: { message: 'Noise cannot be derived: the citations of Flagged are unknown because that lane failed.', retryable: true, attempts: 0 },
+          board: emptyBoard('noise', fx.patchset.id),
+        },
+        {
+          lens: 'flagged',
+          state: 'failed',
+          absence: null,
+          failure: { message: 'no model harness is configured: Flagged review.', retryable: false, attempts: 0 },
+          board: emptyBoard('flagged', fx.patchset.id),
+        },
         { lens: 'decisions', state: 'absent', absence: 'no-decisions', failure: null, board: { ...emptyBoard('decisions', fx.patchset.id), status: 'absent', absence: 'no-decisions' } },
         base.lanes[0]!,
         // Sequence is missing: the report still carries it, as a typed failure.
       ],
     };
     const report = ReviewReport.parse(toReviewReport(outcome, fx.patchset, 'g-2'));
-    assert.deepEqual(report.boards.map((b) => [b.lens, b.state]), [
-      ['design', 'settled'],
-      ['sequence', 'failed'],
-      ['decisions', 'absent'],
-      ['flagged', 'failed'],
-      ['noise', 'failed'],
-    ]);
+    assert.deepEqual(
+      report.boards.map((b) => [b.lens, b.state]),
+      [
+        ['design', 'settled'],
+        ['sequence', 'failed'],
+        ['decisions', 'absent'],
+        ['flagged', 'failed'],
+        ['noise', 'failed'],
+      ],
+    );
     assert.equal(report.boards[2]!.absence, 'no-decisions');
     assert.equal(report.boards[2]!.failure, null);
     assert.deepEqual(report.boards[3]!.failure, { message: 'no model harness is configured: Flagged review.', retryable: false, attempts: 0 });

@@ -261,7 +261,10 @@ describe('LensRunner: an interrupted round successor is resumed by runLenses, wi
     const second = runnerOver(store, service, base2, logs, pushes);
     const before = second.get({ sessionId });
     assert.ok(before.ok && before.value);
-    assert.deepEqual(before.value.lanes.map((l) => l.state), ['settled', 'failed', 'settled', 'settled', 'failed']);
+    assert.deepEqual(
+      before.value.lanes.map((l) => l.state),
+      ['settled', 'failed', 'settled', 'settled', 'failed'],
+    );
     assert.match(before.value.lanes[1]!.failure!.message, /Draft again resumes this generation/);
     assert.equal(roundReportOfGeneration(store, sessionId, generationId)?.asks[0]?.text, askText);
 
@@ -272,11 +275,18 @@ describe('LensRunner: an interrupted round successor is resumed by runLenses, wi
     await until(() => pushes.some((p) => p.lanes.every((l) => l.state === 'settled')), 'the last push');
     const turns = (seat: string) => base2.harnesses.reduce((n, h) => n + h.turnsOf(seat).length, 0);
     for (const seat of ['design:drafter', 'decisions:drafter', 'flagged:compiler']) assert.equal(turns(seat), 0, `${seat} ran again`);
-    assert.equal(base2.harnesses.reduce((n, h) => n + h.turnsOf('flagged').length, 0), 0, 'no Flagged seat ran again');
+    assert.equal(
+      base2.harnesses.reduce((n, h) => n + h.turnsOf('flagged').length, 0),
+      0,
+      'no Flagged seat ran again',
+    );
     assert.ok(turns('sequence:drafter') > 0 && turns('noise:drafter') > 0);
     const roundFile = readFileSync(join(contextDir, 'round-report.md'), 'utf8');
     assert.ok(roundFile.includes(askText), 'the resumed lanes read the round report');
-    assert.ok(logs.some((l) => l.includes('resuming (kept with no model call: design, decisions, flagged; drafting again: sequence, noise)')), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.includes('resuming (kept with no model call: design, decisions, flagged; drafting again: sequence, noise)')),
+      logs.join('\n'),
+    );
     assert.equal(store.listGenerations(sessionId).length, 1, 'no new generation');
     second.dispose();
   });

@@ -1,24 +1,10 @@
 import assert from 'node:assert/strict';
 import { capturePatchset } from '../../../host/capture/capture';
 import { openRepo } from '../../../host/capture/repo';
-import {
-  NO_NEWLINE_MARKER,
-  checkManifestLimits,
-  comparePaths,
-  evidenceManifest,
-  hunkBody,
-  manifestBytes,
-  serializeManifest,
-} from '../../../host/rounds/evidence';
+import { NO_NEWLINE_MARKER, checkManifestLimits, comparePaths, evidenceManifest, hunkBody, manifestBytes, serializeManifest } from '../../../host/rounds/evidence';
 import type { CaptureOptions, FileChange, Hunk, Patchset } from '../../../protocol/patchset';
 import { Patchset as PatchsetSchema } from '../../../protocol/patchset';
-import {
-  EVIDENCE_KIND_ORDER,
-  EVIDENCE_MANIFEST_MAX_BYTES,
-  EVIDENCE_MANIFEST_MAX_ENTRIES,
-  EvidenceUnit as EvidenceUnitSchema,
-  type EvidenceUnit,
-} from '../../../protocol/rounds';
+import { EVIDENCE_KIND_ORDER, EVIDENCE_MANIFEST_MAX_BYTES, EVIDENCE_MANIFEST_MAX_ENTRIES, EvidenceUnit as EvidenceUnitSchema, type EvidenceUnit } from '../../../protocol/rounds';
 import { TestRepo } from '../../fixtures/gitRepo';
 
 const lines = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n') + '\n';
@@ -174,14 +160,17 @@ describe('host/rounds/evidence: the manifest over real captured diffs', function
     }
     assert.deepEqual(textHunks(manifest, 'gone.txt')[0]?.anchor, { side: 'base', line: 1 });
     assert.deepEqual(textHunks(manifest, 'added.ts')[0]?.anchor, { side: 'head', line: 1 });
-    assert.deepEqual(textHunks(manifest, 'src/two.ts').map((u) => u.anchor), [
-      { side: 'head', line: 15 },
-      { side: 'head', line: 31 },
-    ]);
+    assert.deepEqual(
+      textHunks(manifest, 'src/two.ts').map((u) => u.anchor),
+      [
+        { side: 'head', line: 15 },
+        { side: 'head', line: 31 },
+      ],
+    );
     assert.deepEqual(textHunks(manifest, 'new-name.ts')[0]?.anchor, { side: 'head', line: 10 });
   });
 
-  it('writes the body verbatim: markers, CRs kept, git\'s no-newline line after the line it follows', () => {
+  it("writes the body verbatim: markers, CRs kept, git's no-newline line after the line it follows", () => {
     const nonl = textHunks(manifest, 'nonl.txt')[0];
     assert.ok(nonl);
     assert.equal(nonl.header, '@@ -1,3 +1,3 @@');
@@ -205,7 +194,7 @@ describe('host/rounds/evidence: the manifest over real captured diffs', function
     for (const unit of manifest) assert.match(unit.id, /^ev-[0-9a-f]{16}$/);
   });
 
-  it('keeps a unit\'s id when another file changes; re-keys a hunk when a change above it in its file moves it', async () => {
+  it("keeps a unit's id when another file changes; re-keys a hunk when a change above it in its file moves it", async () => {
     const r = buildRepo();
     r.write('added.ts', 'export const added = 2;\n');
     r.commit('another file changes');
@@ -315,9 +304,7 @@ describe('host/rounds/evidence: fabricated files and limits', () => {
 
   it('two byte-identical hunks in one file are two units: their headers differ', () => {
     const same = [{ kind: 'add' as const, text: 'same', oldLine: null, newLine: 2 }];
-    const result = evidenceManifest([
-      fileOf('twice.ts', { hunks: [hunkOf('@@ -1 +2 @@', same), hunkOf('@@ -9 +10 @@', [{ ...same[0]!, newLine: 10 }])] }),
-    ]);
+    const result = evidenceManifest([fileOf('twice.ts', { hunks: [hunkOf('@@ -1 +2 @@', same), hunkOf('@@ -9 +10 @@', [{ ...same[0]!, newLine: 10 }])] })]);
     assert.ok(result.ok);
     assert.equal(result.value.length, 2);
     assert.notEqual(result.value[0]?.id, result.value[1]?.id);
@@ -347,17 +334,27 @@ describe('host/rounds/evidence: fabricated files and limits', () => {
 
   it('anchors a delete-only hunk on its base side, and keeps file order within one path', () => {
     const result = evidenceManifest([
-      fileOf('same.ts', { status: 'deleted', newMode: null, newOid: null, hunks: [hunkOf('@@ -1,2 +0,0 @@', [
-        { kind: 'del', text: 'a', oldLine: 1, newLine: null },
-        { kind: 'del', text: 'b', oldLine: 2, newLine: null },
-      ])] }),
+      fileOf('same.ts', {
+        status: 'deleted',
+        newMode: null,
+        newOid: null,
+        hunks: [
+          hunkOf('@@ -1,2 +0,0 @@', [
+            { kind: 'del', text: 'a', oldLine: 1, newLine: null },
+            { kind: 'del', text: 'b', oldLine: 2, newLine: null },
+          ]),
+        ],
+      }),
       fileOf('same.ts', { status: 'added', oldMode: null, oldOid: null }),
     ]);
     assert.ok(result.ok);
-    assert.deepEqual(result.value.map((u) => (u.kind === 'text-hunk' ? u.anchor : null)), [
-      { side: 'base', line: 1 },
-      { side: 'head', line: 1 },
-    ]);
+    assert.deepEqual(
+      result.value.map((u) => (u.kind === 'text-hunk' ? u.anchor : null)),
+      [
+        { side: 'base', line: 1 },
+        { side: 'head', line: 1 },
+      ],
+    );
   });
 
   it(`refuses more than ${EVIDENCE_MANIFEST_MAX_ENTRIES} units as too-large, naming the count and the limit; exactly the limit passes`, () => {

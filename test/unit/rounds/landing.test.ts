@@ -43,7 +43,10 @@ describe('host/rounds/landing: the landing line and the land', function () {
     assert.equal(landingLine({ ...base, branchContains: false, destination: null }), "The round's commits are on rennet/feat/x. feat/x has not moved.");
     assert.equal(landingLine({ ...base, branchContains: false, destination: { name: 'origin/feat/x', contains: true, behind: 1 } }), 'feat/x is behind origin/feat/x by 1 commit.');
     assert.equal(landingLine({ ...base, branchContains: false, destination: { name: 'origin/feat/x', contains: true, behind: 3 } }), 'feat/x is behind origin/feat/x by 3 commits.');
-    assert.equal(landingLine({ ...base, branchContains: false, destination: { name: 'origin/feat/x', contains: false, behind: 2 } }), "The round's commits are on rennet/feat/x. feat/x has not moved.");
+    assert.equal(
+      landingLine({ ...base, branchContains: false, destination: { name: 'origin/feat/x', contains: false, behind: 2 } }),
+      "The round's commits are on rennet/feat/x. feat/x has not moved.",
+    );
     assert.equal(landingLine({ ...base, branchContains: true, destination: { name: 'origin/feat/x', contains: true, behind: 2 } }), null);
   });
 
@@ -117,7 +120,11 @@ describe('host/rounds/landing: the landing line and the land', function () {
     // What git says to the same command, run again by hand (it changes nothing, so it says the same).
     let words = '';
     try {
-      execFileSync('git', ['merge', '--ff-only', 'rennet/feature'], { cwd: w.repo.dir, env: { ...process.env, LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync('git', ['merge', '--ff-only', 'rennet/feature'], {
+        cwd: w.repo.dir,
+        env: { ...process.env, LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       assert.fail('git fast-forwarded a diverged branch');
     } catch (error) {
       const e = error as { stdout: Buffer; stderr: Buffer };

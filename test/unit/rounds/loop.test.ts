@@ -133,7 +133,17 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
     for (let n = 1; n <= N; n++) {
       const patchsetId = store.getSession(sessionId)?.activePatchsetId as string;
       assert.equal(patchsetId, previousSuccessor, `round ${n} starts from the previous successor`);
-      const staged = asks.command(sessionId, { type: 'stage', anchor: { kind: 'line', patchsetId, path: 'src/counter.txt', side: 'head', startLine: n + 1, endLine: n + 1 }, text: `Add step ${n}.`, intent: 'request-change', lane: 'changes' }, new Date().toISOString());
+      const staged = asks.command(
+        sessionId,
+        {
+          type: 'stage',
+          anchor: { kind: 'line', patchsetId, path: 'src/counter.txt', side: 'head', startLine: n + 1, endLine: n + 1 },
+          text: `Add step ${n}.`,
+          intent: 'request-change',
+          lane: 'changes',
+        },
+        new Date().toISOString(),
+      );
       assert.ok(staged.ok, staged.ok ? '' : staged.error.message);
       asks.command(sessionId, { type: 'stage', anchor: { kind: 'none' }, text: `Is step ${n} needed?`, intent: 'question', lane: 'changes' }, new Date().toISOString());
       const lines = ['count 0', ...Array.from({ length: n + 1 }, (_, i) => `step ${i}`)];
@@ -150,7 +160,10 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
       assert.equal(dispatched.value.round.ordinal, n);
       const round = await dispatched.value.done;
       assert.equal(round.state, 'returned', JSON.stringify(round.failure));
-      assert.deepEqual(round.report?.outcomes.map((o) => o.outcome), ['addressed']);
+      assert.deepEqual(
+        round.report?.outcomes.map((o) => o.outcome),
+        ['addressed'],
+      );
       const added = round.report?.outcomes[0]?.evidence[0];
       assert.equal(repo.git('show', `feature:src/counter.txt`).split('\n')[(added?.line ?? 0) - 1], `step ${n}`, `round ${n}'s evidence is the line it added`);
       // The report seat read the round's successor: its read_diff carries the line this round added, at its head line.
@@ -158,7 +171,10 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
       const diff = classifier.diffs[n - 1] ?? '';
       assert.match(diff, new RegExp(`^\\+ +${n + 2} \\| step ${n}$`, 'm'), `round ${n}'s read_diff does not carry the successor's added line:\n${diff}`);
       // Its spend rides on the reported receipt: one read of the change, its bytes and time.
-      const reported = store.readEvents(sessionId).filter((e) => e.kind === 'round.reported').at(-1)?.payload as { spend?: SeatSpend } | undefined;
+      const reported = store
+        .readEvents(sessionId)
+        .filter((e) => e.kind === 'round.reported')
+        .at(-1)?.payload as { spend?: SeatSpend } | undefined;
       assert.equal(reported?.spend?.seat, 'round:report');
       assert.equal(reported?.spend?.harness, 'scripted');
       assert.equal(reported?.spend?.readCalls, 1);
@@ -171,13 +187,18 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
         .slice(seqBefore)
         // The workspace binding is recorded once, by the first round; it is not a round's transition.
         .filter((e) => e.kind !== 'session.workspace')
-        .map((e) => (e.kind === 'round.phase' ? `round.phase:${(e.payload as { phase: string }).phase}` : e.kind === 'round.checkpoint' ? `round.checkpoint:${(e.payload as { label: string }).label}` : e.kind));
+        .map((e) =>
+          e.kind === 'round.phase' ? `round.phase:${(e.payload as { phase: string }).phase}` : e.kind === 'round.checkpoint' ? `round.checkpoint:${(e.payload as { label: string }).label}` : e.kind,
+        );
       sequences.push(cycle);
       // Consumed: the change request is retired naming the round; the question stays staged.
       const projection = asks.projection(sessionId);
       assert.ok(projection.ok);
       const mine = projection.value.asks.filter((a) => a.text === `Add step ${n}.`);
-      assert.deepEqual(mine.map((a) => [a.state, a.retiredReason]), [['retired', `round ${n}: addressed`]]);
+      assert.deepEqual(
+        mine.map((a) => [a.state, a.retiredReason]),
+        [['retired', `round ${n}: addressed`]],
+      );
       previousSuccessor = round.successorPatchsetId as string;
     }
     for (const [i, cycle] of sequences.entries()) assert.deepEqual(cycle, sequences[0], `cycle ${i + 1} emitted other receipts than cycle 1`);
@@ -200,7 +221,10 @@ describe('host/rounds: the loop is unbounded (six rounds, the same transitions e
     ]);
     assert.equal(classifier.turns, N, 'one classification turn per round');
     assert.equal(store.readEvents(sessionId).filter((e) => e.kind === 'session.workspace').length, 1, 'the workspace is bound once');
-    assert.deepEqual(runner.rounds(sessionId).map((r) => [r.ordinal, r.state]), Array.from({ length: N }, (_, i) => [i + 1, 'returned']));
+    assert.deepEqual(
+      runner.rounds(sessionId).map((r) => [r.ordinal, r.state]),
+      Array.from({ length: N }, (_, i) => [i + 1, 'returned']),
+    );
     // The exit after the Nth round: byte-equal to the one a review that never ran a round composes
     // over the same branch — the rounds leave nothing in it but the commits they made.
     const exitAtN = await exitOf(store, service);

@@ -36,7 +36,16 @@ import { startFakeForge, type FakeForge } from '../../servers/fakeForge';
  */
 
 const execFileP = promisify(execFile);
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'A',
+  GIT_AUTHOR_EMAIL: 'a@example.com',
+  GIT_COMMITTER_NAME: 'A',
+  GIT_COMMITTER_EMAIL: 'a@example.com',
+};
 const git = async (cwd: string, ...args: string[]) => (await execFileP('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' })).stdout.trim();
 
 const lines = (change: (i: number) => string[] | null = () => null) =>
@@ -81,7 +90,12 @@ describe('host/rounds: rounds on one’s own pull request (fake forge, real git)
     src = new TestRepo();
     src.write('src/app.txt', lines()).commit('base');
     src.branch('feature');
-    src.write('src/app.txt', lines((i) => (i === 5 ? ['A5'] : null))).commit('Capitalise line five');
+    src
+      .write(
+        'src/app.txt',
+        lines((i) => (i === 5 ? ['A5'] : null)),
+      )
+      .commit('Capitalise line five');
     src.checkout('main');
     forge = await startFakeForge();
     forge.addUser({ login: 'alice', token: 'alice-token' });
@@ -126,7 +140,11 @@ describe('host/rounds: rounds on one’s own pull request (fake forge, real git)
     assert.ok(patchset);
     const runner = new RoundRunner({ store, asks, bindWorkspace: (s, o) => bindWorkspace(store, s, { dataDir: store.dir, now: () => new Date().toISOString(), ...o }) });
     const stage = (text: string) => {
-      const staged = asks.command(sessionId, { type: 'stage', anchor: { kind: 'line', patchsetId: patchset.id, path: 'src/app.txt', side: 'head', startLine: 5, endLine: 5 }, text, intent: 'request-change', lane: 'changes' }, new Date().toISOString());
+      const staged = asks.command(
+        sessionId,
+        { type: 'stage', anchor: { kind: 'line', patchsetId: patchset.id, path: 'src/app.txt', side: 'head', startLine: 5, endLine: 5 }, text, intent: 'request-change', lane: 'changes' },
+        new Date().toISOString(),
+      );
       assert.ok(staged.ok, staged.ok ? '' : staged.error.message);
     };
     const publisher = new Publisher({
@@ -149,7 +167,10 @@ describe('host/rounds: rounds on one’s own pull request (fake forge, real git)
   const worker: WorkerPort = {
     worker: { kind: 'scripted', version: null },
     async run({ root }) {
-      writeFileSync(join(root, 'src', 'app.txt'), lines((i) => (i === 5 ? ['A5 A5'] : null)));
+      writeFileSync(
+        join(root, 'src', 'app.txt'),
+        lines((i) => (i === 5 ? ['A5 A5'] : null)),
+      );
       await git(root, 'commit', '--quiet', '-am', 'Say A5 twice');
       return { outcome: 'done', message: null };
     },
@@ -226,7 +247,11 @@ describe('host/rounds: rounds on one’s own pull request (fake forge, real git)
     assert.deepEqual(fresh.value, { capturedHeadSha: tip, liveHeadSha: s.prHead, moved: true, unpushed: 1, state: 'open' });
 
     // A line comment on the round's line, then Post review: refused before anything is sent.
-    const comment = s.asks.command(s.sessionId, { type: 'setLineComment', anchor: { patchsetId: successor.id, path: 'src/app.txt', side: 'head', startLine: 5, endLine: 5 }, text: 'Twice reads better.' }, new Date().toISOString());
+    const comment = s.asks.command(
+      s.sessionId,
+      { type: 'setLineComment', anchor: { patchsetId: successor.id, path: 'src/app.txt', side: 'head', startLine: 5, endLine: 5 }, text: 'Twice reads better.' },
+      new Date().toISOString(),
+    );
     assert.ok(comment.ok, comment.ok ? '' : comment.error.message);
     const preview = s.publisher.preview(s.sessionId);
     assert.ok(preview.ok && preview.value.composed.ok, JSON.stringify(preview));
@@ -255,7 +280,10 @@ describe('host/rounds: rounds on one’s own pull request (fake forge, real git)
     const reviews = forge.reviews({ owner: 'acme', name: s.name, number: s.number }) as Array<{ commit_id: string; comments: Array<{ path: string; line: number; body: string }> }>;
     assert.equal(reviews.length, 1);
     assert.equal(reviews[0]!.commit_id, tip);
-    assert.deepEqual(reviews[0]!.comments.map((c) => [c.path, c.line]), [['src/app.txt', 5]]);
+    assert.deepEqual(
+      reviews[0]!.comments.map((c) => [c.path, c.line]),
+      [['src/app.txt', 5]],
+    );
   });
 
   it('a teammate’s request has no round lane; a head in another repository (a fork) is refused saying so', async () => {

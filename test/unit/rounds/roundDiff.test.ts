@@ -20,7 +20,11 @@ describe('host/rounds/roundDiff: a round’s own diff, read-only', function () {
     repo = new TestRepo();
     repo.write('src/app.js', 'one\ntwo\nthree\n').write('gone.txt', 'bye\n').write('docs/old name.md', 'a\nb\nc\nd\ne\nf\n').write('same.txt', 'unchanged\n');
     from = repo.commit('before the round');
-    repo.write('src/app.js', 'one\nTWO\nthree\nfour\n').remove('gone.txt').write('added.txt', 'new\n').write('logo.bin', Buffer.from([0x89, 0x50, 0x00, 0x01, 0x02]));
+    repo
+      .write('src/app.js', 'one\nTWO\nthree\nfour\n')
+      .remove('gone.txt')
+      .write('added.txt', 'new\n')
+      .write('logo.bin', Buffer.from([0x89, 0x50, 0x00, 0x01, 0x02]));
     repo.git('mv', 'docs/old name.md', 'docs/new name.md');
     repo.write('docs/new name.md', 'a\nb\nc\nd\ne\nF\n');
     to = repo.commit('the round');
@@ -133,12 +137,20 @@ describe('host/rounds/roundDiff: a round’s own diff, read-only', function () {
     const a = 'a'.repeat(40);
     const b = 'b'.repeat(40);
     const raw = [
-      `:100644 100644 ${a} ${b} M`, 'm.txt',
-      `:000000 100644 ${z} ${b} A`, 'new.txt',
-      `:100644 000000 ${a} ${z} D`, 'old.txt',
-      `:100644 100644 ${a} ${b} R087`, 'from.txt', 'to.txt',
-      `:100644 100644 ${a} ${b} C100`, 'orig.txt', 'copy.txt',
-      `:100644 120000 ${a} ${b} T`, 'link',
+      `:100644 100644 ${a} ${b} M`,
+      'm.txt',
+      `:000000 100644 ${z} ${b} A`,
+      'new.txt',
+      `:100644 000000 ${a} ${z} D`,
+      'old.txt',
+      `:100644 100644 ${a} ${b} R087`,
+      'from.txt',
+      'to.txt',
+      `:100644 100644 ${a} ${b} C100`,
+      'orig.txt',
+      'copy.txt',
+      `:100644 120000 ${a} ${b} T`,
+      'link',
       '',
     ].join('\0');
     const files = parseRawDiff(raw);

@@ -41,7 +41,17 @@ describe('host/rounds/runner: how a round ends', function () {
     assert.ok(opened.ok, opened.ok ? '' : opened.error.message);
     const sessionId = opened.value.snapshot.session.id;
     const asks = new AskLog(store);
-    const staged = asks.command(sessionId, { type: 'stage', anchor: { kind: 'line', patchsetId: opened.value.snapshot.patchset!.id, path: 'a.txt', side: 'head', startLine: 2, endLine: 2 }, text: 'Say three.', intent: 'request-change', lane: 'changes' }, new Date().toISOString());
+    const staged = asks.command(
+      sessionId,
+      {
+        type: 'stage',
+        anchor: { kind: 'line', patchsetId: opened.value.snapshot.patchset!.id, path: 'a.txt', side: 'head', startLine: 2, endLine: 2 },
+        text: 'Say three.',
+        intent: 'request-change',
+        lane: 'changes',
+      },
+      new Date().toISOString(),
+    );
     assert.ok(staged.ok);
     const runner = new RoundRunner({ store, asks, bindWorkspace: (s, o) => bindWorkspace(store, s, { dataDir: store.dir, now: () => new Date().toISOString(), ...o }) });
     const stagedCount = () => {

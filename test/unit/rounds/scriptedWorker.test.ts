@@ -41,7 +41,10 @@ describe('rounds: the scripted worker', function () {
     assert.equal(run.value.commits.length, 2);
     assert.equal(run.value.commits[1], repo.head());
     assert.equal(repo.git('rev-parse', `${run.value.commits[0]}^`), start);
-    assert.equal(repo.git('log', '--format=%s|%an <%ae>', `${start}..HEAD`), 'second: edit|Rennet Scripted Worker <scripted-worker@localhost>\nfirst: add new, drop old|Rennet Scripted Worker <scripted-worker@localhost>');
+    assert.equal(
+      repo.git('log', '--format=%s|%an <%ae>', `${start}..HEAD`),
+      'second: edit|Rennet Scripted Worker <scripted-worker@localhost>\nfirst: add new, drop old|Rennet Scripted Worker <scripted-worker@localhost>',
+    );
     assert.equal(repo.git('show', `${run.value.commits[0]}:src/deep/new.ts`), 'export const x = 1;');
     assert.equal(repo.git('ls-tree', '--name-only', '-r', run.value.commits[0] as string), 'README.md\nsrc/deep/new.ts');
     assert.equal(read('src/deep/new.ts'), 'export const x = 2;\n');
@@ -157,12 +160,12 @@ describe('rounds: the scripted worker', function () {
     base();
     // A signal that turns aborted once the first step has started: checked before every step.
     let checks = 0;
-    const signal = { get aborted() { return ++checks > 1; } } as AbortSignal;
-    const result = await runScriptedWorker(
-      repo.dir,
-      { steps: [{ write: { path: 'one.txt', content: '1\n' } }, { commit: 'one' }, { write: { path: 'two.txt', content: '2\n' } }] },
-      { signal },
-    );
+    const signal = {
+      get aborted() {
+        return ++checks > 1;
+      },
+    } as AbortSignal;
+    const result = await runScriptedWorker(repo.dir, { steps: [{ write: { path: 'one.txt', content: '1\n' } }, { commit: 'one' }, { write: { path: 'two.txt', content: '2\n' } }] }, { signal });
     assert.ok(!result.ok);
     assert.match(result.error.message, /stopped before step 2 \(commit "one"\); 1 of 3 steps applied/);
     assert.equal(result.error.detail?.reason, 'aborted');

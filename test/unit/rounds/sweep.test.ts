@@ -53,11 +53,17 @@ describe('host/rounds/sweep: the daemon-start sweep', function () {
     archive(w.store, 's-1');
 
     const { results, lines } = await sweep(w);
-    assert.deepEqual(results.map((r) => r.collected), [['rennet/feature']]);
+    assert.deepEqual(
+      results.map((r) => r.collected),
+      [['rennet/feature']],
+    );
     assert.ok(!existsSync(bound.root), 'the worktree is removed');
     assert.ok(!(await registered(w)).includes(bound.root));
     assert.equal(siblingRefs(w), '', 'and its branch');
-    assert.ok(lines.some((l) => l === `info start sweep: ${w.repo.dir}: collected rennet/feature (its tip ${tip.slice(0, 12)} is in feature) and its worktree ${bound.root}`), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l === `info start sweep: ${w.repo.dir}: collected rennet/feature (its tip ${tip.slice(0, 12)} is in feature) and its worktree ${bound.root}`),
+      lines.join('\n'),
+    );
     assert.deepEqual(recordedBinding(w.store, 's-1'), bound, 'the sweep clears no session record');
 
     // Un-archiving: the recorded root is gone, so the bind starts afresh rather than answering a missing directory.
@@ -80,7 +86,10 @@ describe('host/rounds/sweep: the daemon-start sweep', function () {
     const { results, lines } = await sweep(w);
     assert.deepEqual(results[0]?.collected, []);
     assert.deepEqual(results[0]?.kept, [{ workBranch: 'rennet/feature', worktree: bound.root, reason: 'it is 2 commits ahead of feature, which does not contain its tip (land it or push it first)' }]);
-    assert.ok(lines.some((l) => l.includes(`kept rennet/feature and its worktree ${bound.root}: it is 2 commits ahead of feature`)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes(`kept rennet/feature and its worktree ${bound.root}: it is 2 commits ahead of feature`)),
+      lines.join('\n'),
+    );
     assert.ok(existsSync(bound.root));
     assert.equal(siblingRefs(w), 'rennet/feature');
   });
@@ -123,7 +132,10 @@ describe('host/rounds/sweep: the daemon-start sweep', function () {
     rmSync(sibling.root, { recursive: true, force: true });
     const { results, lines } = await sweep(w);
     assert.equal(results[0]?.pruned, true, lines.join('\n'));
-    assert.ok(lines.some((l) => l === `info start sweep: ${w.repo.dir}: pruned the worktree registrations git cannot reach: ${worktree.root}, ${sibling.root}`), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l === `info start sweep: ${w.repo.dir}: pruned the worktree registrations git cannot reach: ${worktree.root}, ${sibling.root}`),
+      lines.join('\n'),
+    );
     assert.deepEqual(await registered(w), [w.repo.dir]);
     assert.deepEqual(results[0]?.collected, ['rennet/feature']);
     assert.equal(siblingRefs(w), '');
@@ -158,7 +170,10 @@ describe('host/rounds/sweep: the daemon-start sweep', function () {
     rmSync(worktree.root, { recursive: true, force: true });
     const { results, lines } = await sweep(w);
     assert.equal(results[0]?.pruned, false);
-    assert.ok(lines.some((l) => l.includes(`held by ${worktree.root} (the live review session s-other claims it)`)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes(`held by ${worktree.root} (the live review session s-other claims it)`)),
+      lines.join('\n'),
+    );
     assert.ok((await registered(w)).includes(worktree.root));
   });
 });

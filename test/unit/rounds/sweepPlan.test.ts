@@ -36,7 +36,12 @@ function input(porcelain: string, extra: Partial<SweepInput> = {}): SweepInput {
 
 describe('host/rounds/sweepPlan: the start sweep decides', () => {
   it('parses git worktree list --porcelain -z: branch, detached, bare, prunable with and without git’s reason', () => {
-    const parsed = parseWorktreeList(reg('/src/app', { bare: true }) + reg(`${PLACE}/x`, { detached: true }) + reg(`${PLACE}/rennet/f`, { branch: 'rennet/f', prunable: 'gitdir file points to non-existent location' }) + reg('/mine', { branch: 'm', prunable: '' }));
+    const parsed = parseWorktreeList(
+      reg('/src/app', { bare: true }) +
+        reg(`${PLACE}/x`, { detached: true }) +
+        reg(`${PLACE}/rennet/f`, { branch: 'rennet/f', prunable: 'gitdir file points to non-existent location' }) +
+        reg('/mine', { branch: 'm', prunable: '' }),
+    );
     assert.deepEqual(parsed, [
       { path: '/src/app', branch: null, head: null, detached: false, bare: true, prunable: null },
       { path: `${PLACE}/x`, branch: null, head: A, detached: true, bare: false, prunable: null },
@@ -100,10 +105,15 @@ describe('host/rounds/sweepPlan: the start sweep decides', () => {
 
   it('prunes when every unreachable registration is Rennet’s — under the placement root, or on a rennet/* branch — and unclaimed; a sibling whose registration was lost loses its branch after the prune', () => {
     const plan = planSweep(
-      input(CLONE + reg(`${PLACE}/other`, { branch: 'other', prunable: 'gitdir file points to non-existent location' }) + reg('/anywhere/rennet-feature', { branch: 'rennet/feature', prunable: 'gitdir file points to non-existent location' }), {
-        sessions: [archived('s-1', { root: `${PLACE}/other`, branch: 'other' }), live('s-2', { root: '/src/app', branch: 'feature' })],
-        reach: { 'rennet/feature': reached('refs/heads/feature') },
-      }),
+      input(
+        CLONE +
+          reg(`${PLACE}/other`, { branch: 'other', prunable: 'gitdir file points to non-existent location' }) +
+          reg('/anywhere/rennet-feature', { branch: 'rennet/feature', prunable: 'gitdir file points to non-existent location' }),
+        {
+          sessions: [archived('s-1', { root: `${PLACE}/other`, branch: 'other' }), live('s-2', { root: '/src/app', branch: 'feature' })],
+          reach: { 'rennet/feature': reached('refs/heads/feature') },
+        },
+      ),
     );
     assert.deepEqual(plan.prune, { action: 'prune', paths: [`${PLACE}/other`, '/anywhere/rennet-feature'] });
     assert.deepEqual(plan.siblings, [{ action: 'collect', workBranch: 'rennet/feature', branch: 'feature', worktree: null, afterPrune: true, reachedVia: 'refs/heads/feature', tip: B }]);
@@ -111,9 +121,14 @@ describe('host/rounds/sweepPlan: the start sweep decides', () => {
 
   it('holds the prune when an unreachable registration is not Rennet’s, naming it; and the lost sibling then keeps its branch', () => {
     const plan = planSweep(
-      input(CLONE + reg('/home/me/scratch', { branch: 'scratch', prunable: 'gitdir file points to non-existent location' }) + reg(`${PLACE}/rennet/feature`, { branch: 'rennet/feature', prunable: 'gitdir file points to non-existent location' }), {
-        reach: { 'rennet/feature': reached('refs/heads/feature') },
-      }),
+      input(
+        CLONE +
+          reg('/home/me/scratch', { branch: 'scratch', prunable: 'gitdir file points to non-existent location' }) +
+          reg(`${PLACE}/rennet/feature`, { branch: 'rennet/feature', prunable: 'gitdir file points to non-existent location' }),
+        {
+          reach: { 'rennet/feature': reached('refs/heads/feature') },
+        },
+      ),
     );
     assert.equal(plan.prune.action, 'hold');
     assert.deepEqual(plan.prune.action === 'hold' ? plan.prune.held.map((h) => h.path) : [], ['/home/me/scratch']);
@@ -134,7 +149,9 @@ describe('host/rounds/sweepPlan: the start sweep decides', () => {
     const byDaemonSpelling = planSweep(input(CLONE + lost(`${PLACE}/third`, 'detour'), { sessions: [live('s-2', { root: daemon, branch: 'third' })], spellings: { [daemon]: [`${PLACE}/third`] } }));
     assert.equal(byDaemonSpelling.prune.action, 'hold');
     // git registered the symlinked path; the daemon recorded the resolved one.
-    const byGitSpelling = planSweep(input(CLONE + lost(daemon, 'detour'), { sessions: [live('s-3', { root: `${PLACE}/third`, branch: 'third' })], spellings: { [daemon]: [`${PLACE}/third`] }, placementRoots: [PLACE] }));
+    const byGitSpelling = planSweep(
+      input(CLONE + lost(daemon, 'detour'), { sessions: [live('s-3', { root: `${PLACE}/third`, branch: 'third' })], spellings: { [daemon]: [`${PLACE}/third`] }, placementRoots: [PLACE] }),
+    );
     assert.deepEqual(byGitSpelling.prune, { action: 'hold', held: [{ path: daemon, reason: 'the live review session s-3 claims it' }] });
 
     // The same registrations with the sessions archived: pruned.
@@ -144,6 +161,9 @@ describe('host/rounds/sweepPlan: the start sweep decides', () => {
 
   it('a sibling whose tip could not be read is kept, saying so', () => {
     const plan = planSweep(input(CLONE, { siblingBranches: ['rennet/feature'] }));
-    assert.deepEqual(plan.siblings.map((v) => (v.action === 'keep' ? [v.why, v.reason] : [])), [['unread', 'its tip could not be read']]);
+    assert.deepEqual(
+      plan.siblings.map((v) => (v.action === 'keep' ? [v.why, v.reason] : [])),
+      [['unread', 'its tip could not be read']],
+    );
   });
 });

@@ -47,10 +47,9 @@ interface Case {
  */
 const caseArb: fc.Arbitrary<Case> = fc
   .record({
-    units: fc.array(
-      fc.record({ kind: fc.constantFrom(...KINDS), path: fc.constantFrom(...PATHS), line: fc.integer({ min: 1, max: 500 }), side: fc.constantFrom<'base' | 'head'>('base', 'head') }),
-      { maxLength: 30 },
-    ),
+    units: fc.array(fc.record({ kind: fc.constantFrom(...KINDS), path: fc.constantFrom(...PATHS), line: fc.integer({ min: 1, max: 500 }), side: fc.constantFrom<'base' | 'head'>('base', 'head') }), {
+      maxLength: 30,
+    }),
     askCount: fc.integer({ min: 1, max: 6 }),
     bucketCount: fc.integer({ min: 1, max: 5 }),
     asText: fc.boolean(),
@@ -147,11 +146,18 @@ describe('host/rounds/verify: partitions (property)', () => {
         assert.ok(RoundReportSchema.safeParse(report).success);
         const cited = [...report.outcomes.flatMap((o) => o.evidence), ...report.beyond.flatMap((b) => b.evidence)].map((e) => e.evidenceId);
         assert.deepEqual([...cited].sort(), c.manifest.map((u) => u.id).sort());
-        assert.deepEqual(report.outcomes.map((o) => o.askId), c.asks.map((a) => a.id));
+        assert.deepEqual(
+          report.outcomes.map((o) => o.askId),
+          c.asks.map((a) => a.id),
+        );
         const position = new Map(c.manifest.map((u, i) => [u.id, i]));
         for (const list of [...report.outcomes.map((o) => o.evidence), ...report.beyond.map((b) => b.evidence)]) {
           const at = list.map((e) => position.get(e.evidenceId) as number);
-          assert.deepEqual(at, [...at].sort((a, b) => a - b), 'evidence in manifest order');
+          assert.deepEqual(
+            at,
+            [...at].sort((a, b) => a - b),
+            'evidence in manifest order',
+          );
           for (const e of list) {
             const unit = c.manifest[position.get(e.evidenceId) as number] as EvidenceUnit;
             assert.deepEqual([e.kind, e.path, e.side, e.line], unit.kind === 'text-hunk' ? [unit.kind, unit.path, unit.anchor.side, unit.anchor.line] : [unit.kind, unit.path, null, null]);
@@ -179,7 +185,9 @@ describe('host/rounds/verify: partitions (property)', () => {
       }),
       RUNS,
     );
-    const missing = Object.entries(seen).filter(([, n]) => n === 0).map(([key]) => key);
+    const missing = Object.entries(seen)
+      .filter(([, n]) => n === 0)
+      .map(([key]) => key);
     assert.deepEqual(missing, [], `the generated cases never covered: ${missing.join(', ')}`);
   });
 
@@ -220,20 +228,15 @@ describe('host/rounds/verify: partitions (property)', () => {
 
   it('inventing any id not in the manifest, in any list, is refused unknown-evidence', () => {
     fc.assert(
-      fc.property(
-        caseArb,
-        fc.oneof(fc.stringMatching(/^ev-[0-9a-f]{16}$/), fc.string({ maxLength: 24 })),
-        fc.nat(),
-        (c, invented, where) => {
-          fc.pre(!c.manifest.some((u) => u.id === invented));
-          const mutated = structuredClone(c.classification);
-          const refs = listsOf(mutated);
-          const choice = where % (refs.length + 1);
-          if (choice === refs.length) mutated.beyond.push({ evidenceIds: [invented], note: '' });
-          else idsAt(mutated, refs[choice] as ListRef).push(invented);
-          expectRefusal(c, mutated, 'unknown-evidence');
-        },
-      ),
+      fc.property(caseArb, fc.oneof(fc.stringMatching(/^ev-[0-9a-f]{16}$/), fc.string({ maxLength: 24 })), fc.nat(), (c, invented, where) => {
+        fc.pre(!c.manifest.some((u) => u.id === invented));
+        const mutated = structuredClone(c.classification);
+        const refs = listsOf(mutated);
+        const choice = where % (refs.length + 1);
+        if (choice === refs.length) mutated.beyond.push({ evidenceIds: [invented], note: '' });
+        else idsAt(mutated, refs[choice] as ListRef).push(invented);
+        expectRefusal(c, mutated, 'unknown-evidence');
+      }),
       RUNS,
     );
   });

@@ -102,7 +102,7 @@ describe('host/rounds/verify: verifyClassification', () => {
     assert.ok(RoundReportSchema.safeParse(result.value).success);
   });
 
-  it('the seat\'s order never matters: any order of outcomes and ids gives the same report', () => {
+  it("the seat's order never matters: any order of outcomes and ids gives the same report", () => {
     const c = good();
     const shuffled: Classification = {
       outcomes: [...c.outcomes].reverse().map((o) => ({ ...o, evidenceIds: [...o.evidenceIds].reverse() })),
@@ -111,17 +111,23 @@ describe('host/rounds/verify: verifyClassification', () => {
     const result = verifyClassification(input(shuffled));
     assert.ok(result.ok);
     assert.deepEqual(result.value, EXPECTED);
-    assert.deepEqual(result.value.outcomes.map((o) => o.askId), ['ask-1', 'ask-2', 'ask-3']);
+    assert.deepEqual(
+      result.value.outcomes.map((o) => o.askId),
+      ['ask-1', 'ask-2', 'ask-3'],
+    );
   });
 
-  it('dispatch order wins over the seat\'s: another dispatch order reorders the outcomes', () => {
+  it("dispatch order wins over the seat's: another dispatch order reorders the outcomes", () => {
     const asks = [ASKS[2], ASKS[0], ASKS[1]] as DispatchedAsk[];
     const result = verifyClassification(input(good(), { asks }));
     assert.ok(result.ok);
-    assert.deepEqual(result.value.outcomes.map((o) => o.askId), ['ask-3', 'ask-1', 'ask-2']);
+    assert.deepEqual(
+      result.value.outcomes.map((o) => o.askId),
+      ['ask-3', 'ask-1', 'ask-2'],
+    );
   });
 
-  it('takes the seat\'s raw JSON text as well as an object', () => {
+  it("takes the seat's raw JSON text as well as an object", () => {
     const result = verifyClassification(input(JSON.stringify(good())));
     assert.ok(result.ok);
     assert.deepEqual(result.value, EXPECTED);
@@ -142,8 +148,14 @@ describe('host/rounds/verify: verifyClassification', () => {
     };
     const result = verifyClassification(input(c));
     assert.ok(result.ok);
-    assert.deepEqual(result.value.beyond.map((b) => b.note), ['first', 'middle', 'last']);
-    assert.deepEqual(result.value.beyond[0]?.evidence.map((e) => e.evidenceId), [id(1), id(5)]);
+    assert.deepEqual(
+      result.value.beyond.map((b) => b.note),
+      ['first', 'middle', 'last'],
+    );
+    assert.deepEqual(
+      result.value.beyond[0]?.evidence.map((e) => e.evidenceId),
+      [id(1), id(5)],
+    );
     assert.deepEqual(result.value.counts, { addressed: 1, partial: 0, untouched: 2, beyond: 3 });
   });
 
@@ -183,15 +195,24 @@ describe('host/rounds/verify: verifyClassification', () => {
       assert.doesNotMatch(message, /secret-value/);
     });
 
-    it('invalid-shape: the first issue\'s path and message, never the value', () => {
+    it("invalid-shape: the first issue's path and message, never the value", () => {
       const c = good() as unknown as { outcomes: Array<Record<string, unknown>> };
       (c.outcomes[1] as Record<string, unknown>).outcome = 'secret-outcome';
       const message = refused(c, 'invalid-shape');
       assert.match(message, /outcomes\.1\.outcome/);
       assert.doesNotMatch(message, /secret-outcome/);
-      refused(edit((x) => ((x as unknown as Record<string, unknown>).extra = 1)), 'invalid-shape');
-      refused(edit((x) => (x.beyond[0] = { evidenceIds: [], note: '' })), 'invalid-shape');
-      refused(edit((x) => (x.outcomes[0] = { ...x.outcomes[0]!, note: 'n'.repeat(REPORT_NOTE_MAX_CHARS + 1) })), 'invalid-shape');
+      refused(
+        edit((x) => ((x as unknown as Record<string, unknown>).extra = 1)),
+        'invalid-shape',
+      );
+      refused(
+        edit((x) => (x.beyond[0] = { evidenceIds: [], note: '' })),
+        'invalid-shape',
+      );
+      refused(
+        edit((x) => (x.outcomes[0] = { ...x.outcomes[0]!, note: 'n'.repeat(REPORT_NOTE_MAX_CHARS + 1) })),
+        'invalid-shape',
+      );
       refused(null, 'invalid-shape');
     });
 
@@ -212,34 +233,70 @@ describe('host/rounds/verify: verifyClassification', () => {
     });
 
     it('unknown-ask', () => {
-      const message = refused(edit((c) => c.outcomes.push({ askId: 'ask-9', outcome: 'untouched', evidenceIds: [], note: '' })), 'unknown-ask');
+      const message = refused(
+        edit((c) => c.outcomes.push({ askId: 'ask-9', outcome: 'untouched', evidenceIds: [], note: '' })),
+        'unknown-ask',
+      );
       assert.match(message, /ask-9.*did not dispatch/);
     });
 
     it('duplicate-ask', () => {
-      const message = refused(edit((c) => c.outcomes.push({ askId: 'ask-3', outcome: 'untouched', evidenceIds: [], note: '' })), 'duplicate-ask');
+      const message = refused(
+        edit((c) => c.outcomes.push({ askId: 'ask-3', outcome: 'untouched', evidenceIds: [], note: '' })),
+        'duplicate-ask',
+      );
       assert.match(message, /two outcomes for ask ask-3/);
     });
 
     it('missing-ask', () => {
-      const message = refused(edit((c) => (c.outcomes = c.outcomes.filter((o) => o.askId !== 'ask-3'))), 'missing-ask');
+      const message = refused(
+        edit((c) => (c.outcomes = c.outcomes.filter((o) => o.askId !== 'ask-3'))),
+        'missing-ask',
+      );
       assert.match(message, /no outcome for ask ask-3/);
     });
 
     it('unknown-evidence', () => {
-      const message = refused(edit((c) => c.beyond[0]!.evidenceIds.push(id(99))), 'unknown-evidence');
+      const message = refused(
+        edit((c) => c.beyond[0]!.evidenceIds.push(id(99))),
+        'unknown-evidence',
+      );
       assert.match(message, new RegExp(`${id(99)}.*not in the round's manifest`));
-      refused(edit((c) => c.beyond[0]!.evidenceIds.push('a.ts:12')), 'unknown-evidence');
+      refused(
+        edit((c) => c.beyond[0]!.evidenceIds.push('a.ts:12')),
+        'unknown-evidence',
+      );
     });
 
     it('duplicate-evidence: in two outcomes, in an outcome and beyond, twice in one list', () => {
-      assert.match(refused(edit((c) => c.outcomes[1]!.evidenceIds.push(id(2))), 'duplicate-evidence'), new RegExp(`${id(2)}.*ask ask-2 and by ask ask-1`));
-      assert.match(refused(edit((c) => c.beyond[0]!.evidenceIds.push(id(6))), 'duplicate-evidence'), /ask ask-2 and by beyond entry 1/);
-      assert.match(refused(edit((c) => c.outcomes[1]!.evidenceIds.push(id(6))), 'duplicate-evidence'), /ask ask-2 cites it twice/);
+      assert.match(
+        refused(
+          edit((c) => c.outcomes[1]!.evidenceIds.push(id(2))),
+          'duplicate-evidence',
+        ),
+        new RegExp(`${id(2)}.*ask ask-2 and by ask ask-1`),
+      );
+      assert.match(
+        refused(
+          edit((c) => c.beyond[0]!.evidenceIds.push(id(6))),
+          'duplicate-evidence',
+        ),
+        /ask ask-2 and by beyond entry 1/,
+      );
+      assert.match(
+        refused(
+          edit((c) => c.outcomes[1]!.evidenceIds.push(id(6))),
+          'duplicate-evidence',
+        ),
+        /ask ask-2 cites it twice/,
+      );
     });
 
     it('unaccounted-evidence: a manifest id cited nowhere', () => {
-      const message = refused(edit((c) => (c.beyond[0]!.evidenceIds = [id(4)])), 'unaccounted-evidence');
+      const message = refused(
+        edit((c) => (c.beyond[0]!.evidenceIds = [id(4)])),
+        'unaccounted-evidence',
+      );
       assert.match(message, new RegExp(`${id(5)} \\(mode-change of run.sh\\)`));
     });
 
@@ -295,7 +352,7 @@ describe('host/rounds/verify: reverifyReport (the recovery path)', () => {
     assert.match(result.error.message, /ps-successor.*ps-other/);
   });
 
-  it('refuses a tampered line: the report\'s evidence must equal what the manifest derives', () => {
+  it("refuses a tampered line: the report's evidence must equal what the manifest derives", () => {
     const report = built();
     const tampered = structuredClone(report);
     tampered.outcomes[0]!.evidence[1]!.line = 3;
@@ -335,7 +392,12 @@ describe('host/rounds/verify: reverifyReport (the recovery path)', () => {
     const byCounts = reverifyReport(counts, MANIFEST, ASKS, 'ps-successor');
     assert.equal(byCounts.ok ? null : byCounts.error.reason, 'invalid-shape');
 
-    const gone = reverifyReport(built(), MANIFEST.filter((u) => u.id !== id(4)), ASKS, 'ps-successor');
+    const gone = reverifyReport(
+      built(),
+      MANIFEST.filter((u) => u.id !== id(4)),
+      ASKS,
+      'ps-successor',
+    );
     assert.equal(gone.ok ? null : gone.error.reason, 'unknown-evidence');
 
     const outcome = structuredClone(built());

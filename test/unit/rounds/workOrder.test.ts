@@ -35,7 +35,10 @@ describe('host/rounds/workOrder: what a round is asked to do', () => {
     const retired = elsewhere.ask(line(patchset, 'src/a.ts', 'head', 10), 'Done already.', 'request-change', 'changes');
     elsewhere.retire(retired);
     assert.equal(dispatchRefusal('own', elsewhere.projection()), 'nothing-staged');
-    assert.deepEqual(roundAsks(questions.projection()).coding.map((a) => a.text), ['Spell it as a digit.']);
+    assert.deepEqual(
+      roundAsks(questions.projection()).coding.map((a) => a.text),
+      ['Spell it as a digit.'],
+    );
   });
 
   it('orders asks on code by file and line, then file-level, then board prose, then general; keeps every text verbatim; fences the captured lines', () => {
@@ -48,7 +51,11 @@ describe('host/rounds/workOrder: what a round is asked to do', () => {
     const a10 = asks.ask(line(patchset, 'src/a.ts', 'head', 10), 'Use a digit here.', 'comment', 'changes');
     asks.ask(line(patchset, 'src/a.ts', 'head', 10), 'Why ten?', 'question', 'changes');
     const order = composeWorkOrder({ branch: 'feature', patchset, projection: asks.projection(), checkCommand: null });
-    assert.deepEqual(order.asks.map((a) => a.id), [a10, flagged, wide, earlier, prose, general], 'code by path and line, file-level, prose, general; the question is not work');
+    assert.deepEqual(
+      order.asks.map((a) => a.id),
+      [a10, flagged, wide, earlier, prose, general],
+      'code by path and line, file-level, prose, general; the question is not work',
+    );
     const md = order.markdown;
     const at = (needle: string) => {
       const i = md.indexOf(needle);
@@ -69,14 +76,17 @@ describe('host/rounds/workOrder: what a round is asked to do', () => {
     // No check command: nothing is said about one.
     assert.doesNotMatch(md, /\brun `/i);
     assert.match(order.digest, /^[0-9a-f]{64}$/);
-    assert.deepEqual(order.reportAsks.map((r) => [r.id, r.path, r.anchor?.startLine ?? null]), [
-      [a10, 'src/a.ts', 10],
-      [flagged, 'src/a.ts', 31],
-      [wide, 'wide.ts', 20],
-      [earlier, 'src/a.ts', null],
-      [prose, null, null],
-      [general, null, null],
-    ]);
+    assert.deepEqual(
+      order.reportAsks.map((r) => [r.id, r.path, r.anchor?.startLine ?? null]),
+      [
+        [a10, 'src/a.ts', 10],
+        [flagged, 'src/a.ts', 31],
+        [wide, 'wide.ts', 20],
+        [earlier, 'src/a.ts', null],
+        [prose, null, null],
+        [general, null, null],
+      ],
+    );
   });
 
   it('the digest is the order’s: the same asks compose the same bytes; an edit, a new ask or a check command changes it', () => {

@@ -59,7 +59,10 @@ describe('host/rounds/workspace: the drift repair of Rennet’s branch worktree'
     const refused = await bindWorkspace(w.store, w.session('s-2', 'other'), { dataDir: w.data, now: () => 'now' });
     assert.ok(!refused.ok);
     assert.equal(refused.error.code, 'git-failed');
-    assert.match(refused.error.message, /Rennet's worktree of other, has drifted onto stray, and git refused to check other back out there:\n[^]*Your local changes to the following files would be overwritten by checkout:\n\s+a\.txt/);
+    assert.match(
+      refused.error.message,
+      /Rennet's worktree of other, has drifted onto stray, and git refused to check other back out there:\n[^]*Your local changes to the following files would be overwritten by checkout:\n\s+a\.txt/,
+    );
     assert.equal(wt.git('rev-parse', '--abbrev-ref', 'HEAD'), 'stray');
     assert.equal(wt.read('a.txt'), 'my edit on stray\n');
     assert.equal(recorded(w, 's-2'), 0);

@@ -158,7 +158,10 @@ describe('host/rounds/workspace: own — the sibling, Rennet’s worktree, and t
     wt.git('checkout', '--quiet', '-b', 'stray');
     const refused = await bind('s-fifth-2', 'fifth', 'share');
     assert.ok(!refused.ok);
-    assert.match(refused.error.message, new RegExp(`^${escape(bound.value.root)}, where Rennet places its worktree of fifth, is already a worktree on stray \\(the review session s-fifth works there\\)`));
+    assert.match(
+      refused.error.message,
+      new RegExp(`^${escape(bound.value.root)}, where Rennet places its worktree of fifth, is already a worktree on stray \\(the review session s-fifth works there\\)`),
+    );
     assert.equal(recorded('s-fifth-2'), 0);
 
     // The sibling's placement, taken by a worktree of another branch: refused whatever is on it.
@@ -207,7 +210,16 @@ describe('host/rounds/workspace: the clone root is never Rennet’s branch workt
     clone.checkout('main');
     clone.git('worktree', 'add', '--quiet', linked, 'elsewhere');
     const store = memoryStore(() => linked);
-    const s: Session = { id: 's-clone', repoRoot: linked, targetKey: 'branch:feature...main', target: { kind: 'branch', head: 'feature', base: 'main' }, activePatchsetId: null, patchsetIds: [], createdAt: 'x', updatedAt: 'x' };
+    const s: Session = {
+      id: 's-clone',
+      repoRoot: linked,
+      targetKey: 'branch:feature...main',
+      target: { kind: 'branch', head: 'feature', base: 'main' },
+      activePatchsetId: null,
+      patchsetIds: [],
+      createdAt: 'x',
+      updatedAt: 'x',
+    };
     for (const mode of ['share', 'own'] as const) {
       const refused = await bindWorkspace(store, s, { dataDir: data, now: () => 'now', mode });
       assert.ok(!refused.ok, mode);

@@ -1,17 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { buildCitationIndex } from '../../../host/board/citations';
 import { citedHunkIds, deriveNoiseMembers, proseCitationResolver } from '../../../host/board/noise';
-import {
-  BoardReplayError,
-  boardEventsFor,
-  boardMetaOf,
-  boardOpenedEvent,
-  loadBoard,
-  persistOpenedBoard,
-  persistVerb,
-  replayBoard,
-  type BoardEvent,
-} from '../../../host/board/persist';
+import { BoardReplayError, boardEventsFor, boardMetaOf, boardOpenedEvent, loadBoard, persistOpenedBoard, persistVerb, replayBoard, type BoardEvent } from '../../../host/board/persist';
 import { readBoard } from '../../../host/board/read';
 import { emptyBoard, type BoardState, type VerbCall, type WriterContext } from '../../../host/board/state';
 import { applyVerb, placeNoiseMembers } from '../../../host/board/writer';
@@ -82,17 +72,26 @@ describe('board persistence: replay equals the live state', function () {
 
   it('a Flagged board written by the real writer (document, add, cite, update, remove, finish) replays exactly', () => {
     const ctx: WriterContext = { author: 'claude', citations: buildCitationIndex(patchset) };
-    const live = drive('g-flagged', emptyBoard('flagged', patchset.id), [
-      { verb: 'set_document', input: { title: 'Risky edits', intro_markdown: 'The loop bound moved. The reader changed too.' } },
-      { verb: 'add', kind: 'section', input: { title: 'Correctness', body_markdown: 'Bounds.' } },
-      { verb: 'cite', input: { path: 'src/a.ts', side: 'head', start_line: 10, end_line: 10 } },
-      { verb: 'add', kind: 'finding', input: { parent_id: 'e1', severity: 'major', category: 'correctness', title: 'Off by one', body_markdown: 'Breaks the last row.', remedy_markdown: 'Use <=.', anchor: ['e2'] } },
-      { verb: 'add', kind: 'prose', input: { parent_id: 'e1', markdown: 'Compare src/b.ts:3 as well.' } },
-      { verb: 'update', kind: 'finding', input: { id: 'e3', title: 'Off by one at the end', origin: 'codex', agreement: 'concur' } },
-      { verb: 'add', kind: 'section', input: { title: 'Scratch' } },
-      { verb: 'remove_element', input: { id: 'e5' } },
-      { verb: 'finish' },
-    ], ctx);
+    const live = drive(
+      'g-flagged',
+      emptyBoard('flagged', patchset.id),
+      [
+        { verb: 'set_document', input: { title: 'Risky edits', intro_markdown: 'The loop bound moved. The reader changed too.' } },
+        { verb: 'add', kind: 'section', input: { title: 'Correctness', body_markdown: 'Bounds.' } },
+        { verb: 'cite', input: { path: 'src/a.ts', side: 'head', start_line: 10, end_line: 10 } },
+        {
+          verb: 'add',
+          kind: 'finding',
+          input: { parent_id: 'e1', severity: 'major', category: 'correctness', title: 'Off by one', body_markdown: 'Breaks the last row.', remedy_markdown: 'Use <=.', anchor: ['e2'] },
+        },
+        { verb: 'add', kind: 'prose', input: { parent_id: 'e1', markdown: 'Compare src/b.ts:3 as well.' } },
+        { verb: 'update', kind: 'finding', input: { id: 'e3', title: 'Off by one at the end', origin: 'codex', agreement: 'concur' } },
+        { verb: 'add', kind: 'section', input: { title: 'Scratch' } },
+        { verb: 'remove_element', input: { id: 'e5' } },
+        { verb: 'finish' },
+      ],
+      ctx,
+    );
     assert.equal(live.status, 'finished');
     assert.deepEqual([...live.elements.keys()], ['e1', 'e2', 'e3', 'e4']);
 
@@ -152,14 +151,23 @@ describe('board persistence: replay equals the live state', function () {
     persistVerb(store, place('g-noise'), opened, placed.state, { verb: 'add', kind: 'noise_member', input: {} }, T0);
     assertSameBoard(loadBoard(store, keyOf('g-noise', 'noise')), placed.state, 'after placing members');
     const memberId = placed.ids[0]!;
-    const live = drive('g-noise', placed.state, [
-      { verb: 'set_document', input: { title: 'Skippable', intro_markdown: 'One renamed line. Nothing else.' } },
-      { verb: 'add', kind: 'noise_group', input: { title: 'Renames', reason: 'A local variable renamed, no behaviour change.' } },
-      { verb: 'update', kind: 'noise_member', input: { id: memberId, parent_id: `e${placed.state.nextId}` } },
-    ], ctx, false);
+    const live = drive(
+      'g-noise',
+      placed.state,
+      [
+        { verb: 'set_document', input: { title: 'Skippable', intro_markdown: 'One renamed line. Nothing else.' } },
+        { verb: 'add', kind: 'noise_group', input: { title: 'Renames', reason: 'A local variable renamed, no behaviour change.' } },
+        { verb: 'update', kind: 'noise_member', input: { id: memberId, parent_id: `e${placed.state.nextId}` } },
+      ],
+      ctx,
+      false,
+    );
     assert.equal(live.elements.get(memberId)?.parent, `e${placed.state.nextId}`);
     const view = readBoard(loadBoard(store, keyOf('g-noise', 'noise'))!);
-    assert.deepEqual(view.folds.map((f) => f.counts), [[{ key: 'groups', label: 'changed region', count: 1 }]]);
+    assert.deepEqual(
+      view.folds.map((f) => f.counts),
+      [[{ key: 'groups', label: 'changed region', count: 1 }]],
+    );
   });
 
   it('survives a reopen of the store', async () => {
@@ -191,7 +199,10 @@ describe('board persistence: replayBoard by hand', () => {
     const b = el({ id: 'e2', kind: 'prose', parent: 'e1', markdown: 'text' });
     const s1 = board('design', list(a, b), { document: { ...s0.document, title: 'Spec', prose_register: 'transcribed' }, revision: 1, nextId: 3 });
     const e1 = boardEventsFor(s0, s1, { verb: 'add', kind: 'section', input: {} });
-    assert.deepEqual(e1.map((e) => e.verb), ['document.set', 'element.created', 'element.created']);
+    assert.deepEqual(
+      e1.map((e) => e.verb),
+      ['document.set', 'element.created', 'element.created'],
+    );
     const a2 = el({ ...(a as unknown as Record<string, unknown>), title: 'A2' });
     const c = el({ id: 'e3', kind: 'callout', parent: 'e1', tone: 'note', markdown: 'n' });
     const s2: BoardState = {
@@ -204,7 +215,10 @@ describe('board persistence: replayBoard by hand', () => {
       lastFinish: [],
     };
     const e2 = boardEventsFor(s1, s2, { verb: 'finish' });
-    assert.deepEqual(e2.map((e) => e.verb), ['element.updated', 'element.created', 'element.removed', 'status.set', 'repairs.set']);
+    assert.deepEqual(
+      e2.map((e) => e.verb),
+      ['element.updated', 'element.created', 'element.removed', 'status.set', 'repairs.set'],
+    );
     assert.deepEqual((e2[0] as Extract<BoardEvent, { verb: 'element.updated' }>).payload, { call: 'finish', revision: 2, element: a2 });
 
     const log = [boardOpenedEvent(s0), ...e1, ...e2].map((e, i) => ({ ...JSON.parse(JSON.stringify(e)), seq: i + 1 }));
@@ -241,7 +255,13 @@ describe('board persistence: replayBoard by hand', () => {
     const bad: Array<[string, Array<{ verb: string; payload: unknown }>]> = [
       ['update of an unknown element', [{ verb: 'element.updated', payload: { element: a } }]],
       ['removal of an unknown element', [{ verb: 'element.removed', payload: { id: 'e9' } }]],
-      ['a duplicate create', [{ verb: 'element.created', payload: { element: a } }, { verb: 'element.created', payload: { element: a } }]],
+      [
+        'a duplicate create',
+        [
+          { verb: 'element.created', payload: { element: a } },
+          { verb: 'element.created', payload: { element: a } },
+        ],
+      ],
       ['a malformed element', [{ verb: 'element.created', payload: { element: { id: 'e1', kind: 'section' } } }]],
     ];
     for (const [name, log] of bad) assert.throws(() => replayBoard(meta, log), BoardReplayError, name);

@@ -48,8 +48,7 @@ describe('store: boards (migration 2, event log + metadata)', function () {
     open.push(store);
     return store;
   };
-  const session = (store: Store, head = 'feature/x') =>
-    store.createSession({ repoRoot: '/repo', target: { kind: 'branch', head, base: 'main' }, now: T0 }).id;
+  const session = (store: Store, head = 'feature/x') => store.createSession({ repoRoot: '/repo', target: { kind: 'branch', head, base: 'main' }, now: T0 }).id;
   afterEach(() => {
     for (const s of open.splice(0)) s.close();
   });
@@ -60,10 +59,14 @@ describe('store: boards (migration 2, event log + metadata)', function () {
     const v1 = await DurableDb.open(dir, { wasmPath: WASM_PATH });
     assert.deepEqual(migrate(v1, MIGRATIONS.slice(0, 1)), { from: 0, to: 1 });
     v1.write((tx) => {
-      tx.run(
-        `INSERT INTO sessions (id, repo_root, target_key, target_json, created_at, updated_at, active_patchset_id) VALUES (?, ?, ?, ?, ?, ?, NULL)`,
-        ['s-old', '/repo', 'branch:old...main', JSON.stringify({ kind: 'branch', head: 'old', base: 'main' }), T0, T0],
-      );
+      tx.run(`INSERT INTO sessions (id, repo_root, target_key, target_json, created_at, updated_at, active_patchset_id) VALUES (?, ?, ?, ?, ?, ?, NULL)`, [
+        's-old',
+        '/repo',
+        'branch:old...main',
+        JSON.stringify({ kind: 'branch', head: 'old', base: 'main' }),
+        T0,
+        T0,
+      ]);
       tx.run('INSERT INTO events (session_id, seq, kind, payload_json, at) VALUES (?, ?, ?, ?, ?)', ['s-old', 1, 'note', '{"a":1}', T0]);
     });
     const before = v1.lastSeq;
@@ -74,7 +77,10 @@ describe('store: boards (migration 2, event log + metadata)', function () {
     assert.match(MIGRATIONS[1]?.description ?? '', /lens boards/, 'migration 2 adds the board tables');
     assert.equal(store.stats().seq, before + 1, 'the pending migration is one record');
     assert.equal(store.getSession('s-old')?.targetKey, 'branch:old...main');
-    assert.deepEqual(store.readEvents('s-old').map((e) => e.payload), [{ a: 1 }]);
+    assert.deepEqual(
+      store.readEvents('s-old').map((e) => e.payload),
+      [{ a: 1 }],
+    );
     assert.deepEqual(store.listBoardMeta(), []);
     assert.deepEqual(store.readBoardEvents('s-old/g-1/design'), []);
     // A board can be filed against the migrated session right away.
@@ -121,8 +127,15 @@ describe('store: boards (migration 2, event log + metadata)', function () {
 
     const got = store.getBoardMeta(`${s1}/g-1/design`);
     assert.deepEqual(got, { ...design, boardKey: `${s1}/g-1/design`, eventSeq: 0 });
-    assert.deepEqual(store.listBoardMeta(s1).map((m) => m.lens), ['design', 'flagged'], 'canonical lens order');
-    assert.deepEqual(store.listBoardMeta(s2).map((m) => [m.boardKey, m.absence]), [[`${s2}/ps-0123456789abcdef/noise`, 'no-noise']]);
+    assert.deepEqual(
+      store.listBoardMeta(s1).map((m) => m.lens),
+      ['design', 'flagged'],
+      'canonical lens order',
+    );
+    assert.deepEqual(
+      store.listBoardMeta(s2).map((m) => [m.boardKey, m.absence]),
+      [[`${s2}/ps-0123456789abcdef/noise`, 'no-noise']],
+    );
     assert.equal(store.listBoardMeta().length, 3);
 
     // A second put replaces the row.
@@ -153,10 +166,14 @@ describe('store: boards (migration 2, event log + metadata)', function () {
     const flagged = `${s1}/g-1/flagged`;
     assert.deepEqual(store.appendBoardEvents(design, [{ verb: 'board.opened', payload: { lens: 'design' } }], T0), { firstSeq: 1, lastSeq: 1 });
     assert.deepEqual(
-      store.appendBoardEvents(design, [
-        { verb: 'element.created', payload: { element: { id: 'e1', text: 'ünïcödé "quoted"' } } },
-        { verb: 'element.removed', payload: { id: 'e1' } },
-      ], T1),
+      store.appendBoardEvents(
+        design,
+        [
+          { verb: 'element.created', payload: { element: { id: 'e1', text: 'ünïcödé "quoted"' } } },
+          { verb: 'element.removed', payload: { id: 'e1' } },
+        ],
+        T1,
+      ),
       { firstSeq: 2, lastSeq: 3 },
     );
     assert.deepEqual(store.appendBoardEvents(flagged, [{ verb: 'status.set', payload: { status: 'absent' } }], T1), { firstSeq: 1, lastSeq: 1 });
@@ -167,9 +184,18 @@ describe('store: boards (migration 2, event log + metadata)', function () {
       { seq: 2, verb: 'element.created', payload: { element: { id: 'e1', text: 'ünïcödé "quoted"' } }, at: T1 },
       { seq: 3, verb: 'element.removed', payload: { id: 'e1' }, at: T1 },
     ]);
-    assert.deepEqual(store.readBoardEvents(design, 1).map((e) => e.seq), [2, 3]);
-    assert.deepEqual(store.readBoardEvents(design, 0, 2).map((e) => e.seq), [1, 2]);
-    assert.deepEqual(store.readBoardEvents(flagged).map((e) => e.verb), ['status.set']);
+    assert.deepEqual(
+      store.readBoardEvents(design, 1).map((e) => e.seq),
+      [2, 3],
+    );
+    assert.deepEqual(
+      store.readBoardEvents(design, 0, 2).map((e) => e.seq),
+      [1, 2],
+    );
+    assert.deepEqual(
+      store.readBoardEvents(flagged).map((e) => e.verb),
+      ['status.set'],
+    );
     assert.deepEqual(store.readEvents(s1), [], 'board events are not session events');
 
     assert.throws(() => store.appendBoardEvents('not-a-key', [{ verb: 'x', payload: 1 }], T0), storeError('invalid-request'));
@@ -184,7 +210,14 @@ describe('store: boards (migration 2, event log + metadata)', function () {
     const store = await openStore(dirs.make());
     const s1 = session(store);
     const key = `${s1}/g-1/sequence`;
-    store.appendBoardEvents(key, [{ verb: 'board.opened', payload: {} }, { verb: 'element.created', payload: { n: 1 } }], T0);
+    store.appendBoardEvents(
+      key,
+      [
+        { verb: 'board.opened', payload: {} },
+        { verb: 'element.created', payload: { n: 1 } },
+      ],
+      T0,
+    );
     assert.equal(store.putBoardMeta(meta(s1, 'sequence')).eventSeq, 2);
 
     const seq = store.stats().seq;
@@ -223,7 +256,10 @@ describe('store: boards (migration 2, event log + metadata)', function () {
     const reopened = await openStore(dir);
     assert.deepEqual(reopened.readBoardEvents(key), events);
     assert.deepEqual(reopened.listBoardMeta(), metas);
-    assert.deepEqual(events.map((e) => e.seq), Array.from({ length: 11 }, (_, i) => i + 1));
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    );
     assert.equal(reopened.getBoardMeta(key)?.eventSeq, 11);
   });
 });

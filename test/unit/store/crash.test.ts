@@ -130,7 +130,7 @@ describe('store: kill -9 and concurrent processes', function () {
       if (step) stepKills++;
       else randomKills++;
       allAcks.push(...run.acks);
-      if (process.env.CRASH_DEBUG) console.log(`round ${round} step=${step ?? "-"} acks=${run.acks.length} last=${run.acks.at(-1)?.seq}`);
+      if (process.env.CRASH_DEBUG) console.log(`round ${round} step=${step ?? '-'} acks=${run.acks.length} last=${run.acks.at(-1)?.seq}`);
 
       const store = await Store.open(dir, { wasmPath: WASM_PATH });
       try {
@@ -157,10 +157,7 @@ describe('store: kill -9 and concurrent processes', function () {
     const dir = dirs.make();
     const repoRoot = '/repo/two';
     const base = { dir, wasmPath: WASM_PATH, compactEvery: 10, repoRoot, count: 160, shared: true, verifyEvery: 10 };
-    const [a, b] = await Promise.all([
-      runChild(bundle, { ...base, label: 'alpha' }),
-      runChild(bundle, { ...base, label: 'beta' }),
-    ]);
+    const [a, b] = await Promise.all([runChild(bundle, { ...base, label: 'alpha' }), runChild(bundle, { ...base, label: 'beta' })]);
     for (const run of [a, b]) {
       assert.equal(run.code, 0, `child failed: ${run.lines.slice(-3).join(' / ')} ${run.stderr}`);
       assert.equal(run.lines.at(-1), 'done');

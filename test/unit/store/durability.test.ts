@@ -79,7 +79,10 @@ describe('store: crash recovery and refusals', function () {
       const again = await Store.open(dir, { wasmPath: WASM_PATH });
       try {
         assert.equal(fileSize(journal), good, 'truncated back to the last good record');
-        assert.deepEqual(again.readEvents(sessionId).map((e) => e.seq), [1, 2, 3, 4, 5]);
+        assert.deepEqual(
+          again.readEvents(sessionId).map((e) => e.seq),
+          [1, 2, 3, 4, 5],
+        );
         assert.deepEqual(again.appendEvent(sessionId, 'ask', { i: 'after' }, NOW), { seq: 6 });
       } finally {
         again.close();
@@ -116,7 +119,10 @@ describe('store: crash recovery and refusals', function () {
       assert.equal(reader.countEvents(sessionId), 2);
       assert.equal(fileSize(journal), good + 8);
       writer.appendEvent(sessionId, 'ask', { i: 2 }, NOW);
-      assert.deepEqual(reader.readEvents(sessionId).map((e) => e.seq), [1, 2, 3]);
+      assert.deepEqual(
+        reader.readEvents(sessionId).map((e) => e.seq),
+        [1, 2, 3],
+      );
     } finally {
       writer.close();
       reader.close();
@@ -148,7 +154,10 @@ describe('store: crash recovery and refusals', function () {
       // Abandon the store without close(), as a crash would, then recover in a fresh instance.
       const again = await Store.open(dir, { wasmPath: WASM_PATH, compactEvery: 5 });
       try {
-        assert.deepEqual(again.readEvents(session.id).map((e) => e.seq), [1, 2, 3]);
+        assert.deepEqual(
+          again.readEvents(session.id).map((e) => e.seq),
+          [1, 2, 3],
+        );
         for (let i = 3; i < 12; i++) assert.deepEqual(again.appendEvent(session.id, 'ask', { i }, NOW), { seq: i + 1 });
       } finally {
         again.close();
@@ -251,7 +260,10 @@ describe('store: crash recovery and refusals', function () {
     durable.close();
     const reopened = await DurableDb.open(dir, { wasmPath: WASM_PATH });
     assert.equal(readSchemaVersion(reopened.reader), current + 1);
-    assert.deepEqual(reopened.read((r) => r.all('SELECT name FROM labels')), [{ name: 'default' }]);
+    assert.deepEqual(
+      reopened.read((r) => r.all('SELECT name FROM labels')),
+      [{ name: 'default' }],
+    );
     reopened.close();
     await assert.rejects(Store.open(dir, { wasmPath: WASM_PATH }), storeError(new RegExp(`schema version ${current + 1}`)));
   });
@@ -280,7 +292,10 @@ describe('store: crash recovery and refusals', function () {
       durable.write((tx) => tx.run('CREATE TABLE t (v)'));
       assert.throws(() => durable.write((tx) => tx.run("INSERT INTO t VALUES (datetime('now'))")), /non-deterministic/);
       assert.throws(() => durable.write((tx) => tx.run('INSERT INTO t VALUES (random())')), /non-deterministic/);
-      assert.deepEqual(durable.read((r) => r.all('SELECT * FROM t')), []);
+      assert.deepEqual(
+        durable.read((r) => r.all('SELECT * FROM t')),
+        [],
+      );
     } finally {
       durable.close();
     }

@@ -122,17 +122,17 @@ describe('store: API', function () {
     assert.equal(store.findSession('/nope', targetKey(branch)), undefined);
     assert.deepEqual(store.getSession(other.id), other);
     assert.equal(store.getSession('s-missing'), undefined);
-    assert.throws(
-      () => store.createSession({ repoRoot: '/repo', target: { kind: 'branch', head: '', base: 'main' }, now: T0 }),
-      storeError('invalid-request'),
-    );
+    assert.throws(() => store.createSession({ repoRoot: '/repo', target: { kind: 'branch', head: '', base: 'main' }, now: T0 }), storeError('invalid-request'));
   });
 
   it('attaches patchsets in order, idempotently, and lists sessions by last update', async () => {
     const store = await openStore(dirs.make());
     const a = store.createSession({ repoRoot: '/repo', target: branch, now: T0 });
     const b = store.createSession({ repoRoot: '/repo', target: tree, now: T1 });
-    assert.deepEqual(store.listSessions().map((s) => s.id), [b.id, a.id]);
+    assert.deepEqual(
+      store.listSessions().map((s) => s.id),
+      [b.id, a.id],
+    );
 
     const p1 = makePatchset('one');
     const p2 = makePatchset('two');
@@ -149,7 +149,10 @@ describe('store: API', function () {
     assert.deepEqual(s.patchsetIds, [p1.id, p2.id], 'no duplicate');
     assert.equal(s.activePatchsetId, p1.id, 'reattaching an old patchset makes it active');
     assert.deepEqual(store.getSession(a.id), s);
-    assert.deepEqual(store.listSessions().map((x) => x.id), [a.id, b.id]);
+    assert.deepEqual(
+      store.listSessions().map((x) => x.id),
+      [a.id, b.id],
+    );
     assert.deepEqual(store.listSessions()[0], s);
 
     assert.throws(() => store.attachPatchset('s-missing', p1.id, T2), storeError('not-found'));
@@ -163,12 +166,28 @@ describe('store: API', function () {
     for (let i = 1; i <= 5; i++) assert.deepEqual(store.appendEvent(a.id, 'ask', { i }, T1), { seq: i });
     assert.deepEqual(store.appendEvent(b.id, 'ask', 'text', T1), { seq: 1 });
     assert.deepEqual(store.appendEvent(b.id, 'none', undefined, T2), { seq: 2 });
-    assert.deepEqual(store.appendEvents(a.id, [{ kind: 'x', payload: 1 }, { kind: 'y', payload: [2] }], T2), { firstSeq: 6, lastSeq: 7 });
+    assert.deepEqual(
+      store.appendEvents(
+        a.id,
+        [
+          { kind: 'x', payload: 1 },
+          { kind: 'y', payload: [2] },
+        ],
+        T2,
+      ),
+      { firstSeq: 6, lastSeq: 7 },
+    );
 
     const events = store.readEvents(a.id);
-    assert.deepEqual(events.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
     assert.deepEqual(events[0], { seq: 1, kind: 'ask', payload: { i: 1 }, at: T1 });
-    assert.deepEqual(store.readEvents(a.id, 5).map((e) => e.payload), [1, [2]]);
+    assert.deepEqual(
+      store.readEvents(a.id, 5).map((e) => e.payload),
+      [1, [2]],
+    );
     assert.deepEqual(store.readEvents(b.id), [
       { seq: 1, kind: 'ask', payload: 'text', at: T1 },
       { seq: 2, kind: 'none', payload: null, at: T2 },
@@ -218,7 +237,10 @@ describe('store: API', function () {
       assert.deepEqual(writer.appendEvent(s.id, 'ask', { i }, T1), { seq: i + 1 });
     }
     // b read nothing while a compacted several times: it must reload the snapshot.
-    assert.deepEqual(b.readEvents(s.id).map((e) => (e.payload as { i: number }).i), Array.from({ length: 30 }, (_, i) => i));
+    assert.deepEqual(
+      b.readEvents(s.id).map((e) => (e.payload as { i: number }).i),
+      Array.from({ length: 30 }, (_, i) => i),
+    );
     const ps = makePatchset('shared');
     assert.deepEqual(b.putPatchset(ps), { created: true });
     assert.deepEqual(a.putPatchset(ps), { created: false });
@@ -233,9 +255,6 @@ describe('store: defaultDataDir', () => {
     assert.equal(defaultDataDir({ HOME: '/home/u' }, 'linux'), '/home/u/.local/share/rennet');
     assert.equal(defaultDataDir({ XDG_DATA_HOME: 'relative', HOME: '/home/u' }, 'linux'), '/home/u/.local/share/rennet');
     assert.equal(defaultDataDir({ HOME: '/Users/u' }, 'darwin'), '/Users/u/Library/Application Support/rennet');
-    assert.equal(
-      defaultDataDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local', USERPROFILE: 'C:\\Users\\u' }, 'win32'),
-      'C:\\Users\\u\\AppData\\Local\\rennet',
-    );
+    assert.equal(defaultDataDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local', USERPROFILE: 'C:\\Users\\u' }, 'win32'), 'C:\\Users\\u\\AppData\\Local\\rennet');
   });
 });

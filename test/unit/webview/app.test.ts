@@ -51,10 +51,7 @@ describe('webview/App (rendered into a minimal DOM)', () => {
     assert.equal(text(root.oneByTestId('head-id')), 'ffeeddccbbaa');
     assert.equal(text(root.oneByTestId('head-id-full')), patchset().head);
 
-    assert.equal(
-      text(root.oneByTestId('totals')),
-      '9 files · +203 · \u221235 · 11 hunks · 1 binary · 1 submodule · 2 truncated · 3 uncounted',
-    );
+    assert.equal(text(root.oneByTestId('totals')), '9 files · +203 · \u221235 · 11 hunks · 1 binary · 1 submodule · 2 truncated · 3 uncounted');
     assert.match(text(root.oneByTestId('merge-base-note')), /merge-base a1b2c3d4e5f6/);
 
     const rows = root.byTestId('file-row');

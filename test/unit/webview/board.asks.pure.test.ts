@@ -5,18 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { foldAsks } from '../../../host/asks/fold';
-import {
-  ASK_QUOTE_MAX_BYTES,
-  ASK_TEXT_MAX_BYTES,
-  AskCommand,
-  findingKey,
-  flaggedBoardId,
-  utf8Length,
-  type AskEvent,
-  type ElementOf,
-  type QuoteAnchor,
-  type ToWebview,
-} from '../../../protocol';
+import { ASK_QUOTE_MAX_BYTES, ASK_TEXT_MAX_BYTES, AskCommand, findingKey, flaggedBoardId, utf8Length, type AskEvent, type ElementOf, type QuoteAnchor, type ToWebview } from '../../../protocol';
 import {
   askText,
   cutToUtf8Bytes,
@@ -192,8 +181,14 @@ describe('webview/board/asks: quotes, threads and Explains', () => {
       { type: 'quoteOpen', threadId: 'qt-old', anchor: anchor('s7', 'g-old'), openedAt: AT },
     ]);
     const grouped = threadsByPlace(projection, GEN);
-    assert.deepEqual(grouped.get(placeKey(GEN, 'sequence', 's7'))?.map((t) => t.threadId), ['qt-a', 'qt-b']);
-    assert.deepEqual(grouped.get(placeKey(GEN, 'sequence', 's3'))?.map((t) => t.threadId), ['qt-c']);
+    assert.deepEqual(
+      grouped.get(placeKey(GEN, 'sequence', 's7'))?.map((t) => t.threadId),
+      ['qt-a', 'qt-b'],
+    );
+    assert.deepEqual(
+      grouped.get(placeKey(GEN, 'sequence', 's3'))?.map((t) => t.threadId),
+      ['qt-c'],
+    );
     assert.equal([...grouped.values()].flat().length, 3, 'another generation’s thread is not shown here');
     assert.equal(threadsByPlace(null, GEN).size, 0);
   });
@@ -210,17 +205,31 @@ describe('webview/board/asks: quotes, threads and Explains', () => {
       detach('qt-flag', { ...anchor('f4', 'g-old'), lens: 'flagged' }),
     ]);
     // Its old spot draws nothing: only the attached thread is under s7.
-    assert.deepEqual(threadsByPlace(projection, GEN).get(placeKey(GEN, 'sequence', 's7'))?.map((t) => t.threadId), ['qt-here']);
+    assert.deepEqual(
+      threadsByPlace(projection, GEN)
+        .get(placeKey(GEN, 'sequence', 's7'))
+        ?.map((t) => t.threadId),
+      ['qt-here'],
+    );
     assert.equal(threadsByPlace(projection, 'g-old').size, 0, 'nor on the generation it was detached from');
 
     // The live generation lists every detached thread, by lens, oldest first.
     const live = detachedByLens(projection, { generationId: GEN, status: 'live', frozen: [{ generationId: 'g-old' }, { generationId: 'g-older' }] });
-    assert.deepEqual(live.get('sequence')?.map((t) => t.threadId), ['qt-old', 'qt-gone']);
-    assert.deepEqual(live.get('flagged')?.map((t) => t.threadId), ['qt-flag']);
+    assert.deepEqual(
+      live.get('sequence')?.map((t) => t.threadId),
+      ['qt-old', 'qt-gone'],
+    );
+    assert.deepEqual(
+      live.get('flagged')?.map((t) => t.threadId),
+      ['qt-flag'],
+    );
     assert.equal(live.get('design'), undefined);
     // A frozen generation lists those detached from it or from an earlier one, never from a later one.
     const frozenOld = detachedByLens(projection, { generationId: 'g-old', status: 'frozen', frozen: [{ generationId: 'g-old' }, { generationId: 'g-older' }] });
-    assert.deepEqual(frozenOld.get('sequence')?.map((t) => t.threadId), ['qt-old']);
+    assert.deepEqual(
+      frozenOld.get('sequence')?.map((t) => t.threadId),
+      ['qt-old'],
+    );
     const frozenOlder = detachedByLens(projection, { generationId: 'g-older', status: 'frozen', frozen: [{ generationId: 'g-old' }, { generationId: 'g-older' }] });
     assert.equal(frozenOlder.size, 0);
     assert.equal(detachedByLens(null, { generationId: GEN, status: 'live', frozen: [] }).size, 0);

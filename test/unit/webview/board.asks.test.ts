@@ -8,16 +8,7 @@ import * as assert from 'node:assert/strict';
 import { act } from 'preact/test-utils';
 import { mintAskEvent } from '../../../host/asks/commands';
 import { applyAskEvent, checkAskEvent, EMPTY_ASK_PROJECTION } from '../../../host/asks/fold';
-import {
-  AskCommand,
-  flaggedBoardId,
-  type AskEvent,
-  type AskProjection,
-  type FromWebview,
-  type QuoteAnchor,
-  type SessionSnapshot,
-  type ToWebview,
-} from '../../../protocol';
+import { AskCommand, flaggedBoardId, type AskEvent, type AskProjection, type FromWebview, type QuoteAnchor, type SessionSnapshot, type ToWebview } from '../../../protocol';
 import { FROZEN_REASON } from '../../../webview/board/askContext';
 import { DETACHED_REASON } from '../../../webview/board/asks';
 import { generation, lane, PATCHSET } from './boardFixtures';
@@ -245,7 +236,10 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
       });
       await mount();
       await expand('f6');
-      assert.deepEqual(all(el('f8'), byTestId('finding-state')).map((s) => s.getAttribute('data-state')), ['requested', 'dismissed']);
+      assert.deepEqual(
+        all(el('f8'), byTestId('finding-state')).map((s) => s.getAttribute('data-state')),
+        ['requested', 'dismissed'],
+      );
       assert.equal(text(one(tab('flagged'), byTestId('open-count'))), '2 open');
     });
   });
@@ -362,7 +356,11 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
       assert.equal(status.getAttribute('data-state'), 'failed');
       assert.equal(status.getAttribute('role'), 'alert');
       assert.equal(text(one(status, byTestId('explain-failure'))), failure);
-      assert.deepEqual(all(area('s7'), byTestId('quote-message')).map((m) => m.getAttribute('data-author')), ['reviewer'], 'no agent answer is made up');
+      assert.deepEqual(
+        all(area('s7'), byTestId('quote-message')).map((m) => m.getAttribute('data-author')),
+        ['reviewer'],
+        'no agent answer is made up',
+      );
 
       // Asked again, with a new requestId; this time the agent answers in the thread.
       await select(el('s7'), 'Both files are new');
@@ -456,7 +454,10 @@ describe('webview/board: asks on the board (happy-dom, App + fake bridge + the h
       await click(tab('sequence'));
       const thread = one(area('s7'), byTestId('quote-thread'));
       assert.equal(text(one(thread, 'blockquote')), hostile);
-      assert.deepEqual(all(thread, 'img, script, iframe, style').map((e) => e.tagName), []);
+      assert.deepEqual(
+        all(thread, 'img, script, iframe, style').map((e) => e.tagName),
+        [],
+      );
       for (const node of all(thread, '*')) for (const name of node.getAttributeNames()) assert.ok(!/^on/i.test(name), `${node.tagName} carries ${name}`);
       assert.ok(all(thread, 'a').every((a) => !/^javascript:/i.test(a.getAttribute('href') ?? '')));
       assert.equal((dom.window as unknown as { __pwned?: number }).__pwned, undefined);

@@ -3,20 +3,7 @@ import { h } from 'preact';
 import { ELEMENT_KINDS, LENS_ADMISSIBLE_ABSENCES, LENSES, LaneState, type LaneView, type Lens, type LensBoardView } from '../../../protocol';
 import { BoardBody, LanePanel } from '../../../webview/board/Board';
 import { GenerationView } from '../../../webview/board/GenerationView';
-import {
-  BOARDS,
-  boardView,
-  codeRef,
-  decisionsBoard,
-  designBoard,
-  elements,
-  flaggedBoard,
-  generation,
-  lane,
-  noiseBoard,
-  sequenceBoard,
-  spend,
-} from './boardFixtures';
+import { BOARDS, boardView, codeRef, decisionsBoard, designBoard, elements, flaggedBoard, generation, lane, noiseBoard, sequenceBoard, spend } from './boardFixtures';
 import { all, byTestId, click, happyDomPerTest, key, mount, one, text } from './happyDom';
 
 describe('webview/board: every element kind and lane state (happy-dom)', () => {
@@ -30,7 +17,10 @@ describe('webview/board: every element kind and lane state (happy-dom)', () => {
 
   it('the fixtures cover every element kind', () => {
     const kinds = new Set(LENSES.flatMap((lens) => BOARDS[lens]().elements.map((e) => e.kind)));
-    assert.deepEqual([...ELEMENT_KINDS].filter((k) => !kinds.has(k)), []);
+    assert.deepEqual(
+      [...ELEMENT_KINDS].filter((k) => !kinds.has(k)),
+      [],
+    );
   });
 
   describe('folded top-level sections', () => {
@@ -43,10 +33,7 @@ describe('webview/board: every element kind and lane state (happy-dom)', () => {
       assert.equal(toggle.tagName, 'BUTTON');
       assert.equal(toggle.getAttribute('aria-expanded'), 'false');
       assert.equal(text(one(fold, byTestId('fold-counts'))), '2 findings');
-      assert.deepEqual(
-        all(fold, byTestId('fold-preview-entry')).map(text),
-        ['The last attempt still sleeps before giving up', 'A thrown non-Error value is lost'],
-      );
+      assert.deepEqual(all(fold, byTestId('fold-preview-entry')).map(text), ['The last attempt still sleeps before giving up', 'A thrown non-Error value is lost']);
       assert.equal(all(dom.root, '[data-kind="finding"]').length, 0, 'findings stay folded');
       // The orphan section (reaches no finding) has no fold line and is not shown.
       assert.equal(all(dom.root, '[data-id="f9"]').length, 0);
@@ -186,10 +173,7 @@ describe('webview/board: every element kind and lane state (happy-dom)', () => {
     });
 
     it('decision without a separate title stays readable: its statement is the heading', async () => {
-      const board = boardView(
-        'decisions',
-        elements([{ id: 'x', kind: 'decision', title: '', statement: 'Keep the cache.', rationale: 'It is warm.', alternatives: [], evidence: [] }]),
-      );
+      const board = boardView('decisions', elements([{ id: 'x', kind: 'decision', title: '', statement: 'Keep the cache.', rationale: 'It is warm.', alternatives: [], evidence: [] }]));
       await showBoard(board);
       assert.equal(text(one(element('x'), 'h3')), 'Keep the cache.');
     });
@@ -240,10 +224,7 @@ describe('webview/board: every element kind and lane state (happy-dom)', () => {
       assert.equal(text(one(req, '.rn-shall')), 'The client SHALL retry a failed upload up to three times.');
       const source = one(req, `.rn-sources ${byTestId('citation')}`);
       assert.equal(text(source), 'openspec/changes/retry/specs/upload/spec.md:12');
-      assert.deepEqual(
-        all(req, byTestId('source-chip')).map(text),
-        ['src/upload.ts', 'src/retry.ts'],
-      );
+      assert.deepEqual(all(req, byTestId('source-chip')).map(text), ['src/upload.ts', 'src/retry.ts']);
       const clauses = (id: string) => all(element(id), byTestId('clause')).map((c) => `${c.getAttribute('data-keyword')}: ${text(one(c, 'dd'))}`);
       assert.deepEqual(clauses('d5'), ['WHEN: the server answers 503', 'AND: fewer than three attempts were made', 'THEN: the upload is sent again']);
       assert.deepEqual(clauses('d6'), ['WHEN: the server answers 400', 'THEN: the error is returned at once']);
@@ -286,7 +267,10 @@ describe('webview/board: every element kind and lane state (happy-dom)', () => {
       const group = element('n1');
       assert.equal(group.getAttribute('data-kind'), 'noise_group');
       const members = all(group, '[data-kind="noise_member"]');
-      assert.deepEqual(members.map((m) => text(one(m, byTestId('region')))), ['README.md:1-4', 'docs/guide.md:10', 'docs/old.md:3-7']);
+      assert.deepEqual(
+        members.map((m) => text(one(m, byTestId('region')))),
+        ['README.md:1-4', 'docs/guide.md:10', 'docs/old.md:3-7'],
+      );
       await click(one(members[2] as HTMLElement, byTestId('region')));
       assert.deepEqual(actions.calls, [{ type: 'openCitation', path: 'docs/old.md', side: 'base', startLine: 3, endLine: 7 }]);
       const nested = element('n6');

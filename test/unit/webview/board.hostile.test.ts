@@ -29,7 +29,6 @@ describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABL
   const { dom } = happyDomPerTest({ scripts: true });
   const pwned = () => (dom.window as unknown as { __pwned?: number }).__pwned ?? 0;
 
-
   /** Everything the DOM must never hold. */
   function assertInert(root: HTMLElement): void {
     const forbidden = all(root, 'script, iframe, frame, object, embed, img, style, link, svg, math, base, meta, form, input, textarea');
@@ -143,7 +142,10 @@ describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABL
 
   it('a link to this machine or a private network is text showing its URL, never a live link', async () => {
     await mount(dom, recordingActions(), h('div', null, markdownBlock('See [docs](http://127.0.0.1:8080/x) now.')));
-    assert.deepEqual(all(dom.root, 'a').map((a) => a.getAttribute('href')), []);
+    assert.deepEqual(
+      all(dom.root, 'a').map((a) => a.getAttribute('href')),
+      [],
+    );
     assert.equal(all(dom.root, '[href]').length, 0);
     const inert = all(dom.root, '.rn-md-link-inert');
     assert.equal(inert.length, 1);
@@ -211,7 +213,11 @@ describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABL
     const head = '**bold** [live](https://example.com/x) <img src=x onerror=alert(1)> ';
     const long = `${head}${'['.repeat(ONE_MB)}`;
     await mount(dom, recordingActions(), h('div', null, markdownBlock(long)));
-    assert.deepEqual(all(dom.root, 'strong, em, a, ul, blockquote').map((e) => e.tagName), [], 'nothing formatted');
+    assert.deepEqual(
+      all(dom.root, 'strong, em, a, ul, blockquote').map((e) => e.tagName),
+      [],
+      'nothing formatted',
+    );
     const shown = one(dom.root, byTestId('long-text'));
     assert.equal(shown.textContent?.length, MARKDOWN_MAX_CHARS);
     assert.ok(text(shown).startsWith('**bold** [live](https://example.com/x) <img src=x onerror=alert(1)>'));
@@ -251,7 +257,10 @@ describe('webview/board: a hostile board renders inert (happy-dom, scripts ENABL
       await mount(dom, recordingActions(), h('div', null, markdownBlock(source)));
       for (const w of wanted) assert.ok(text(dom.root).includes(w), `${w} is shown`);
       assert.equal(text(one(dom.root, byTestId('deep-text-note'))), 'Nested too deep to format: shown as plain text');
-      assert.deepEqual(all(dom.root, 'ul, ol, blockquote, script, b').map((e) => e.tagName), []);
+      assert.deepEqual(
+        all(dom.root, 'ul, ol, blockquote, script, b').map((e) => e.tagName),
+        [],
+      );
     }
     assert.ok(markdownPlain(deep).includes('after the list'));
     // Twenty levels stay a formatted list.

@@ -83,7 +83,13 @@ describe('webview/board (pure)', () => {
 
     it('defaults to the first lens with a board when Flagged has none', () => {
       const g = generation({
-        lanes: [lane('design', 'queued'), lane('sequence', 'settled'), lane('decisions', 'settled'), lane('flagged', 'failed', { failure: { message: 'x', retryable: true, attempts: 1 } }), lane('noise', 'waiting')],
+        lanes: [
+          lane('design', 'queued'),
+          lane('sequence', 'settled'),
+          lane('decisions', 'settled'),
+          lane('flagged', 'failed', { failure: { message: 'x', retryable: true, attempts: 1 } }),
+          lane('noise', 'waiting'),
+        ],
       });
       assert.equal(defaultLens(g), 'sequence');
       assert.equal(selectedLens(g, null), 'sequence');
@@ -135,7 +141,10 @@ describe('webview/board (pure)', () => {
     it('says what the seats read through the read tools, and nothing for records from before them', () => {
       const parts = spendParts([spend('flagged', { readCalls: 7, readBytes: 3 * 1024, readMs: 240 }), spend('noise', { readCalls: 2, readBytes: 1024, readMs: 60 })]);
       assert.equal(parts.find((p) => p.key === 'reads')?.text, '9 reads (4 KiB in 300 ms)');
-      assert.equal(spendParts([spend('flagged')]).find((p) => p.key === 'reads'), undefined);
+      assert.equal(
+        spendParts([spend('flagged')]).find((p) => p.key === 'reads'),
+        undefined,
+      );
     });
 
     it('times a generation by its phases', () => {
@@ -184,9 +193,7 @@ describe('webview/board (pure)', () => {
     });
 
     it('shows nesting deeper than the ceiling flat', () => {
-      const pool = elements(
-        Array.from({ length: 300 }, (_, i) => ({ id: `s${i}`, kind: 'section' as const, parent: i === 0 ? null : `s${i - 1}`, title: `S${i}`, delta: null })),
-      );
+      const pool = elements(Array.from({ length: 300 }, (_, i) => ({ id: `s${i}`, kind: 'section' as const, parent: i === 0 ? null : `s${i - 1}`, title: `S${i}`, delta: null })));
       const tree = buildTree(pool);
       assert.equal(flat(tree.roots).length, 300);
       assert.ok(tree.flattened);

@@ -18,7 +18,10 @@ describe('webview/board: the lens rail (happy-dom)', () => {
   const show = (snapshot: GenerationSnapshot, initial: Lens | null = null) => mount(dom, actions, h(Harness, { snapshot, initial }));
   const tabs = () => all(dom.root, byTestId('lens-tab'));
   const tab = (lens: Lens) => one(dom.root, `[data-testid="lens-tab"][data-lens="${lens}"]`);
-  const selected = () => tabs().filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.getAttribute('data-lens'));
+  const selected = () =>
+    tabs()
+      .filter((t) => t.getAttribute('aria-selected') === 'true')
+      .map((t) => t.getAttribute('data-lens'));
   const shownLens = () => one(dom.root, byTestId('board')).getAttribute('data-lens');
 
   const mixed = () =>
@@ -143,13 +146,24 @@ describe('webview/board: the lens rail (happy-dom)', () => {
   });
 
   it("a round successor's settled lanes read carrying forward or reworked from the composition's verdict; other lanes and generations read nothing more", async () => {
-    const delta = (verdict: 'carrying-forward' | 'reworked', patch: Partial<{ added: number; reworked: number; removed: string[] }> = {}) => ({ verdict, round: 3, added: 0, reworked: 0, removed: [], ...patch });
+    const delta = (verdict: 'carrying-forward' | 'reworked', patch: Partial<{ added: number; reworked: number; removed: string[] }> = {}) => ({
+      verdict,
+      round: 3,
+      added: 0,
+      reworked: 0,
+      removed: [],
+      ...patch,
+    });
     await show(
       generation({
         lanes: [
           lane('design', 'settled', { delta: delta('carrying-forward') }),
           lane('sequence', 'settled', { delta: delta('reworked', { added: 1 }) }),
-          lane('decisions', 'absent', { absence: 'no-decisions', board: boardView('decisions', [], { status: 'absent', absence: 'no-decisions' }), delta: delta('reworked', { removed: ['Storage'] }) }),
+          lane('decisions', 'absent', {
+            absence: 'no-decisions',
+            board: boardView('decisions', [], { status: 'absent', absence: 'no-decisions' }),
+            delta: delta('reworked', { removed: ['Storage'] }),
+          }),
           lane('flagged', 'working', { board: boardView('flagged', [], { status: 'drafting' }), delta: delta('carrying-forward') }),
           lane('noise', 'settled'),
         ],
@@ -164,4 +178,3 @@ describe('webview/board: the lens rail (happy-dom)', () => {
     assert.match(tab('design').getAttribute('title') ?? '', /Round 3: re-drafted, and nothing on this board changed\.$/);
   });
 });
-

@@ -34,11 +34,7 @@ export function elements(inputs: readonly ElementInput[]): BoardElement[] {
   return inputs.map((input, seq) => ({ author: 'claude', parent: null, ...input, seq }) as BoardElement);
 }
 
-export function boardView(
-  lens: Lens,
-  pool: readonly BoardElement[],
-  options: { title?: string; intro?: string; status?: BoardStatus; absence?: LensBoardView['absence'] } = {},
-): LensBoardView {
+export function boardView(lens: Lens, pool: readonly BoardElement[], options: { title?: string; intro?: string; status?: BoardStatus; absence?: LensBoardView['absence'] } = {}): LensBoardView {
   const state: BoardState = {
     lens,
     patchsetId: PATCHSET,
@@ -378,11 +374,7 @@ export function fixturePatchset(): Patchset {
   const Z = '\0';
   const oid = (digit: string) => digit.repeat(40);
   const zero = oid('0');
-  const raw = [
-    `:100644 100644 ${oid('1')} ${oid('2')} M${Z}src/upload.ts${Z}`,
-    `:000000 100644 ${zero} ${oid('3')} A${Z}src/retry.ts${Z}`,
-    `:100644 000000 ${oid('4')} ${zero} D${Z}src/old.ts${Z}`,
-  ];
+  const raw = [`:100644 100644 ${oid('1')} ${oid('2')} M${Z}src/upload.ts${Z}`, `:000000 100644 ${zero} ${oid('3')} A${Z}src/retry.ts${Z}`, `:100644 000000 ${oid('4')} ${zero} D${Z}src/old.ts${Z}`];
   const patch = [
     `diff --git a/src/upload.ts b/src/upload.ts\nindex ${oid('1')}..${oid('2')} 100644\n--- a/src/upload.ts\n+++ b/src/upload.ts\n`,
     `${UPLOAD_DIFF.join('\n')}\n`,
@@ -412,9 +404,7 @@ export function fixturePatchset(): Patchset {
 
 /** Excerpts and citation marks of these lanes over the fixture capture, as the host builds them. */
 export function codeOfLanes(lanes: readonly LaneView[], patchset: Patchset = fixturePatchset()): Pick<GenerationSnapshot, 'excerpts' | 'citations'> {
-  const spans = lanes.flatMap((l) =>
-    (l.board?.elements ?? []).flatMap((e) => (e.kind === 'code_ref' ? [{ path: e.path, side: e.side, startLine: e.start_line, endLine: e.end_line }] : [])),
-  );
+  const spans = lanes.flatMap((l) => (l.board?.elements ?? []).flatMap((e) => (e.kind === 'code_ref' ? [{ path: e.path, side: e.side, startLine: e.start_line, endLine: e.end_line }] : [])));
   return { excerpts: buildExcerpts(patchset, spans), citations: citationMarks(lanes, { citations: buildCitationIndex(patchset) }) };
 }
 

@@ -16,8 +16,7 @@ import { codeRef, elements, generation } from './boardFixtures';
 import { CANARY, PAYLOADS } from './hostileFixtures';
 import { all, byTestId, click, happyDomPerTest, mount, one, recordingActions, text } from './happyDom';
 
-const refOf = (path: string, start: number, end: number, side: 'base' | 'head' = 'head') =>
-  elements([codeRef('r1', path, start, end, { side })])[0] as ElementOf<'code_ref'>;
+const refOf = (path: string, start: number, end: number, side: 'base' | 'head' = 'head') => elements([codeRef('r1', path, start, end, { side })])[0] as ElementOf<'code_ref'>;
 
 const line = (kind: DiffLine['kind'], oldLine: number | null, newLine: number | null, text: string): DiffLine => ({ kind, oldLine, newLine, text });
 
@@ -37,8 +36,7 @@ const rowsOf = (card: HTMLElement) =>
 describe('webview/board: code cards show the captured lines (happy-dom)', () => {
   const { dom, actions } = happyDomPerTest();
 
-  const showCard = (ref: ElementOf<'code_ref'>, excerpts: ExcerptMap | null) =>
-    mount(dom, actions, h(ExcerptsContext.Provider, { value: excerpts }, h(CodeCard, { codeRef: ref })));
+  const showCard = (ref: ElementOf<'code_ref'>, excerpts: ExcerptMap | null) => mount(dom, actions, h(ExcerptsContext.Provider, { value: excerpts }, h(CodeCard, { codeRef: ref })));
 
   async function showLens(lens: Lens) {
     await mount(dom, actions, h(GenerationView, { snapshot: generation(), lens, onSelectLens: () => undefined }));
@@ -59,7 +57,7 @@ describe('webview/board: code cards show the captured lines (happy-dom)', () => 
     const upload = one(one(dom.root, '[data-testid="element"][data-id="c5"]'), byTestId('code-card'));
     assert.equal(upload.getAttribute('data-path'), 'src/upload.ts');
     assert.deepEqual(rowsOf(upload), [
-      ' + - 1 | import { retry } from \'./retry\';',
+      " + - 1 | import { retry } from './retry';",
       ' · 2 2 | ',
       ' · 3 3 | export async function upload(url: string, body: Blob): Promise<Response> {',
       " - 4 - |   const response = await fetch(url, { method: 'PUT', body });",
@@ -103,7 +101,10 @@ describe('webview/board: code cards show the captured lines (happy-dom)', () => 
     const card = cardOf('f5');
     const cited = all(card, '[data-testid="code-line"][data-cited="true"]').map((r) => r.getAttribute('data-new'));
     assert.deepEqual(cited, ['6', '7', '8']);
-    assert.deepEqual(all(card, byTestId('code-line')).map((r) => r.getAttribute('data-new')), ['3', '4', '5', '6', '7', '8', '9', '10', '11']);
+    assert.deepEqual(
+      all(card, byTestId('code-line')).map((r) => r.getAttribute('data-new')),
+      ['3', '4', '5', '6', '7', '8', '9', '10', '11'],
+    );
     assert.ok(all(card, byTestId('code-line')).every((r) => r.getAttribute('data-kind') === 'add' && !r.hasAttribute('data-old')));
   });
 
@@ -196,32 +197,44 @@ describe('webview/board: hostile excerpt lines render as text (happy-dom, script
     for (const control of all(card, 'button, tr, td')) control.click();
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((dom.window as unknown as { __pwned?: number }).__pwned ?? 0, 0, 'nothing executed');
-    assert.deepEqual(all(card, 'script, img, svg, iframe, style, link, object, a, details, div:not(.rn-code-scroll)').map((e) => e.tagName), []);
+    assert.deepEqual(
+      all(card, 'script, img, svg, iframe, style, link, object, a, details, div:not(.rn-code-scroll)').map((e) => e.tagName),
+      [],
+    );
     for (const el of all(card, '*')) for (const name of el.getAttributeNames()) assert.ok(!/^on/i.test(name) && name !== 'style' && name !== 'src', `${el.tagName} carries ${name}`);
     // Every line reads as written; bidi controls and NULs show as visible escapes instead of reordering or hiding text.
-    assert.deepEqual(all(card, `${byTestId('code-line')} .rn-code-text`).map((t) => t.textContent), PAYLOADS.map(escapeInvisible));
-    assert.ok(PAYLOADS.some((p) => escapeInvisible(p) !== p), 'the corpus carries an invisible character');
+    assert.deepEqual(
+      all(card, `${byTestId('code-line')} .rn-code-text`).map((t) => t.textContent),
+      PAYLOADS.map(escapeInvisible),
+    );
+    assert.ok(
+      PAYLOADS.some((p) => escapeInvisible(p) !== p),
+      'the corpus carries an invisible character',
+    );
     assert.match(text(one(card, byTestId('code-excerpt-note'))), /^<script>window\.__pwned/);
   });
 });
 
 describe('webview/board: excerptRows (pure)', () => {
   it('marks cited rows on the excerpt’s side; an unnumbered line counts at the gap before the next line', () => {
-    const lines = [
-      line('context', 7, 7, 'a'),
-      line('del', 8, null, 'b'),
-      line('add', null, 8, 'c'),
-      line('context', 9, 9, 'd'),
-      line('del', 10, null, 'e'),
-    ];
+    const lines = [line('context', 7, 7, 'a'), line('del', 8, null, 'b'), line('add', null, 8, 'c'), line('context', 9, 9, 'd'), line('del', 10, null, 'e')];
     const head = excerptRows({ side: 'head', startLine: 8, endLine: 8, lines });
-    assert.deepEqual(head.map((r) => (r.type === 'line' ? r.cited : 'gap')), [false, false, true, false, false]);
+    assert.deepEqual(
+      head.map((r) => (r.type === 'line' ? r.cited : 'gap')),
+      [false, false, true, false, false],
+    );
     const base = excerptRows({ side: 'base', startLine: 8, endLine: 10, lines });
-    assert.deepEqual(base.map((r) => (r.type === 'line' ? r.cited : 'gap')), [false, true, true, true, true]);
+    assert.deepEqual(
+      base.map((r) => (r.type === 'line' ? r.cited : 'gap')),
+      [false, true, true, true, true],
+    );
   });
 
   it('puts a gap row where either side’s numbering jumps', () => {
     const rows = excerptRows({ side: 'head', startLine: 1, endLine: 1, lines: [line('context', 1, 1, 'a'), line('add', null, 2, 'b'), line('context', 20, 21, 'c')] });
-    assert.deepEqual(rows.map((r) => r.type), ['line', 'line', 'gap', 'line']);
+    assert.deepEqual(
+      rows.map((r) => r.type),
+      ['line', 'line', 'gap', 'line'],
+    );
   });
 });

@@ -36,7 +36,7 @@ describe('webview/format', () => {
     assert.equal(targetLabel({ kind: 'working-tree', base: 'main' }), 'working tree vs main');
   });
 
-  it('names a request by its forge\'s word: pull request on GitHub, merge request on GitLab', () => {
+  it("names a request by its forge's word: pull request on GitHub, merge request on GitLab", () => {
     const request = { kind: 'pull-request', host: 'forge.example', owner: 'grp', repo: 'widgets', number: 1 } as const;
     assert.equal(targetKindLabel({ ...request, provider: 'github' }), 'pull request');
     assert.equal(targetKindLabel({ ...request, provider: 'gitlab' }), 'merge request');
@@ -48,10 +48,7 @@ describe('webview/format', () => {
     for (const status of ['added', 'modified', 'deleted', 'renamed'] as const) {
       assert.equal(statusLabel({ status }), status);
     }
-    assert.equal(
-      statusTitle({ status: 'renamed', oldPath: 'a.ts', similarity: 92 }),
-      'renamed from a.ts (92% similar)',
-    );
+    assert.equal(statusTitle({ status: 'renamed', oldPath: 'a.ts', similarity: 92 }), 'renamed from a.ts (92% similar)');
   });
 
   it('never shows 0 for an unknown line count', () => {

@@ -115,13 +115,12 @@ export class MiniText extends MiniNode {
 
 export class MiniElement extends MiniNode {
   readonly attributes = new Map<string, string>();
-  readonly style: Record<string, string> & { setProperty(key: string, value: string): void; cssText: string } =
-    Object.assign(Object.create(null) as Record<string, string>, {
-      cssText: '',
-      setProperty(this: Record<string, string>, key: string, value: string) {
-        this[key] = value;
-      },
-    });
+  readonly style: Record<string, string> & { setProperty(key: string, value: string): void; cssText: string } = Object.assign(Object.create(null) as Record<string, string>, {
+    cssText: '',
+    setProperty(this: Record<string, string>, key: string, value: string) {
+      this[key] = value;
+    },
+  });
   // Present so preact picks the lower-case DOM event names ("click", not "Click").
   onclick = null;
   onkeydown = null;

@@ -95,7 +95,10 @@ describe('webview/preview: the preview app (happy-dom)', function () {
     assert.ok(one(comments[0]!, 'strong'), 'a comment body is rendered Markdown');
     assert.equal(one(dom.root, byTestId('comment-count')).getAttribute('data-count'), '2');
     const folded = all(dom.root, byTestId('folded-ask'));
-    assert.deepEqual(folded.map((f) => f.getAttribute('data-reason')), ['pathless', 'board-prose', 'outside-diff']);
+    assert.deepEqual(
+      folded.map((f) => f.getAttribute('data-reason')),
+      ['pathless', 'board-prose', 'outside-diff'],
+    );
     assert.match(text(one(folded[2]!, byTestId('fold-reason'))), /None of its lines is on the forge’s diff/);
     // The anchor is the body note's Markdown, drawn as the forge draws it: the path in code, no backticks shown.
     const where = one(folded[2]!, byTestId('folded-where'));
@@ -124,11 +127,17 @@ describe('webview/preview: the preview app (happy-dom)', function () {
     await mountPreview(dom, bridge);
     await bridge.snapshot(previewSnapshot(preview));
     const choices = all(dom.root, byTestId('verdict-choice'));
-    assert.deepEqual(choices.map((c) => c.getAttribute('data-choice')), ['approve', 'comment', 'request-changes', 'clear']);
+    assert.deepEqual(
+      choices.map((c) => c.getAttribute('data-choice')),
+      ['approve', 'comment', 'request-changes', 'clear'],
+    );
     assert.equal(one(dom.root, '[data-choice="clear"]').getAttribute('aria-pressed'), 'true', 'no override: the asks decide');
     await click(one(dom.root, '[data-choice="approve"]'));
     assert.deepEqual(bridge.posted.at(-1), { type: 'rennet/preview/setVerdict', verdict: 'approve' });
-    assert.ok(all(dom.root, byTestId('verdict-choice')).every((c) => c.hasAttribute('disabled')), 'busy until the recomposed preview arrives');
+    assert.ok(
+      all(dom.root, byTestId('verdict-choice')).every((c) => c.hasAttribute('disabled')),
+      'busy until the recomposed preview arrives',
+    );
     const overridden = world.preview(world.standardAsks().override('approve'));
     await bridge.snapshot(previewSnapshot(overridden));
     assert.equal(one(dom.root, byTestId('verdict-event')).getAttribute('data-event'), 'APPROVE');
@@ -166,7 +175,7 @@ describe('webview/preview: the preview app (happy-dom)', function () {
     await mountPreview(dom, bridge);
     await bridge.snapshot(previewSnapshot(after));
     assert.match(text(one(dom.root, byTestId('preview-as-posted'))), /as it was posted/);
-    assert.equal(one(dom.root, byTestId('verdict-event')).getAttribute('data-event'), 'REQUEST_CHANGES', 'the posted verdict, not the empty composition\'s APPROVE');
+    assert.equal(one(dom.root, byTestId('verdict-event')).getAttribute('data-event'), 'REQUEST_CHANGES', "the posted verdict, not the empty composition's APPROVE");
     assert.equal(all(dom.root, byTestId('preview-comment')).length, 2, 'the posted comments');
     assert.equal(all(dom.root, byTestId('post-review')).length, 0, 'no Post');
     assert.equal(text(one(dom.root, byTestId('posted-words'))), 'Posted: Request changes · 2 comments');
@@ -240,7 +249,10 @@ describe('webview/preview: the preview app (happy-dom)', function () {
     await mountPreview(dom, bridge);
     await bridge.snapshot(previewSnapshot(hostile));
     const pwned = () => (dom.window as unknown as { __pwned?: number }).__pwned ?? 0;
-    assert.deepEqual(all(dom.root, 'script, iframe, object, embed, img, style, svg, form, input').map((e) => e.tagName), []);
+    assert.deepEqual(
+      all(dom.root, 'script, iframe, object, embed, img, style, svg, form, input').map((e) => e.tagName),
+      [],
+    );
     for (const el of all(dom.root, '*')) {
       for (const name of el.getAttributeNames()) assert.ok(!/^on/i.test(name) && name !== 'style' && name !== 'src', `${el.tagName} carries ${name}`);
       const href = el.getAttribute('href');

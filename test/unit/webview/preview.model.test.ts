@@ -1,18 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { FoldReason, type ReviewPreview } from '../../../protocol/exits';
-import {
-  commentWhere,
-  earlierPosts,
-  FOLD_REASON_WORDS,
-  freshnessView,
-  postArea,
-  receiptWords,
-  refusalView,
-  reusedWords,
-  splitMarker,
-  targetWords,
-  verdictView,
-} from '../../../webview/preview/model';
+import { commentWhere, earlierPosts, FOLD_REASON_WORDS, freshnessView, postArea, receiptWords, refusalView, reusedWords, splitMarker, targetWords, verdictView } from '../../../webview/preview/model';
 import { Asks, line } from '../exits/fixtures';
 import { previewSnapshot, previewWorld, type PreviewWorld } from './previewFixtures';
 
@@ -34,7 +22,10 @@ describe('webview/preview: the view model (reviews composed by the host)', funct
       review.descriptor.comments.map((c) => commentWhere(c)),
       ['src/a.ts · new side · line 10', 'wide.ts · new side · lines 9–11'],
     );
-    assert.deepEqual(review.foldNotes.map((n) => n.reason), ['pathless', 'board-prose', 'outside-diff']);
+    assert.deepEqual(
+      review.foldNotes.map((n) => n.reason),
+      ['pathless', 'board-prose', 'outside-diff'],
+    );
   });
 
   describe('verdict', () => {
@@ -128,7 +119,12 @@ describe('webview/preview: the view model (reviews composed by the host)', funct
   });
 
   describe('a refused post', () => {
-    const refusal = (code: 'stale-composition' | 'head-moved' | 'forge-unauthorized' | 'forge-failed' | 'invalid-request', repreviewed = false) => ({ code, message: 'the host’s words', compositionId: 'c'.repeat(64), repreviewed });
+    const refusal = (code: 'stale-composition' | 'head-moved' | 'forge-unauthorized' | 'forge-failed' | 'invalid-request', repreviewed = false) => ({
+      code,
+      message: 'the host’s words',
+      compositionId: 'c'.repeat(64),
+      repreviewed,
+    });
 
     it('stale: composed again automatically, and it says so', () => {
       const view = refusalView(refusal('stale-composition', true), 'github');

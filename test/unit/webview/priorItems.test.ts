@@ -15,7 +15,16 @@ describe('webview/board: Prior items of a re-review (happy-dom)', () => {
     statement: 'The delta since your review at aaaaaaa is reviewed.',
     earlier: { reviewId: 7, url: 'https://github.com/acme/app/pull/3#pullrequestreview-7', state: 'CHANGES_REQUESTED', commitId: 'a'.repeat(40) },
     items: [
-      { id: 'R1', path: 'src/app.js', line: 3, text: 'Check `n` before use.', severity: 'blocker', closure: 'resolved', reason: 'The head checks n first.', evidence: [{ path: 'src/app.js', side: 'head', line: 4 }] },
+      {
+        id: 'R1',
+        path: 'src/app.js',
+        line: 3,
+        text: 'Check `n` before use.',
+        severity: 'blocker',
+        closure: 'resolved',
+        reason: 'The head checks n first.',
+        evidence: [{ path: 'src/app.js', side: 'head', line: 4 }],
+      },
       {
         id: 'R2',
         path: null,

@@ -67,25 +67,40 @@ describe('webview/reader', () => {
       ['an element that is not an object', edited(base, (s) => void ((s.lanes[flaggedIndex]?.board?.elements as unknown[])[0] = 'f1'))],
       ['an excerpt starting at line 0', edited(base, (s) => void ((Object.values(s.excerpts)[0] as Loose)['startLine'] = 0))],
       ['an excerpt that is a list', edited(base, (s) => void (s.excerpts[Object.keys(s.excerpts)[0] as string] = [] as unknown as Loose))],
-      ['an excerpt named __proto__', { ...copy(base), snapshot: { ...(copy(base)['snapshot'] as Loose), excerpts: JSON.parse(`{"__proto__": ${JSON.stringify(Object.values((base['snapshot'] as Loose)['excerpts'] as Loose)[0])}}`) as unknown } }],
+      [
+        'an excerpt named __proto__',
+        {
+          ...copy(base),
+          snapshot: { ...(copy(base)['snapshot'] as Loose), excerpts: JSON.parse(`{"__proto__": ${JSON.stringify(Object.values((base['snapshot'] as Loose)['excerpts'] as Loose)[0])}}`) as unknown },
+        },
+      ],
       ['a bad generation id around kept elements', edited(base, (s) => void (s['generationId'] = 7))],
       ['a lane of an unknown lens around kept elements', edited(base, (s) => void ((s.lanes[0] as Loose)['lens'] = 'vibes'))],
       ['a board whose elements are not a list', edited(base, (s) => void ((s.lanes[flaggedIndex]?.board as Loose)['elements'] = { 0: 'x' }))],
       ['a board of the wrong shape', edited(base, (s) => void ((s.lanes[flaggedIndex] as Loose)['board'] = 'none'))],
       ['lanes that are not a list', edited(base, (s) => void (s['lanes'] = {} as never))],
       ['excerpts that are not an object', edited(base, (s) => void (s['excerpts'] = [] as never))],
-      ['a Date where an element should be', (() => {
-        const m = copy(base);
-        ((m['snapshot'] as { lanes: Array<{ board: { elements: unknown[] } }> }).lanes[flaggedIndex] as { board: { elements: unknown[] } }).board.elements[2] = new Date(0);
-        return m;
-      })()],
-      ['a bad element and a bad envelope at once', edited(base, (s) => {
-        s['status'] = 'gone';
-        (s.lanes[flaggedIndex]?.board?.elements[3] as Loose)['severity'] = 'huge';
-      })],
+      [
+        'a Date where an element should be',
+        (() => {
+          const m = copy(base);
+          ((m['snapshot'] as { lanes: Array<{ board: { elements: unknown[] } }> }).lanes[flaggedIndex] as { board: { elements: unknown[] } }).board.elements[2] = new Date(0);
+          return m;
+        })(),
+      ],
+      [
+        'a bad element and a bad envelope at once',
+        edited(base, (s) => {
+          s['status'] = 'gone';
+          (s.lanes[flaggedIndex]?.board?.elements[3] as Loose)['severity'] = 'huge';
+        }),
+      ],
       ['no generation', message(null)],
       ['hostile boards', message(generation({ lanes: LENSES.map((lens) => lane(lens, 'settled', { board: hostileBoard(lens, false) })) }))],
-      ['hostile boards again, one element changed', edited(message(generation({ lanes: LENSES.map((lens) => lane(lens, 'settled', { board: hostileBoard(lens, false) })) })), (s) => void ((s.lanes[0]?.board?.elements[0] as Loose)['seq'] = 40))],
+      [
+        'hostile boards again, one element changed',
+        edited(message(generation({ lanes: LENSES.map((lens) => lane(lens, 'settled', { board: hostileBoard(lens, false) })) })), (s) => void ((s.lanes[0]?.board?.elements[0] as Loose)['seq'] = 40)),
+      ],
       ['a session snapshot', { type: 'rennet/panel/snapshot', snapshot: snapshot() }],
       ['something else', { type: 'rennet/panel/generation' }],
       ['the first generation again', copy(base)],
@@ -101,7 +116,11 @@ describe('webview/reader', () => {
     elementsOf(again).forEach((pool, i) => pool.forEach((element, j) => assert.equal(element, elementsOf(first)[i]?.[j], `${element.id} was not checked again`)));
     for (const [key, excerpt] of Object.entries(excerptsOf(again))) assert.equal(excerpt, excerptsOf(first)[key]);
 
-    const retitled = readAsContract(reader, edited(base, (s) => void ((s.lanes[flaggedIndex]?.board?.elements[3] as Loose)['title'] = 'Retitled')), 'retitled');
+    const retitled = readAsContract(
+      reader,
+      edited(base, (s) => void ((s.lanes[flaggedIndex]?.board?.elements[3] as Loose)['title'] = 'Retitled')),
+      'retitled',
+    );
     elementsOf(retitled).forEach((pool, i) =>
       pool.forEach((element, j) => {
         if (i === flaggedIndex && j === 3) {
@@ -115,7 +134,11 @@ describe('webview/reader', () => {
   it('keeps nothing from a message it refused', () => {
     const reader = createMessageReader();
     const first = readAsContract(reader, base, 'first');
-    const refused = readAsContract(reader, edited(base, (s) => void ((s.lanes[flaggedIndex]?.board?.elements[3] as Loose)['severity'] = 'huge')), 'refused');
+    const refused = readAsContract(
+      reader,
+      edited(base, (s) => void ((s.lanes[flaggedIndex]?.board?.elements[3] as Loose)['severity'] = 'huge')),
+      'refused',
+    );
     assert.equal(refused.ok, false);
     const after = readAsContract(reader, copy(base), 'after');
     elementsOf(after).forEach((pool, i) => pool.forEach((element, j) => assert.equal(element, elementsOf(first)[i]?.[j])));

@@ -14,7 +14,11 @@ export function evidenceId(): string {
 export const FROM = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d';
 export const TO = '9f8e7d6c5b4a39281706f5e4d3c2b1a098f7e6d5';
 
-export function report(roundId: string, outcomes: Array<{ askId: string; askText: string; outcome: 'addressed' | 'partial' | 'untouched'; note?: string; path?: string; line?: number; side?: 'base' | 'head' }>, beyond: RoundReport['beyond'] = []): RoundReport {
+export function report(
+  roundId: string,
+  outcomes: Array<{ askId: string; askText: string; outcome: 'addressed' | 'partial' | 'untouched'; note?: string; path?: string; line?: number; side?: 'base' | 'head' }>,
+  beyond: RoundReport['beyond'] = [],
+): RoundReport {
   const rows = outcomes.map((o) => ({
     askId: o.askId,
     askText: o.askText,

@@ -1,18 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { ROUND_PHASES, ToWebview, FromWebview } from '../../../protocol';
-import {
-  countParts,
-  evidenceFocus,
-  evidenceLabel,
-  ledgerRows,
-  phaseSteps,
-  rangeText,
-  retryText,
-  roundsLead,
-  stateText,
-  workerText,
-  workspaceText,
-} from '../../../webview/board/roundsModel';
+import { countParts, evidenceFocus, evidenceLabel, ledgerRows, phaseSteps, rangeText, retryText, roundsLead, stateText, workerText, workspaceText } from '../../../webview/board/roundsModel';
 import { initialModel, reduce } from '../../../webview/state';
 import { FROM, TO, report, returned, round } from './roundFixtures';
 

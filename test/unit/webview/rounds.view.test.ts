@@ -72,7 +72,10 @@ describe('webview/board/Rounds: run view, greeting and ledger (happy-dom)', () =
     const retry = one(run, byTestId('rounds-retry'));
     assert.equal(retry.getAttribute('data-retryable'), 'true');
     assert.match(text(retry), /Hand off view/);
-    assert.deepEqual(phases().map(([, mark]) => mark), ['done', 'done', 'done', 'done', 'failed', 'skipped']);
+    assert.deepEqual(
+      phases().map(([, mark]) => mark),
+      ['done', 'done', 'done', 'done', 'failed', 'skipped'],
+    );
     assert.equal(all(dom.root, 'button').filter((b) => /retry/i.test(text(b))).length, 0, 'Retry is not offered here');
 
     await show([returned(1), { ...failed, failure: { phase: 'worker', message: 'claude exited 1', retryable: false }, phase: 'worker' }]);
@@ -122,18 +125,21 @@ describe('webview/board/Rounds: run view, greeting and ledger (happy-dom)', () =
         ['ask-c', 'untouched', 'Untouched'],
       ],
     );
-    assert.deepEqual(all(outcomes[0]!, 'code').map((c) => c.textContent), ['foo', 'bar'], 'ask text is Markdown');
+    assert.deepEqual(
+      all(outcomes[0]!, 'code').map((c) => c.textContent),
+      ['foo', 'bar'],
+      'ask text is Markdown',
+    );
     assert.equal(one(outcomes[0]!, 'strong').textContent, 'both', 'the note is Markdown');
     const evidence = all(greeting, byTestId('rounds-evidence'));
-    assert.deepEqual(evidence.map((e) => text(e)), ['src/foo.ts:12 (new)', 'src/flag.ts:4 (old)']);
+    assert.deepEqual(
+      evidence.map((e) => text(e)),
+      ['src/foo.ts:12 (new)', 'src/flag.ts:4 (old)'],
+    );
     await click(evidence[0]!);
     await click(evidence[1]!);
     await click(one(greeting, byTestId('round-diff')));
-    assert.deepEqual(opened, [
-      { roundId: 'r-3', at: { path: 'src/foo.ts', side: 'head', line: 12 } },
-      { roundId: 'r-3', at: { path: 'src/flag.ts', side: 'base', line: 4 } },
-      { roundId: 'r-3' },
-    ]);
+    assert.deepEqual(opened, [{ roundId: 'r-3', at: { path: 'src/foo.ts', side: 'head', line: 12 } }, { roundId: 'r-3', at: { path: 'src/flag.ts', side: 'base', line: 4 } }, { roundId: 'r-3' }]);
     assert.deepEqual(actions.calls, [], 'evidence never opens on the review’s capture');
   });
 
@@ -157,7 +163,10 @@ describe('webview/board/Rounds: run view, greeting and ledger (happy-dom)', () =
     assert.equal(ledger.tagName, 'DETAILS');
     assert.equal(text(one(ledger, 'summary')), 'Rounds (6)');
     const rows = all(ledger, byTestId('rounds-row'));
-    assert.deepEqual(rows.map((r) => r.getAttribute('data-ordinal')), ['6', '5', '4', '3', '2', '1']);
+    assert.deepEqual(
+      rows.map((r) => r.getAttribute('data-ordinal')),
+      ['6', '5', '4', '3', '2', '1'],
+    );
     assert.equal(all(ledger, byTestId('rounds-report')).length, 0, 'reports stay folded until asked for');
     for (const row of rows) {
       assert.equal(text(one(row, byTestId('rounds-row-range'))), `${FROM.slice(0, 7)}..${TO.slice(0, 7)}`);
@@ -199,14 +208,27 @@ describe('webview/board/Rounds: run view, greeting and ledger (happy-dom)', () =
 
   it('hostile ask text and notes render inert (scripts ENABLED): nothing runs, no active element, no live bad link', async () => {
     await reinstall({ scripts: true });
-    const hostile = PAYLOADS.map((p, i) => ({ askId: `ask-${i}`, askText: p, outcome: (i % 3 === 2 ? 'untouched' : 'addressed') as 'addressed' | 'untouched', note: `note ${p}`, path: `src/${i}.ts`, line: i + 1 }));
+    const hostile = PAYLOADS.map((p, i) => ({
+      askId: `ask-${i}`,
+      askText: p,
+      outcome: (i % 3 === 2 ? 'untouched' : 'addressed') as 'addressed' | 'untouched',
+      note: `note ${p}`,
+      path: `src/${i}.ts`,
+      line: i + 1,
+    }));
     const r = returned(1, 'x', { report: report('r-1', hostile, [{ evidence: [], note: PAYLOADS.join('\n\n') }]) });
     await show([r, returned(2, PAYLOADS.join('\n\n'))]);
     const pwned = () => (dom.window as unknown as { __pwned?: number }).__pwned ?? 0;
-    assert.deepEqual(all(dom.root, 'script, iframe, object, embed, img, style, svg, form, input, link').map((e) => e.tagName), []);
+    assert.deepEqual(
+      all(dom.root, 'script, iframe, object, embed, img, style, svg, form, input, link').map((e) => e.tagName),
+      [],
+    );
     for (const toggle of all(dom.root, byTestId('rounds-report-toggle'))) await click(toggle);
     assert.ok(all(dom.root, byTestId('rounds-outcome')).length >= PAYLOADS.length, 'every hostile ask has its row');
-    assert.deepEqual(all(dom.root, 'script, iframe, object, embed, img, style, svg, form, input, link').map((e) => e.tagName), []);
+    assert.deepEqual(
+      all(dom.root, 'script, iframe, object, embed, img, style, svg, form, input, link').map((e) => e.tagName),
+      [],
+    );
     for (const el of all(dom.root, '*')) {
       for (const name of el.getAttributeNames()) assert.ok(!/^on/i.test(name) && name !== 'style' && name !== 'src', `${el.tagName} carries ${name}`);
       const href = el.getAttribute('href');

@@ -57,7 +57,11 @@ describe('webview/share: structural sharing', () => {
     assert.equal(after.document, before.document);
     assert.equal(shared.excerpts, g.excerpts, 'excerpts did not change');
     for (const lane of shared.lanes.filter((l) => l.lens !== 'flagged')) {
-      assert.equal(lane, g.lanes.find((l) => l.lens === lane.lens), `the ${lane.lens} lane is the previous object`);
+      assert.equal(
+        lane,
+        g.lanes.find((l) => l.lens === lane.lens),
+        `the ${lane.lens} lane is the previous object`,
+      );
     }
   });
 

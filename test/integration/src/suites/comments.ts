@@ -73,14 +73,22 @@ export function registerCommentSuites(ctx: SuiteContext): void {
         assert.deepEqual({ ...ask.anchor, patchsetId: '' }, { kind: 'line', patchsetId: '', path: 'src/app.js', side: 'head', startLine: 5, endLine: 5 });
       }
 
-      const thread = await until(() => withBody(TEXT)(api.commentThreads(appUri)), (t) => t !== undefined, 'the staged ask’s thread on src/app.js');
+      const thread = await until(
+        () => withBody(TEXT)(api.commentThreads(appUri)),
+        (t) => t !== undefined,
+        'the staged ask’s thread on src/app.js',
+      );
       assert.deepEqual({ ...thread, bodies: thread?.bodies.map(rendered) }, { label: 'Staged ask · comment', contextValue: 'ask-staged-comment', startLine: 5, endLine: 5, bodies: [TEXT] });
     });
 
     it('the captured head shows the same thread; the captured base does not', async () => {
       assert.match(patchsetId, /^ps-/);
       const head = await vscode.workspace.openTextDocument(blobUri(patchsetId, 'src/app.js', 'head'));
-      await until(() => withBody(TEXT)(api.commentThreads(head.uri.toString())), (t) => t?.startLine === 5 && t.endLine === 5, 'the thread on the captured head');
+      await until(
+        () => withBody(TEXT)(api.commentThreads(head.uri.toString())),
+        (t) => t?.startLine === 5 && t.endLine === 5,
+        'the thread on the captured head',
+      );
       const base = await vscode.workspace.openTextDocument(blobUri(patchsetId, 'src/app.js', 'base'));
       await sleep(500);
       assert.equal(withBody(TEXT)(api.commentThreads(base.uri.toString())), undefined, 'a head-side ask was drawn on the base');
@@ -93,7 +101,11 @@ export function registerCommentSuites(ctx: SuiteContext): void {
       const projection = await api.asks(sessionId);
       const ask = projection.asks.find((a) => a.id === askId);
       assert.equal(ask?.state, 'staged', `after the restart: ${JSON.stringify(ask)}`);
-      await until(() => withBody(TEXT)(api.commentThreads(appUri)), (t) => t?.startLine === 5, 'the thread after the restart');
+      await until(
+        () => withBody(TEXT)(api.commentThreads(appUri)),
+        (t) => t?.startLine === 5,
+        'the thread after the restart',
+      );
     });
 
     it('a range over lines outside the hunks, and an empty ask, are refused: nothing is staged or drawn', async () => {
@@ -117,9 +129,17 @@ export function registerCommentSuites(ctx: SuiteContext): void {
     it('Undo Last Ask Action unstages it: the thread goes and the projection no longer has it', async () => {
       const undone = unwrap(await api.undoAsk(sessionId), 'undoAsk');
       assert.equal(undone.label, 'stage comment on src/app.js:5');
-      await until(() => withBody(TEXT)(api.commentThreads(appUri)), (t) => t === undefined, 'the thread after undo');
+      await until(
+        () => withBody(TEXT)(api.commentThreads(appUri)),
+        (t) => t === undefined,
+        'the thread after undo',
+      );
       const projection = await api.asks(sessionId);
-      assert.equal(projection.asks.find((a) => a.id === askId), undefined, 'the undone ask is still in the projection');
+      assert.equal(
+        projection.asks.find((a) => a.id === askId),
+        undefined,
+        'the undone ask is still in the projection',
+      );
       const again = await api.undoAsk(sessionId);
       assert.equal(again.ok, false, 'a second undo found something to undo');
     });
@@ -132,10 +152,18 @@ export function registerCommentSuites(ctx: SuiteContext): void {
       assert.equal(staged.sessionId, wtSession);
       const ask = (await api.asks(wtSession)).asks.find((a) => a.id === staged.askId);
       assert.equal(ask?.lane, 'changes');
-      const thread = await until(() => withBody(text)(api.commentThreads(appUri)), (t) => t !== undefined, 'the working-tree ask’s thread');
+      const thread = await until(
+        () => withBody(text)(api.commentThreads(appUri)),
+        (t) => t !== undefined,
+        'the working-tree ask’s thread',
+      );
       assert.deepEqual([thread?.startLine, thread?.endLine], [26, 27]);
       unwrap(await api.undoAsk(wtSession), 'undoAsk on the working tree');
-      await until(() => withBody(text)(api.commentThreads(appUri)), (t) => t === undefined, 'the working-tree thread after undo');
+      await until(
+        () => withBody(text)(api.commentThreads(appUri)),
+        (t) => t === undefined,
+        'the working-tree thread after undo',
+      );
     });
   });
 }

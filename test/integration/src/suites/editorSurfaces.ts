@@ -56,12 +56,22 @@ export function registerEditorSurfaceSuites(ctx: SuiteContext): void {
     it('a workspace file that reads as captured carries a mark of each cited line, per lens', async () => {
       const document = await vscode.workspace.openTextDocument(appUri);
       await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: false });
-      const marks = await until(() => api.citationMarks(appUri.toString()), (m) => covers(m, 'sequence', 5), 'marks of src/app.js');
-      assert.deepEqual(marks.filter((m) => m.lens === 'sequence'), [{ lens: 'sequence', startLine: 5, endLine: 5 }]);
+      const marks = await until(
+        () => api.citationMarks(appUri.toString()),
+        (m) => covers(m, 'sequence', 5),
+        'marks of src/app.js',
+      );
+      assert.deepEqual(
+        marks.filter((m) => m.lens === 'sequence'),
+        [{ lens: 'sequence', startLine: 5, endLine: 5 }],
+      );
       // Every mark stands for a citation of the shown generation on that file's head.
       const ofApp = generation.citations.filter((c: CitationMark) => c.path === 'src/app.js' && c.side === 'head');
       for (const m of marks) {
-        assert.ok(ofApp.some((c) => c.lens === m.lens && c.startLine <= m.startLine && c.endLine >= m.endLine), `a mark no citation explains: ${JSON.stringify(m)}`);
+        assert.ok(
+          ofApp.some((c) => c.lens === m.lens && c.startLine <= m.startLine && c.endLine >= m.endLine),
+          `a mark no citation explains: ${JSON.stringify(m)}`,
+        );
       }
     });
 
@@ -71,13 +81,21 @@ export function registerEditorSurfaceSuites(ctx: SuiteContext): void {
       insert.insert(appUri, new vscode.Position(0, 0), '// added after the capture\n');
       assert.ok(await vscode.workspace.applyEdit(insert), 'the edit was not applied');
       try {
-        await until(() => api.citationMarks(appUri.toString()), (m) => m.length === 0, 'marks of an edited src/app.js');
+        await until(
+          () => api.citationMarks(appUri.toString()),
+          (m) => m.length === 0,
+          'marks of an edited src/app.js',
+        );
       } finally {
         const remove = new vscode.WorkspaceEdit();
         remove.delete(appUri, new vscode.Range(0, 0, 1, 0));
         await vscode.workspace.applyEdit(remove);
       }
-      await until(() => api.citationMarks(appUri.toString()), (m) => covers(m, 'sequence', 5), 'marks of src/app.js after undoing the edit');
+      await until(
+        () => api.citationMarks(appUri.toString()),
+        (m) => covers(m, 'sequence', 5),
+        'marks of src/app.js after undoing the edit',
+      );
       await vscode.window.showTextDocument(document, { preview: false });
       await vscode.commands.executeCommand('workbench.action.files.revert');
       assert.equal(document.isDirty, false, 'src/app.js is left dirty');
@@ -88,10 +106,18 @@ export function registerEditorSurfaceSuites(ctx: SuiteContext): void {
       assert.equal(setting(), true);
       await vscode.commands.executeCommand('rennet.toggleCitationMarks');
       assert.equal(setting(), false);
-      await until(() => api.citationMarks(appUri.toString()), (m) => m.length === 0, 'marks after toggling off');
+      await until(
+        () => api.citationMarks(appUri.toString()),
+        (m) => m.length === 0,
+        'marks after toggling off',
+      );
       await vscode.commands.executeCommand('rennet.toggleCitationMarks');
       assert.equal(setting(), true);
-      await until(() => api.citationMarks(appUri.toString()), (m) => covers(m, 'sequence', 5), 'marks after toggling on');
+      await until(
+        () => api.citationMarks(appUri.toString()),
+        (m) => covers(m, 'sequence', 5),
+        'marks after toggling on',
+      );
     });
 
     it('“Rennet: Open Changes” on a modified file opens a diff of its captured base and head, marked', async () => {
@@ -104,14 +130,21 @@ export function registerEditorSurfaceSuites(ctx: SuiteContext): void {
       );
       const input = tab?.input as vscode.TabInputTextDiff;
       assert.equal(tab?.label, 'app.js (base ↔ head) · Rennet');
-      for (const [uri, side] of [[input.original, 'base'], [input.modified, 'head']] as const) {
+      for (const [uri, side] of [
+        [input.original, 'base'],
+        [input.modified, 'head'],
+      ] as const) {
         assert.equal(uri.scheme, 'rennet-blob', uri.toString());
         assert.equal(new URLSearchParams(uri.query).get('side'), side, uri.toString());
         assert.equal(new URLSearchParams(uri.query).get('patchset'), generation.patchsetId, uri.toString());
       }
       const head = await vscode.workspace.openTextDocument(input.modified);
       assert.equal(head.lineAt(4).text, 'app line 5 (changed)');
-      await until(() => api.citationMarks(input.modified.toString()), (m) => covers(m, 'sequence', 5), 'marks of the diff’s head side');
+      await until(
+        () => api.citationMarks(input.modified.toString()),
+        (m) => covers(m, 'sequence', 5),
+        'marks of the diff’s head side',
+      );
     });
 
     it('an added file’s diff has an empty base; a binary file opens no diff', async () => {
@@ -124,7 +157,11 @@ export function registerEditorSurfaceSuites(ctx: SuiteContext): void {
       const input = tab?.input as vscode.TabInputTextDiff;
       assert.equal(new URLSearchParams(input.original.query).get('side'), 'absent');
       assert.equal((await vscode.workspace.openTextDocument(input.original)).getText(), '');
-      await until(() => api.citationMarks(input.modified.toString()), (m) => covers(m, 'sequence', 1) && covers(m, 'sequence', 12), 'marks of the added file');
+      await until(
+        () => api.citationMarks(input.modified.toString()),
+        (m) => covers(m, 'sequence', 1) && covers(m, 'sequence', 12),
+        'marks of the added file',
+      );
       assert.equal(await vscode.commands.executeCommand<boolean>('rennet.openChanges', 'assets/logo.png'), false, 'a binary file opened a diff');
     });
 

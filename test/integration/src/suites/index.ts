@@ -26,9 +26,7 @@ function rennet(): vscode.Extension<RennetApi> {
 
 /** Editor tabs showing a Rennet board (the webview tab's viewType carries a prefix). */
 function boardTabs(): vscode.Tab[] {
-  return vscode.window.tabGroups.all
-    .flatMap((g) => g.tabs)
-    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('rennet.board'));
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('rennet.board'));
 }
 
 function processAlive(pid: number): boolean {
@@ -101,7 +99,11 @@ export function registerSuites(ctx: SuiteContext): void {
         assert.equal(second.sessionId, first.sessionId, 'the same target opened a second session');
         assert.equal(second.reattached, true, 'the second open did not say it reattached');
         assert.equal(second.captured, false, 'the second open captured again although nothing changed');
-        assert.deepEqual(api.openSessions().filter((id) => id === first.sessionId), [first.sessionId], 'not exactly one panel for the session');
+        assert.deepEqual(
+          api.openSessions().filter((id) => id === first.sessionId),
+          [first.sessionId],
+          'not exactly one panel for the session',
+        );
         // The window's tab model reaches the extension host asynchronously: give it a moment.
         let boards: vscode.Tab[] = [];
         for (let i = 0; i < 50; i++) {

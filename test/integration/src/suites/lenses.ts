@@ -45,14 +45,20 @@ export function registerLensSuites(ctx: SuiteContext): void {
       const shown = await panelSettled(api, sessionId, firstGeneration);
       assert.equal(shown.sessionId, sessionId);
       assert.equal(shown.status, 'live');
-      assert.deepEqual(shown.lanes.map((l) => l.lens), ['design', 'sequence', 'decisions', 'flagged', 'noise']);
+      assert.deepEqual(
+        shown.lanes.map((l) => l.lens),
+        ['design', 'sequence', 'decisions', 'flagged', 'noise'],
+      );
 
       const sequence = lane(shown, 'sequence');
       assert.equal(sequence.state, 'settled', `Sequence: ${JSON.stringify(sequence.failure)}`);
       assert.equal(sequence.board?.status, 'finished');
       assert.equal(sequence.board?.document.title, 'The feature branch in reading order');
       const steps = sequence.board?.elements.filter((e) => e.kind === 'order_step') ?? [];
-      assert.deepEqual(steps.map((s) => (s as unknown as { title: string }).title), ['app.js changes line 5', 'The new feature file']);
+      assert.deepEqual(
+        steps.map((s) => (s as unknown as { title: string }).title),
+        ['app.js changes line 5', 'The new feature file'],
+      );
       assert.ok((sequence.board?.folds.length ?? 0) > 0, 'the Sequence board has no fold line (readBoard)');
 
       for (const lens of ['design', 'decisions', 'flagged'] as const) {
@@ -68,7 +74,11 @@ export function registerLensSuites(ctx: SuiteContext): void {
 
       const spend = shown.spend.filter((s) => s.lens === 'sequence');
       assert.ok(spend.length >= 1 && spend.every((s) => s.harness === 'vscode-lm' && s.model === `${SCRIPTED_VENDOR}/${MODELS.drafter.id}`), JSON.stringify(shown.spend));
-      assert.deepEqual(shown.spend.filter((s) => s.lens !== 'sequence'), [], 'a lens set to none ran a seat');
+      assert.deepEqual(
+        shown.spend.filter((s) => s.lens !== 'sequence'),
+        [],
+        'a lens set to none ran a seat',
+      );
       // The lm suite's drafts were generations of this session too: now frozen, newest first.
       assert.ok(shown.frozen.length >= 1, `frozen: ${JSON.stringify(shown.frozen)}`);
       assert.ok(!shown.frozen.some((f) => f.generationId === firstGeneration));

@@ -93,11 +93,18 @@ export function registerLmSuites(ctx: SuiteContext): void {
       assert.ok(section);
       assert.equal(field(section, 'title'), 'Reading order');
       const steps = sequence.elements.filter((e) => e.kind === 'order_step');
-      assert.deepEqual(steps.map((s) => field(s, 'title')), ['app.js changes line 5', 'The new feature file']);
+      assert.deepEqual(
+        steps.map((s) => field(s, 'title')),
+        ['app.js changes line 5', 'The new feature file'],
+      );
       for (const step of steps) assert.equal(step.parent, section.id, `step ${step.id} is not under the section`);
       const refs = sequence.elements.filter((e) => e.kind === 'code_ref');
       assert.deepEqual(refs.map((r) => field(r, 'path')).sort(), ['src/app.js', 'src/new feature.js']);
-      assert.deepEqual(steps.map((s) => field(s, 'span')), refs.map((r) => r.id), 'each step spans the code_ref its round cited');
+      assert.deepEqual(
+        steps.map((s) => field(s, 'span')),
+        refs.map((r) => r.id),
+        'each step spans the code_ref its round cited',
+      );
 
       // Only Sequence had a harness: every other model lane says why it did not draft.
       for (const lens of ['decisions', 'flagged'] as const) {
@@ -117,7 +124,11 @@ export function registerLmSuites(ctx: SuiteContext): void {
     });
 
     it('the provider saw the seat’s tools, the transcript, and the host’s tool results (errors marked)', () => {
-      assert.deepEqual(observed.map((o) => o.round), [0, 1, 2, 3], `rounds: ${JSON.stringify(observed.map((o) => o.round))}`);
+      assert.deepEqual(
+        observed.map((o) => o.round),
+        [0, 1, 2, 3],
+        `rounds: ${JSON.stringify(observed.map((o) => o.round))}`,
+      );
       assert.ok(observed.every((o) => o.modelId === MODELS.drafter.id));
       for (const name of ['set_document', 'cite', 'add_section', 'add_order_step', 'finish']) {
         assert.ok(observed[0]?.tools.includes(name), `the seat's tool ${name} was not offered: ${observed[0]?.tools.join(', ')}`);
@@ -164,7 +175,10 @@ export function registerLmSuites(ctx: SuiteContext): void {
       assert.equal(report.cli.unavailable, null, `CLI discovery: ${report.cli.unavailable}`);
       assert.deepEqual(report.cli.harnesses.map((h) => h.kind).sort(), ['claude-code', 'codex']);
       for (const h of report.cli.harnesses) assert.ok(h.available || (h.reason ?? '').length > 0, `${h.kind} is unavailable without a reason`);
-      assert.deepEqual(report.http.map((h) => h.provider), ['openai', 'anthropic']);
+      assert.deepEqual(
+        report.http.map((h) => h.provider),
+        ['openai', 'anthropic'],
+      );
       assert.equal(report.configured.default, 'auto');
     });
 
@@ -173,7 +187,14 @@ export function registerLmSuites(ctx: SuiteContext): void {
       const ollama: Server = createServer((req, res) => {
         res.setHeader('content-type', 'application/json');
         if (req.method === 'GET' && req.url === '/api/tags') {
-          res.end(JSON.stringify({ models: [{ name: 'qwen3:8b', model: 'qwen3:8b' }, { name: 'llama3:8b', model: 'llama3:8b' }] }));
+          res.end(
+            JSON.stringify({
+              models: [
+                { name: 'qwen3:8b', model: 'qwen3:8b' },
+                { name: 'llama3:8b', model: 'llama3:8b' },
+              ],
+            }),
+          );
         } else if (req.method === 'POST' && req.url === '/api/show') {
           let raw = '';
           req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
@@ -192,7 +213,13 @@ export function registerLmSuites(ctx: SuiteContext): void {
         assert.equal(report.local.unavailable, null, `local discovery: ${report.local.unavailable}`);
         const [o, lm] = report.local.servers;
         assert.deepEqual([o?.kind, o?.baseUrl, o?.status], ['ollama', 'http://127.0.0.1:11434', 'running'], JSON.stringify(o));
-        assert.deepEqual(o?.models.map((m) => [m.name, m.tools]), [['qwen3:8b', true], ['llama3:8b', false]]);
+        assert.deepEqual(
+          o?.models.map((m) => [m.name, m.tools]),
+          [
+            ['qwen3:8b', true],
+            ['llama3:8b', false],
+          ],
+        );
         assert.deepEqual([lm?.kind, lm?.status], ['lm-studio', 'not-running'], JSON.stringify(lm));
       } finally {
         await new Promise<void>((resolve) => ollama.close(() => resolve()));

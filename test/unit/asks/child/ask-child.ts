@@ -77,6 +77,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  out(`error ${error instanceof Error ? error.stack ?? error.message : String(error)}`.replace(/\n/g, ' | '));
+  out(`error ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.replace(/\n/g, ' | '));
   process.exit(2);
 });

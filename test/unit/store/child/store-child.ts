@@ -40,9 +40,7 @@ async function main(): Promise<void> {
   });
   const now = () => new Date().toISOString();
   const own = store.getOrCreateSession({ repoRoot: config.repoRoot, target: { kind: 'branch', head: config.label, base: 'main' }, now: now() }).session;
-  const shared = config.shared
-    ? store.getOrCreateSession({ repoRoot: config.repoRoot, target: { kind: 'branch', head: 'shared', base: 'main' }, now: now() }).session
-    : undefined;
+  const shared = config.shared ? store.getOrCreateSession({ repoRoot: config.repoRoot, target: { kind: 'branch', head: 'shared', base: 'main' }, now: now() }).session : undefined;
   out(`ready ${process.pid}`);
   for (let i = 0; config.count === 0 || i < config.count; i++) {
     const session = shared && i % 2 === 1 ? shared : own;
@@ -63,6 +61,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  out(`error ${error instanceof Error ? error.stack ?? error.message : String(error)}`.replace(/\n/g, ' | '));
+  out(`error ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.replace(/\n/g, ' | '));
   process.exit(2);
 });
