@@ -72,7 +72,7 @@ describe('webview/fileWindow (pure)', () => {
     const css = readFileSync(join(__dirname, '..', '..', '..', 'webview', 'styles.css'), 'utf8');
     assert.match(css, new RegExp(`--rn-file-row-height: ${FILE_ROW_HEIGHT_PX}px;`));
     for (let block = 1; block <= FILE_GAP_MAX_BLOCK; block *= 2) {
-      assert.match(css, new RegExp(`\\.rn-gap-${block} \\{ height: calc\\(var\\(--rn-file-row-height\\) \\* ${block}\\); \\}`), `.rn-gap-${block}`);
+      assert.match(css, new RegExp(`\\.rn-gap-${block}\\s*\\{\\s*height: calc\\(var\\(--rn-file-row-height\\) \\* ${block}\\);\\s*\\}`), `.rn-gap-${block}`);
     }
   });
 });
