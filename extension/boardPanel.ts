@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
-import { FromWebview, PanelState, type GenerationSnapshot, type HostStatus, type RoundDiffFocus, type SessionSnapshot, type ToWebview } from '../protocol';
+import { FromWebview, PanelState, type GenerationDelta, type GenerationSnapshot, type HostStatus, type RoundDiffFocus, type SessionSnapshot, type ToWebview } from '../protocol';
 import type { Lens } from '../protocol/board';
 import { fileOnSide, type FileStatus } from '../protocol/patchset';
 import { GenerationGet, SessionGet } from '../protocol/rpc';
@@ -9,6 +9,7 @@ import type { Captures } from './captures';
 import { blobUri } from './blobDocuments';
 import type { CapturedHeads } from './capturedHeads';
 import { describe, type HostClient } from './hostClient';
+import { deltaAppliesOn, withoutRevision, type GenerationChange } from './generationFold';
 import { panelHtml } from './html';
 import { explainSpan } from './explain';
 import type { LensRuns } from './lenses';
@@ -55,7 +56,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
       rounds.onDidChange((sessionId) => this.panels.get(sessionId)?.postRounds()),
       asks.onDidChange(({ sessionId, projection }) => this.panels.get(sessionId)?.postAsks(projection, asks.undoLabel(sessionId))),
       host.onSessionChanged((snapshot) => this.panels.get(snapshot.session.id)?.update(snapshot)),
-      host.onGenerationChanged((snapshot) => this.panels.get(snapshot.sessionId)?.onGeneration(snapshot)),
+      host.onGenerationChanged((change) => this.panels.get(change.snapshot.sessionId)?.onGeneration(change)),
       host.onDidChangeStatus((status) => {
         for (const panel of this.panels.values()) panel.postStatus(status);
       }),
@@ -202,6 +203,14 @@ export class BoardPanel implements vscode.Disposable {
   private generationSeq = 0;
   /** The last generation the webview accepted (undefined: none posted yet); read by the test API. */
   private postedGeneration: GenerationSnapshot | null | undefined = undefined;
+  /**
+   * The generation the webview was last sent, whole or by delta, in send order (messages reach it
+   * in order): a delta is forwarded only on top of it. undefined: unknown (not ready, a send
+   * failed, a gap) — the next generation goes whole.
+   */
+  private sentGeneration: GenerationSnapshot | null | undefined = undefined;
+  /** `postedGeneration` without its push-stream revision, for readers (the test API, the editor surfaces). */
+  private shownGeneration: { of: GenerationSnapshot; without: GenerationSnapshot } | null = null;
   /** A reveal asked for before the webview showed its generation (sent once it does). */
   private pendingReveal: { generationId: string; lens: Lens; elementId: string } | null = null;
   private readonly disposables: vscode.Disposable[] = [];
@@ -220,7 +229,10 @@ export class BoardPanel implements vscode.Disposable {
       webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)),
       panel.onDidChangeViewState(({ webviewPanel }) => {
         // Without retainContextWhenHidden a hidden webview is torn down; it says ready again.
-        if (!webviewPanel.visible) this.ready = false;
+        if (!webviewPanel.visible) {
+          this.ready = false;
+          this.sentGeneration = undefined;
+        }
         if (webviewPanel.active) deps.onActive();
       }),
       panel.onDidDispose(() => this.dispose()),
@@ -289,17 +301,27 @@ export class BoardPanel implements vscode.Disposable {
     void this.post({ type: 'rennet/panel/hostStatus', status });
   }
 
-  /** The last generation snapshot the webview accepted; undefined when none was posted yet. */
+  /**
+   * The last generation snapshot the webview accepted, without its push-stream revision (what it
+   * says, comparable across host restarts); undefined when none was posted yet.
+   */
   get lastGeneration(): GenerationSnapshot | null | undefined {
-    return this.postedGeneration;
+    const posted = this.postedGeneration;
+    if (!posted) return posted;
+    if (this.shownGeneration?.of !== posted) this.shownGeneration = { of: posted, without: withoutRevision(posted) };
+    return this.shownGeneration.without;
   }
 
-  /** A generation the host pushed: shown when it is the one the panel follows. */
-  onGeneration(snapshot: GenerationSnapshot): void {
+  /**
+   * A generation the host changed: shown when it is the one the panel follows — as the delta that
+   * made it when the webview was last sent that delta's base, else whole.
+   */
+  onGeneration({ snapshot, delta }: GenerationChange): void {
     if (snapshot.sessionId !== this.sessionId) return;
     if (this.selected !== null && snapshot.generationId !== this.selected) return; // a pinned generation is shown
     this.generationSeq++;
-    void this.postGeneration(snapshot);
+    if (delta && deltaAppliesOn(this.sentGeneration, delta)) void this.postGenerationDelta(snapshot, delta);
+    else void this.postGeneration(snapshot);
   }
 
   /** Show the live generation from now on (a new draft was started). */
@@ -394,6 +416,7 @@ export class BoardPanel implements vscode.Disposable {
     switch (message.type) {
       case 'rennet/panel/ready':
         this.ready = true;
+        this.sentGeneration = undefined;
         this.postStatus(this.deps.host.status ?? { state: 'starting', message: null });
         void this.reloadAll().then(() => this.deps.asks.refresh(this.sessionId));
         // What the window knows now, then the ledger read whole (onDidChange posts it again).
@@ -408,6 +431,13 @@ export class BoardPanel implements vscode.Disposable {
         return;
       case 'rennet/panel/openCitation':
         void this.openCitation(message);
+        return;
+      case 'rennet/panel/generationGap':
+        // The webview's generation is not the delta's base: send it whole.
+        this.deps.log.warn(`[panel ${this.sessionId}] a generation delta did not apply on the panel's generation ${message.generationId} (${message.reason}); sending it whole.`);
+        this.sentGeneration = undefined;
+        this.generationSeq++;
+        void this.reloadGeneration();
         return;
       case 'rennet/panel/selectGeneration':
         this.selected = message.generationId;
@@ -549,11 +579,21 @@ export class BoardPanel implements vscode.Disposable {
   }
 
   private async postGeneration(snapshot: GenerationSnapshot | null): Promise<void> {
-    if (await this.post({ type: 'rennet/panel/generation', snapshot })) {
+    await this.postShown(snapshot, { type: 'rennet/panel/generation', snapshot });
+  }
+
+  private async postGenerationDelta(snapshot: GenerationSnapshot, delta: GenerationDelta): Promise<void> {
+    await this.postShown(snapshot, { type: 'rennet/panel/generationDelta', delta });
+  }
+
+  /** Sends the webview `message`, which makes it show `snapshot`; a failed send makes the next generation go whole. */
+  private async postShown(snapshot: GenerationSnapshot | null, message: ToWebview): Promise<void> {
+    if (this.ready && !this.disposed) this.sentGeneration = snapshot;
+    if (await this.post(message)) {
       this.postedGeneration = snapshot;
       this.deps.onShown();
       this.flushReveal();
-    }
+    } else if (this.sentGeneration === snapshot) this.sentGeneration = undefined;
   }
 
   /** Open a round's own diff, read-only, beside the board (with `at`: one file at a line). */

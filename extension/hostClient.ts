@@ -15,9 +15,24 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import type { NotificationType, RequestParam, RequestType } from 'vscode-jsonrpc';
-import { AsksChanged, ExitsPosted, GenerationChanged, HostHello, HostLog, RoundsChanged, SessionChanged, type AsksChangedParams, type HostInfo, type RoundsChangedParams } from '../protocol/rpc';
+import {
+  AsksChanged,
+  ExitsPosted,
+  GenerationChanged,
+  GenerationDeltaPushed,
+  GenerationGet,
+  HostHello,
+  HostLog,
+  RoundsChanged,
+  SessionChanged,
+  type AsksChangedParams,
+  type HostInfo,
+  type RoundsChangedParams,
+} from '../protocol/rpc';
+import type { GenerationDelta } from '../protocol';
 import { rpcEdge, type RpcEdge } from '../protocol/rpcEdge';
-import type { GenerationSnapshot, HostStatus, PublishReceipt, SessionSnapshot } from '../protocol';
+import type { HostStatus, PublishReceipt, SessionSnapshot } from '../protocol';
+import { GenerationFold, type GenerationChange } from './generationFold';
 import { notify } from './ui';
 import { ui, uiText } from './uiText';
 
@@ -76,9 +91,18 @@ export class HostClient implements vscode.Disposable {
   private readonly sessionEmitter = new vscode.EventEmitter<SessionSnapshot>();
   /** The host pushed a session snapshot (`rennet/session/changed`). */
   readonly onSessionChanged = this.sessionEmitter.event;
-  private readonly generationEmitter = new vscode.EventEmitter<GenerationSnapshot>();
-  /** The host pushed a whole generation (`rennet/generation/changed`). */
+  private readonly generationEmitter = new vscode.EventEmitter<GenerationChange>();
+  /**
+   * A session's live generation changed: pushed whole (`rennet/generation/changed`), or a delta
+   * (`rennet/generation/delta`) folded on the one held — then `delta` is the delta, so a panel
+   * showing its base can be sent just that. A delta that does not apply is answered by reading the
+   * generation whole (`rennet/generation/get`), said in the log; it fires once that answers.
+   */
   readonly onGenerationChanged = this.generationEmitter.event;
+  /** Each session's live generation as the pushes made it. */
+  private readonly generations = new GenerationFold();
+  /** Sessions whose generation is being read whole after a delta that did not apply. */
+  private readonly generationReads = new Set<string>();
   private readonly asksEmitter = new vscode.EventEmitter<AsksChangedParams>();
   /** The host appended to a session's ask log and pushed the whole projection (`rennet/asks/changed`). */
   readonly onAsksChanged = this.asksEmitter.event;
@@ -165,6 +189,7 @@ export class HostClient implements vscode.Disposable {
     this.currentStatus = null;
     this.starting = undefined;
     const info = await this.start();
+    this.generations.clear(); // a new host process: its push streams are new
     this.recoverEmitter.fire(info);
     return info;
   }
@@ -271,7 +296,11 @@ export class HostClient implements vscode.Disposable {
       else this.log.info(text);
     });
     edge.notification(SessionChanged, (snapshot) => this.sessionEmitter.fire(snapshot));
-    edge.notification(GenerationChanged, (snapshot) => this.generationEmitter.fire(snapshot));
+    edge.notification(GenerationChanged, (snapshot) => {
+      this.generations.whole(snapshot);
+      this.generationEmitter.fire({ snapshot, delta: null });
+    });
+    edge.notification(GenerationDeltaPushed, (delta) => this.onGenerationDelta(delta));
     edge.notification(AsksChanged, (params) => this.asksEmitter.fire(params));
     edge.notification(ExitsPosted, (receipt) => this.postedEmitter.fire(receipt));
     edge.notification(RoundsChanged, (params) => this.roundsEmitter.fire(params));
@@ -282,6 +311,31 @@ export class HostClient implements vscode.Disposable {
       }
     });
     return client;
+  }
+
+  /** A generation delta: folded on the session's generation, or — when it does not apply there — the generation read whole. */
+  private onGenerationDelta(delta: GenerationDelta): void {
+    const applied = this.generations.delta(delta);
+    if (applied.ok) {
+      this.generationEmitter.fire({ snapshot: applied.snapshot, delta });
+      return;
+    }
+    const { sessionId, generationId } = delta;
+    if (applied.refusal === 'stale' || this.generationReads.has(sessionId)) return;
+    this.log.warn(`[host message] generation delta ${delta.revision} of ${generationId} does not apply (${applied.message}); reading the generation whole.`);
+    this.generationReads.add(sessionId);
+    void this.request(GenerationGet, { sessionId, generationId })
+      .then((result) => {
+        if (!result.ok) {
+          this.log.warn(`Reading generation ${generationId} whole after a delta that did not apply: ${result.error.message}`);
+          return;
+        }
+        if (!result.value) return;
+        this.generations.whole(result.value);
+        this.generationEmitter.fire({ snapshot: result.value, delta: null });
+      })
+      .catch((error: unknown) => this.log.warn(`Reading generation ${generationId} whole after a delta that did not apply: ${describe(error)}`))
+      .finally(() => this.generationReads.delete(sessionId));
   }
 
   /** The connection closed without us asking: decide whether to restart. */
@@ -323,6 +377,7 @@ export class HostClient implements vscode.Disposable {
       this.recovery?.resolve(info);
       this.recovery = undefined;
       void notify('warning', ui`Rennet host stopped unexpectedly; restarted — your sessions are read back from the store.`);
+      this.generations.clear(); // a new host process: its push streams are new
       this.recoverEmitter.fire(info);
     } catch (error) {
       this.fail(`The Rennet host restarted but does not answer: ${describe(error)}`);

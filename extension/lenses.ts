@@ -70,7 +70,7 @@ export class LensRuns implements vscode.Disposable {
     private readonly secrets: vscode.SecretStorage,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.disposables.push(host.onGenerationChanged((snapshot) => this.watch(snapshot)));
+    this.disposables.push(host.onGenerationChanged(({ snapshot }) => this.watch(snapshot)));
   }
 
   /**

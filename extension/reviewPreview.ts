@@ -38,7 +38,7 @@ export class ReviewPreviews implements vscode.Disposable, vscode.WebviewPanelSer
       deps.asks.onDidChange(({ sessionId }) => this.panels.get(sessionId)?.recompose()),
       deps.host.onSessionChanged((snapshot) => this.panels.get(snapshot.session.id)?.onSessionChanged(snapshot.session.activePatchsetId)),
       // The opener states what the boards came to: a board that settles changes the review.
-      deps.host.onGenerationChanged((snapshot) => this.panels.get(snapshot.sessionId)?.recompose()),
+      deps.host.onGenerationChanged(({ snapshot }) => this.panels.get(snapshot.sessionId)?.recompose()),
       deps.host.onExitsPosted((receipt) => this.panels.get(receipt.sessionId)?.recompose()),
       deps.host.onDidRecover(() => {
         for (const panel of this.panels.values()) void panel.recompose();

@@ -9,6 +9,7 @@ import {
   LmChat,
   LmModels,
   GenerationChanged,
+  GenerationDeltaPushed,
   GenerationGet,
   ReviewDraftLens,
   ReviewRunLenses,
@@ -229,6 +230,7 @@ function lensRunner(store: Store, service: ReviewService): LensRunner {
     runDeps: (workspace) => reviewDeps(workspace, { stdout: (t) => hostLog('info', t), stderr: (t) => hostLog('info', t) }),
     assign: (config, signal) => assignmentFromConfig(config, harnessPorts(signal)),
     publish: (snapshot) => notify(GenerationChanged, snapshot),
+    publishDelta: (delta) => notify(GenerationDeltaPushed, delta),
     log: hostLog,
   });
 }

@@ -11,3 +11,4 @@ export * from './exits';
 export * from './forge';
 export * from './gates';
 export * from './rounds';
+export * from './generationDelta';

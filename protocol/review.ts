@@ -228,7 +228,20 @@ export const CitationMark = z.object({
 });
 export type CitationMark = z.infer<typeof CitationMark>;
 
-/** A whole generation, sent whole (never as a diff) after every change the panel must show. */
+/**
+ * Where a generation snapshot stands in the host's push stream (protocol/generationDelta.ts): a
+ * stream is one host process's pushes of one live generation, `n` how many deltas it has sent
+ * (0: the full snapshot that opened it). A delta applies only on top of the same stream at its
+ * base revision.
+ */
+export const GenerationRevision = z.object({ stream: z.string().min(1).max(200), n: z.number().int().nonnegative() });
+export type GenerationRevision = z.infer<typeof GenerationRevision>;
+
+/**
+ * A whole generation: pushed whole when a stream opens (a run starts, a change no frame
+ * describes) and answered whole by `rennet/generation/get`; while its run writes, the host pushes
+ * per-lane deltas on top of it instead (protocol/generationDelta.ts).
+ */
 export const GenerationSnapshot = z.object({
   generationId: z.string(),
   sessionId: z.string(),
@@ -246,6 +259,12 @@ export const GenerationSnapshot = z.object({
   citations: z.array(CitationMark),
   /** A generation a re-review drafted: the earlier review's items and their closures (shown with Flagged). */
   priorReview: PriorReview.optional(),
+  /**
+   * The push stream this snapshot stands in, when its generation's run is live in the host that
+   * answered (deltas follow on it); absent when no stream is open. Bookkeeping of the transport,
+   * not part of what the generation says: compare generations without it.
+   */
+  revision: GenerationRevision.optional(),
 });
 export type GenerationSnapshot = z.infer<typeof GenerationSnapshot>;
 

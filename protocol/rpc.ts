@@ -5,6 +5,7 @@ import { ForgeProvider, PublishReceipt } from './exits';
 import { CAPTURE_MIN_FILE_BYTES, RPC_BULK_PARAMS_MAX_CHARS } from './limits';
 import { Side, type Patchset } from './patchset';
 import { GenerationSnapshot, HarnessConfig, type ReviewReport } from './review';
+import { GenerationDelta } from './generationDelta';
 import { Round, RoundBlobParams, RoundRef, RoundsLandParams, RoundsWorkspaceMode } from './rounds';
 import { answersResult, answersValue, NoParams, rpcNotification, rpcRequest } from './rpcSchema';
 import { SessionSnapshot, Target, type BranchList, type Session } from './session';
@@ -289,8 +290,21 @@ export type GetGenerationParams = z.infer<typeof GetGenerationParams>;
 /** extension → host: a generation whole (null when the session has none yet). */
 export const GenerationGet = rpcRequest('rennet/generation/get', GetGenerationParams, answersResult<GenerationSnapshot | null>());
 
-/** host → extension: a generation changed (a lane moved, a board was written); sent whole, throttled. */
+/**
+ * host → extension: a generation, whole — when a push stream opens (a run starts; a change no
+ * seat frame describes, such as a draft made elsewhere) and when a run ends without one. Throttled
+ * with the deltas. `revision` present: deltas follow on that stream.
+ */
 export const GenerationChanged = rpcNotification('rennet/generation/changed', GenerationSnapshot, { maxParamsChars: RPC_BULK_PARAMS_MAX_CHARS });
+
+/**
+ * host → extension: one lane of the live generation changed (protocol/generationDelta.ts): the
+ * elements its seat frames touched, its settlement, the derived parts that moved. At most one
+ * batch per PUBLISH_INTERVAL_MS per session, one delta per lane changed, revisions in order. A
+ * delta that does not apply on what the extension holds (a gap) is answered by reading the
+ * generation whole (`rennet/generation/get`).
+ */
+export const GenerationDeltaPushed = rpcNotification('rennet/generation/delta', GenerationDelta, { maxParamsChars: RPC_BULK_PARAMS_MAX_CHARS });
 
 // ─── Asks: the durable per-session ask log (protocol/asks.ts, host/asks/) ────────────────────
 //

@@ -4,12 +4,14 @@ import { Lens } from './board';
 import { ReviewPreview } from './exits';
 import { ErrorCode } from './result';
 import { GenerationSnapshot } from './review';
+import { GenerationDelta } from './generationDelta';
 import { Round } from './rounds';
 import { SessionSnapshot } from './session';
 
 /**
  * The webview ⇄ extension contract (postMessage). The webview owns only UI state; host data
- * arrives as full snapshots after the webview says it is ready.
+ * arrives as full snapshots after the webview says it is ready, and the generation shown also as
+ * deltas on top of the last one posted.
  */
 
 /**
@@ -39,6 +41,11 @@ export const ToWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rennet/panel/error'), message: z.string() }),
   /** The session's current generation (or the one the panel asked for), whole. null: none yet. */
   z.object({ type: z.literal('rennet/panel/generation'), snapshot: GenerationSnapshot.nullable() }),
+  /**
+   * One lane of the shown generation changed (protocol/generationDelta.ts), on top of the last
+   * generation posted; one that does not apply there is answered with `rennet/panel/generationGap`.
+   */
+  z.object({ type: z.literal('rennet/panel/generationDelta'), delta: GenerationDelta }),
   /**
    * The session's ask projection, whole, after every append to its log (and after ready). `undo`
    * names the reviewer's last act this window can still undo (null: nothing to undo).
@@ -93,6 +100,15 @@ export const FromWebview = z.discriminatedUnion('type', [
     side: z.enum(['base', 'head']),
     startLine: z.number().int().positive(),
     endLine: z.number().int().positive(),
+  }),
+  /**
+   * A generation delta did not apply on the generation the panel shows (a revision missed, another
+   * stream): the panel asks for the generation whole, and says why (logged by the extension).
+   */
+  z.object({
+    type: z.literal('rennet/panel/generationGap'),
+    generationId: z.string().max(200),
+    reason: z.string().max(2000),
   }),
   /** Show a frozen generation (read-only) or, with null, the live one. */
   z.object({ type: z.literal('rennet/panel/selectGeneration'), generationId: z.string().nullable() }),

@@ -74,6 +74,12 @@ export function App({ bridge }: AppProps) {
     return unsubscribe;
   }, [bridge]);
 
+  // A generation delta that did not apply: ask for the generation whole, once per gap, saying why.
+  const gap = model.generationGap;
+  useEffect(() => {
+    if (gap?.open) bridge.post({ type: 'rennet/panel/generationGap', generationId: gap.generationId, reason: gap.reason.slice(0, 2000) });
+  }, [bridge, gap?.seq]);
+
   const sessionId = model.snapshot?.session.id ?? model.generation?.sessionId ?? restored.current?.sessionId;
   const pinnedGeneration = model.generationReceived ? (model.generation?.status === 'frozen' ? model.generation.generationId : null) : (restored.current?.generationId ?? null);
   useEffect(() => {

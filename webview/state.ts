@@ -1,9 +1,24 @@
 /**
- * The panel's UI state and its pure reducer. Host data only ever arrives as whole snapshots; the
- * webview adds what belongs to the UI (a recapture in flight, a dismissed error, the lens the
- * reviewer chose, a reveal waiting for its generation, the Explains it asked for).
+ * The panel's UI state and its pure reducer. Host data arrives as whole snapshots, and the shown
+ * generation also as deltas on top of the last one (protocol/generationDelta.ts, folded by the
+ * same `applyGenerationDelta` the host and the extension run); the webview adds what belongs to
+ * the UI (a recapture in flight, a dismissed error, the lens the reviewer chose, a reveal waiting
+ * for its generation, the Explains it asked for). A delta that does not apply on the shown
+ * generation changes nothing it shows: the model records the gap, and the App asks the extension
+ * for the generation whole (`rennet/panel/generationGap`), once per gap.
  */
-import type { AskProjection, GenerationSnapshot, HostStatus, Lens, PanelState, QuoteAnchor, Round, SessionSnapshot, ToWebview } from '../protocol';
+import {
+  applyGenerationDelta,
+  type AskProjection,
+  type GenerationSnapshot,
+  type HostStatus,
+  type Lens,
+  type PanelState,
+  type QuoteAnchor,
+  type Round,
+  type SessionSnapshot,
+  type ToWebview,
+} from '../protocol';
 import type { ExplainRequest } from './board/asks';
 import { shareGeneration } from './share';
 
@@ -14,6 +29,17 @@ export interface RevealRequest {
   elementId: string;
   /** Bumped by every reveal, so revealing the same element twice runs twice. */
   seq: number;
+}
+
+/** A generation delta that did not apply on the shown generation: the panel asks for it whole. */
+export interface GenerationGap {
+  generationId: string;
+  /** Why it did not apply (the fold's words), reported to the extension. */
+  reason: string;
+  /** Bumped by every gap, so each is asked about once. */
+  seq: number;
+  /** Asked about and not answered yet (no whole generation has arrived since): later gaps wait for it. */
+  open: boolean;
 }
 
 /** An inline notice the reviewer dismisses: an ask act the host refused, or a reveal that found nothing. */
@@ -38,6 +64,8 @@ export interface PanelModel {
   generation: GenerationSnapshot | null;
   /** A `rennet/panel/generation` message has arrived (distinguishes "none yet" from "not told"). */
   generationReceived: boolean;
+  /** The last delta that did not apply; null: none yet. */
+  generationGap: GenerationGap | null;
   /** The lens the reviewer chose; null: the default (Flagged when it has a board). */
   lens: Lens | null;
   /** The session's ask projection, whole; null until the first `rennet/panel/asks`. */
@@ -79,6 +107,7 @@ export const initialModel: PanelModel = {
   refreshing: false,
   generation: null,
   generationReceived: false,
+  generationGap: null,
   lens: null,
   asks: null,
   undoLabel: null,
@@ -154,7 +183,19 @@ function onMessage(model: PanelModel, message: ToWebview): PanelModel {
     case 'rennet/panel/generation':
       // Taken whole; the chosen lens stays (a lens is a reading, not an element of one generation).
       // Parts equal to the shown generation's are kept as they were, so unchanged elements skip their render.
-      return { ...model, generation: shareGeneration(model.generation, message.snapshot), generationReceived: true };
+      return {
+        ...model,
+        generation: shareGeneration(model.generation, message.snapshot),
+        generationReceived: true,
+        generationGap: model.generationGap?.open ? { ...model.generationGap, open: false } : model.generationGap,
+      };
+    case 'rennet/panel/generationDelta': {
+      // Parts the delta does not touch stay the same objects, so unchanged elements skip their render.
+      const applied = applyGenerationDelta(model.generation, message.delta);
+      if (applied.ok) return { ...model, generation: applied.snapshot };
+      if (applied.refusal === 'stale' || model.generationGap?.open) return model;
+      return { ...model, generationGap: { generationId: message.delta.generationId, reason: applied.message, seq: (model.generationGap?.seq ?? 0) + 1, open: true } };
+    }
     case 'rennet/panel/asks':
       return { ...model, asks: message.projection, undoLabel: message.undo?.label ?? null };
     case 'rennet/panel/reveal':

@@ -28,6 +28,31 @@ export interface CitationMarkOptions {
    * bare basenames are recognised. Without it every well-formed prose citation is kept.
    */
   citations?: CitationIndexLike;
+  /**
+   * Marks read for elements by earlier calls with the same index, reused while nothing they
+   * depend on changed (the element, its parent and grandparent, the code_refs it references, whether it is
+   * referenced itself, the board's prose register — compared by identity, boards being
+   * immutable values): a board marked again after every write re-reads only what the write
+   * touched (host/review/generationPush.ts). The output is the same with or without it.
+   */
+  memo?: CitationMarkMemo;
+}
+
+/** What `citationMarks` keeps per element between calls (see CitationMarkOptions.memo). */
+export type CitationMarkMemo = WeakMap<BoardElement, ElementMarks>;
+
+interface ElementMarks {
+  parent: BoardElement | undefined;
+  /** A code_ref's claim may be its noise member parent's, which is its group's. */
+  grandparent: BoardElement | undefined;
+  refs: readonly (BoardElement | undefined)[];
+  referenced: boolean;
+  transcribed: boolean;
+  marks: readonly CitationMark[];
+}
+
+export function citationMarkMemo(): CitationMarkMemo {
+  return new WeakMap();
 }
 
 /** Kinds a reader lands on when something inside them cites code. */
@@ -63,19 +88,35 @@ function laneMarks(lens: Lens, elements: readonly BoardElement[], transcribed: b
     return text;
   };
   const referenced = new Set<string>();
-  for (const element of elements) for (const id of referencedIds(element)) if (byId.get(id)?.kind === 'code_ref') referenced.add(id);
-
+  const refsOf = new Map<BoardElement, string[]>();
   for (const element of elements) {
-    for (const id of referencedIds(element)) {
-      const ref = byId.get(id);
-      if (ref?.kind === 'code_ref') push(spanMark(lens, element.id, ref, claim(element)));
+    const ids = referencedIds(element);
+    refsOf.set(element, ids);
+    for (const id of ids) if (byId.get(id)?.kind === 'code_ref') referenced.add(id);
+  }
+
+  const memo = options.memo;
+  for (const element of elements) {
+    const ids = refsOf.get(element) ?? [];
+    const parent = element.parent !== null ? byId.get(element.parent) : undefined;
+    const grandparent = parent && parent.parent !== null ? byId.get(parent.parent) : undefined;
+    const refs = ids.map((id) => byId.get(id));
+    const isReferenced = referenced.has(element.id);
+    const kept = memo?.get(element);
+    if (kept && kept.parent === parent && kept.grandparent === grandparent && kept.referenced === isReferenced && kept.transcribed === transcribed && sameItems(kept.refs, refs)) {
+      for (const mark of kept.marks) push(mark);
+      continue;
     }
-    if (element.kind === 'code_ref' && !referenced.has(element.id)) {
+    const marks: CitationMark[] = [];
+    for (const ref of refs) {
+      if (ref?.kind === 'code_ref') marks.push(spanMark(lens, element.id, ref, claim(element)));
+    }
+    if (element.kind === 'code_ref' && !isReferenced) {
       const landing = landingOf(element, byId);
-      push(spanMark(lens, landing.id, element, landing === element ? claim(element) : claim(landing)));
+      marks.push(spanMark(lens, landing.id, element, landing === element ? claim(element) : claim(landing)));
     }
     if (element.kind === 'noise_member') {
-      push({
+      marks.push({
         lens,
         elementId: element.id,
         path: element.path,
@@ -91,11 +132,17 @@ function laneMarks(lens: Lens, elements: readonly BoardElement[], transcribed: b
         for (const cite of findProseCitations(text, knowledgeOf(options.citations))) {
           if (cite.problem !== null) continue;
           if (options.citations && !options.citations.resolve(cite.path, 'head', cite.start, cite.end).ok) continue;
-          push({ lens, elementId: landing.id, path: cite.path, side: 'head', startLine: cite.start, endLine: cite.end, claim: claim(landing) });
+          marks.push({ lens, elementId: landing.id, path: cite.path, side: 'head', startLine: cite.start, endLine: cite.end, claim: claim(landing) });
         }
       }
     }
+    memo?.set(element, { parent, grandparent, refs, referenced: isReferenced, transcribed, marks });
+    for (const mark of marks) push(mark);
   }
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function spanMark(lens: Lens, elementId: string, ref: ElementOf<'code_ref'>, claim: string): CitationMark {

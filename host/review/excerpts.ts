@@ -1,4 +1,4 @@
-import type { CitationSide } from '../../protocol/board';
+import type { BoardElement, CitationSide } from '../../protocol/board';
 import type { DiffLine, FileChange, Hunk, Patchset } from '../../protocol/patchset';
 import { EXCERPT_CONTEXT_LINES, EXCERPT_MAX_LINES, GENERATION_EXCERPT_MAX_LINES, excerptKey, type CodeExcerpt } from '../../protocol/review';
 import { filesBySide, lastStartAtOrBefore, type FilesBySide } from '../board/citations';
@@ -30,6 +30,13 @@ export interface ExcerptOptions {
   budgetLines?: number;
   /** Why there is no patchset, when `patchset` is null (said on every excerpt). */
   missingReason?: string;
+  /**
+   * Excerpts built by earlier calls over the same patchset and options, reused by key (and kept
+   * for the next call): a span's excerpt depends on nothing else, so a caller building a
+   * generation's excerpts again after every write reads each span once, and unchanged excerpts
+   * come back as the same objects (host/review/generationPush.ts).
+   */
+  memo?: Map<string, CodeExcerpt>;
 }
 
 /** One side of one file: its hunks sorted by their first line on that side, with those spans. */
@@ -71,6 +78,23 @@ function sideHunks(file: FileChange, side: CitationSide): SideHunks {
   return { file, hunks: spans.map((s) => s.hunk), starts: spans.map((s) => s.start), ends: spans.map((s) => s.end) };
 }
 
+/** The spans a board's code_refs cite, in element order (what a lane's excerpts are built over). */
+export function excerptSpans(elements: Iterable<BoardElement>): ExcerptSpan[] {
+  const spans: ExcerptSpan[] = [];
+  for (const element of elements) {
+    if (element.kind === 'code_ref') spans.push({ path: element.path, side: element.side, startLine: element.start_line, endLine: element.end_line });
+  }
+  return spans;
+}
+
+/**
+ * Seeds a memo (ExcerptOptions.memo) with excerpts an earlier call built over the same patchset
+ * and options — a generation read whole — so the next calls answer those same objects.
+ */
+export function seedExcerptMemo(memo: Map<string, CodeExcerpt>, excerpts: Readonly<Record<string, CodeExcerpt>>): void {
+  for (const [key, excerpt] of Object.entries(excerpts)) memo.set(excerpt.state === 'omitted' ? `${OMITTED}${key}` : key, excerpt);
+}
+
 /**
  * The excerpt of every span, keyed by excerptKey. Spans are read in the order given (the caller
  * passes them lane by lane in canonical order); a repeated key is built once. Once the excerpts
@@ -79,26 +103,42 @@ function sideHunks(file: FileChange, side: CitationSide): SideHunks {
 export function buildExcerpts(patchset: Patchset | null, spans: Iterable<ExcerptSpan>, options: ExcerptOptions = {}): Record<string, CodeExcerpt> {
   const maxLines = options.maxLines ?? EXCERPT_MAX_LINES;
   const budget = options.budgetLines ?? GENERATION_EXCERPT_MAX_LINES;
-  const index = patchset ? indexHunks(patchset) : null;
+  const memo = options.memo;
+  let index: HunkIndex | null | undefined;
   const out: Record<string, CodeExcerpt> = {};
   let used = 0;
   let budgetClosed = false;
   for (const span of spans) {
     const key = excerptKey(span);
     if (Object.prototype.hasOwnProperty.call(out, key)) continue;
-    let excerpt = index
-      ? excerptOf(index, span, maxLines)
-      : unavailable(span, 'not-captured', options.missingReason ?? 'The capture this generation reads is not in the store, so no lines of it can be shown.');
+    let excerpt = memo?.get(key);
+    if (!excerpt) {
+      // The hunk index is built on the first span no earlier call read.
+      if (index === undefined) index = patchset ? indexHunks(patchset) : null;
+      excerpt = index
+        ? excerptOf(index, span, maxLines)
+        : unavailable(span, 'not-captured', options.missingReason ?? 'The capture this generation reads is not in the store, so no lines of it can be shown.');
+      memo?.set(key, excerpt);
+    }
     if (excerpt.lines.length > 0) {
       if (budgetClosed || used + excerpt.lines.length > budget) {
         budgetClosed = true;
-        excerpt = unavailable(span, 'omitted', `These lines were not sent: this generation's excerpts already carry the ${budget.toLocaleString('en-US')}-line limit. Open the file to read them.`);
+        const omittedKey = `${OMITTED}${key}`;
+        let omitted = memo?.get(omittedKey);
+        if (!omitted) {
+          omitted = unavailable(span, 'omitted', `These lines were not sent: this generation's excerpts already carry the ${budget.toLocaleString('en-US')}-line limit. Open the file to read them.`);
+          memo?.set(omittedKey, omitted);
+        }
+        excerpt = omitted;
       } else used += excerpt.lines.length;
     }
     out[key] = excerpt;
   }
   return out;
 }
+
+/** The memo key prefix of a span's `omitted` stand-in (excerpt keys never start with a NUL). */
+const OMITTED = '\u0000omitted|';
 
 function excerptOf(index: HunkIndex, span: ExcerptSpan, maxLines: number): CodeExcerpt {
   const { path, side } = span;

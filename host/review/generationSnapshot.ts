@@ -10,7 +10,7 @@ import { loadBoard } from '../board/persist';
 import { readBoard } from '../board/read';
 import { generationRunHolder, type Store, type StoredGeneration } from '../store';
 import { citationMarks } from './citationMarks';
-import { buildExcerpts, type ExcerptSpan } from './excerpts';
+import { buildExcerpts, excerptSpans } from './excerpts';
 
 /**
  * A generation as the panel reads it (protocol/review.ts GenerationSnapshot), read back from the
@@ -124,19 +124,38 @@ function laneDelta(store: Store, predecessor: StoredGeneration, lens: Lens, boar
 /** Excerpts and citation marks of the lanes, over the generation's patchset. */
 function codeOf(store: Store, patchsetId: string, lanes: readonly LaneView[]): Pick<GenerationSnapshot, 'excerpts' | 'citations'> {
   const capture = captureOf(store, patchsetId);
-  const spans: ExcerptSpan[] = [];
-  for (const lane of lanes) {
-    for (const element of lane.board?.elements ?? []) {
-      if (element.kind === 'code_ref') spans.push({ path: element.path, side: element.side, startLine: element.start_line, endLine: element.end_line });
-    }
-  }
+  const spans = lanes.flatMap((lane) => excerptSpans(lane.board?.elements ?? []));
   if (!capture.ok) {
     return { excerpts: buildExcerpts(null, spans, { missingReason: capture.reason }), citations: citationMarks(lanes) };
   }
   return { excerpts: buildExcerpts(capture.patchset, spans), citations: citationMarks(lanes, { citations: capture.citations }) };
 }
 
-type Capture = { ok: true; patchset: Patchset; citations: CitationIndex } | { ok: false; reason: string };
+/** The patchset a generation reads and its citation index, or why the store cannot give it. */
+export type SnapshotCapture = { ok: true; patchset: Patchset; citations: CitationIndex } | { ok: false; reason: string };
+type Capture = SnapshotCapture;
+
+/** What readGenerationSnapshot builds a generation's excerpts and citation marks over (cached per store). */
+export function snapshotCapture(store: Store, patchsetId: string): SnapshotCapture {
+  return captureOf(store, patchsetId);
+}
+
+/**
+ * One lane's round verdict (LaneView.delta), as readGenerationSnapshot reads it: null when the
+ * generation is no round's successor, the lane has no outcome yet or failed, or its board does not
+ * replay. Read when such a lane settles (host/review/runner.ts), not on every write.
+ */
+export function readLaneRoundDelta(store: Store, generationId: string, lens: Lens): LaneDelta | null {
+  const generation = store.getGeneration(generationId);
+  if (!generation) return null;
+  const outcome = store.listLaneOutcomes(generationId).find((o) => o.lens === lens);
+  if (!outcome || outcome.state === 'failed') return null;
+  const round = foldRounds(generation.sessionId, store.readEvents(generation.sessionId)).trails.find((t) => t.round.generationId === generation.id)?.round ?? null;
+  const predecessor = round?.fromGenerationId ? store.getGeneration(round.fromGenerationId) : undefined;
+  if (!round || !predecessor) return null;
+  const state = boardState(store, generation, lens, {});
+  return state ? laneDelta(store, predecessor, lens, state, round.ordinal) : null;
+}
 
 /**
  * The last patchset read per store, with its citation index. A patchset is immutable and

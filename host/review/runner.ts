@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
+import type { GenerationDelta } from '../../protocol/generationDelta';
 import type { Patchset } from '../../protocol/patchset';
 import { LENSES, type Lens } from '../../protocol/board';
 import { err, ok, rennetError, type Result } from '../../protocol/result';
@@ -8,7 +10,8 @@ import type { HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '..
 import type { ReviewService } from '../service';
 import type { Store } from '../store';
 import { prepareLensRun, ReviewRefusal, type LensRunOptions, type ReviewRunDeps } from './command';
-import { currentGenerationId, readGenerationSnapshot } from './generationSnapshot';
+import { currentGenerationId, readGenerationSnapshot, readLaneRoundDelta, snapshotCapture } from './generationSnapshot';
+import { GenerationPusher, type GenerationFields } from './generationPush';
 import { resumableGeneration, roundCompositionOfGeneration, roundReportOfGeneration } from './resume';
 import { describeAssignment, HarnessConfigRefusal } from './harnessConfig';
 import { pullRequestContext } from '../forge/context';
@@ -26,11 +29,19 @@ import { pullRequestContext } from '../forge/context';
  *   keys) comes with the extension's request — "Draft again", or opening the review again.
  * - The answer comes once the generation exists in the store (harnesses resolved, context
  *   directory written, boards opened), before any seat has run.
- * - Every frame and lane change pokes a per-session throttle; at most one `publish` per interval,
- *   and the snapshot is built when it is sent, so the last state always goes out (the end of a run
+ * - Every frame and lane change pokes a per-session throttle: at most one send per interval, and
+ *   what is sent is built when it is sent, so the last state always goes out (the end of a run
  *   pokes once more, after the final records are written).
- * - Snapshots are read back from the store (generationSnapshot.ts), the live run adding only the
- *   in-flight lane states, so a push and a later `get` (even after a restart) agree.
+ * - Incremental pushes (generationPush.ts, protocol/generationDelta.ts): the first send of a run
+ *   reads the generation whole from the store and opens a push stream (`publish`, with its
+ *   revision); every later send is one delta per lane changed (`publishDelta`), built from the
+ *   frames' touched element ids and the lane changes — no lane is replayed, the generation is not
+ *   read whole. When the run ends the stream is reconciled with the store (what differs is sent as
+ *   deltas) and closed. A change no frame describes (`publishCurrent`: a draft made elsewhere, a
+ *   re-review's record) sends the generation whole again.
+ * - `get` answers the open stream's copy (what its deltas made) while a run is live here, else
+ *   the generation read back from the store (generationSnapshot.ts), so a push and a later `get`
+ *   (even after a restart) agree.
  *
  * Never logs a key: the configuration is logged as harness kinds and model names only.
  */
@@ -62,8 +73,10 @@ export interface LensRunnerDeps {
   runDeps(workspace: string): ReviewRunDeps;
   /** The configuration → the pipeline's assignment; `signal` aborts the run's model calls. Throws HarnessConfigRefusal. */
   assign(config: HarnessConfig, signal: AbortSignal): Promise<HarnessAssignment>;
-  /** `rennet/generation/changed`. */
+  /** `rennet/generation/changed`: a generation whole (with `revision` when a push stream opens). */
   publish(snapshot: GenerationSnapshot): void;
+  /** `rennet/generation/delta`: one lane of an open push stream changed. */
+  publishDelta(delta: GenerationDelta): void;
   log(level: 'info' | 'warn' | 'error', message: string): void;
   intervalMs?: number;
 }
@@ -79,6 +92,12 @@ interface Publisher {
   throttle: Throttle;
   /** The generation the session's pushes are about: the newest run started here. */
   generationId: string;
+  /** The open push stream of that generation (null: none; the next send reads it whole). */
+  pusher: GenerationPusher | null;
+  /** The next send reads the generation whole: something no frame describes changed it. */
+  whole: boolean;
+  /** The run ended: the next send reconciles the stream with the store and closes it. */
+  closing: boolean;
 }
 
 export class LensRunner {
@@ -129,6 +148,9 @@ export class LensRunner {
     if (!session.ok) return session;
     const id = generationId ?? currentGenerationId(this.deps.store, sessionId);
     if (id === null) return ok(null);
+    // While a stream is open its copy is what the pushes made: the deltas that follow apply on it.
+    const open = this.publishers.get(sessionId);
+    if (open?.pusher && open.pusher.generationId === id && !open.whole && !open.closing) return ok(open.pusher.snapshot);
     const snapshot = this.snapshotOf(id);
     if (!snapshot || snapshot.sessionId !== sessionId) {
       return err(rennetError('not-found', `no generation ${id} of session ${sessionId} in the store`, { sessionId, generationId: id }));
@@ -157,7 +179,10 @@ export class LensRunner {
   /** Pushes the session's current generation (after a generation made elsewhere, e.g. draftLens). */
   publishCurrent(sessionId: string): void {
     const id = currentGenerationId(this.deps.store, sessionId);
-    if (id) this.publisherFor(sessionId, id).throttle.poke();
+    if (!id) return;
+    const publisher = this.publisherFor(sessionId, id);
+    publisher.whole = true;
+    publisher.throttle.poke();
   }
 
   /** Cancels every run (the host is shutting down); their unsettled lanes stay unsettled in the store. */
@@ -216,10 +241,18 @@ export class LensRunner {
     const resumedRound = plan && !roundReport ? roundReportOfGeneration(store, sessionId, plan.generationId) : null;
     const composing: RoundComposition = composition.compose ? composition : plan ? (roundCompositionOfGeneration(store, sessionId, plan.generationId) ?? {}) : {};
     const states = new Map<Lens, LaneState>(LENSES.map((lens) => [lens, 'queued']));
+    // A round's successor: its settled lanes carry a verdict against the predecessor's boards.
+    const roundSuccessor = Boolean(roundReport ?? resumedRound ?? composing.compose);
     // The generation id is minted inside prepareLensRun; the observers find the run through this box.
     const box: { run: LiveRun | null } = { run: null };
     const poke = () => {
       if (box.run) this.publisherFor(sessionId, box.run.generationId).throttle.poke();
+    };
+    // The open stream of this run's generation, if any: frames and lane changes are noted on it.
+    const pusher = () => {
+      const run = box.run;
+      const publisher = run ? this.publishers.get(sessionId) : undefined;
+      return run && publisher?.pusher?.generationId === run.generationId && !publisher.closing ? publisher.pusher : null;
     };
     let prepared: Awaited<ReturnType<typeof prepareLensRun>>;
     try {
@@ -243,9 +276,19 @@ export class LensRunner {
         runDeps,
         {
           ...(composing.onComposed ? { onComposed: composing.onComposed } : {}),
-          onFrame: poke,
+          onFrame: (frame) => {
+            pusher()?.noteFrame(frame);
+            poke();
+          },
           onLane: (change) => {
             states.set(change.lens, change.state);
+            const open = pusher();
+            if (open) {
+              open.noteLane(change.lens, { state: change.state, absence: change.absence, failure: change.failure });
+              // A round successor's lane reads its verdict once settled (its outcome is in the store by now).
+              if (roundSuccessor && (change.state === 'settled' || change.state === 'absent'))
+                open.noteLane(change.lens, { state: change.state, absence: change.absence, failure: change.failure, roundDelta: readLaneRoundDelta(store, change.generation, change.lens) });
+            }
             poke();
           },
           log: (line) => this.deps.log('info', line),
@@ -280,6 +323,8 @@ export class LensRunner {
     void finished.finally(() => {
       if (this.live.get(sessionId) === run) this.live.delete(sessionId);
       // The last push: every lane's outcome and the final records are in the store now.
+      const publisher = this.publisherFor(sessionId, generationId);
+      if (publisher.generationId === generationId) publisher.closing = true;
       poke();
     });
     if (!filed) {
@@ -291,6 +336,53 @@ export class LensRunner {
     options.filed?.(generationId);
     poke();
     return ok({ generationId });
+  }
+
+  /**
+   * One throttled send for a session: the generation whole when no stream of it is open (opening
+   * one while its run is live here), the stream's deltas while it is, and at the end of the run
+   * the deltas that reconcile it with the store (then the stream closes).
+   */
+  private send(publisher: Publisher): void {
+    const id = publisher.generationId;
+    const running = [...this.live.values()].some((r) => r.generationId === id);
+    const pusher = publisher.pusher?.generationId === id ? publisher.pusher : null;
+    if (!pusher || publisher.whole) {
+      publisher.whole = false;
+      publisher.pusher = null;
+      const snapshot = this.snapshotOf(id);
+      if (!snapshot) return;
+      if (running && !publisher.closing) {
+        const stream = `${id}.${randomBytes(6).toString('hex')}`;
+        publisher.pusher = new GenerationPusher(snapshot, stream, snapshotCapture(this.deps.store, snapshot.patchsetId));
+        this.deps.publish(publisher.pusher.snapshot);
+      } else {
+        publisher.closing = false;
+        this.deps.publish(snapshot);
+      }
+      return;
+    }
+    const generation = this.deps.store.getGeneration(id);
+    if (!generation) return;
+    const fields: GenerationFields = {
+      status: generation.status,
+      spend: generation.spend,
+      timings: generation.timings,
+      frozen: pusher.snapshot.frozen,
+    };
+    for (const delta of pusher.drain(fields)) this.deps.publishDelta(delta);
+    if (publisher.closing) {
+      publisher.closing = false;
+      publisher.pusher = null;
+      const snapshot = this.snapshotOf(id);
+      if (!snapshot) return;
+      const { deltas, repaired } = pusher.reconcile(snapshot);
+      if (repaired.length > 0) {
+        const which = repaired.map((r) => `${r.lens} ${r.ids.slice(0, 10).join(', ')}${r.ids.length > 10 ? ` and ${r.ids.length - 10} more` : ''}`).join('; ');
+        this.deps.log('warn', `generation ${id}: elements of the pushed boards differed from the store at the end of the run, sent again (${which})`);
+      }
+      for (const delta of deltas) this.deps.publishDelta(delta);
+    }
   }
 
   private snapshotOf(generationId: string): GenerationSnapshot | null {
@@ -307,10 +399,11 @@ export class LensRunner {
     if (!publisher) {
       const created: Publisher = {
         generationId,
+        pusher: null,
+        whole: false,
+        closing: false,
         throttle: new Throttle(this.deps.intervalMs ?? PUBLISH_INTERVAL_MS, () => {
-          if (this.disposed) return;
-          const snapshot = this.snapshotOf(created.generationId);
-          if (snapshot) this.deps.publish(snapshot);
+          if (!this.disposed) this.send(created);
         }),
       };
       publisher = created;

@@ -1,13 +1,14 @@
 import { rmSync, watch, type FSWatcher } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Browser } from 'playwright-core';
-import { GenerationSnapshot, type HarnessConfig } from '../../protocol/review';
-import { GenerationChanged, ReviewOpen, ReviewRunLenses } from '../../protocol/rpc';
+import type { HarnessConfig } from '../../protocol/review';
+import { ReviewOpen, ReviewRunLenses } from '../../protocol/rpc';
 import { startHost, type HostUnderTest } from '../contract/hostProcess';
 import { TestRepo, tempDir } from '../fixtures/gitRepo';
 import { startOpenAiServer, type ScriptedOpenAiServer, type Step } from '../servers';
 import { BenchPanel } from './page/panel';
 import type { FrameTiming } from './page/probe';
+import { relayGenerations } from './pushRelay';
 import type { PanelServer } from './page/server';
 import { mp, ms, summarize, type Summary } from './stats';
 
@@ -20,7 +21,8 @@ import { mp, ms, summarize, type Summary } from './stats';
  * the scripted model stands in for the vendor). The Sequence seat's first answer, after a model's
  * think time, is one tool call that writes one element (add_section); every other seat is held
  * past the measurement, so nothing else moves. The bench page shows the session with Sequence as
- * the reviewer's restored lens and receives every `rennet/generation/changed` push in order.
+ * the reviewer's restored lens and receives every generation push in order, relayed as the
+ * extension relays them (pushRelay.ts: whole, or the delta on top of what it was last sent).
  *
  * Hops (host on Node's clock, webview on the page's; the relay joins the two through their epoch
  * origins, on one machine):
@@ -119,25 +121,26 @@ async function oneRun(browser: Browser, pageServer: PanelServer, repoDir: string
       fail = reject;
     });
     let found = false;
-    host.connection.onNotification(GenerationChanged, (raw) => {
-      const arrivedAt = performance.now();
-      const parsed = GenerationSnapshot.safeParse(raw);
-      if (!parsed.success) return fail(new Error(`a rennet/generation/changed push does not parse as GenerationSnapshot (the panel would drop it): ${parsed.error.message}`));
-      const message = { type: 'rennet/panel/generation', snapshot: raw };
-      const element = parsed.data.lanes.find((l) => l.lens === 'sequence')?.board?.elements[0];
-      if (found || !element) {
-        delivering = delivering.then(() => panel.deliver(message)).catch((error: unknown) => fail(error as Error));
-        return;
-      }
-      found = true;
-      const selector = `[data-testid="board"][data-lens="sequence"] [data-id="${element.id}"]`;
-      delivering = delivering
-        .then(() => panel.stageAndPost(message, { kind: 'present', selector }))
-        .then(
-          (timing) => settle({ arrivedAt, timing }),
-          (error: unknown) => fail(error as Error),
-        );
-    });
+    relayGenerations(
+      host.connection,
+      session.session.id,
+      ({ message, snapshot, arrivedAt }) => {
+        const element = snapshot.lanes.find((l) => l.lens === 'sequence')?.board?.elements[0];
+        if (found || !element) {
+          delivering = delivering.then(() => panel.deliver(message)).catch((error: unknown) => fail(error as Error));
+          return;
+        }
+        found = true;
+        const selector = `[data-testid="board"][data-lens="sequence"] [data-id="${element.id}"]`;
+        delivering = delivering
+          .then(() => panel.stageAndPost(message, { kind: 'present', selector }))
+          .then(
+            (timing) => settle({ arrivedAt, timing }),
+            (error: unknown) => fail(error as Error),
+          );
+      },
+      (error) => fail(error),
+    );
     const harness: HarnessConfig = { default: 'openai', lenses: {}, vscodeLm: {}, openai: { baseUrl: model.baseUrl, model: 'scripted-model', apiKey: 'sk-rennet-bench' }, anthropic: {} };
     const started = await host.connection.sendRequest(ReviewRunLenses, { sessionId: session.session.id, harness });
     if (!started.ok) throw new Error(`the host refused to run the lenses: ${started.error.message}`);

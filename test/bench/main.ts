@@ -16,6 +16,7 @@ import { chromiumPath } from './page/browser';
 import { benchWebview } from './webview';
 import { HostHello } from '../../protocol/rpc';
 import { tempDir } from '../fixtures/gitRepo';
+import { benchBoardPush } from './boardPush';
 import { benchCaptureCli, benchCaptureScale, makeLargeRange } from './capture';
 
 /**
@@ -30,7 +31,7 @@ const WEBVIEW_RUNS = Number(process.env.BENCH_WEBVIEW_RUNS ?? 7);
 const SCALE_FILES = Number(process.env.BENCH_SCALE_FILES ?? 20_000);
 
 /** Section names `--only a,b` accepts, in the order they run. */
-const SECTIONS = ['capture', 'scale', 'store', 'cold-start', 'tools', 'pipeline', 'asks', 'exits', 'webview'] as const;
+const SECTIONS = ['capture', 'scale', 'store', 'cold-start', 'tools', 'pipeline', 'asks', 'exits', 'webview', 'board-push'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** `--only a,b` (or `--only=a,b`): run just those sections; an unknown name is refused. */
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
   if (process.argv[2] === '--child-capture') return childCapture(process.argv[3] as string);
   const only = selectedSections(process.argv.slice(2));
   // Fails at once, saying how to install it, rather than after the other sections have run.
-  if (only.has('webview')) chromiumPath();
+  if (only.has('webview') || only.has('board-push')) chromiumPath();
   const listenerWarnings = quietListenerWarnings();
   console.log(`# Rennet bench · node ${process.version} · ${new Date().toISOString()}`);
   if (only.has('capture')) await benchCapture();
@@ -203,6 +204,11 @@ async function main(): Promise<void> {
     console.log('\n## Board panel in Chromium: render, seat write and lens switch, first element end to end');
     // The bench runs as dist/bench.js, beside the webview and host bundles it measures.
     console.log(await benchWebview(__dirname, WEBVIEW_RUNS));
+  }
+  if (only.has('board-push')) {
+    console.log('\n## Incremental board pushes: bytes and paint per seat write, first element with five seats writing at once');
+    // The bench runs as dist/bench.js, beside the webview and host bundles it measures.
+    console.log(await benchBoardPush(__dirname, WEBVIEW_RUNS));
   }
   const warned = listenerWarnings();
   if (warned > 0) console.log(`\n(${warned} MaxListenersExceededWarning on the MCP client's shared fetch signal, from the SDK client used to drive the bench; not host code)`);

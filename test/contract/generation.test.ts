@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict';
 import { LENSES } from '../../protocol/board';
 import { GenerationSnapshot, type HarnessConfig } from '../../protocol/review';
-import { GenerationChanged, GenerationGet, HostLog, ReviewOpen, ReviewRunLenses } from '../../protocol/rpc';
+import { GenerationGet, HostLog, ReviewOpen, ReviewRunLenses } from '../../protocol/rpc';
 import type { TestRepo } from '../fixtures/gitRepo';
 import { startOpenAiServer, type ScriptedOpenAiServer, type Step } from '../servers';
 import { codeChange, compileTurn, decisionsTurn, designTurn, noiseTurn, regionsOf, reviewTurn, sequenceTurn, type Region } from '../unit/pipeline/fixtures';
+import { generationContent, listenGenerations } from './generationPushes';
 import { removeDir, tempDir } from './harnessSupport';
 import { killAndRestart, startHost, type HostUnderTest } from './hostProcess';
 
 /**
- * `rennet/review/runLenses`, `rennet/generation/changed` and `rennet/generation/get` against the
- * built host (dist/host.js), drafting with the `openai` harness pointed at the scripted OpenAI
+ * `rennet/review/runLenses`, `rennet/generation/changed` / `rennet/generation/delta` (folded as
+ * the extension folds them: generationPushes.ts) and `rennet/generation/get` against the built
+ * host (dist/host.js), drafting with the `openai` harness pointed at the scripted OpenAI
  * server on loopback (never a real model). The server routes each request to its seat by the
  * production prompt's header (`# Rennet: <Lens> (<role>)`), as test/contract/reviewHarnesses does.
  */
@@ -86,24 +88,21 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
   });
 
   function listen(h: HostUnderTest) {
-    const pushes: Array<{ at: number; snapshot: GenerationSnapshot }> = [];
+    const { pushes, problems } = listenGenerations(h.connection);
     const logs: string[] = [];
-    h.connection.onNotification(GenerationChanged, (snapshot) => {
-      pushes.push({ at: Date.now(), snapshot: GenerationSnapshot.parse(snapshot) });
-    });
     h.connection.onNotification(HostLog, (line) => {
       logs.push(line.message);
     });
-    return { pushes, logs };
+    return { pushes, problems, logs };
   }
 
-  it('drafts all five lanes in the background, pushes whole snapshots, and reads the same generation back, also after a restart', async () => {
+  it('drafts all five lanes in the background, pushes the generation (whole, then per-lane deltas), and reads the same generation back, also after a restart', async () => {
     const change = await codeChange();
     repo = change.repo;
     server = await startOpenAiServer({ seats: script(regionsOf(change.patchset)) }, { seatOf: seatOfHeader });
     storeDir = tempDir('rennet-generation-store-');
     host = await startHost(storeDir);
-    const { pushes, logs } = listen(host);
+    const { pushes, problems, logs } = listen(host);
 
     const opened = await host.connection.sendRequest(ReviewOpen, { repo: repo.dir, target: { kind: 'branch', head: 'feature', base: 'main' } });
     assert.ok(opened.ok, opened.ok ? '' : opened.error.message);
@@ -164,22 +163,33 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     );
     assert.deepEqual(last.frozen, []);
 
-    // Whole snapshots, in order, throttled.
+    // The generation whole once, then deltas on it, in order, throttled; every delta applied.
+    assert.deepEqual(problems, []);
     assert.ok(pushes.length >= 2, `only ${pushes.length} pushes`);
+    assert.equal(pushes[0]!.kind, 'whole');
+    assert.ok(
+      pushes.slice(1).every((p) => p.kind === 'delta'),
+      `a later push came whole: ${pushes.map((p) => p.kind).join(', ')}`,
+    );
     assert.ok(pushes.every((p) => p.snapshot.generationId === generationId && p.snapshot.lanes.length === LENSES.length));
-    // One push per 50 ms at most (measured on arrival, so a little jitter is allowed).
-    const span = pushes[pushes.length - 1]!.at - pushes[0]!.at;
-    assert.ok(span >= 50 * (pushes.length - 1) - 100, `${pushes.length} pushes in ${span} ms (the throttle allows one per 50 ms)`);
+    // At most one delta per lane per 50 ms (measured on arrival, so a little jitter is allowed).
+    for (const lens of LENSES) {
+      const times = pushes.filter((p) => p.delta?.lane?.lens === lens).map((p) => p.at);
+      const span = times.length > 1 ? times[times.length - 1]! - times[0]! : 0;
+      assert.ok(span >= 50 * (times.length - 1) - 100, `${lens}: ${times.length} deltas in ${span} ms (the throttle allows one batch per 50 ms)`);
+    }
     const working = pushes.find((p) => p.snapshot.lanes.some((l) => l.state === 'working' || l.state === 'queued' || l.state === 'waiting'));
     assert.ok(working, 'no push showed a lane in flight');
 
-    // get answers exactly what the last push said.
+    // get answers exactly what the pushes made (the run is over: read back from the store, no stream open).
     const got = await host.connection.sendRequest(GenerationGet, { sessionId });
     assert.ok(got.ok && got.value);
-    assert.deepEqual(got.value, last);
+    assert.equal(got.value.revision, undefined, 'the run is over: no push stream is open');
+    assert.deepEqual(generationContent(got.value), generationContent(last));
     const named = await host.connection.sendRequest(GenerationGet, { sessionId, generationId });
-    assert.ok(named.ok);
-    assert.deepEqual(named.value, last);
+    assert.ok(named.ok && named.value);
+    assert.deepEqual(generationContent(named.value), generationContent(last));
+    assert.ok(!logs.some((l) => /differed from the store/.test(l)), logs.join('\n'));
 
     // The key went to the model server and nowhere else.
     assert.ok(server.requestsTo('/v1/chat/completions').every((r) => r.headers.authorization === `Bearer ${SECRET}`));
@@ -190,10 +200,10 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     host = await killAndRestart(host, storeDir);
     const restarted = await host.connection.sendRequest(GenerationGet, { sessionId });
     assert.ok(restarted.ok && restarted.value, restarted.ok ? 'no generation after the restart' : restarted.error.message);
-    assert.deepEqual(restarted.value, last);
+    assert.deepEqual(generationContent(restarted.value), generationContent(last));
     const restartedNamed = await host.connection.sendRequest(GenerationGet, { sessionId, generationId });
-    assert.ok(restartedNamed.ok);
-    assert.deepEqual(restartedNamed.value, last);
+    assert.ok(restartedNamed.ok && restartedNamed.value);
+    assert.deepEqual(generationContent(restartedNamed.value), generationContent(last));
 
     // A new run freezes the first: with no harness, the model lanes fail and say why.
     const after = listen(host);
@@ -202,6 +212,7 @@ describe('lens runs over JSON-RPC: runLenses, generation/changed, generation/get
     assert.notEqual(none.value.generationId, generationId);
     await until(() => after.pushes.some((p) => p.snapshot.generationId === none.value.generationId && settledAll(p.snapshot)), 'the second generation to settle');
     await quiet(() => after.pushes.length);
+    assert.deepEqual(after.problems, []);
     const second2 = (await host.connection.sendRequest(GenerationGet, { sessionId })) as { ok: true; value: GenerationSnapshot };
     assert.equal(second2.value.generationId, none.value.generationId);
     assert.deepEqual(

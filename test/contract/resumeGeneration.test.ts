@@ -4,10 +4,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LENSES } from '../../protocol/board';
 import { GenerationSnapshot, ReviewReport, type HarnessConfig } from '../../protocol/review';
-import { GenerationChanged, GenerationGet, HostLog, ReviewOpen, ReviewRunLenses } from '../../protocol/rpc';
+import { GenerationGet, HostLog, ReviewOpen, ReviewRunLenses } from '../../protocol/rpc';
 import { isolatedCliEnv, type TestRepo } from '../fixtures/gitRepo';
 import { startOpenAiServer, type ScriptedOpenAiServer, type Step } from '../servers';
 import { codeChange, compileTurn, decisionsTurn, designTurn, noiseTurn, regionsOf, reviewTurn, sequenceTurn, type Region } from '../unit/pipeline/fixtures';
+import { listenGenerations } from './generationPushes';
 import { removeDir, tempDir } from './harnessSupport';
 import { killAndRestart, killProcess, startHost, type HostUnderTest } from './hostProcess';
 
@@ -101,16 +102,20 @@ describe('an interrupted generation resumes: settled lanes are not drafted again
     host = server = repo = null;
   });
 
+  /** `pushes`: the generation after each push (whole ones as sent, deltas folded as the extension folds them). */
   function listen(h: HostUnderTest) {
-    const pushes: GenerationSnapshot[] = [];
+    const generations = listenGenerations(h.connection);
     const logs: string[] = [];
-    h.connection.onNotification(GenerationChanged, (snapshot) => {
-      pushes.push(GenerationSnapshot.parse(snapshot));
-    });
     h.connection.onNotification(HostLog, (line) => {
       logs.push(line.message);
     });
-    return { pushes, logs };
+    return {
+      get pushes(): GenerationSnapshot[] {
+        return generations.snapshots();
+      },
+      problems: generations.problems,
+      logs,
+    };
   }
 
   it('VS Code host: killed (-9) while Sequence is held; the next host resumes the same generation on runLenses and only Sequence and Noise are drafted', async () => {
@@ -174,6 +179,7 @@ describe('an interrupted generation resumes: settled lanes are not drafted again
       () => `${JSON.stringify(second.pushes.at(-1)?.lanes.map((l) => [l.lens, l.state, l.failure?.message]))}\n${second.logs.join('\n')}`,
     );
     await quiet(() => second.pushes.length);
+    assert.deepEqual([...first.problems, ...second.problems], [], 'every generation delta applied');
     const got = await host.connection.sendRequest(GenerationGet, { sessionId });
     assert.ok(got.ok && got.value);
     const last = got.value;

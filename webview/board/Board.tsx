@@ -4,7 +4,7 @@
  * sections folded with their previews and counts (LensBoardView.folds), everything else in
  * document order.
  */
-import { useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { LENS_TITLES, MEASURE_BY_LENS, type ElementOf, type Lens, type LaneView, type LensBoardView, type SeatSpend, type SectionFold } from '../../protocol';
 import { Button } from '../components';
 import { useBoardActions } from './actions';
@@ -12,6 +12,7 @@ import { useAskSurface } from './askContext';
 import { DetachedThreads, ElementAsks, SelectionScope, UnplacedThreads } from './AskViews';
 import { Children, ElementCtx, elementDomId, NoiseGroupBody, SectionBody, type ElementContext } from './Elements';
 import { Markdown } from './MarkdownView';
+import { memoBy } from '../memo';
 import { openCountText } from './openCount';
 import { revealInDom, rootContaining } from './reveal';
 import { buildTree, MAX_ELEMENT_DEPTH, reuseNodes, type BoardTree, type TreeNode } from './tree';
@@ -229,17 +230,21 @@ export function BoardBody({ board }: { board: LensBoardView }) {
 
   const foldable = tree.roots.filter((node) => foldFor(lens, node, folds) !== null);
   const allOpen = foldable.length > 0 && foldable.every((node) => expanded.has(node.element.id));
-  const toggle = (id: string) =>
-    setExpanded((current) => {
-      const next = new Set(current);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
-  const open = (id: string, focus: string | null) => {
+  // Stable across renders, so a fold line whose section did not change skips its render (FoldedSection).
+  const toggle = useCallback(
+    (id: string) =>
+      setExpanded((current) => {
+        const next = new Set(current);
+        if (next.has(id)) next.delete(id);
+        else next.add(id);
+        return next;
+      }),
+    [],
+  );
+  const open = useCallback((id: string, focus: string | null) => {
     setExpanded((current) => (current.has(id) ? current : new Set([...current, id])));
     if (focus) setFocusId(focus);
-  };
+  }, []);
 
   return (
     <ElementCtx.Provider value={ctx}>
@@ -297,16 +302,7 @@ function TopLevel({ roots, folds, expanded, onToggle, onOpen, lens }: TopLevelPr
     const fold = foldFor(lens, node, folds);
     if (fold) {
       flush();
-      out.push(
-        <FoldedSection
-          key={node.index}
-          node={node}
-          fold={fold}
-          expanded={expanded.has(node.element.id)}
-          onToggle={() => onToggle(node.element.id)}
-          onOpen={(focus) => onOpen(node.element.id, focus)}
-        />,
-      );
+      out.push(<FoldedSection key={node.index} node={node} fold={fold} expanded={expanded.has(node.element.id)} onToggle={onToggle} onOpen={onOpen} />);
       continue;
     }
     // A Flagged orphan section (no fold line) is left out, as every reader of the board does.
@@ -321,12 +317,22 @@ interface FoldedSectionProps {
   node: TreeNode;
   fold: SectionFold;
   expanded: boolean;
-  onToggle(): void;
-  onOpen(focus: string | null): void;
+  /** Called with the section's id (stable callbacks: see FoldedSection). */
+  onToggle(id: string): void;
+  onOpen(id: string, focus: string | null): void;
 }
 
-function FoldedSection({ node, fold, expanded, onToggle, onOpen }: FoldedSectionProps) {
+/**
+ * A top-level section's fold line and, unfolded, its body. Skips its render while its tree node,
+ * fold line and folding are the same objects (reuseNodes and the generation fold keep them for
+ * sections a write did not touch), so a write re-renders the one section it landed in.
+ */
+const FoldedSection = memoBy(FoldedSectionView, (a, b) => a.node === b.node && a.fold === b.fold && a.expanded === b.expanded && a.onToggle === b.onToggle && a.onOpen === b.onOpen);
+
+function FoldedSectionView({ node, fold, expanded, onToggle: toggleId, onOpen: openId }: FoldedSectionProps) {
   const e = node.element as ElementOf<'section'> | ElementOf<'noise_group'>;
+  const onToggle = () => toggleId(e.id);
+  const onOpen = (focus: string | null) => openId(e.id, focus);
   const lens = useElementLens();
   const bodyId = `${elementDomId(lens, e.id)}-body`;
   const counts = foldCountsText(fold.counts);

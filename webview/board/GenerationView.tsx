@@ -3,6 +3,7 @@
  * generation switcher when earlier generations exist (frozen ones are read-only), and one
  * spend/timing line for the whole generation.
  */
+import { useMemo } from 'preact/hooks';
 import type { GenerationSnapshot, Lens } from '../../protocol';
 import { useBoardActions } from './actions';
 import { useAskSurface } from './askContext';
@@ -28,11 +29,14 @@ export function GenerationView({ snapshot, lens, onSelectLens }: GenerationViewP
   const lane = lanes.find((l) => l.lens === selected) ?? lanes[0];
   const frozen = snapshot.status === 'frozen';
   const hasSwitcher = snapshot.frozen.length > 0 || frozen;
-  // Derived on every render from the board and the ask log; unknown until the log is read.
+  // Derived from the board and the ask log (again only when either changed); unknown until the log is read.
   const projection = useAskSurface()?.projection ?? null;
   const flagged = lanes.find((l) => l.lens === 'flagged');
-  const openCount =
-    projection && flagged?.board && flagged.state !== 'failed' ? openFindingCount(flagged.board.elements, { sessionId: snapshot.sessionId, generationId: snapshot.generationId }, projection) : null;
+  const flaggedElements = flagged?.board && flagged.state !== 'failed' ? flagged.board.elements : null;
+  const openCount = useMemo(
+    () => (projection && flaggedElements ? openFindingCount(flaggedElements, { sessionId: snapshot.sessionId, generationId: snapshot.generationId }, projection) : null),
+    [projection, flaggedElements, snapshot.sessionId, snapshot.generationId],
+  );
   return (
     <BoardAsksProvider snapshot={snapshot}>
       <section class="rn-generation" data-testid="generation" data-generation-id={snapshot.generationId} data-status={snapshot.status} aria-label="Lens boards">

@@ -15,6 +15,7 @@ import { claimGenerationRun, generationRunHolder, type Store } from '../../../ho
 import { runClaimPath } from '../../../host/store/runClaims';
 import { LENSES, type Lens } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
+import { applyGenerationDelta } from '../../../protocol/generationDelta';
 import type { GenerationSnapshot, HarnessConfig } from '../../../protocol/review';
 import type { RoundReport } from '../../../protocol/rounds';
 import type { TestRepo } from '../../fixtures/gitRepo';
@@ -182,6 +183,7 @@ describe('LensRunner: an interrupted round successor is resumed by runLenses, wi
 
   const CONFIG: HarnessConfig = { default: 'none', lenses: {}, vscodeLm: {}, openai: {}, anthropic: {} };
 
+  /** `pushes`: the generation after each push, whole ones as sent and deltas folded on the one before (a delta that does not apply is logged). */
   function runnerOver(store: Store, service: ReviewService, assignment: HarnessAssignment, logs: string[], pushes: GenerationSnapshot[]): LensRunner {
     return new LensRunner({
       store,
@@ -189,6 +191,11 @@ describe('LensRunner: an interrupted round successor is resumed by runLenses, wi
       runDeps: (workspace) => reviewDeps(workspace, { stdout: () => undefined, stderr: () => undefined }),
       assign: async () => assignment,
       publish: (s) => pushes.push(s),
+      publishDelta: (d) => {
+        const applied = applyGenerationDelta(pushes.at(-1) ?? null, d);
+        if (applied.ok) pushes.push(applied.snapshot);
+        else logs.push(`a delta did not apply: ${applied.message}`);
+      },
       log: (_level, message) => logs.push(message),
       intervalMs: 5,
     });
@@ -288,6 +295,16 @@ describe('LensRunner: an interrupted round successor is resumed by runLenses, wi
       logs.join('\n'),
     );
     assert.equal(store.listGenerations(sessionId).length, 1, 'no new generation');
+    // The pushes folded are the generation as the store reads it once the run is over.
+    await until(() => {
+      const got = second.get({ sessionId });
+      return got.ok && got.value !== null && got.value.revision === undefined;
+    }, 'the push stream to close');
+    const stored = second.get({ sessionId });
+    assert.ok(stored.ok && stored.value);
+    const { revision: _revision, ...folded } = pushes.at(-1)!;
+    assert.deepEqual(JSON.parse(JSON.stringify(folded)), JSON.parse(JSON.stringify(stored.value)));
+    assert.ok(!logs.some((l) => l.startsWith('a delta did not apply') || /differed from the store/.test(l)), logs.join('\n'));
     second.dispose();
   });
 });
