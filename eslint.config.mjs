@@ -88,9 +88,6 @@ const HOST = [
   { regex: '^(?:\\.\\./)+prompts/generate$', message: 'prompts/generate.ts is a build tool; the host never imports it (prompts/README.md).' },
 ];
 
-/** @type {Restriction[]} Benches in host/ import what they measure; only production code is kept off them. */
-const HOST_BENCH = HOST.filter((r) => r.regex !== '(?:^|/)bench$');
-
 /** @type {Restriction[]} host/forge/README.md */
 const HOST_FORGE = [
   ...HOST,
@@ -226,7 +223,6 @@ export default defineConfig(
   layer(['webview/components.tsx'], webview('@vscode/webview-ui-toolkit')),
   layer(['extension/**/*.ts'], EXTENSION),
   layer(['host/**/*.ts'], HOST),
-  layer(['host/**/bench.ts'], HOST_BENCH),
   layer(['host/forge/**/*.ts'], HOST_FORGE),
   layer(['host/read/**/*.ts'], HOST_READ),
   layer(['host/board/quoteAnchors.ts'], HOST_QUOTE_ANCHORS),

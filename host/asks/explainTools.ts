@@ -3,11 +3,11 @@ import { ASK_TEXT_MAX_BYTES, utf8Length, type QuoteAnchor } from '../../protocol
 import { CitationSide, LENS_TITLES, PROSE_FIELDS, REFERENCE_FIELDS, RESULT_MAX_BYTES, type BoardElement, type Lens } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import { EXCERPT_CONTEXT_LINES } from '../../protocol/review';
-import { buildExcerpts } from '../review/excerpts';
+import { buildExcerpts } from '../generation/excerpts';
 import { PROMPT_FILES } from '../../prompts/generated';
 import { EXPLAIN_PROMPT } from '../../prompts/manifest';
 import { findProseCitations, type PathKnowledge } from '../board/prose';
-import { checkToolCall } from '../board/oneTurn';
+import { checkToolCall } from '../pipeline/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 
 /**

@@ -17,7 +17,7 @@ import type { Harness, McpEndpoint, SeatSpec, ToolPort, TurnResult } from './por
 import { defaultDesignAssembler } from './design';
 import { reviewSurface } from './reviewers';
 import { withReadTools } from '../read/compose';
-import { deltaLines, keepFindingsInDelta } from '../rereview/outsideDelta';
+import { deltaLines, keepFindingsInDelta } from './outsideDelta';
 import { gitChangeSource } from '../read/gitSource';
 import { readSurface, type ChangeSource } from '../read/tools';
 import { admitSettlement, exhaustedFailure, inferredCall, missingHarnessFailure, noiseDerivationFailure, verdictOf, type Settlement } from './settlement';

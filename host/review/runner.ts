@@ -8,9 +8,9 @@ import type { HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '..
 import type { ReviewService } from '../service';
 import type { Store } from '../store';
 import { prepareLensRun, ReviewRefusal, type LensRunOptions, type ReviewRunDeps } from './command';
-import { currentGenerationId, readGenerationSnapshot } from './generationSnapshot';
+import { currentGenerationId, readGenerationSnapshot } from '../generation/generationSnapshot';
 import { resumableGeneration, roundCompositionOfGeneration, roundReportOfGeneration } from './resume';
-import { describeAssignment, HarnessConfigRefusal } from './harnessConfig';
+import { describeAssignment, HarnessConfigRefusal } from '../harness/harnessConfig';
 import { pullRequestContext } from '../forge/context';
 
 /**

@@ -1,7 +1,7 @@
-import { syntheticPatchset } from '../../host/board/bench';
+import { syntheticPatchset } from './boardTools';
 import { buildCitationIndex } from '../../host/board/citations';
-import { citationMarks } from '../../host/review/citationMarks';
-import { buildExcerpts, type ExcerptSpan } from '../../host/review/excerpts';
+import { citationMarks } from '../../host/generation/citationMarks';
+import { buildExcerpts, type ExcerptSpan } from '../../host/generation/excerpts';
 import { GenerationSnapshot, LENSES, PROSE_FIELDS, SessionSnapshot, summarizePatchset, type BoardElement, type ElementOf, type Lens, type LensBoardView, type Patchset } from '../../protocol';
 import { boardView, codeRef, designBoard, elements, generation, lane, spend, type ElementInput } from '../unit/webview/boardFixtures';
 import { snapshot as sessionSnapshot } from '../unit/webview/fixtures';

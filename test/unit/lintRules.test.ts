@@ -115,8 +115,8 @@ describe('lint: layering from the folder READMEs (eslint.config.mjs)', function 
     }
     await assertRefused('host/store/index.ts', "export { benchStoreAppend } from './bench';", /Benches run under `npm run bench` only/);
     await assertRefused('host/review/example.ts', "import { syntheticPatchset } from '../board/bench';", /Benches run under `npm run bench` only/);
-    await assertPermitted('host/asks/bench.ts', "import { syntheticPatchset } from '../board/bench';");
-    await assertPermitted('test/bench/example.ts', "import { syntheticPatchset } from '../../host/board/bench';\nimport * as vscode from 'vscode';");
+    await assertRefused('host/review/example.ts', "import { syntheticPatchset } from '../../test/bench/boardTools';", /never imports test\//);
+    await assertPermitted('test/bench/example.ts', "import { syntheticPatchset } from './boardTools';\nimport { Store } from '../../host/store';\nimport * as vscode from 'vscode';");
   });
 
   it('host/forge, host/read and quoteAnchors.ts keep to what their READMEs allow', async () => {

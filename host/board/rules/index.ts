@@ -31,10 +31,10 @@ import {
   type Lens,
   type Refusal,
   type RuleId,
-} from '../../protocol/board';
-import { clip, codeRegions, findCodeBytes, findProcessVocabulary, findProseCitations, isChangeVocabulary, type PathKnowledge } from './prose';
-import { boundedList, formatCount } from './render';
-import type { BoardState, CitationIndexLike, VerbCall, WriterContext } from './state';
+} from '../../../protocol/board';
+import { clip, codeRegions, findCodeBytes, findProcessVocabulary, findProseCitations, isChangeVocabulary, type PathKnowledge } from '../prose';
+import { boundedList, formatCount } from '../render';
+import type { BoardState, CitationIndexLike, VerbCall, WriterContext } from '../state';
 
 /**
  * The rule registry, in two tiers by what a rule reads. A boundary rule is decidable from the

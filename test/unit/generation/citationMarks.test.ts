@@ -3,7 +3,7 @@ import { buildCitationIndex } from '../../../host/board/citations';
 import { readBoard } from '../../../host/board/read';
 import { emptyBoard, type BoardState, type VerbCall } from '../../../host/board/state';
 import { placeNoiseMembers } from '../../../host/board/writer';
-import { citationMarks, plainText } from '../../../host/review/citationMarks';
+import { citationMarks, plainText } from '../../../host/generation/citationMarks';
 import type { BoardElement, Lens } from '../../../protocol/board';
 import { CITATION_CLAIM_MAX_CHARS, CitationMark, type LaneView } from '../../../protocol/review';
 import { boardFor, build, changeFixture, cite, contextFor, type ChangeFixture } from '../board/writerFixtures';

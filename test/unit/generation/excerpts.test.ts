@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { buildExcerpts, type ExcerptSpan } from '../../../host/review/excerpts';
+import { buildExcerpts, type ExcerptSpan } from '../../../host/generation/excerpts';
 import type { DiffLine, Patchset } from '../../../protocol/patchset';
 import { CodeExcerpt, EXCERPT_MAX_LINES, excerptKey } from '../../../protocol/review';
 import { TestRepo } from '../../fixtures/gitRepo';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { persistOpenedBoard, persistVerb } from '../../../host/board/persist';
 import type { BoardState, VerbCall } from '../../../host/board/state';
 import { applyVerb } from '../../../host/board/writer';
-import { FROZEN_NOTE, INTERRUPTED_MESSAGE, RESUMABLE_NOTE, readGenerationSnapshot } from '../../../host/review/generationSnapshot';
+import { FROZEN_NOTE, INTERRUPTED_MESSAGE, RESUMABLE_NOTE, readGenerationSnapshot } from '../../../host/generation/generationSnapshot';
 import { Store, claimGenerationRun } from '../../../host/store';
 import { GenerationSnapshot, excerptKey } from '../../../protocol/review';
 import { T0, Temp, WASM_PATH, sessionFor } from '../pipeline/fixtures';
