@@ -107,6 +107,15 @@ const HOST_READ = [
   },
 ];
 
+/** @type {Restriction[]} host/generation/README.md: it reads what the store holds; nothing that drafts or reads it. */
+const HOST_GENERATION = [
+  ...HOST,
+  {
+    regex: '^\\.\\./(?:pipeline|harness|review|asks|exits|eval)(?:/|$)',
+    message: 'host/generation never imports host/pipeline, host/harness or the folders that read it (review, asks, exits, eval) (host/generation/README.md).',
+  },
+];
+
 /** @type {Restriction[]} host/board/README.md: quote threads across a round import only protocol/. */
 const HOST_QUOTE_ANCHORS = [...HOST, { regex: '^(?!\\.\\./\\.\\./protocol/)', message: 'quoteAnchors.ts imports only protocol/ (host/board/README.md).' }];
 
@@ -225,6 +234,7 @@ export default defineConfig(
   layer(['host/**/*.ts'], HOST),
   layer(['host/forge/**/*.ts'], HOST_FORGE),
   layer(['host/read/**/*.ts'], HOST_READ),
+  layer(['host/generation/**/*.ts'], HOST_GENERATION),
   layer(['host/board/quoteAnchors.ts'], HOST_QUOTE_ANCHORS),
   layer(['prompts/**/*.ts'], PROMPTS),
   layer(['prompts/generate.ts'], PROMPTS_GENERATOR),

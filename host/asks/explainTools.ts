@@ -263,7 +263,7 @@ function citedCode(element: BoardElement, elements: ReadonlyMap<string, BoardEle
 
 /**
  * The captured diff lines of `path` on `side` over start..end — the same excerpt a code card
- * shows (host/review/excerpts.ts) — as text: old line, new line, +/- mark and the line; or why
+ * shows (host/generation/excerpts.ts) — as text: old line, new line, +/- mark and the line; or why
  * there are none (not changed, binary, submodule, in a truncated file's uncaptured tail).
  */
 export function excerptText(patchset: Patchset, path: string, side: CitationSide, start: number, end: number): { ok: boolean; text: string } {

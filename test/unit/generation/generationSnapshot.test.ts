@@ -15,7 +15,7 @@ import { boardFor, changeFixture, cite, contextFor, type ChangeFixture } from '.
  * the generation's patchset in a real store; a patchset the store cannot read is stated on every
  * excerpt.
  */
-describe('review/generationSnapshot: excerpts and citation marks', function () {
+describe('generation/generationSnapshot: excerpts and citation marks', function () {
   this.timeout(60_000);
   const temp = new Temp();
   let fx: ChangeFixture;

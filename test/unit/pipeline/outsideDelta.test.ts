@@ -17,7 +17,7 @@ import { Temp, observe, openStore, sessionFor, testPrompts, tickingClock } from 
  * it only at blocker, the others left out and said on the board. The pure rule on fixtures, then
  * the pipeline over a real delta (a base merged into the request) with a scripted Flagged seat.
  */
-describe('host/rereview/outsideDelta: findings outside the fix delta', function () {
+describe('host/pipeline/outsideDelta: findings outside the fix delta', function () {
   this.timeout(60_000);
   const temp = new Temp();
   const repos: TestRepo[] = [];
