@@ -88,9 +88,6 @@ const HOST = [
   { regex: '^(?:\\.\\./)+prompts/generate$', message: 'prompts/generate.ts is a build tool; the host never imports it (prompts/README.md).' },
 ];
 
-/** @type {Restriction[]} Benches in host/ import what they measure; only production code is kept off them. */
-const HOST_BENCH = HOST.filter((r) => r.regex !== '(?:^|/)bench$');
-
 /** @type {Restriction[]} host/forge/README.md */
 const HOST_FORGE = [
   ...HOST,
@@ -107,6 +104,15 @@ const HOST_READ = [
   {
     regex: '^\\.\\./(?!(?:git|capture)/|\\.\\./protocol/|board/tools$)',
     message: 'host/read imports of ours only protocol/, host/git, host/capture and host/board/tools.ts (host/read/README.md).',
+  },
+];
+
+/** @type {Restriction[]} host/generation/README.md: it reads what the store holds; nothing that drafts or reads it. */
+const HOST_GENERATION = [
+  ...HOST,
+  {
+    regex: '^\\.\\./(?:pipeline|harness|review|asks|exits|eval)(?:/|$)',
+    message: 'host/generation never imports host/pipeline, host/harness or the folders that read it (review, asks, exits, eval) (host/generation/README.md).',
   },
 ];
 
@@ -226,9 +232,9 @@ export default defineConfig(
   layer(['webview/components.tsx'], webview('@vscode/webview-ui-toolkit')),
   layer(['extension/**/*.ts'], EXTENSION),
   layer(['host/**/*.ts'], HOST),
-  layer(['host/**/bench.ts'], HOST_BENCH),
   layer(['host/forge/**/*.ts'], HOST_FORGE),
   layer(['host/read/**/*.ts'], HOST_READ),
+  layer(['host/generation/**/*.ts'], HOST_GENERATION),
   layer(['host/board/quoteAnchors.ts'], HOST_QUOTE_ANCHORS),
   layer(['prompts/**/*.ts'], PROMPTS),
   layer(['prompts/generate.ts'], PROMPTS_GENERATOR),

@@ -1,19 +1,19 @@
 import * as vscode from 'vscode';
-import { boundedQuote, type AskCommand, type AskIntent, type QuoteAnchor } from '../protocol/asks';
 import type { Patchset } from '../protocol/patchset';
 import { askLaneFor } from '../protocol/session';
 import { err, ok, rennetError, type Result } from '../protocol/result';
-import type { ActiveReview, ReviewView } from './activeReview';
+import type { ReviewView } from './activeReview';
 import type { CommentThreadView } from './api';
-import { askActLabel, type AskClient } from './asks';
 import type { CapturedHeads } from './capturedHeads';
 import type { HeadReading } from './capturedHeadsPlan';
 import * as plan from './commentsPlan';
 import type { CommandFactory } from './ctx';
 import { documentRef, isReviewDocumentScheme, type TextDocumentRef } from './documentRefs';
 import { describe } from './hostClient';
-import { editableBody, markdownString, notify, statusMessage } from './ui';
+import { notify } from './ui';
 import { ui, uiText } from './uiText';
+import { AskComment, AskThreadActs, bodyText, stageAsk } from './askThreads';
+import { FINDING_THREADS_SETTING, FindingComment, FindingThreadActs, findingThreadsOn, toggleFindingThreads, type FindingActsDeps } from './findingThreads';
 
 /**
  * The one Rennet CommentController. Changed lines of the active review take asks (the native
@@ -24,66 +24,12 @@ import { ui, uiText } from './uiText';
  * ask state of its own. What goes where is decided in commentsPlan.ts.
  */
 
-const FINDING_THREADS_SETTING = 'findingThreads';
 /** Quiet time after typing before threads on checkout files are checked against the capture again. */
 const TYPING_SETTLE_MS = 400;
 /** A staged ask's placeholder thread is dropped after this long even if no document draws the ask. */
 const PLACEHOLDER_GRACE_MS = 10_000;
 /** Captures kept for blob documents of captures other than the active one. */
 const EXTRA_PATCHSETS = 4;
-
-type StageCommand = Extract<AskCommand, { type: 'stage' }>;
-
-/** What the comment box holds after an edit: the text typed (a string while editing). */
-function bodyText(body: string | vscode.MarkdownString): string {
-  return typeof body === 'string' ? body : body.value;
-}
-
-/** A staged ask as the one comment of its thread. The edit box edits `body`; `text` is what the host holds. */
-class AskComment implements vscode.Comment {
-  body: string | vscode.MarkdownString;
-  mode = vscode.CommentMode.Preview;
-  readonly author: vscode.CommentAuthorInformation;
-  readonly contextValue: string;
-  readonly timestamp: Date;
-
-  constructor(
-    readonly uri: string,
-    readonly sessionId: string,
-    readonly askId: string,
-    readonly text: string,
-    readonly intent: AskIntent,
-    at: string,
-  ) {
-    this.body = markdownString(plan.askMarkdown(text));
-    this.author = { name: plan.askAuthor(intent) };
-    this.contextValue = plan.askContextValue(intent);
-    this.timestamp = new Date(at);
-  }
-}
-
-/**
- * A finding as the one comment of its thread. sessionId, generationId, lens and elementId say
- * where it sits on its board: `rennet.revealElement` (this comment's title action) reads them.
- */
-class FindingComment implements vscode.Comment {
-  readonly body: vscode.MarkdownString;
-  readonly mode = vscode.CommentMode.Preview;
-  readonly author: vscode.CommentAuthorInformation;
-  readonly contextValue = 'finding';
-  readonly lens = 'flagged';
-  readonly sessionId: string;
-  readonly generationId: string;
-  readonly elementId: string;
-
-  constructor(finding: plan.FindingPlacement) {
-    this.body = markdownString(plan.findingMarkdown(finding));
-    this.author = { name: plan.findingAuthor(finding) };
-    this.sessionId = finding.sessionId;
-    this.generationId = finding.generationId;
-    this.elementId = finding.findingId;
-  }
-}
 
 type Subject = { kind: 'ask'; sessionId: string; placement: plan.AskPlacement } | { kind: 'finding'; finding: plan.FindingPlacement; acts: plan.FindingActs };
 
@@ -111,13 +57,9 @@ function isCommentReply(value: unknown): value is vscode.CommentReply {
   return typeof value === 'object' && value !== null && 'thread' in value && 'text' in value && typeof (value as { text: unknown }).text === 'string';
 }
 
-export interface CommentsDeps {
+/** What the controller uses: the finding acts' (findingThreads.ts) and the captured heads. */
+export interface CommentsDeps extends FindingActsDeps {
   heads: CapturedHeads;
-  asks: AskClient;
-  review: ActiveReview;
-  log: vscode.LogOutputChannel;
-  /** Ask the session's agent about a span (extension/explain.ts): Discuss's anchored turn. */
-  explain(sessionId: string, anchor: QuoteAnchor, threadId?: string): Promise<Result<{ threadId: string }>>;
 }
 
 export class ReviewComments implements vscode.Disposable {
@@ -137,6 +79,8 @@ export class ReviewComments implements vscode.Disposable {
 
   /** The commands this controller answers (main.ts registers them with the rest). */
   readonly commands: Record<string, CommandFactory>;
+  private readonly askActs: AskThreadActs;
+  private readonly findingActs: FindingThreadActs;
 
   constructor(private readonly deps: CommentsDeps) {
     this.controller = vscode.comments.createCommentController('rennet', 'Rennet');
@@ -171,6 +115,12 @@ export class ReviewComments implements vscode.Disposable {
       }),
     );
 
+    this.askActs = new AskThreadActs(
+      deps.asks,
+      (comment) => this.drawn.get(comment.uri)?.get(`ask:${comment.askId}`),
+      () => this.reconcile(),
+    );
+    this.findingActs = new FindingThreadActs(deps, (arg) => this.findingOf(arg));
     const command =
       (run: (arg: unknown) => Promise<unknown>): CommandFactory =>
       () =>
@@ -178,19 +128,19 @@ export class ReviewComments implements vscode.Disposable {
         run(arg);
     this.commands = {
       'rennet.comment.stage': command((arg) => (isCommentReply(arg) ? this.stageReply(arg) : Promise.resolve(undefined))),
-      'rennet.comment.requestChange': command((arg) => this.setIntent(arg, 'request-change')),
-      'rennet.comment.question': command((arg) => this.setIntent(arg, 'question')),
-      'rennet.comment.asComment': command((arg) => this.setIntent(arg, 'comment')),
-      'rennet.comment.edit': command(async (arg) => this.beginEdit(arg)),
-      'rennet.comment.saveEdit': command((arg) => this.saveEdit(arg)),
-      'rennet.comment.cancelEdit': command(async (arg) => this.cancelEdit(arg)),
-      'rennet.comment.unstage': command((arg) => this.unstage(arg)),
-      'rennet.finding.request': command((arg) => this.requestFinding(arg)),
-      'rennet.finding.dismiss': command((arg) => this.decideFinding(arg, 'dismissFinding')),
-      'rennet.finding.restore': command((arg) => this.decideFinding(arg, 'restoreFinding')),
-      'rennet.finding.discuss': command((arg) => this.discussFinding(arg)),
+      'rennet.comment.requestChange': command((arg) => this.askActs.setIntent(arg, 'request-change')),
+      'rennet.comment.question': command((arg) => this.askActs.setIntent(arg, 'question')),
+      'rennet.comment.asComment': command((arg) => this.askActs.setIntent(arg, 'comment')),
+      'rennet.comment.edit': command(async (arg) => this.askActs.beginEdit(arg)),
+      'rennet.comment.saveEdit': command((arg) => this.askActs.saveEdit(arg)),
+      'rennet.comment.cancelEdit': command(async (arg) => this.askActs.cancelEdit(arg)),
+      'rennet.comment.unstage': command((arg) => this.askActs.unstage(arg)),
+      'rennet.finding.request': command((arg) => this.findingActs.requestFinding(arg)),
+      'rennet.finding.dismiss': command((arg) => this.findingActs.decideFinding(arg, 'dismissFinding')),
+      'rennet.finding.restore': command((arg) => this.findingActs.decideFinding(arg, 'restoreFinding')),
+      'rennet.finding.discuss': command((arg) => this.findingActs.discussFinding(arg)),
       'rennet.undoAsk': command(() => this.undoCommand()),
-      'rennet.toggleFindingThreads': command(() => this.toggleFindingThreads()),
+      'rennet.toggleFindingThreads': command(() => toggleFindingThreads()),
     };
     this.reconcile();
   }
@@ -272,7 +222,7 @@ export class ReviewComments implements vscode.Disposable {
       lane: askLaneFor(target.view.session),
     });
     if (!planned.ok) return refuse(planned.reason);
-    const staged = await this.stage(target.view.sessionId, planned.value);
+    const staged = await stageAsk(this.deps.asks, target.view.sessionId, planned.value);
     if (!staged.ok) return staged;
     // The reply thread gives way to the ask's own thread once that is drawn on this document.
     const key = `${document.uri.toString()}|ask:${staged.value}`;
@@ -288,17 +238,6 @@ export class ReviewComments implements vscode.Disposable {
       }, PLACEHOLDER_GRACE_MS);
     }
     return ok({ sessionId: target.view.sessionId, askId: staged.value });
-  }
-
-  /** Runs a stage command; a host refusal is shown and changes nothing. Answers the new ask's id. */
-  private async stage(sessionId: string, command: StageCommand): Promise<Result<string>> {
-    const result = await this.deps.asks.command(sessionId, command, askActLabel(command));
-    if (!result.ok) {
-      void notify('error', ui`Rennet could not stage the ask: ${result.error.message}`);
-      return result;
-    }
-    const event = result.value.event;
-    return ok(event.type === 'stage' ? event.askId : '');
   }
 
   /** Where a document stands for staging: resolved against the active capture (read if need be). */
@@ -384,17 +323,13 @@ export class ReviewComments implements vscode.Disposable {
     return undefined;
   }
 
-  private findingThreadsOn(): boolean {
-    return vscode.workspace.getConfiguration('rennet.editor').get<boolean>(FINDING_THREADS_SETTING, true);
-  }
-
   /** Draws what belongs on every open document and removes what no longer does. */
   private reconcile(): void {
     if (this.disposed) return;
     const view = this.deps.review.current;
     const wanted = new Map<string, { document: vscode.TextDocument; subjects: Map<string, { subject: Subject; span: plan.LineSpan }> }>();
     if (view) {
-      const findings = view.generation && this.findingThreadsOn() ? plan.flaggedFindings(view.generation) : [];
+      const findings = view.generation && findingThreadsOn() ? plan.flaggedFindings(view.generation) : [];
       for (const document of vscode.workspace.textDocuments) {
         if (!isReviewDocumentScheme(document.uri.scheme)) continue;
         const shown = this.shownFor(document, view);
@@ -490,69 +425,7 @@ export class ReviewComments implements vscode.Disposable {
     }
   }
 
-  // ─── Acts on staged asks ───────────────────────────────────────────────────────────────────
-
-  private askCommentOf(arg: unknown): { comment: AskComment; drawn: Drawn } | undefined {
-    if (!(arg instanceof AskComment)) return undefined;
-    const drawn = this.drawn.get(arg.uri)?.get(`ask:${arg.askId}`);
-    return drawn ? { comment: arg, drawn } : undefined;
-  }
-
-  private async run(sessionId: string, command: AskCommand): Promise<boolean> {
-    const result = await this.deps.asks.command(sessionId, command, askActLabel(command));
-    if (!result.ok) void notify('error', ui`Rennet: ${askActLabel(command)} was refused: ${result.error.message}`);
-    return result.ok;
-  }
-
-  private async setIntent(arg: unknown, intent: AskIntent): Promise<void> {
-    const found = this.askCommentOf(arg);
-    if (!found || found.comment.intent === intent) return;
-    await this.run(found.comment.sessionId, { type: 'edit', askId: found.comment.askId, intent });
-  }
-
-  private beginEdit(arg: unknown): void {
-    const found = this.askCommentOf(arg);
-    if (!found) return;
-    // The edit box shows the reviewer's own text, not the escaped Markdown that preview renders.
-    found.comment.body = editableBody(found.comment.text);
-    found.comment.mode = vscode.CommentMode.Editing;
-    found.drawn.thread.comments = [found.comment];
-  }
-
-  private cancelEdit(arg: unknown): void {
-    const found = this.askCommentOf(arg);
-    if (!found) return;
-    found.comment.body = markdownString(plan.askMarkdown(found.comment.text));
-    found.comment.mode = vscode.CommentMode.Preview;
-    found.drawn.thread.comments = [found.comment];
-    this.reconcile(); // anything that changed while it was being edited
-  }
-
-  private async saveEdit(arg: unknown): Promise<void> {
-    const found = this.askCommentOf(arg);
-    if (!found) return;
-    const { comment, drawn } = found;
-    const text = bodyText(comment.body);
-    if (text.trim().length === 0) {
-      void notify('warning', ui`An ask needs text; to drop it, use Unstage.`);
-      return;
-    }
-    if (text !== comment.text && !(await this.run(comment.sessionId, { type: 'edit', askId: comment.askId, text }))) return; // still editing: nothing is lost
-    comment.mode = vscode.CommentMode.Preview;
-    if (text === comment.text) {
-      comment.body = markdownString(plan.askMarkdown(comment.text));
-      drawn.thread.comments = [comment];
-    }
-    this.reconcile();
-  }
-
-  private async unstage(arg: unknown): Promise<void> {
-    const found = this.askCommentOf(arg);
-    if (!found) return;
-    await this.run(found.comment.sessionId, { type: 'unstage', askId: found.comment.askId });
-  }
-
-  // ─── Acts on findings ──────────────────────────────────────────────────────────────────────
+  // ─── Acts (askThreads.ts, findingThreads.ts) find their thread here ─────────────────────────
 
   private findingOf(arg: unknown): { finding: plan.FindingPlacement; acts: plan.FindingActs } | undefined {
     for (const drawn of this.drawn.values()) {
@@ -561,62 +434,12 @@ export class ReviewComments implements vscode.Disposable {
     return undefined;
   }
 
-  private async requestFinding(arg: unknown): Promise<void> {
-    const found = this.findingOf(arg);
-    const view = this.deps.review.current;
-    if (!found || !view || view.sessionId !== found.finding.sessionId) return;
-    if (found.acts.requestStaged) {
-      void notify('info', ui`A change request for this finding is already staged.`);
-      return;
-    }
-    await this.stage(view.sessionId, plan.planFindingRequest(found.finding, askLaneFor(view.session)));
-  }
-
-  /** Dismiss or restore a finding. */
-  private async decideFinding(arg: unknown, type: 'dismissFinding' | 'restoreFinding'): Promise<void> {
-    const found = this.findingOf(arg);
-    if (!found) return;
-    const { generationId, boardId, findingId, sessionId } = found.finding;
-    await this.run(sessionId, { type, generationId, boardId, findingId });
-  }
-
-  /**
-   * Discuss: the board shows the finding, and the agent is asked about it in a quote thread on its
-   * claim — the open one when there is one (a closed one is reopened first), else a new one the
-   * host opens — exactly as the panel's Discuss does. A failure (no harness, the model's error) is
-   * said here; the thread keeps the question.
-   */
-  private async discussFinding(arg: unknown): Promise<void> {
-    const found = this.findingOf(arg);
-    if (!found) return;
-    const { sessionId, generationId, findingId, title } = found.finding;
-    // The panel's Discuss quotes the same way, so both name one thread.
-    const anchor: QuoteAnchor = { kind: 'quote', generationId, lens: 'flagged', elementId: findingId, quote: boundedQuote(title) };
-    // A detached thread is on no passage any more: Discuss opens a fresh one rather than reviving it.
-    const existing = plan.discussThreadOn(this.deps.asks.projection(sessionId) ?? null, anchor);
-    if (existing && !existing.open && !(await this.run(sessionId, { type: 'quoteOpen', threadId: existing.threadId }))) return;
-    try {
-      await vscode.commands.executeCommand('rennet.revealElement', { sessionId, generationId, lens: 'flagged', elementId: findingId });
-    } catch (error) {
-      this.deps.log.warn(`Could not show finding ${findingId} on its board: ${describe(error)}`);
-    }
-    const result = await this.deps.explain(sessionId, anchor, existing?.threadId);
-    if (!result.ok) void notify('warning', ui`Rennet could not discuss the finding: ${result.error.message}`);
-  }
-
   // ─── Commands without a thread ─────────────────────────────────────────────────────────────
 
   private async undoCommand(): Promise<void> {
     const result = await this.undo();
     if (result.ok) void notify('info', ui`Undid: ${result.value.label}`);
     else void notify('warning', ui`Nothing was undone: ${result.error.message}`);
-  }
-
-  private async toggleFindingThreads(): Promise<void> {
-    const config = vscode.workspace.getConfiguration('rennet.editor');
-    const next = !config.get<boolean>(FINDING_THREADS_SETTING, true);
-    await config.update(FINDING_THREADS_SETTING, next, vscode.ConfigurationTarget.Global);
-    statusMessage(next ? ui`Rennet: Flagged findings shown in the editor` : ui`Rennet: Flagged findings hidden from the editor`, 4000);
   }
 }
 

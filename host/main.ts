@@ -30,7 +30,7 @@ import { rpcEdge, unknownNotificationLogger } from '../protocol/rpcEdge';
 import { discoverCliHarnesses, discoverLocalModels } from './harness/discover';
 import { singleLensAssignment, VscodeLmHarness, type LmAsk } from './harness/vscodeLm';
 import { runReview } from './review/command';
-import { assignmentFromConfig, type HarnessConfigPorts } from './review/harnessConfig';
+import { assignmentFromConfig, type HarnessConfigPorts } from './harness/harnessConfig';
 import { LensRunner } from './review/runner';
 import { reviewDeps } from './review/seams';
 import { resolveStoreDir } from './storeDir';
@@ -256,7 +256,7 @@ connection.onShutdown(async () => {
 import { AsksChanged, AsksCommand, AsksExplain, AsksGet, AsksUndo } from '../protocol/rpc';
 import { explainSpan } from './asks/explain';
 import { AskLog } from './asks/log';
-import { lensHarnessFromConfig } from './review/harnessConfig';
+import { lensHarnessFromConfig } from './harness/harnessConfig';
 
 let askLog: AskLog | undefined;
 async function asks(): Promise<AskLog> {
@@ -312,7 +312,7 @@ import {
 import { branchOpenPrInput, openPullRequest, previewPullRequest, type OpenPrInput } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { sessionPublisher, type Publisher } from './exits/publish';
-import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
+import { currentGenerationId, readGenerationSnapshot } from './generation/generationSnapshot';
 
 edge.notification(ForgesConfigure, (params) => forgeRegistry.configure(params.entries));
 

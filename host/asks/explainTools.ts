@@ -3,11 +3,11 @@ import { ASK_TEXT_MAX_BYTES, utf8Length, type QuoteAnchor } from '../../protocol
 import { CitationSide, LENS_TITLES, PROSE_FIELDS, REFERENCE_FIELDS, RESULT_MAX_BYTES, type BoardElement, type Lens } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import { EXCERPT_CONTEXT_LINES } from '../../protocol/review';
-import { buildExcerpts } from '../review/excerpts';
+import { buildExcerpts } from '../generation/excerpts';
 import { PROMPT_FILES } from '../../prompts/generated';
 import { EXPLAIN_PROMPT } from '../../prompts/manifest';
 import { findProseCitations, type PathKnowledge } from '../board/prose';
-import { checkToolCall } from '../board/oneTurn';
+import { checkToolCall } from '../pipeline/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 
 /**
@@ -263,7 +263,7 @@ function citedCode(element: BoardElement, elements: ReadonlyMap<string, BoardEle
 
 /**
  * The captured diff lines of `path` on `side` over start..end — the same excerpt a code card
- * shows (host/review/excerpts.ts) — as text: old line, new line, +/- mark and the line; or why
+ * shows (host/generation/excerpts.ts) — as text: old line, new line, +/- mark and the line; or why
  * there are none (not changed, binary, submodule, in a truncated file's uncaptured tail).
  */
 export function excerptText(patchset: Patchset, path: string, side: CitationSide, start: number, end: number): { ok: boolean; text: string } {

@@ -16,7 +16,7 @@ import {
 import { discoverCliHarnesses, discoverLocalModels, type DiscoveredCli, type DiscoveredLocalServer } from '../harness/discover';
 import type { HarnessAssignment } from '../pipeline/types';
 import { checkOutputPath, ReviewRefusal } from '../review/command';
-import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice, type HarnessChoice, type HarnessDiscovery, type HarnessFlags } from '../review/harnessChoice';
+import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice, type HarnessChoice, type HarnessDiscovery, type HarnessFlags } from '../harness/harnessChoice';
 import { Store } from '../store';
 import { writeFileAtomic } from '../store/fsutil';
 import { compareScores } from './compare';

@@ -13,7 +13,7 @@ import {
 } from '../../protocol/eval';
 import type { Patchset } from '../../protocol/patchset';
 import type { ReportElement } from '../../protocol/review';
-import { checkToolCall, oneTurnSpend, runOneTurn } from '../board/oneTurn';
+import { checkToolCall, oneTurnSpend, runOneTurn } from '../pipeline/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import { CONTEXT_ROOT } from '../pipeline/contextDir';
 import type { Harness, SeatSpec } from '../pipeline/ports';

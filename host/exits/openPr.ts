@@ -11,7 +11,7 @@ import { workspaceForge, type RemoteInfo } from '../forge/remote';
 import { ForgeError } from '../forge/types';
 import type { Session, Target } from '../../protocol/session';
 import type { Store } from '../store';
-import { currentGenerationId, readGenerationSnapshot } from '../review/generationSnapshot';
+import { currentGenerationId, readGenerationSnapshot } from '../generation/generationSnapshot';
 import { polishDraft, type PolishDeps } from './prPolish';
 import { draftPullRequest, pullRequestCompositionId, type BranchCommit, type PullRequestDraft } from './prDraft';
 

@@ -7,7 +7,7 @@ import { RESULT_MAX_BYTES } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import { PROMPT_FILES } from '../../prompts/generated';
 import { PR_OPENER_PROMPT, PROMPTS_VERSION } from '../../prompts/manifest';
-import { checkToolCall, oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
+import { checkToolCall, oneTurnSpend, readsText, runOneTurn } from '../pipeline/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import { canonicalJson } from '../capture/ids';
 import { CONTEXT_ROOT } from '../pipeline/contextDir';
@@ -16,7 +16,7 @@ import { withReadTools } from '../read/compose';
 import { gitChangeSource } from '../read/gitSource';
 import { seatWorkingDir } from '../read/headWorkspace';
 import { readSurface } from '../read/tools';
-import type { LensHarness } from '../review/harnessConfig';
+import type { LensHarness } from '../harness/harnessConfig';
 import { PR_TITLE_MAX_CHARS, type BranchCommit, type PullRequestDraft } from './prDraft';
 
 /**

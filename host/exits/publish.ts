@@ -11,7 +11,7 @@ import { liveHeadBehind } from '../forge/freshness';
 import { ForgeError, type ForgeAdapter, type PostedReview } from '../forge/types';
 import { composeReview, type ComposeReviewInput } from './compose';
 import { groundingOf } from './grounding';
-import { currentGenerationId, readGenerationSnapshot } from '../review/generationSnapshot';
+import { currentGenerationId, readGenerationSnapshot } from '../generation/generationSnapshot';
 
 /**
  * Post review, end to end: compose from the durable state, and post exactly what was previewed,

@@ -1,27 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type Lens, type ReviewName } from '../../protocol/board';
 import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
 import { buildCitationIndex, type CitationIndex } from '../board/citations';
 import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
 import { composeRound } from '../board/compose';
 import { changeVocabulary } from '../board/prose';
-import { citedHunkIds, deriveNoiseMembers, isSpecOnlyChange, proseCitationResolver, type CoreLaneOutcomes, type ResolveProseCitations } from '../board/noise';
+import { isSpecOnlyChange, proseCitationResolver, type ResolveProseCitations } from '../board/noise';
 import { loadBoard, persistOpenedBoard, persistVerb } from '../board/persist';
 import { BoardSeat, type SeatFrame } from '../board/seat';
 import { emptyBoard, type BoardState, type VerbCall } from '../board/state';
-import { admitReferences, placeNoiseMembers } from '../board/writer';
 import { boardKeyOf, type Store, type StoredLaneOutcome } from '../store';
-import type { Harness, McpEndpoint, SeatSpec, ToolPort, TurnResult } from './ports';
-import { defaultDesignAssembler } from './design';
-import { reviewSurface } from './reviewers';
+import type { Harness, SeatSpec, TurnResult } from './ports';
 import { withReadTools } from '../read/compose';
-import { deltaLines, keepFindingsInDelta } from '../rereview/outsideDelta';
 import { gitChangeSource } from '../read/gitSource';
 import { readSurface, type ChangeSource } from '../read/tools';
-import { admitSettlement, exhaustedFailure, inferredCall, missingHarnessFailure, noiseDerivationFailure, verdictOf, type Settlement } from './settlement';
-import { DEFAULT_ATTEMPT_BUDGET, type AttemptBudget, type GenerationOutcome, type LaneOutcome, type LensPipelineInput, type LensPipelineSeams, type PipelineFrame, type RoundCompose } from './types';
+import { admitSettlement, exhaustedFailure, inferredCall, verdictOf, type Settlement } from './settlement';
+import { DEFAULT_ATTEMPT_BUDGET, type AttemptBudget, type GenerationOutcome, type LensPipelineInput, type LensPipelineSeams, type PipelineFrame, type RoundCompose } from './types';
+import { keepInsideDelta, runDesign, runDrafted, runFlagged, runNoise } from './lanes';
+import type { Lane, LadderParams, LadderResult, LaneRun } from './laneRun';
 
 /**
  * The lens pipeline scheduler (host/pipeline/README.md). Pure over its seams: harnesses, a
@@ -47,59 +44,22 @@ export function resumeLensPipeline(input: LensPipelineInput, seams: LensPipeline
   return new GenerationRun(input, seams).run('resume');
 }
 
-/** The seat ids a generation's seats carry. */
-export function seatIdOf(lens: Lens, role: SeatSpec['role'], suffix?: string): string {
-  return suffix ? `${lens}:${role}:${suffix}` : `${lens}:${role}`;
-}
-
 // ─── Internals ───────────────────────────────────────────────────────────────────────────────
-
-interface Lane {
-  lens: Lens;
-  state: LaneState;
-  board: BoardState;
-  /** What the store holds for this board (null: nothing persisted yet, or no store). */
-  persisted: BoardState | null;
-  /** The last frame revision published for (generation, lens). */
-  frameRevision: number;
-  seat: BoardSeat | null;
-  buffered: SeatFrame[];
-  flushQueued: boolean;
-  outcome: LaneOutcome | null;
-  done: Promise<void>;
-  resolveDone(): void;
-}
-
-type LadderResult =
-  { kind: 'settled' | 'absent'; attempts: number } | { kind: 'exhausted'; attempts: number; lastVerdict: string | null; harnessFailure: string | null; final?: boolean } | { kind: 'cancelled' };
-
-interface LadderParams {
-  lane: Lane;
-  spec: SeatSpec;
-  harness: Harness;
-  budget: number;
-  tools: ToolPort;
-  mcp: McpEndpoint | null;
-  settled(): 'settled' | 'absent' | null;
-  verdict(): string | null;
-  stats(): { calls: number; refusals: number; readCalls?: number; readBytes?: number; readMs?: number };
-  afterTurn(): void;
-}
 
 const GENERATION_WIDE: ReadonlySet<PhaseTiming['phase']> = new Set(['reveal', 'first-core-board', 'first-element']);
 
-class GenerationRun {
+class GenerationRun implements LaneRun {
   private readonly store: Store | null;
-  private readonly lanes: Record<Lens, Lane>;
-  private readonly citations: CitationIndex;
-  private readonly proseCitations: ResolveProseCitations;
+  readonly lanes: Record<Lens, Lane>;
+  readonly citations: CitationIndex;
+  readonly proseCitations: ResolveProseCitations;
   private readonly budget: AttemptBudget;
   private readonly controller = new AbortController();
-  private readonly contextAbs: string;
-  private readonly promptContextDir: string;
+  readonly contextAbs: string;
+  readonly promptContextDir: string;
   private readonly specOnly: boolean;
   /** Where every seat's read tools read: the capture and the context directory. */
-  private readonly changeSource: ChangeSource;
+  readonly changeSource: ChangeSource;
   /** The words the change uses (their process words pass the vocabulary rule). */
   private readonly changeWords: ReadonlySet<string>;
   private fatal: { error: unknown } | null = null;
@@ -116,8 +76,8 @@ class GenerationRun {
   private laneBusy: Promise<void> | null = null;
 
   constructor(
-    private readonly input: LensPipelineInput,
-    private readonly seams: LensPipelineSeams,
+    readonly input: LensPipelineInput,
+    readonly seams: LensPipelineSeams,
   ) {
     this.store = seams.store ?? null;
     this.citations = buildCitationIndex(input.patchset);
@@ -159,7 +119,7 @@ class GenerationRun {
     return new Date(ms).toISOString();
   }
 
-  private get stopped(): boolean {
+  get stopped(): boolean {
     return this.fatal !== null || this.controller.signal.aborted;
   }
 
@@ -168,7 +128,7 @@ class GenerationRun {
     this.controller.abort();
   }
 
-  private log(line: string): void {
+  log(line: string): void {
     try {
       this.seams.log?.(line);
     } catch {
@@ -197,12 +157,12 @@ class GenerationRun {
       }
       for (const lens of CORE_LENSES) {
         if (!redraft.has(lens) || this.lanes[lens].outcome) continue;
-        runners.push(this.guarded(this.lanes[lens], () => (lens === 'design' ? this.runDesign(budget) : lens === 'flagged' ? this.runFlagged(budget) : this.runDrafted(lens, budget))));
+        runners.push(this.guarded(this.lanes[lens], () => (lens === 'design' ? runDesign(this, budget) : lens === 'flagged' ? runFlagged(this, budget) : runDrafted(this, lens, budget))));
       }
       const noise = this.lanes.noise;
       if (!noise.outcome && redraft.has('noise')) {
         this.laneChange(noise, 'waiting');
-        runners.push(this.guarded(noise, () => this.runNoise(budget)));
+        runners.push(this.guarded(noise, () => runNoise(this, budget)));
       }
       await Promise.all(runners);
     } catch (error) {
@@ -384,190 +344,10 @@ class GenerationRun {
     }
   }
 
-  private missing(lane: Lane, what: string): void {
-    this.settle(lane, { state: 'failed', absence: null, failure: missingHarnessFailure(what, this.input.harnesses.missingHint) }, 0);
-  }
-
-  private async runDrafted(lens: 'sequence' | 'decisions', budget: number): Promise<void> {
-    const lane = this.lanes[lens];
-    const harness = this.input.harnesses[lens];
-    if (!harness) return this.missing(lane, `${LENS_TITLES[lens]} needs a drafter`);
-    this.laneChange(lane, 'working');
-    const result = await this.runBoardSeat(lane, { seatId: seatIdOf(lens, 'drafter'), lens, role: 'drafter' }, harness, budget);
-    this.settleSeat(lane, result);
-  }
-
-  private async runDesign(budget: number): Promise<void> {
-    const lane = this.lanes.design;
-    const harness = this.input.harnesses.design;
-    // undefined: host/design's assembler over the workspace; null: no fast path.
-    const assembler = this.seams.design === undefined ? defaultDesignAssembler(this.input.workspaceDir) : this.seams.design;
-    if (!assembler && !harness) return this.missing(lane, 'Design needs a drafter');
-    this.laneChange(lane, 'working');
-    let why = 'no specification in a format the host renders';
-    if (assembler) {
-      let assembly: Awaited<ReturnType<typeof assembler>>;
-      try {
-        assembly = await assembler(this.input.patchset);
-      } catch (error) {
-        assembly = { kind: 'fallback', reason: `the assembler threw: ${(error as Error).message}`, sources: [] };
-      }
-      if (this.stopped) return;
-      if (assembly.kind === 'board') {
-        if (this.settleAssembled(lane, assembly.state)) return;
-        why = 'the assembled specification board did not settle';
-      } else if (assembly.kind === 'fallback') {
-        const rule = (assembly as { rule?: unknown }).rule;
-        why = `the specification could not be rendered on the host${typeof rule === 'string' ? ` (rule ${rule})` : ''}`;
-        this.log(
-          `[seat] design: the specification falls back to the seat${typeof rule === 'string' ? ` (rule ${rule})` : ''}: ${assembly.reason} (${assembly.sources.length} source file${assembly.sources.length === 1 ? '' : 's'})`,
-        );
-      }
-    }
-    if (!harness) return this.missing(lane, `Design needs a drafter (${why})`);
-    const result = await this.runBoardSeat(lane, { seatId: seatIdOf('design', 'drafter'), lens: 'design', role: 'drafter' }, harness, budget);
-    this.settleSeat(lane, result);
-  }
-
-  /** A Design board the host assembled: admitted reference by reference, then settled with no seat. */
-  private settleAssembled(lane: Lane, state: BoardState): boolean {
-    if (state.lens !== 'design' || state.patchsetId !== this.input.patchset.id) {
-      this.log(`[seat] design: the assembled board is for ${state.lens} / ${state.patchsetId}, not design / ${this.input.patchset.id}; the seat drafts instead`);
-      return false;
-    }
-    const admitted = admitReferences(state);
-    if ('failure' in admitted) {
-      this.settle(
-        lane,
-        { state: 'failed', absence: null, failure: { message: `Design: the assembled board has an inadmissible reference: ${admitted.failure.message}`, retryable: true, attempts: 0 } },
-        0,
-      );
-      return true;
-    }
-    const settlement = admitSettlement('design', admitted.state, 'any');
-    if (!settlement) {
-      this.log('[seat] design: the assembled board did not settle; the seat drafts instead');
-      return false;
-    }
-    if (settlement.state === 'failed') {
-      this.settle(lane, settlement, 0);
-      return true;
-    }
-    const next: BoardState = { ...admitted.state, revision: Math.max(admitted.state.revision, lane.board.revision + 1) };
-    this.commit(lane, next, { verb: 'finish' });
-    this.emitFrame(lane, 'write', next.revision, ['/document', ...next.elements.keys()], next);
-    this.settle(lane, settlement, 0);
-    return true;
-  }
-
-  private async runFlagged(budget: number): Promise<void> {
-    const lane = this.lanes.flagged;
-    const { reviewers, compiler } = this.input.harnesses.flagged;
-    if (reviewers.length === 0 && !compiler) return this.missing(lane, 'Flagged needs a review harness and a compiler');
-    if (reviewers.length === 0) return this.missing(lane, 'Flagged needs at least one review harness');
-    if (!compiler) return this.missing(lane, 'Flagged needs a compiler');
-    this.laneChange(lane, 'working');
-
-    const findingsDir = join(this.contextAbs, 'findings');
-    mkdirSync(findingsDir, { recursive: true });
-    // Files from an earlier generation or attempt are not this review's.
-    for (const name of readdirSync(findingsDir)) if (name.endsWith('.md')) rmSync(join(findingsDir, name), { force: true });
-
-    const used = new Map<string, number>();
-    const seats = reviewers.map((harness) => {
-      const n = (used.get(harness.origin) ?? 0) + 1;
-      used.set(harness.origin, n);
-      const name = n === 1 ? harness.origin : `${harness.origin}-${n}`;
-      return { harness, name, spec: { seatId: seatIdOf('flagged', 'reviewer', name), lens: 'flagged' as const, role: 'reviewer' as const } };
-    });
-    const reviews = await Promise.all(seats.map((s) => this.runReviewer(lane, s.spec, s.harness, join(findingsDir, `${s.name}.md`), `${this.promptContextDir}/findings/${s.name}.md`, budget)));
-    if (this.stopped) return;
-    const failed = reviews.map((r, i) => ({ r, name: (seats[i] as (typeof seats)[number]).name })).filter((x) => x.r.kind !== 'settled');
-    if (failed.length === reviews.length) {
-      const accounts = failed.map(({ r, name }) =>
-        r.kind === 'exhausted' ? `${name}: ${r.harnessFailure ?? `no findings after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'}`}` : `${name}: cancelled`,
-      );
-      const failure: LaneFailure = {
-        message: `Flagged: no review produced findings (${accounts.join('; ')}).`,
-        // Retryable if any seat is: the lens needs only one review to draw a board.
-        retryable: failed.some(({ r }) => r.kind === 'exhausted' && r.harnessFailure !== null && !r.final),
-        attempts: Math.max(...failed.map(({ r }) => (r.kind === 'exhausted' ? r.attempts : 0))),
-      };
-      this.settle(lane, { state: 'failed', absence: null, failure }, failure.attempts);
-      return;
-    }
-    if (failed.length > 0) this.log(`[seat] flagged: compiling without ${failed.map((f) => f.name).join(', ')} (that review failed)`);
-    // The compiler may attribute and pair findings only among the reviews that handed some in,
-    // named as their files are (two reviews by one kind of model are two reviews).
-    const reviewedBy = seats.filter((_, i) => (reviews[i] as LadderResult).kind === 'settled').map((s) => s.name);
-    const result = await this.runBoardSeat(lane, { seatId: seatIdOf('flagged', 'compiler'), lens: 'flagged', role: 'compiler' }, compiler, budget, reviewedBy);
-    this.settleSeat(lane, result);
-  }
-
-  private async runReviewer(lane: Lane, spec: SeatSpec, harness: Harness, file: string, display: string, budget: number): Promise<LadderResult> {
-    const surface = reviewSurface(file, display);
-    const served = withReadTools(surface, readSurface(this.changeSource));
-    const server = await startSeatServer({ seat: served });
-    try {
-      return await this.ladder({
-        lane,
-        spec,
-        harness,
-        budget,
-        tools: served.port(),
-        mcp: { url: server.url, headers: { ...server.headers } },
-        settled: () => (surface.submitted ? 'settled' : null),
-        verdict: () => null,
-        stats: () => served.stats(),
-        afterTurn: () => undefined,
-      });
-    } finally {
-      await server.close();
-    }
-  }
-
-  private async runNoise(budget: number): Promise<void> {
-    const lane = this.lanes.noise;
-    await Promise.all(CORE_LENSES.map((lens) => this.lanes[lens].done));
-    if (this.stopped) return;
-    const said = {} as CoreLaneOutcomes;
-    for (const lens of CORE_LENSES) {
-      const outcome = this.lanes[lens].outcome;
-      said[lens] =
-        outcome === null
-          ? { kind: 'failed', retryable: null }
-          : outcome.state === 'settled'
-            ? { kind: 'settled', citedHunkIds: citedHunkIds(outcome.board, this.proseCitations) }
-            : outcome.state === 'absent'
-              ? { kind: 'absent', absence: outcome.absence as Absence }
-              : { kind: 'failed', retryable: outcome.failure?.retryable ?? null };
-    }
-    const derived = deriveNoiseMembers(this.input.patchset, said);
-    if (derived.kind === 'failed') return this.settle(lane, { state: 'failed', absence: null, failure: noiseDerivationFailure(derived.lanes, derived.retryable) }, 0);
-    if (derived.kind === 'no-noise') return this.hostAbsence(lane, 'no-noise');
-    const harness = this.input.harnesses.noise;
-    if (!harness) return this.missing(lane, 'Noise needs a drafter');
-    this.laneChange(lane, 'working');
-    const placed = placeNoiseMembers(lane.board, derived.members, { author: 'host', citations: this.citations });
-    if (placed.result.status === 'refused') throw new Error(`the derived members could not be placed: ${JSON.stringify(placed.result.refusals[0])}`);
-    this.commit(lane, placed.state, { verb: 'add', kind: 'noise_member', input: {} });
-    this.emitFrame(lane, 'write', placed.state.revision, placed.ids, placed.state);
-    if (this.seams.onNoiseOffer) {
-      const regions = placed.ids.map((memberId, i) => {
-        const m = derived.members[i] as (typeof derived.members)[number];
-        return { memberId, path: m.path, side: m.side, startLine: m.start_line, endLine: m.end_line };
-      });
-      await this.seams.onNoiseOffer(regions);
-      if (this.stopped) return;
-    }
-    const result = await this.runBoardSeat(lane, { seatId: seatIdOf('noise', 'drafter'), lens: 'noise', role: 'drafter' }, harness, budget);
-    this.settleSeat(lane, result);
-  }
-
   // ─── Seats ───────────────────────────────────────────────────────────────────────────────
 
   /** `reviewedBy`: for the Flagged compiler, the names of the reviews it compiles (WriterContext.reviewedBy). */
-  private async runBoardSeat(lane: Lane, spec: SeatSpec, harness: Harness, budget: number, reviewedBy?: readonly ReviewName[]): Promise<LadderResult> {
+  async runBoardSeat(lane: Lane, spec: SeatSpec, harness: Harness, budget: number, reviewedBy?: readonly ReviewName[]): Promise<LadderResult> {
     const seat = new BoardSeat({
       state: lane.board,
       context: { author: harness.model ?? harness.kind, citations: this.citations, changeWords: this.changeWords, ...(reviewedBy ? { reviewedBy } : {}) },
@@ -613,7 +393,7 @@ class GenerationRun {
    * failed — spends one attempt and the board is kept; the next turn is a follow-up on the same
    * thread carrying only the last finish verdict.
    */
-  private async ladder(p: LadderParams): Promise<LadderResult> {
+  async ladder(p: LadderParams): Promise<LadderResult> {
     let spent = 0;
     let harnessFailure: string | null = null;
     while (spent < p.budget) {
@@ -681,7 +461,7 @@ class GenerationRun {
     }
   }
 
-  private settleSeat(lane: Lane, result: LadderResult): void {
+  settleSeat(lane: Lane, result: LadderResult): void {
     switch (result.kind) {
       case 'cancelled':
         return;
@@ -699,7 +479,7 @@ class GenerationRun {
   }
 
   /** An absence the host settles with no seat (spec-only, no-noise): written on the board, then settled. */
-  private hostAbsence(lane: Lane, absence: Absence): void {
+  hostAbsence(lane: Lane, absence: Absence): void {
     const next: BoardState = { ...lane.board, status: 'absent', absence, lastFinish: [], revision: lane.board.revision + 1 };
     const settlement = admitSettlement(lane.lens, next, 'host');
     if (!settlement) throw new Error(`the host cannot settle ${lane.lens} as ${absence}`);
@@ -714,10 +494,10 @@ class GenerationRun {
    * A lane settles once: its outcome is durable first, then published (lane change, then the
    * closed frame), in the order lanes settle.
    */
-  private settle(lane: Lane, settlement: Settlement, attempts: number, options: { write?: boolean; reconstructed?: boolean } = {}): void {
+  settle(lane: Lane, settlement: Settlement, attempts: number, options: { write?: boolean; reconstructed?: boolean } = {}): void {
     if (lane.outcome) return;
     if (this.stopped && !options.reconstructed) return;
-    if (this.input.rereviewDelta && lane.lens === 'flagged' && settlement.state === 'settled') this.keepInsideDelta(lane, this.input.rereviewDelta.from);
+    if (this.input.rereviewDelta && lane.lens === 'flagged' && settlement.state === 'settled') keepInsideDelta(this, lane, this.input.rereviewDelta.from);
     if (this.input.compose && settlement.state !== 'failed') this.compose(lane, this.input.compose);
     const at = this.now();
     if (this.store && options.write !== false) {
@@ -731,16 +511,6 @@ class GenerationRun {
     this.laneChange(lane, settlement.state, settlement.absence, settlement.failure);
     this.emitFrame(lane, 'closed', lane.frameRevision + 1, [], lane.board);
     lane.resolveDone();
-  }
-
-  /** A re-review's delta generation: Flagged findings off the delta's changed lines stay only at blocker, said on the board; durable before the lane settles. */
-  private keepInsideDelta(lane: Lane, reviewedCommit: string): void {
-    const scoped = keepFindingsInDelta(lane.board, deltaLines(this.input.patchset), reviewedCommit);
-    if (scoped.board === lane.board) return;
-    this.commit(lane, scoped.board, { verb: 'finish' });
-    this.emitFrame(lane, 'write', scoped.board.revision, [...scoped.board.elements.keys()], scoped.board);
-    const n = scoped.leftOut.length;
-    this.log(`[flagged] ${n} finding${n === 1 ? '' : 's'} outside the fix delta below blocker left out: ${scoped.leftOut.map((f) => `${f.title} (${f.severity}; ${f.places.join(', ')})`).join('; ')}`);
   }
 
   /** A round's successor lane: its board composed against the predecessor's, durable before the lane settles. */
@@ -765,7 +535,7 @@ class GenerationRun {
   // ─── Boards, frames and lane changes ────────────────────────────────────────────────────
 
   /** A host write on a lane's board: persisted, then the lane holds it. */
-  private commit(lane: Lane, next: BoardState, call: VerbCall): void {
+  commit(lane: Lane, next: BoardState, call: VerbCall): void {
     if (this.store) persistVerb(this.store, this.place(), lane.persisted ?? lane.board, next, call, this.iso(this.now()));
     lane.board = next;
     lane.persisted = next;
@@ -803,7 +573,7 @@ class GenerationRun {
     for (const frame of frames) this.emitFrame(lane, 'write', frame.revision, frame.touched, frame.state);
   }
 
-  private emitFrame(lane: Lane, kind: PipelineFrame['kind'], revision: number, touched: string[], board: BoardState): void {
+  emitFrame(lane: Lane, kind: PipelineFrame['kind'], revision: number, touched: string[], board: BoardState): void {
     const rev = Math.max(revision, lane.frameRevision + 1);
     lane.frameRevision = rev;
     if (kind === 'write' && this.firstElementAt === null && touched.some((id) => board.elements.has(id))) this.firstElementAt = this.now();
@@ -815,7 +585,7 @@ class GenerationRun {
   }
 
   /** Lane changes go out in order through one serialized callback. */
-  private laneChange(lane: Lane, state: LaneState, absence: Absence | null = null, failure: LaneFailure | null = null): void {
+  laneChange(lane: Lane, state: LaneState, absence: Absence | null = null, failure: LaneFailure | null = null): void {
     lane.state = state;
     this.laneChanges.push({ generation: this.input.generationId, lens: lane.lens, state, absence, failure });
     if (!this.laneBusy) this.pumpLaneChanges();

@@ -75,7 +75,7 @@ export interface LensPipelineInput {
   /**
    * A re-review's delta generation (host/rereview/): `patchset` is the fix delta since the reviewed
    * commit `from`. The settled Flagged board keeps a finding anchored off the delta's changed lines
-   * only at blocker; the others leave, said in a host callout (host/rereview/outsideDelta.ts).
+   * only at blocker; the others leave, said in a host callout (host/pipeline/outsideDelta.ts).
    */
   rereviewDelta?: { from: string };
 }

@@ -4,14 +4,14 @@ import type { Patchset } from '../../protocol/patchset';
 import type { Result } from '../../protocol/result';
 import type { SeatSpend } from '../../protocol/review';
 import type { EvidenceUnit } from '../../protocol/rounds';
-import { checkToolCall, jsonLinePages, oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
+import { checkToolCall, jsonLinePages, oneTurnSpend, readsText, runOneTurn } from '../pipeline/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import type { SeatSpec } from '../pipeline/ports';
 import { priorClosurePrompt } from '../pipeline/prompts';
 import { withReadTools } from '../read/compose';
 import { gitChangeSource } from '../read/gitSource';
 import { readSurface } from '../read/tools';
-import type { LensHarness } from '../review/harnessConfig';
+import type { LensHarness } from '../harness/harnessConfig';
 import { verifyClosures, type ClosureRefusal, type ItemClosure } from './closures';
 import type { PriorItem } from './items';
 

@@ -1,6 +1,5 @@
 import { runGit } from '../git/run';
 import type { ItemClosure } from './closures';
-import type { UnitFrame } from './sinceLast';
 
 /**
  * Evidence lines as the delta patchset numbers them. A closure's evidence is derived from a unit
@@ -13,6 +12,12 @@ import type { UnitFrame } from './sinceLast';
  * and are left out too. When the base was merged in since the review, the delta patchset's base is
  * the author base (authorDelta.ts): a deleted line is carried from the reviewed commit onto it.
  */
+
+/** The commits a unit's base-side and head-side line numbers are counted at; null: no commit has those lines (a merge's remerge tree). */
+export interface UnitFrame {
+  base: string | null;
+  head: string;
+}
 
 export type LineMap = (from: string, to: string, path: string, line: number) => Promise<number | null>;
 

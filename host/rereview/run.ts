@@ -3,7 +3,7 @@ import { ok, type Result } from '../../protocol/result';
 import { isLineCommentRef, PUBLISH_RECEIPT_EVENT_KIND, PublishReceipt } from '../../protocol/exits';
 import { PriorReview, type PriorItemView } from '../../protocol/review';
 import type { EarlierReview } from '../forge/types';
-import type { LensHarness } from '../review/harnessConfig';
+import type { LensHarness } from '../harness/harnessConfig';
 import { runClosureTurn } from './closureSeat';
 import type { ItemClosure } from './closures';
 import { evidenceOnDelta, gitLineMap } from './evidenceLines';

@@ -6,6 +6,7 @@ import { openRepo } from '../capture/repo';
 import type { EarlierReview } from '../forge/types';
 import { evidenceManifest } from '../rounds/evidence';
 import { authorDeltaPatchset } from './authorDelta';
+import type { UnitFrame } from './evidenceLines';
 import { deltaManifest } from './closures';
 import { checkAncestry, fixDelta, type Ancestry } from './delta';
 import { priorItems, type PriorItem } from './items';
@@ -50,12 +51,6 @@ export interface SinceLastReview {
   reviewedLineOnBase?: (path: string, line: number) => number | null;
   /** The commits since only merge the base, resolving nothing: there is no author delta. */
   onlyBaseMerged?: true;
-}
-
-/** The commits a unit's base-side and head-side line numbers are counted at; null: no commit has those lines (a merge's remerge tree). */
-export interface UnitFrame {
-  base: string | null;
-  head: string;
 }
 
 export interface SinceLastInput {

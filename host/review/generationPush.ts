@@ -13,9 +13,9 @@ import type { CitationMark, CodeExcerpt, GenerationSnapshot, LaneDelta, LaneFail
 import { readBoard } from '../board/read';
 import type { BoardState } from '../board/state';
 import type { PipelineFrame } from '../pipeline/types';
-import { citationMarkMemo, citationMarks } from './citationMarks';
-import { buildExcerpts, excerptSpans, seedExcerptMemo, type ExcerptSpan } from './excerpts';
-import type { SnapshotCapture } from './generationSnapshot';
+import { citationMarkMemo, citationMarks } from '../generation/citationMarks';
+import { buildExcerpts, excerptSpans, seedExcerptMemo, type ExcerptSpan } from '../generation/excerpts';
+import type { SnapshotCapture } from '../generation/generationSnapshot';
 
 /**
  * The host's half of incremental board pushes (pure: no store, no I/O; protocol/generationDelta.ts

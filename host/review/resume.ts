@@ -5,7 +5,7 @@ import type { GenerationOutcome, HarnessAssignment, LensPipelineInput, LensPipel
 import { applyComposition, roundCompose } from '../rounds/compose';
 import { foldRounds } from '../rounds/ledger';
 import { claimGenerationRun, describeHolder, generationRunHolder, type Store } from '../store';
-import { currentGenerationId } from './generationSnapshot';
+import { currentGenerationId } from '../generation/generationSnapshot';
 
 /**
  * Resuming an interrupted generation instead of drawing a new one (host/pipeline/README.md,

@@ -10,10 +10,10 @@ import type { HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '..
 import type { ReviewService } from '../service';
 import type { Store } from '../store';
 import { prepareLensRun, ReviewRefusal, type LensRunOptions, type ReviewRunDeps } from './command';
-import { currentGenerationId, readGenerationSnapshot, readLaneRoundDelta, snapshotCapture } from './generationSnapshot';
+import { currentGenerationId, readGenerationSnapshot, readLaneRoundDelta, snapshotCapture } from '../generation/generationSnapshot';
 import { GenerationPusher, type GenerationFields } from './generationPush';
 import { resumableGeneration, roundCompositionOfGeneration, roundReportOfGeneration } from './resume';
-import { describeAssignment, HarnessConfigRefusal } from './harnessConfig';
+import { describeAssignment, HarnessConfigRefusal } from '../harness/harnessConfig';
 import { pullRequestContext } from '../forge/context';
 
 /**

@@ -5,14 +5,14 @@ import type { Patchset } from '../../protocol/patchset';
 import type { Result } from '../../protocol/result';
 import type { SeatSpend } from '../../protocol/review';
 import { REPORT_BEYOND_MAX_ENTRIES, REPORT_NOTE_MAX_CHARS, REPORT_RESPONSE_MAX_BYTES, type EvidenceFile, type ReportRefusal, type RoundReport } from '../../protocol/rounds';
-import { jsonLinePages, oneTurnSpend, readsText, runOneTurn } from '../board/oneTurn';
+import { jsonLinePages, oneTurnSpend, readsText, runOneTurn } from '../pipeline/oneTurn';
 import { renderInputSchema, type JsonSchemaObject } from '../board/tools';
 import type { SeatSpec } from '../pipeline/ports';
 import { roundReportPrompt } from '../pipeline/prompts';
 import { withReadTools } from '../read/compose';
 import { gitChangeSource } from '../read/gitSource';
 import { readSurface } from '../read/tools';
-import type { LensHarness } from '../review/harnessConfig';
+import type { LensHarness } from '../harness/harnessConfig';
 import { verifyClassification } from './verify';
 
 /**

@@ -15,7 +15,7 @@ import { openRepo, resolveCommit } from '../capture/repo';
 import { gitText } from '../git/run';
 import { CONTEXT_ROOT, excludeFromGit } from '../pipeline/contextDir';
 import { roundWorkerPrompt } from '../pipeline/prompts';
-import type { LensHarness } from '../review/harnessConfig';
+import type { LensHarness } from '../harness/harnessConfig';
 import { dropCheckpoints, hasSubmodules, measureRound, takeCheckpoint } from './checkpoint';
 import { checkManifestLimits, evidenceManifest } from './evidence';
 import { foldRounds, ledgerRows, ROUND_EVENT_KINDS, type RoundTrail } from './ledger';

@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { buildCitationIndex } from '../../host/board/citations';
 import type { BoardState } from '../../host/board/state';
 import { GenerationPusher, type GenerationFields } from '../../host/review/generationPush';
-import type { SnapshotCapture } from '../../host/review/generationSnapshot';
+import type { SnapshotCapture } from '../../host/generation/generationSnapshot';
 import type { BoardElement, ElementOf, LensBoardView } from '../../protocol/board';
 import type { GenerationDelta } from '../../protocol/generationDelta';
 import type { GenerationSnapshot, HarnessConfig } from '../../protocol/review';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Patchset } from '../../protocol/patchset';
-import { syntheticPatchset } from '../../host/board/bench';
+import { syntheticPatchset } from './boardTools';
 import { scriptedAssignment, type HarnessScript, type ScriptCall } from '../../host/harness/scripted';
 import { Store } from '../../host/store';
 import type { PromptReader } from '../../host/pipeline/ports';

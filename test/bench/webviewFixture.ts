@@ -1,14 +1,14 @@
-import { syntheticPatchset } from '../../host/board/bench';
+import { syntheticPatchset } from './boardTools';
 import { buildCitationIndex } from '../../host/board/citations';
-import { citationMarks } from '../../host/review/citationMarks';
-import { buildExcerpts, type ExcerptSpan } from '../../host/review/excerpts';
+import { citationMarks } from '../../host/generation/citationMarks';
+import { buildExcerpts, type ExcerptSpan } from '../../host/generation/excerpts';
 import { GenerationSnapshot, LENSES, PROSE_FIELDS, SessionSnapshot, summarizePatchset, type BoardElement, type ElementOf, type Lens, type LensBoardView, type Patchset } from '../../protocol';
 import { boardView, codeRef, designBoard, elements, generation, lane, spend, type ElementInput } from '../unit/webview/boardFixtures';
 import { snapshot as sessionSnapshot } from '../unit/webview/fixtures';
 
 /**
  * The generation the webview bench renders: the synthetic 95-file, 1,252-hunk change the host
- * benches use (host/board/bench.ts syntheticPatchset), and five settled lanes whose boards are
+ * benches use (test/bench/boardTools.ts syntheticPatchset), and five settled lanes whose boards are
  * built with the webview board fixtures (elements, codeRef, boardView → the host's own readBoard,
  * so folds and counts are the ones a panel receives) and cite that change's real regions:
  * - Flagged, the lens a panel opens on: exactly `flaggedElements` elements — sections, prose with
@@ -327,7 +327,7 @@ export function benchGeneration(options: BenchGenerationOptions = {}): BenchGene
       patchsetId: patchset.id,
       lanes,
       spend: LENSES.map((lens) => spend(lens)),
-      // What the host's snapshot reader attaches (host/review/generationSnapshot.ts), from the same builders.
+      // What the host's snapshot reader attaches (host/generation/generationSnapshot.ts), from the same builders.
       excerpts: buildExcerpts(patchset, spans),
       citations: citationMarks(lanes, { citations: buildCitationIndex(patchset) }),
     }),

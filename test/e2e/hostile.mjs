@@ -1109,7 +1109,7 @@ export async function runHostile({ paths, vsix, runner, browser }) {
 
   await test('the gutter hover shows the claims\' payloads as inert text: "$(terminal)", the HTML, the javascript: link, the U+202E escape; no link but "Show on board", no icon, no image', async () => {
     expect(hoverShown, 'the gutter hover was not read (see the previous test)');
-    // The claims are the elements' titles as plain text (host/review/citationMarks.ts): link labels
+    // The claims are the elements' titles as plain text (host/generation/citationMarks.ts): link labels
     // stay, their command: targets go; what is left of each payload must read as written.
     const want = [
       '$(terminal) $(alert)',

@@ -115,11 +115,11 @@ describe('lint: layering from the folder READMEs (eslint.config.mjs)', function 
     }
     await assertRefused('host/store/index.ts', "export { benchStoreAppend } from './bench';", /Benches run under `npm run bench` only/);
     await assertRefused('host/review/example.ts', "import { syntheticPatchset } from '../board/bench';", /Benches run under `npm run bench` only/);
-    await assertPermitted('host/asks/bench.ts', "import { syntheticPatchset } from '../board/bench';");
-    await assertPermitted('test/bench/example.ts', "import { syntheticPatchset } from '../../host/board/bench';\nimport * as vscode from 'vscode';");
+    await assertRefused('host/review/example.ts', "import { syntheticPatchset } from '../../test/bench/boardTools';", /never imports test\//);
+    await assertPermitted('test/bench/example.ts', "import { syntheticPatchset } from './boardTools';\nimport { Store } from '../../host/store';\nimport * as vscode from 'vscode';");
   });
 
-  it('host/forge, host/read and quoteAnchors.ts keep to what their READMEs allow', async () => {
+  it('host/forge, host/read, host/generation and quoteAnchors.ts keep to what their READMEs allow', async () => {
     await assertRefused('host/forge/example.ts', "import { BoardSeat } from '../board/seat';", /host\/forge imports of ours only/);
     await assertRefused('host/forge/example.ts', "import { ReviewService } from '../service';", /host\/forge takes only types from here/);
     await assertPermitted(
@@ -128,6 +128,13 @@ describe('lint: layering from the folder READMEs (eslint.config.mjs)', function 
     );
     await assertRefused('host/read/example.ts', "import { runLensPipeline } from '../pipeline/run';", /host\/read imports of ours only/);
     await assertPermitted('host/read/example.ts', "import { toolSchema } from '../board/tools';\nimport { readBlobBounded } from '../capture/blob';");
+    await assertRefused('host/generation/example.ts', "import { runLensPipeline } from '../pipeline/run';", /host\/generation never imports/);
+    await assertRefused('host/generation/example.ts', "import { describeAssignment } from '../harness/harnessConfig';", /host\/generation never imports/);
+    await assertRefused('host/generation/example.ts', "import { resumableGeneration } from '../review/resume';", /host\/generation never imports/);
+    await assertPermitted(
+      'host/generation/example.ts',
+      "import { loadBoard } from '../board/persist';\nimport { foldRounds } from '../rounds/ledger';\nimport { Store } from '../store';\nimport MarkdownIt from 'markdown-it';",
+    );
     await assertRefused('host/board/quoteAnchors.ts', "import type { BoardState } from './state';", /quoteAnchors.ts imports only protocol\//);
     await assertPermitted('host/board/quoteAnchors.ts', "import { LENSES } from '../../protocol/board';");
   });

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { buildCitationIndex } from '../../../host/board/citations';
 import { startSeatServer } from '../../../host/board/mcpServer';
 import { ANSWER, ANSWER_MAX_BYTES, checkAnswer, explainPrompt, explainSurface, provenanceLine, READ_ELEMENT, READ_EXCERPT, READ_QUOTE, type ExplainSurface } from '../../../host/asks/explainTools';
-import { lensHarnessFromConfig, assignmentFromConfig } from '../../../host/review/harnessConfig';
+import { lensHarnessFromConfig, assignmentFromConfig } from '../../../host/harness/harnessConfig';
 import { LENSES, RESULT_MAX_BYTES, type BoardElement } from '../../../protocol/board';
 import type { Patchset } from '../../../protocol/patchset';
 import { EXPLAIN_PROMPT } from '../../../prompts/manifest';
 import { callTool, connectClient, mintedId } from '../../contract/mcpFixture';
 import { seatKit, type SeatKit } from '../../servers/seatKit';
-import { BOTH, config, MISSING, ports } from '../review/harnessConfigFixtures';
+import { BOTH, config, MISSING, ports } from '../harness/harnessConfigFixtures';
 
 /**
  * The explainer's prompt and read-only tools (host/asks/explainTools.ts) over a REAL board written

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { RESULT_MAX_BYTES } from '../../../protocol/board';
-import { syntheticPatchset } from '../../../host/board/bench';
+import { syntheticPatchset } from '../../bench/boardTools';
 import { buildCitationIndex } from '../../../host/board/citations';
 import { BoardSeat, openDraftingBoard, renderBatch, type SeatFrame, type WriteBoardResult } from '../../../host/board/seat';
 import { emptyBoard, type WriterContext } from '../../../host/board/state';

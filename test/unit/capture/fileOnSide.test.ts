@@ -12,7 +12,7 @@ import { buildCitationIndex } from '../../../host/board/citations';
 import { readCapturedBlob } from '../../../host/capture/blob';
 import { capturePatchset } from '../../../host/capture/capture';
 import { openRepo } from '../../../host/capture/repo';
-import { buildExcerpts } from '../../../host/review/excerpts';
+import { buildExcerpts } from '../../../host/generation/excerpts';
 import { citedLines, fileForCitation } from '../../../host/review/html';
 import { citationsOfDocument } from '../../../extension/citationMarksPlan';
 import { commentingSpans, resolveDocument, spanIsOn } from '../../../extension/commentsPlan';

@@ -13,7 +13,7 @@ import { markSentThrough, Publisher } from '../../../host/exits/publish';
 import { forgeAdapter } from '../../../host/forge/adapters';
 import { pullRequestSource } from '../../../host/forge/pullRequests';
 import { ForgeRegistryHolder, ForgeService } from '../../../host/forge/service';
-import { currentGenerationId, readGenerationSnapshot } from '../../../host/review/generationSnapshot';
+import { currentGenerationId, readGenerationSnapshot } from '../../../host/generation/generationSnapshot';
 import { ReviewService } from '../../../host/service';
 import { Store } from '../../../host/store';
 import { TestRepo } from '../../fixtures/gitRepo';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { discoverLocalModels, firstLocalModel, LOCAL_MODEL_SERVERS, LOCAL_PROBE_TIMEOUT_MS, localServerSummary, type DiscoveredLocalServer } from '../../../host/harness/discover';
-import { discoveryLines } from '../../../host/review/harnessChoice';
+import { discoveryLines } from '../../../host/harness/harnessChoice';
 import { closedOrigin, lmStudioAnswers, ollamaAnswers, recordFetches, startFakeServer, type FakeLocalServer, type LocalAnswer } from './localServers';
 
 /**

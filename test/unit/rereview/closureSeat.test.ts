@@ -8,7 +8,7 @@ import type { EarlierReview } from '../../../host/forge/types';
 import type { Harness } from '../../../host/pipeline/ports';
 import { READ_PRIOR_ITEMS, runClosureTurn, SUBMIT_CLOSURES, type ClosureOutcome, type ClosureTurnInput } from '../../../host/rereview/closureSeat';
 import { sinceLastReview } from '../../../host/rereview/sinceLast';
-import type { LensHarness } from '../../../host/review/harnessConfig';
+import type { LensHarness } from '../../../host/harness/harnessConfig';
 import { evidenceManifest } from '../../../host/rounds/evidence';
 import { READ_RESULT_MAX_BYTES, READ_TOOL_NAMES } from '../../../protocol/read';
 import type { EvidenceUnit } from '../../../protocol/rounds';

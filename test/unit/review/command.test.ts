@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { normalizeJsonFlag } from '../../../host/review/args';
 import { checkOutputPath, progressLine, ReviewRefusal, runReview, type ReviewRunDeps } from '../../../host/review/command';
-import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice } from '../../../host/review/harnessChoice';
+import { HarnessChoiceError, HarnessLoadError, loadHarnessAssignment, parseHarnessChoice } from '../../../host/harness/harnessChoice';
 import { scriptedAssignment, type HarnessScript } from '../../../host/harness/scripted';
 import type { DiscoveredLocalServer } from '../../../host/harness/discover';
 import { writeContextDir, writeNoiseOffer, type ContextDirInput } from '../../../host/pipeline/contextDir';

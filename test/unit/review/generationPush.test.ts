@@ -5,7 +5,7 @@ import { touchedIds } from '../../../host/board/seat';
 import { emptyBoard, type BoardState, type VerbCall } from '../../../host/board/state';
 import { applyVerb } from '../../../host/board/writer';
 import { GenerationPusher, markSplice, type GenerationFields } from '../../../host/review/generationPush';
-import { readGenerationSnapshot, snapshotCapture } from '../../../host/review/generationSnapshot';
+import { readGenerationSnapshot, snapshotCapture } from '../../../host/generation/generationSnapshot';
 import { boardKeyOf, Store } from '../../../host/store';
 import { LENSES, type Lens } from '../../../protocol/board';
 import { applyGenerationDelta, GenerationDelta } from '../../../protocol/generationDelta';

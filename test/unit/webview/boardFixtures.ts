@@ -7,8 +7,8 @@ import { buildCitationIndex } from '../../../host/board/citations';
 import { readBoard } from '../../../host/board/read';
 import type { BoardState } from '../../../host/board/state';
 import { parseDiffOutput } from '../../../host/capture/parseDiff';
-import { citationMarks } from '../../../host/review/citationMarks';
-import { buildExcerpts } from '../../../host/review/excerpts';
+import { citationMarks } from '../../../host/generation/citationMarks';
+import { buildExcerpts } from '../../../host/generation/excerpts';
 import {
   LENSES,
   MEASURE_BY_LENS,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { AnthropicHarness } from '../harness/anthropic';
-import { ClaudeCodeHarness } from '../harness/claudeCode';
-import { CodexHarness } from '../harness/codex';
+import { AnthropicHarness } from './anthropic';
+import { ClaudeCodeHarness } from './claudeCode';
+import { CodexHarness } from './codex';
 import {
   discoverCliHarnesses,
   discoverLocalModels,
@@ -12,10 +12,10 @@ import {
   localStatusWords,
   type DiscoveredCli,
   type DiscoveredLocalServer,
-} from '../harness/discover';
-import { OpenAiCompatibleHarness } from '../harness/openai';
-import { isLoopback as isLoopbackUrl } from '../harness/toolLoop';
-import { parseHarnessScript, scriptedAssignment } from '../harness/scripted';
+} from './discover';
+import { OpenAiCompatibleHarness } from './openai';
+import { isLoopback as isLoopbackUrl } from './toolLoop';
+import { parseHarnessScript, scriptedAssignment } from './scripted';
 import type { Harness } from '../pipeline/ports';
 import type { HarnessAssignment } from '../pipeline/types';
 import { escapeControls } from '../../protocol/text';

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { discoverLocalModels } from '../../../host/harness/discover';
 import { OpenAiCompatibleHarness } from '../../../host/harness/openai';
 import type { ToolPort } from '../../../host/pipeline/ports';
-import { assignmentFromConfig } from '../../../host/review/harnessConfig';
-import { loadHarnessAssignment } from '../../../host/review/harnessChoice';
+import { assignmentFromConfig } from '../../../host/harness/harnessConfig';
+import { loadHarnessAssignment } from '../../../host/harness/harnessChoice';
 import type { LmModelInfo } from '../../../protocol/rpc';
 import { turnRequest } from '../../servers/seatKit';
-import { closedOrigin, lmStudioAnswers, ollamaAnswers, recordFetches, startFakeServer, type FakeLocalServer } from '../harness/localServers';
+import { closedOrigin, lmStudioAnswers, ollamaAnswers, recordFetches, startFakeServer, type FakeLocalServer } from './localServers';
 import { BOTH, config, MISSING, ports } from './harnessConfigFixtures';
 
 /**

@@ -5,19 +5,19 @@ import { loadBoard } from '../../../host/board/persist';
 import { emptyBoard, type BoardState } from '../../../host/board/state';
 import { scriptedAssignment } from '../../../host/harness/scripted';
 import { newGenerationId, runLensPipeline } from '../../../host/pipeline/run';
-import { deltaLines, keepFindingsInDelta, OUTSIDE_DELTA_LISTED, outsideDeltaNote, type LeftOutFinding } from '../../../host/rereview/outsideDelta';
+import { deltaLines, keepFindingsInDelta, OUTSIDE_DELTA_LISTED, outsideDeltaNote, type LeftOutFinding } from '../../../host/pipeline/outsideDelta';
 import { sinceLastReview } from '../../../host/rereview/sinceLast';
 import type { BoardElement } from '../../../protocol/board';
 import type { DiffLine, FileChange, Patchset } from '../../../protocol/patchset';
 import { TestRepo } from '../../fixtures/gitRepo';
-import { Temp, observe, openStore, sessionFor, testPrompts, tickingClock } from '../pipeline/fixtures';
+import { Temp, observe, openStore, sessionFor, testPrompts, tickingClock } from './fixtures';
 
 /**
  * New findings of a re-review's delta generation: inside the fix delta at their severity, outside
  * it only at blocker, the others left out and said on the board. The pure rule on fixtures, then
  * the pipeline over a real delta (a base merged into the request) with a scripted Flagged seat.
  */
-describe('host/rereview/outsideDelta: findings outside the fix delta', function () {
+describe('host/pipeline/outsideDelta: findings outside the fix delta', function () {
   this.timeout(60_000);
   const temp = new Temp();
   const repos: TestRepo[] = [];

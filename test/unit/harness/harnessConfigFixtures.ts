@@ -4,7 +4,7 @@
  * fields a test sets.
  */
 import type { DiscoveredCli, DiscoveredLocalServer } from '../../../host/harness/discover';
-import type { HarnessConfigPorts } from '../../../host/review/harnessConfig';
+import type { HarnessConfigPorts } from '../../../host/harness/harnessConfig';
 import type { HarnessConfig } from '../../../protocol/review';
 import type { LmModelInfo } from '../../../protocol/rpc';
 

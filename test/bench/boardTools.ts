@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FileChange, Hunk, Patchset } from '../../protocol/patchset';
-import { buildCitationIndex } from './citations';
-import { startSeatServer } from './mcpServer';
-import { BoardSeat, openDraftingBoard } from './seat';
-import type { BoardState, WriterContext } from './state';
+import { buildCitationIndex } from '../../host/board/citations';
+import { startSeatServer } from '../../host/board/mcpServer';
+import { BoardSeat, openDraftingBoard } from '../../host/board/seat';
+import type { BoardState, WriterContext } from '../../host/board/state';
 
 /**
  * Tool-call cost on a large host-derived board: the Noise complement of a 95-file branch is

@@ -27,8 +27,8 @@ import { buildExcerpts, excerptSpans } from './excerpts';
  * saying so — never as a lane still coming — and, while the generation is live, that drafting
  * again resumes it (host/review/resume.ts): the settled boards are kept, only these are drafted.
  *
- * Every span a code_ref of any lane cites gets an excerpt (host/review/excerpts.ts) read from the
- * generation's own patchset, and every citation becomes a mark (host/review/citationMarks.ts). A
+ * Every span a code_ref of any lane cites gets an excerpt (host/generation/excerpts.ts) read from the
+ * generation's own patchset, and every citation becomes a mark (host/generation/citationMarks.ts). A
  * patchset the store lacks, or cannot read, leaves every excerpt `not-captured` with the reason.
  */
 

@@ -1,10 +1,10 @@
 import { CORE_LENSES, LENSES, type Lens } from '../../protocol/board';
 import type { HarnessConfig, HarnessName } from '../../protocol/review';
 import type { LmModelInfo, LmModelsParams } from '../../protocol/rpc';
-import { AnthropicHarness } from '../harness/anthropic';
-import { firstLocalModel, localHarnessFor, localServerSummary, type DiscoveredCli, type DiscoveredLocalServer } from '../harness/discover';
-import { OpenAiCompatibleHarness } from '../harness/openai';
-import { VscodeLmHarness, type LmAsk } from '../harness/vscodeLm';
+import { AnthropicHarness } from './anthropic';
+import { firstLocalModel, localHarnessFor, localServerSummary, type DiscoveredCli, type DiscoveredLocalServer } from './discover';
+import { OpenAiCompatibleHarness } from './openai';
+import { VscodeLmHarness, type LmAsk } from './vscodeLm';
 import type { Harness } from '../pipeline/ports';
 import type { HarnessAssignment } from '../pipeline/types';
 import { cliHarness, DEFAULT_BASE_URLS, isLoopback } from './harnessChoice';

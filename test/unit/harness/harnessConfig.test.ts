@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { assignmentFromConfig, describeAssignment, HarnessConfigRefusal } from '../../../host/review/harnessConfig';
+import { assignmentFromConfig, describeAssignment, HarnessConfigRefusal } from '../../../host/harness/harnessConfig';
 import { Throttle } from '../../../host/review/runner';
 import type { LmModelInfo } from '../../../protocol/rpc';
 import { BOTH, config, MISSING, ports } from './harnessConfigFixtures';

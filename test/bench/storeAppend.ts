@@ -1,4 +1,4 @@
-import { Store } from './store';
+import { Store } from '../../host/store/store';
 
 /**
  * Append latency with `existing` events already stored: preloads them in batches (one journal

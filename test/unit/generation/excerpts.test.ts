@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { buildExcerpts, type ExcerptSpan } from '../../../host/review/excerpts';
+import { buildExcerpts, type ExcerptSpan } from '../../../host/generation/excerpts';
 import type { DiffLine, Patchset } from '../../../protocol/patchset';
 import { CodeExcerpt, EXCERPT_MAX_LINES, excerptKey } from '../../../protocol/review';
 import { TestRepo } from '../../fixtures/gitRepo';
 import { capture, changeFixture, fileOf, lines, type ChangeFixture } from '../board/writerFixtures';
 
-/** Excerpts over real captures of real temp repositories (host/review/excerpts.ts). */
+/** Excerpts over real captures of real temp repositories (host/generation/excerpts.ts). */
 
 const span = (path: string, side: 'base' | 'head', startLine: number, endLine = startLine): ExcerptSpan => ({ path, side, startLine, endLine });
 
@@ -20,7 +20,7 @@ function one(patchset: Patchset | null, s: ExcerptSpan, options?: Parameters<typ
 /** `kind old/new text` per line, the way a reader scans a diff. */
 const rows = (ls: readonly DiffLine[]) => ls.map((l) => `${l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : ' '}${l.oldLine ?? '·'}/${l.newLine ?? '·'} ${l.text}`);
 
-describe('review/excerpts: captured lines for cited spans (real captures)', function () {
+describe('generation/excerpts: captured lines for cited spans (real captures)', function () {
   this.timeout(60_000);
   let fixture: ChangeFixture;
   before(async () => {
@@ -173,7 +173,7 @@ describe('review/excerpts: captured lines for cited spans (real captures)', func
   });
 });
 
-describe('review/excerpts: clipping a long span', function () {
+describe('generation/excerpts: clipping a long span', function () {
   this.timeout(60_000);
   let repo: TestRepo;
   after(() => repo?.cleanup());

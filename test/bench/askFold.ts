@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { ASK_LANES, lineCommentKey, type AskEvent, type AskIntent, type VerdictOverride } from '../../protocol/asks';
-import { foldAskLog } from './fold';
+import { foldAskLog } from '../../host/asks/fold';
 
 /**
  * Fold time of a long ask log: `events` valid events of every type in a realistic mix (mostly

@@ -3,12 +3,12 @@ import { buildCitationIndex } from '../../../host/board/citations';
 import { readBoard } from '../../../host/board/read';
 import { emptyBoard, type BoardState, type VerbCall } from '../../../host/board/state';
 import { placeNoiseMembers } from '../../../host/board/writer';
-import { citationMarks, plainText } from '../../../host/review/citationMarks';
+import { citationMarks, plainText } from '../../../host/generation/citationMarks';
 import type { BoardElement, Lens } from '../../../protocol/board';
 import { CITATION_CLAIM_MAX_CHARS, CitationMark, type LaneView } from '../../../protocol/review';
 import { boardFor, build, changeFixture, cite, contextFor, type ChangeFixture } from '../board/writerFixtures';
 
-/** Citation marks over boards written through the real writer on a real capture (host/review/citationMarks.ts). */
+/** Citation marks over boards written through the real writer on a real capture (host/generation/citationMarks.ts). */
 
 const FINDING = { severity: 'major', category: 'correctness', body_markdown: 'Callers see the new text.', remedy_markdown: 'Update the callers.' };
 
@@ -24,7 +24,7 @@ function pooled(lens: Lens, patchsetId: string, pool: Array<Record<string, unkno
 
 const brief = (marks: readonly CitationMark[]) => marks.map((m) => `${m.lens} ${m.elementId} ${m.path}:${m.startLine}-${m.endLine} ${m.side} | ${m.claim}`);
 
-describe('review/citationMarks: every citation of a generation, for gutter marks', function () {
+describe('generation/citationMarks: every citation of a generation, for gutter marks', function () {
   this.timeout(60_000);
   let fx: ChangeFixture;
   before(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { persistOpenedBoard, persistVerb } from '../../../host/board/persist';
 import type { BoardState, VerbCall } from '../../../host/board/state';
 import { applyVerb } from '../../../host/board/writer';
-import { FROZEN_NOTE, INTERRUPTED_MESSAGE, RESUMABLE_NOTE, readGenerationSnapshot } from '../../../host/review/generationSnapshot';
+import { FROZEN_NOTE, INTERRUPTED_MESSAGE, RESUMABLE_NOTE, readGenerationSnapshot } from '../../../host/generation/generationSnapshot';
 import { Store, claimGenerationRun } from '../../../host/store';
 import { GenerationSnapshot, excerptKey } from '../../../protocol/review';
 import { T0, Temp, WASM_PATH, sessionFor } from '../pipeline/fixtures';
@@ -15,7 +15,7 @@ import { boardFor, changeFixture, cite, contextFor, type ChangeFixture } from '.
  * the generation's patchset in a real store; a patchset the store cannot read is stated on every
  * excerpt.
  */
-describe('review/generationSnapshot: excerpts and citation marks', function () {
+describe('generation/generationSnapshot: excerpts and citation marks', function () {
   this.timeout(60_000);
   const temp = new Temp();
   let fx: ChangeFixture;

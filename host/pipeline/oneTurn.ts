@@ -1,7 +1,7 @@
 import { READ_RESULT_MAX_BYTES } from '../../protocol/read';
 import type { SeatSpend } from '../../protocol/review';
-import type { Harness, SeatSpec, TurnResult } from '../pipeline/ports';
-import { startSeatServer, type ServedToolSurface } from './mcpServer';
+import type { Harness, SeatSpec, TurnResult } from './ports';
+import { startSeatServer, type ServedToolSurface } from '../board/mcpServer';
 
 /**
  * One turn of a one-shot seat (an explainer, the pull-request opener, the round report): its tools
