@@ -15,7 +15,7 @@ import { Markdown } from './MarkdownView';
 import { memoBy } from '../memo';
 import { openCountText } from './openCount';
 import { revealInDom, rootContaining } from './reveal';
-import { buildTree, MAX_ELEMENT_DEPTH, reuseNodes, type BoardTree, type TreeNode } from './tree';
+import { MAX_ELEMENT_DEPTH, updateTree, type BoardTree, type ShownTree, type TreeNode } from './tree';
 import { absenceMeaning, foldCountsText, pendingText, plural, retryKind, retryLabel, retryTitle, spendParts } from './words';
 
 export interface LanePanelProps {
@@ -173,8 +173,10 @@ export function BoardBody({ board }: { board: LensBoardView }) {
   // memoized views skip; the context object stays the same across writes for the same reason
   // (a new context value would re-render every element that reads it), and reads the latest tree.
   const shownTree = useRef<BoardTree | null>(null);
-  const tree = useMemo(() => reuseNodes(shownTree.current, buildTree(board.elements)), [board.elements]);
+  const shown = useRef<ShownTree | null>(null);
+  const tree = useMemo(() => updateTree(shown.current, board.elements), [board.elements]);
   shownTree.current = tree;
+  shown.current = { elements: board.elements, tree };
   const folds = useMemo(() => new Map(board.folds.map((fold) => [fold.sectionId, fold])), [board.folds]);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   // A round's successor: the sections its composition touched (new / reworked) open expanded once,

@@ -11,7 +11,7 @@ import { BoardAsksProvider } from './AskViews';
 import { LanePanel } from './Board';
 import { PriorItems } from './PriorItems';
 import { ExcerptsContext } from './excerpts';
-import { openFindingCount } from './openCount';
+import { openCountOf, openFindingIds } from './openCount';
 import { LENS_PANEL_ID, Rail, lensTabId } from './Rail';
 import { createdAtText, generationSpendParts, lanesInOrder, selectedLens, shortGenerationId } from './words';
 
@@ -33,10 +33,14 @@ export function GenerationView({ snapshot, lens, onSelectLens }: GenerationViewP
   const projection = useAskSurface()?.projection ?? null;
   const flagged = lanes.find((l) => l.lens === 'flagged');
   const flaggedElements = flagged?.board && flagged.state !== 'failed' ? flagged.board.elements : null;
+  // A write that changed no finding's status keeps the key, so the count is not taken again.
+  const openIds = useMemo(() => (flaggedElements ? openFindingIds(flaggedElements) : null), [flaggedElements]);
   const openCount = useMemo(
-    () => (projection && flaggedElements ? openFindingCount(flaggedElements, { sessionId: snapshot.sessionId, generationId: snapshot.generationId }, projection) : null),
-    [projection, flaggedElements, snapshot.sessionId, snapshot.generationId],
+    () => (projection && openIds !== null ? openCountOf(openIds, { sessionId: snapshot.sessionId, generationId: snapshot.generationId }, projection) : null),
+    [projection, openIds, snapshot.sessionId, snapshot.generationId],
   );
+  // The spend line reads only spend and timings, which a seat's write to a board leaves as they were.
+  const spendLine = useMemo(() => generationSpendParts({ spend: snapshot.spend, timings: snapshot.timings }), [snapshot.spend, snapshot.timings]);
   return (
     <BoardAsksProvider snapshot={snapshot}>
       <section class="rn-generation" data-testid="generation" data-generation-id={snapshot.generationId} data-status={snapshot.status} aria-label="Lens boards">
@@ -70,7 +74,7 @@ export function GenerationView({ snapshot, lens, onSelectLens }: GenerationViewP
           <span class="rn-spend-label">
             Generation <code title={snapshot.generationId}>{shortGenerationId(snapshot.generationId)}</code>
           </span>
-          {generationSpendParts(snapshot).map((part) => (
+          {spendLine.map((part) => (
             <span key={part.key} class="rn-spend-part" data-part={part.key} title={part.title}>
               {' · '}
               {part.text}

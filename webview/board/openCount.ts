@@ -13,11 +13,24 @@ export interface OpenCountScope {
 
 /** Open findings among `elements` (a Flagged board's pool): status open, then `flaggedOpenCount`. */
 export function openFindingCount(elements: readonly BoardElement[], scope: OpenCountScope, projection: AskProjection): number {
+  return openCountOf(openFindingIds(elements), scope, projection);
+}
+
+/**
+ * The ids of the findings whose status is open, one per line: a key that stays equal across a
+ * write that changed no finding's status, so a caller memoizing on it counts again only then.
+ */
+export function openFindingIds(elements: readonly BoardElement[]): string {
+  let ids = '';
+  for (const element of elements) if (element.kind === 'finding' && element.status === 'open') ids += `${element.id}\n`;
+  return ids;
+}
+
+/** `flaggedOpenCount` over the findings `openFindingIds` named. */
+export function openCountOf(openIds: string, scope: OpenCountScope, projection: AskProjection): number {
   const boardId = flaggedBoardId(scope.sessionId, scope.generationId);
   const findings: FindingRef[] = [];
-  for (const element of elements) {
-    if (element.kind === 'finding' && element.status === 'open') findings.push({ generationId: scope.generationId, boardId, findingId: element.id });
-  }
+  for (const findingId of openIds.split('\n')) if (findingId !== '') findings.push({ generationId: scope.generationId, boardId, findingId });
   return flaggedOpenCount(findings, projection);
 }
 

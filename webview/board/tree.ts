@@ -170,6 +170,105 @@ export function reuseNodes(previous: BoardTree | null, next: BoardTree): BoardTr
   return sameNodes(roots, next.roots) ? next : { ...next, roots };
 }
 
+/** A tree as last shown, with the pool it was built from. */
+export interface ShownTree {
+  elements: readonly BoardElement[];
+  tree: BoardTree;
+}
+
+/**
+ * The tree of `elements`, sharing every node it can with the tree last shown: `reuseNodes` over a
+ * fresh `buildTree`, or, when a write only changed elements in place (same ids, kinds, parents and
+ * named refs at the same positions, none of them a referenced code ref), the shown tree with just
+ * those elements' nodes and their ancestors renewed — a seat's write costs its path to the root,
+ * not a walk over the board. Either way the result equals `reuseNodes(shown.tree, buildTree(elements))`.
+ */
+export function updateTree(shown: ShownTree | null, elements: readonly BoardElement[]): BoardTree {
+  if (shown) {
+    const patched = patchInPlace(shown, elements);
+    if (patched) return patched;
+  }
+  return reuseNodes(shown?.tree ?? null, buildTree(elements));
+}
+
+function patchInPlace({ elements: before, tree }: ShownTree, elements: readonly BoardElement[]): BoardTree | null {
+  if (before === elements) return tree;
+  if (before.length !== elements.length || tree.flattened) return null;
+  const changed: number[] = [];
+  for (let i = 0; i < elements.length; i++) {
+    const a = before[i] as BoardElement;
+    const b = elements[i] as BoardElement;
+    if (a === b) continue;
+    if (a.id !== b.id || a.kind !== b.kind || a.parent !== b.parent || tree.referenced.has(a.id) || !sameRefs(namedRefs(a), namedRefs(b))) return null;
+    changed.push(i);
+  }
+  if (changed.length === 0) return tree;
+  const links = linksOf(tree);
+  // An element another names (not only as a code ref) is read by its referrers' views: rebuild.
+  for (const i of changed) if (links.named.has((elements[i] as BoardElement).id)) return null;
+  const dirty = new Set<TreeNode>();
+  for (const i of changed) {
+    let node = links.nodeAt.get(i);
+    if (!node) return null;
+    while (node && !dirty.has(node)) {
+      dirty.add(node);
+      node = links.parentOf.get(node) ?? undefined;
+    }
+  }
+  // The links move to the new tree (the shown tree is never patched again): renewed nodes take
+  // their old nodes' places, and their children point at them.
+  const renew = (node: TreeNode, parent: TreeNode | null): TreeNode => {
+    if (!dirty.has(node)) {
+      if (parent) links.parentOf.set(node, parent);
+      return node;
+    }
+    const next: TreeNode = { element: elements[node.index] as BoardElement, index: node.index, children: [] };
+    next.children = node.children.map((child) => renew(child, next));
+    links.parentOf.delete(node);
+    links.parentOf.set(next, parent);
+    links.nodeAt.set(next.index, next);
+    return next;
+  };
+  const byId = new Map(tree.byId);
+  for (const i of changed) {
+    const a = before[i] as BoardElement;
+    if (byId.get(a.id) === a) byId.set(a.id, elements[i] as BoardElement);
+  }
+  const next: BoardTree = { ...tree, roots: tree.roots.map((root) => renew(root, null)), byId };
+  linksCache.delete(tree);
+  linksCache.set(next, links);
+  return next;
+}
+
+function sameRefs(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((ref, i) => ref === b[i]);
+}
+
+interface TreeLinks {
+  nodeAt: Map<number, TreeNode>;
+  parentOf: Map<TreeNode, TreeNode | null>;
+  /** Every id some element names as a ref. */
+  named: Set<unknown>;
+}
+
+/** Each node by pool index and its parent, walked once per tree (a plain walk, no sorting). */
+const linksCache = new WeakMap<BoardTree, TreeLinks>();
+function linksOf(tree: BoardTree): TreeLinks {
+  let links = linksCache.get(tree);
+  if (links) return links;
+  links = { nodeAt: new Map(), parentOf: new Map(), named: new Set() };
+  const stack: Array<[TreeNode, TreeNode | null]> = tree.roots.map((root) => [root, null]);
+  while (stack.length > 0) {
+    const [node, parent] = stack.pop() as [TreeNode, TreeNode | null];
+    links.nodeAt.set(node.index, node);
+    links.parentOf.set(node, parent);
+    for (const ref of namedRefs(node.element)) links.named.add(ref);
+    for (const child of node.children) stack.push([child, node]);
+  }
+  linksCache.set(tree, links);
+  return links;
+}
+
 function sameNodes(a: readonly TreeNode[], b: readonly TreeNode[]): boolean {
   return a.length === b.length && a.every((node, i) => node === b[i]);
 }

@@ -148,8 +148,17 @@ export function pendingText(lens: Lens, state: LaneState): string {
 
 // ─── Spend and timing ───────────────────────────────────────────────────────────────────────
 
+// One formatter for every count: Number#toLocaleString builds a new one per call, which a
+// re-render after every seat write paid once per count on screen.
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+
+/** A count with its thousands separators, as the panel writes every count (1,234). */
+export function countText(count: number): string {
+  return COUNT_FORMAT.format(count);
+}
+
 export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+  return `${countText(count)} ${count === 1 ? one : many}`;
 }
 
 export function duration(ms: number): string {
@@ -183,14 +192,14 @@ export function spendParts(spend: readonly SeatSpend[]): SpendPart[] {
     const missing = spend.length - reported.length;
     parts.push({
       key: 'tokens',
-      text: `${input.toLocaleString('en-US')} tokens in, ${output.toLocaleString('en-US')} out${missing > 0 ? ` (${plural(missing, 'turn')} reported no usage)` : ''}`,
+      text: `${countText(input)} tokens in, ${countText(output)} out${missing > 0 ? ` (${plural(missing, 'turn')} reported no usage)` : ''}`,
     });
   }
   const withTools = spend.filter((s) => s.toolCalls !== null);
   if (withTools.length > 0) {
     const calls = withTools.reduce((sum, s) => sum + (s.toolCalls ?? 0), 0);
     const refusals = withTools.reduce((sum, s) => sum + (s.refusals ?? 0), 0);
-    parts.push({ key: 'tools', text: `${plural(calls, 'tool call')}${refusals > 0 ? ` (${refusals.toLocaleString('en-US')} refused)` : ''}` });
+    parts.push({ key: 'tools', text: `${plural(calls, 'tool call')}${refusals > 0 ? ` (${countText(refusals)} refused)` : ''}` });
     const reading = withTools.filter((s) => typeof s.readCalls === 'number');
     if (reading.length > 0) {
       const reads = reading.reduce((sum, s) => sum + (s.readCalls ?? 0), 0);
@@ -214,7 +223,7 @@ export function spendParts(spend: readonly SeatSpend[]): SpendPart[] {
 }
 
 /** Spend and timing of a whole generation: spendParts plus wall clock and first arrivals. */
-export function generationSpendParts(snapshot: GenerationSnapshot): SpendPart[] {
+export function generationSpendParts(snapshot: Pick<GenerationSnapshot, 'spend' | 'timings'>): SpendPart[] {
   const parts = spendParts(snapshot.spend);
   const timed = snapshot.timings
     .map((t) => ({ start: Date.parse(t.startedAt), end: Date.parse(t.startedAt) + t.durationMs, phase: t.phase, durationMs: t.durationMs }))
@@ -244,7 +253,7 @@ export function createdAtText(iso: string): string {
 // ─── Elements ───────────────────────────────────────────────────────────────────────────────
 
 export function foldCountsText(counts: readonly FoldCount[]): string {
-  return counts.map((c) => `${c.count.toLocaleString('en-US')} ${c.label}`).join(' · ');
+  return counts.map((c) => `${countText(c.count)} ${c.label}`).join(' · ');
 }
 
 export function rangeText(start: number, end: number): string {
