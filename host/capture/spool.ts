@@ -5,8 +5,10 @@ import type { FileChange, Patchset, PatchsetTotals } from '../../protocol/patchs
 import { addToTotals, compareUtf8, emptyTotals } from './fileList';
 import { fileIdPart, patchsetIdOf } from './ids';
 
-/** Serialized files are written to the spool in batches of about this many bytes, and read back in chunks of about as many. */
+/** Serialized files are kept in buffers of about this many bytes, and read back in chunks of about as many. */
 export const SPOOL_CHUNK_BYTES = 1 << 20;
+/** Up to this many bytes of serialized files stay in memory; past it they go to the spool's temp file. */
+export const SPOOL_MEMORY_BYTES = 16 << 20;
 
 /** A captured patchset whose files are in a spool: its id, its store row, and its JSON read back. */
 export interface SpooledPatchset {
@@ -22,68 +24,66 @@ export interface SpooledPatchset {
 
 interface Entry {
   path: string;
-  /** The file's JSON: its byte range in the spool file, or its bytes when there is no file. */
+  /** Where the file's JSON is in the spool's bytes (in memory or in the temp file). */
   offset: number;
   length: number;
-  bytes: Buffer | null;
   /** The file itself while it may still change (a binary file: settleOversizedFiles); serialized at finish. */
   held: FileChange | null;
   /** fileIdPart(file). */
   idPart: string;
 }
 
+/** Spool bytes kept in memory, from `start`. */
+interface Batch {
+  start: number;
+  bytes: Buffer;
+}
+
 /**
  * The files of one capture as they are parsed, each serialized (`JSON.stringify`, the bytes
- * capturePatchset's patchset has for it) into an unlinked temp file and dropped, so a capture
- * holds per file only its path, its place in the spool and its part of the patchset id — never
- * the hunks and lines. `finish` sorts by path, totals the files and computes the id exactly as
- * capturePatchset does. Without a temp directory (full, read-only) the bytes stay in memory.
+ * capturePatchset's patchset has for it) and dropped, so a capture holds per file only its path,
+ * its place in the spool and its part of the patchset id — never the hunks and lines. The bytes
+ * stay in memory up to `memoryBytes`; past that, all of them go to an unlinked temp file (without
+ * a temp directory — full, read-only — they stay in memory). `finish` sorts by path, totals the
+ * files and computes the id exactly as capturePatchset does.
  */
 export class PatchsetSpool {
-  private readonly entries: Entry[] = [];
+  private entries: Entry[] = [];
   private totals = emptyTotals();
+  private readonly chunkBytes: number;
+  private memoryBytes: number;
+  private readonly tempRoot: string;
   private dir: string | null = null;
   private fd: number | null = null;
-  /** Bytes written to the spool file so far. */
-  private written = 0;
-  private batch: Buffer[] = [];
-  private batchBytes = 0;
-  private readonly chunkBytes: number;
+  /** Sealed buffers still in memory; the temp file holds the bytes before the first. */
+  private batches: Batch[] = [];
+  private batchedBytes = 0;
+  /** Spool bytes before `current`. */
+  private sealed = 0;
+  private current: Buffer;
+  private used = 0;
 
-  /** `tempRoot`: where the spool's temp directory goes; `chunkBytes`: the batch and read-back size (SPOOL_CHUNK_BYTES). */
-  constructor(options: { tempRoot?: string; chunkBytes?: number } = {}) {
-    this.chunkBytes = options.chunkBytes ?? SPOOL_CHUNK_BYTES;
-    try {
-      this.dir = mkdtempSync(join(options.tempRoot ?? tmpdir(), 'rennet-capture-'));
-      const file = join(this.dir, 'files');
-      this.fd = openSync(file, 'w+', 0o600);
-      try {
-        // The descriptor stays valid without the name (Windows refuses while open: removed with its directory).
-        unlinkSync(file);
-      } catch {
-        // removed with its directory at dispose
-      }
-    } catch {
-      this.dispose();
-    }
+  /** `tempRoot`: where the temp file's directory goes; `chunkBytes`: buffer and read-back size; `memoryBytes`: what stays in memory. */
+  constructor(options: { tempRoot?: string; chunkBytes?: number; memoryBytes?: number } = {}) {
+    this.chunkBytes = Math.max(1, options.chunkBytes ?? SPOOL_CHUNK_BYTES);
+    this.memoryBytes = options.memoryBytes ?? SPOOL_MEMORY_BYTES;
+    this.tempRoot = options.tempRoot ?? tmpdir();
+    this.current = Buffer.allocUnsafe(this.chunkBytes);
   }
 
   /** Spools one parsed file (a binary one is held as it is: it has no hunks). */
   add(file: FileChange): void {
     if (file.binary) {
-      this.entries.push({ path: file.path, offset: 0, length: 0, bytes: null, held: file, idPart: '' });
+      this.entries.push({ path: file.path, offset: 0, length: 0, held: file, idPart: '' });
       return;
     }
     this.entries.push(this.spooled(file));
   }
 
-  /** Drops every file added so far. */
+  /** Drops every file added so far (their bytes are never read). */
   reset(): void {
-    this.entries.length = 0;
+    this.entries = [];
     this.totals = emptyTotals();
-    this.batch = [];
-    this.batchBytes = 0;
-    // The spool file's old bytes are simply never read: entries point past them.
   }
 
   /** The files held unserialized (git called them binary), for settleOversizedFiles to settle. */
@@ -100,7 +100,7 @@ export class PatchsetSpool {
       const held = (this.entries[i] as Entry).held;
       if (held) this.entries[i] = this.spooled(held);
     }
-    this.flush();
+    this.seal(0, false);
     const entries = this.entries.sort((a, b) => compareUtf8(a.path, b.path));
     const totals = this.totals;
     const fields = meta(totals);
@@ -127,6 +127,11 @@ export class PatchsetSpool {
   }
 
   dispose(): void {
+    this.closeTemp();
+    this.batches = [];
+  }
+
+  private closeTemp(): void {
     if (this.fd !== null) {
       try {
         closeSync(this.fd);
@@ -141,27 +146,86 @@ export class PatchsetSpool {
 
   private spooled(file: FileChange): Entry {
     addToTotals(this.totals, file, file.hunks.length);
-    const bytes = Buffer.from(JSON.stringify(file), 'utf8');
-    const idPart = fileIdPart(file);
-    if (this.fd === null) return { path: file.path, offset: 0, length: bytes.length, bytes, held: null, idPart };
-    const entry: Entry = { path: file.path, offset: this.written + this.batchBytes, length: bytes.length, bytes: null, held: null, idPart };
-    this.batch.push(bytes);
-    this.batchBytes += bytes.length;
-    if (this.batchBytes >= this.chunkBytes) this.flush();
-    return entry;
+    const json = JSON.stringify(file);
+    // Encoded straight into the current buffer (no buffer per file); a file never spans two.
+    if (json.length * 3 > this.current.length - this.used) {
+      const length = Buffer.byteLength(json, 'utf8');
+      if (length > this.current.length - this.used) this.seal(length, true);
+    }
+    const offset = this.sealed + this.used;
+    const length = this.current.write(json, this.used, 'utf8');
+    this.used += length;
+    return { path: file.path, offset, length, held: null, idPart: fileIdPart(file) };
   }
 
-  private flush(): void {
-    if (this.fd === null || this.batchBytes === 0) return;
-    const data = this.batch.length === 1 ? (this.batch[0] as Buffer) : Buffer.concat(this.batch, this.batchBytes);
-    for (let done = 0; done < data.length;) {
-      const n = writeSync(this.fd, data, done, data.length - done, this.written + done);
-      if (n <= 0) throw new Error('could not write the capture spool');
-      done += n;
+  /** Keeps the current buffer's bytes (spilling to the temp file past memoryBytes) and starts one of at least `room` bytes. */
+  private seal(room: number, spill: boolean): void {
+    if (this.used > 0) {
+      this.batches.push({ start: this.sealed, bytes: this.current.subarray(0, this.used) });
+      this.batchedBytes += this.used;
+      this.sealed += this.used;
     }
-    this.written += data.length;
-    this.batch = [];
-    this.batchBytes = 0;
+    if (spill && this.batchedBytes > this.memoryBytes) this.spill();
+    this.current = Buffer.allocUnsafe(Math.max(this.chunkBytes, room));
+    this.used = 0;
+  }
+
+  /** Writes the in-memory bytes to the temp file (opened on first use) and lets them go. */
+  private spill(): void {
+    if (this.fd === null && !this.openTemp()) {
+      this.memoryBytes = Infinity;
+      return;
+    }
+    for (const batch of this.batches) {
+      for (let done = 0; done < batch.bytes.length;) {
+        const n = writeSync(this.fd as number, batch.bytes, done, batch.bytes.length - done, batch.start + done);
+        if (n <= 0) throw new Error('could not write the capture spool');
+        done += n;
+      }
+    }
+    this.batches = [];
+    this.batchedBytes = 0;
+  }
+
+  private openTemp(): boolean {
+    try {
+      this.dir = mkdtempSync(join(this.tempRoot, 'rennet-capture-'));
+      const file = join(this.dir, 'files');
+      this.fd = openSync(file, 'w+', 0o600);
+      try {
+        // The descriptor stays valid without the name (Windows refuses while open: removed with its directory).
+        unlinkSync(file);
+      } catch {
+        // removed with its directory at dispose
+      }
+      return true;
+    } catch {
+      this.closeTemp();
+      return false;
+    }
+  }
+
+  /** Copies an entry's bytes into `target` at `at`. */
+  private copyOut(entry: Entry, target: Buffer, at: number): void {
+    const first = this.batches[0];
+    if (first && entry.offset >= first.start) {
+      // Batches are in spool order: the last one starting at or before the entry holds all of it.
+      let lo = 0;
+      let hi = this.batches.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if ((this.batches[mid] as Batch).start <= entry.offset) lo = mid;
+        else hi = mid - 1;
+      }
+      const batch = this.batches[lo] as Batch;
+      batch.bytes.copy(target, at, entry.offset - batch.start, entry.offset - batch.start + entry.length);
+      return;
+    }
+    for (let got = 0; got < entry.length;) {
+      const n = readSync(this.fd as number, target, at + got, entry.length - got, entry.offset + got);
+      if (n <= 0) throw new Error('the capture spool ended early');
+      got += n;
+    }
   }
 
   private *read(head: Buffer, entries: readonly Entry[]): Generator<Buffer> {
@@ -176,16 +240,8 @@ export class PatchsetSpool {
         used = 0;
       }
       if (i > 0) chunk[used++] = 0x2c; // ,
-      if (entry.bytes) {
-        used += entry.bytes.copy(chunk, used);
-        continue;
-      }
-      for (let got = 0; got < entry.length;) {
-        const n = readSync(this.fd as number, chunk, used, entry.length - got, entry.offset + got);
-        if (n <= 0) throw new Error('the capture spool ended early');
-        used += n;
-        got += n;
-      }
+      this.copyOut(entry, chunk, used);
+      used += entry.length;
     }
     if (used + 2 > chunk.length) {
       yield chunk.subarray(0, used);

@@ -100,13 +100,13 @@ function wholePatchset(files: FileChange[]): Patchset {
 describe('capture spool: the streamed capture reads back the whole capture byte for byte', function () {
   this.timeout(120_000);
 
-  it('any files in any order, any chunk size, with or without a temp directory: JSON.stringify of the patchset, same id', () => {
+  it('any files in any order, any buffer size, in memory, spilled to the temp file or without one: JSON.stringify of the patchset, same id', () => {
     const root = tempDir('rennet-spool-test-');
     try {
       fc.assert(
-        fc.property(filesArb, fc.integer({ min: 1, max: 4096 }), fc.boolean(), fc.boolean(), (generated, chunkBytes, withTemp, resetFirst) => {
+        fc.property(filesArb, fc.integer({ min: 1, max: 4096 }), fc.integer({ min: 0, max: 8192 }), fc.boolean(), fc.boolean(), (generated, chunkBytes, memoryBytes, withTemp, resetFirst) => {
           const files = generated.map((f) => (f.binary ? { ...f, hunks: [], regions: [] } : f));
-          const spool = new PatchsetSpool({ tempRoot: withTemp ? root : join(root, 'missing'), chunkBytes });
+          const spool = new PatchsetSpool({ tempRoot: withTemp ? root : join(root, 'missing'), chunkBytes, memoryBytes });
           try {
             if (resetFirst) {
               // A first diff's files dropped (the criss-cross retry): none of them may show.
