@@ -17,6 +17,22 @@ export function contentId(prefix: string, parts: readonly string[]): string {
   return `${prefix}-${hash.digest('hex').slice(0, CONTENT_ID_HEX_LENGTH)}`;
 }
 
+/** contentId over parts given one at a time as UTF-8 (a caller that never holds them all). */
+export class PartsHash {
+  private readonly hash = crypto.createHash('sha256');
+  private first = true;
+
+  add(part: Uint8Array): void {
+    if (!this.first) this.hash.update('\0');
+    this.first = false;
+    this.hash.update(part);
+  }
+
+  id(prefix: string): string {
+    return `${prefix}-${this.hash.digest('hex').slice(0, CONTENT_ID_HEX_LENGTH)}`;
+  }
+}
+
 /**
  * A hunk's identity is its path, its verbatim @@ header (which carries line numbers, so two
  * byte-identical hunks in one file never collide) and its body.

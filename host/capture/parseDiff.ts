@@ -222,7 +222,8 @@ export class DiffStreamParser {
   private pending: Buffer = Buffer.alloc(0);
   private inPatch = false;
   private scanFrom = 1;
-  private readonly records: RawRecord[] = [];
+  /** git's raw records in order; each is dropped (undefined) once its file is parsed. */
+  private readonly records: (RawRecord | undefined)[] = [];
   private readonly files: FileChange[] = [];
   /** Files parsed so far (kept in `files`, or handed to `onFile`). */
   private fileCount = 0;
@@ -325,6 +326,7 @@ export class DiffStreamParser {
   }
 
   private emit(file: FileChange): void {
+    this.records[this.fileCount] = undefined;
     this.fileCount++;
     if (this.onFile) this.onFile(file);
     else this.files.push(file);

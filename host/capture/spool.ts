@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FileChange, Patchset, PatchsetTotals } from '../../protocol/patchset';
 import { addToTotals, compareUtf8, emptyTotals } from './fileList';
-import { fileIdPart, patchsetIdOf } from './ids';
+import { PartsHash, canonicalJson, fileIdPart } from './ids';
 
 /** Serialized files are kept in buffers of about this many bytes, and read back in chunks of about as many. */
 export const SPOOL_CHUNK_BYTES = 1 << 20;
@@ -29,8 +29,9 @@ interface Entry {
   length: number;
   /** The file itself while it may still change (a binary file: settleOversizedFiles); serialized at finish. */
   held: FileChange | null;
-  /** fileIdPart(file). */
-  idPart: string;
+  /** Where fileIdPart(file) is in the spool's bytes (as UTF-8). */
+  idOffset: number;
+  idLength: number;
 }
 
 /** Spool bytes kept in memory, from `start`. */
@@ -41,8 +42,8 @@ interface Batch {
 
 /**
  * The files of one capture as they are parsed, each serialized (`JSON.stringify`, the bytes
- * capturePatchset's patchset has for it) and dropped, so a capture holds per file only its path,
- * its place in the spool and its part of the patchset id — never the hunks and lines. The bytes
+ * capturePatchset's patchset has for it) with its part of the patchset id, and dropped: a capture
+ * holds per file only its path and where its bytes are — never the hunks and lines. The bytes
  * stay in memory up to `memoryBytes`; past that, all of them go to an unlinked temp file (without
  * a temp directory — full, read-only — they stay in memory). `finish` sorts by path, totals the
  * files and computes the id exactly as capturePatchset does.
@@ -74,7 +75,7 @@ export class PatchsetSpool {
   /** Spools one parsed file (a binary one is held as it is: it has no hunks). */
   add(file: FileChange): void {
     if (file.binary) {
-      this.entries.push({ path: file.path, offset: 0, length: 0, held: file, idPart: '' });
+      this.entries.push({ path: file.path, offset: 0, length: 0, held: file, idOffset: 0, idLength: 0 });
       return;
     }
     this.entries.push(this.spooled(file));
@@ -104,11 +105,7 @@ export class PatchsetSpool {
     const entries = this.entries.sort((a, b) => compareUtf8(a.path, b.path));
     const totals = this.totals;
     const fields = meta(totals);
-    const id = patchsetIdOf(
-      fields,
-      entries.map((e) => e.idPart),
-    );
-    for (const entry of entries) entry.idPart = '';
+    const id = this.idOf(fields, entries);
     // files is the last field: its array is written between the two halves of this.
     const empty = JSON.stringify({ id, ...fields, files: [] });
     if (!empty.endsWith('"files":[]}')) throw new Error('a patchset field follows files');
@@ -146,16 +143,37 @@ export class PatchsetSpool {
 
   private spooled(file: FileChange): Entry {
     addToTotals(this.totals, file, file.hunks.length);
-    const json = JSON.stringify(file);
-    // Encoded straight into the current buffer (no buffer per file); a file never spans two.
-    if (json.length * 3 > this.current.length - this.used) {
-      const length = Buffer.byteLength(json, 'utf8');
+    const [offset, length] = this.append(JSON.stringify(file));
+    const [idOffset, idLength] = this.append(fileIdPart(file));
+    return { path: file.path, offset, length, held: null, idOffset, idLength };
+  }
+
+  /** Appends a string's UTF-8 to the spool: where it is, how long. Encoded straight into the current buffer; a string never spans two. */
+  private append(text: string): [number, number] {
+    if (text.length * 3 > this.current.length - this.used) {
+      const length = Buffer.byteLength(text, 'utf8');
       if (length > this.current.length - this.used) this.seal(length, true);
     }
     const offset = this.sealed + this.used;
-    const length = this.current.write(json, this.used, 'utf8');
+    const length = this.current.write(text, this.used, 'utf8');
     this.used += length;
-    return { path: file.path, offset, length, held: null, idPart: fileIdPart(file) };
+    return [offset, length];
+  }
+
+  /**
+   * patchsetIdOf(meta, the files' id parts in order), hashed as they are read back: SHA-256 over
+   * the same UTF-8 with the same NUL separators (contentId), so the same id.
+   */
+  private idOf(meta: Omit<Patchset, 'id' | 'files'>, entries: readonly Entry[]): string {
+    const parts = new PartsHash();
+    parts.add(Buffer.from(canonicalJson(meta), 'utf8'));
+    let buffer = Buffer.allocUnsafe(this.chunkBytes);
+    for (const entry of entries) {
+      if (entry.idLength > buffer.length) buffer = Buffer.allocUnsafe(entry.idLength);
+      this.copyOut(entry.idOffset, entry.idLength, buffer, 0);
+      parts.add(buffer.subarray(0, entry.idLength));
+    }
+    return parts.id('ps');
   }
 
   /** Keeps the current buffer's bytes (spilling to the temp file past memoryBytes) and starts one of at least `room` bytes. */
@@ -205,24 +223,24 @@ export class PatchsetSpool {
     }
   }
 
-  /** Copies an entry's bytes into `target` at `at`. */
-  private copyOut(entry: Entry, target: Buffer, at: number): void {
+  /** Copies spool bytes [offset, offset + length) into `target` at `at`. */
+  private copyOut(offset: number, length: number, target: Buffer, at: number): void {
     const first = this.batches[0];
-    if (first && entry.offset >= first.start) {
+    if (first && offset >= first.start) {
       // Batches are in spool order: the last one starting at or before the entry holds all of it.
       let lo = 0;
       let hi = this.batches.length - 1;
       while (lo < hi) {
         const mid = (lo + hi + 1) >> 1;
-        if ((this.batches[mid] as Batch).start <= entry.offset) lo = mid;
+        if ((this.batches[mid] as Batch).start <= offset) lo = mid;
         else hi = mid - 1;
       }
       const batch = this.batches[lo] as Batch;
-      batch.bytes.copy(target, at, entry.offset - batch.start, entry.offset - batch.start + entry.length);
+      batch.bytes.copy(target, at, offset - batch.start, offset - batch.start + length);
       return;
     }
-    for (let got = 0; got < entry.length;) {
-      const n = readSync(this.fd as number, target, at + got, entry.length - got, entry.offset + got);
+    for (let got = 0; got < length;) {
+      const n = readSync(this.fd as number, target, at + got, length - got, offset + got);
       if (n <= 0) throw new Error('the capture spool ended early');
       got += n;
     }
@@ -240,7 +258,7 @@ export class PatchsetSpool {
         used = 0;
       }
       if (i > 0) chunk[used++] = 0x2c; // ,
-      this.copyOut(entry, chunk, used);
+      this.copyOut(entry.offset, entry.length, chunk, used);
       used += entry.length;
     }
     if (used + 2 > chunk.length) {
