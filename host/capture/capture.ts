@@ -142,6 +142,25 @@ function patchsetMeta(diffed: DiffedTarget, target: CaptureTarget, options: Capt
   };
 }
 
+/**
+ * A branch target's base commit, head commit and head tree from one git process instead of three
+ * (each spawn costs the CLI a fork of itself). null unless git answers exactly three object ids —
+ * an unknown ref, a non-commit, a range or a name git reads as a path — and then resolveCommit
+ * resolves each ref alone and says precisely what is wrong.
+ */
+async function resolveBranchAtOnce(repo: RepoHandle, base: string, head: string): Promise<{ baseTip: string; head: string; headTree: string } | null> {
+  // No option-like names (resolveCommit refuses them); without --verify, --end-of-options would be printed back.
+  if (base.startsWith('-') || head.startsWith('-')) return null;
+  const result = await runGit(['rev-parse', `${base}^{commit}`, `${head}^{commit}`, `${head}^{tree}`], { cwd: repo.root });
+  if (result.code !== 0) return null;
+  const ids = result.stdout.toString('utf8').split('\n');
+  if (ids.length !== 4 || ids[3] !== '' || !ids.slice(0, 3).every((id) => OBJECT_ID.test(id))) return null;
+  const [baseTip, headCommit, headTree] = ids as [string, string, string];
+  return { baseTip, head: headCommit, headTree };
+}
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 /** Where a spooled capture's files go as they are parsed; `reset` drops them (a second diff follows). */
 interface FileSink {
   add(file: FileChange): void;
@@ -151,7 +170,10 @@ interface FileSink {
 /** Resolves the target, diffs it from the merge-base and parses the diff (each file to `sink` when given). */
 async function diffTarget(repo: RepoHandle, target: CaptureTarget, options: CaptureOptions, sink?: FileSink): Promise<Result<DiffedTarget>> {
   const onFile = sink ? (file: FileChange) => sink.add(file) : undefined;
-  const [baseTip, branchHead] = await Promise.all([resolveCommit(repo, target.base), target.kind === 'branch' ? resolveCommit(repo, target.head) : Promise.resolve(null)]);
+  const atOnce = target.kind === 'branch' ? await resolveBranchAtOnce(repo, target.base, target.head) : null;
+  const [baseTip, branchHead] = atOnce
+    ? [ok(atOnce.baseTip), ok(atOnce.head)]
+    : await Promise.all([resolveCommit(repo, target.base), target.kind === 'branch' ? resolveCommit(repo, target.head) : Promise.resolve(null)]);
   if (!baseTip.ok) return baseTip;
 
   let resolved: ResolvedTarget;
@@ -171,7 +193,7 @@ async function diffTarget(repo: RepoHandle, target: CaptureTarget, options: Capt
   const [streamed, mergeBase, headTree] = await Promise.all([
     streamDiff(repo, diffArgs(options, resolved.baseTip, resolved.head, true), options, onFile),
     findMergeBase(repo, target.base, resolved),
-    gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
+    atOnce ? atOnce.headTree : gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
   ]);
   if (!mergeBase.ok) return mergeBase;
   let parser = streamed.parser;
