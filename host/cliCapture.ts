@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
 import type { Patchset, PatchsetSummary } from '../protocol/patchset';
 import type { CaptureTarget } from '../protocol/session';
-import { capturePatchset } from './capture/capture';
+import type { Result } from '../protocol/result';
+import { capturePatchset, capturePatchsetSpooled } from './capture/capture';
+import type { SpooledPatchset } from './capture/spool';
 import { openRepo } from './capture/repo';
 import { formatPatchsetSummary } from './format';
-import { patchsetJsonChunks } from './store/patchsetJson';
 import { Store } from './store/store';
 
 /** What `rennet capture` was asked, checked by the command line. */
@@ -25,16 +26,18 @@ export interface CaptureIo {
 /**
  * `rennet capture`: capture the range, store it, print it. Exit 0 printed and stored, 1 refused.
  *
- * The store opens while git runs. With --json the patchset is serialized once, a file at a time
- * (`patchsetJsonChunks`): each chunk goes to stdout (waiting on a full pipe) and to the store's
- * body file, so neither a 20 MB string nor a second serialization exists. The body is made durable
- * (fsync, rename, its row journaled) after stdout has the whole JSON and before the exit: exit 0
- * still means stored. A repeat capture of a stored id prints the same JSON and writes nothing.
+ * The store opens while git runs. With --json the patchset is never whole in memory: each file is
+ * serialized as it is parsed into a spool (capturePatchsetSpooled) and dropped; then the spool is
+ * read back in chunks, each written to stdout (waiting on a full pipe) and to the store's body
+ * file, so the same bytes serve both. The body is made durable (fsync, rename, its row journaled)
+ * after stdout has the whole JSON and before the exit: exit 0 still means stored. A repeat capture
+ * of a stored id prints the same JSON and writes nothing.
  */
 export async function captureCommand(request: CaptureRequest, io: CaptureIo): Promise<number> {
   const opening = Store.open(request.storeDir);
   // Observed here so a store that fails to open while git still runs is not an unhandled rejection.
   opening.catch(() => undefined);
+  if (request.json) return captureJson(request, io, opening);
   const captured = await captureRange(request);
   const store = await opening;
   try {
@@ -43,14 +46,38 @@ export async function captureCommand(request: CaptureRequest, io: CaptureIo): Pr
       return 1;
     }
     const patchset = captured.patchset;
-    if (!request.json) {
-      const { created } = store.putPatchset(patchset);
-      return (await writeAll(io.stdout, [`${summaryText(patchset, created)}\n`])) ? 0 : stdoutFailed(io, 'the capture is stored');
+    const { created } = store.putPatchset(patchset);
+    return (await writeAll(io.stdout, [`${summaryText(patchset, created)}\n`])) ? 0 : stdoutFailed(io, 'the capture is stored');
+  } finally {
+    store.close();
+  }
+}
+
+async function captureJson(request: CaptureRequest, io: CaptureIo, opening: Promise<Store>): Promise<number> {
+  let captured: Result<SpooledPatchset>;
+  try {
+    captured = await captureSpooled(request);
+  } catch (error) {
+    (await opening.catch(() => null))?.close();
+    throw error;
+  }
+  let store: Store;
+  try {
+    store = await opening;
+  } catch (error) {
+    if (captured.ok) captured.value.dispose();
+    throw error;
+  }
+  try {
+    if (!captured.ok) {
+      io.stderr(`rennet: ${captured.error.message}\n`);
+      return 1;
     }
-    const body = store.beginPatchset(patchset);
+    const spooled = captured.value;
+    const body = store.beginPatchsetBody(spooled.row);
     let printed: boolean;
     try {
-      printed = await writeAll(io.stdout, teeChunks(patchsetJsonChunks(patchset), body));
+      printed = await writeAll(io.stdout, teeChunks(spooled.chunks(), body));
     } catch (error) {
       body?.abort();
       throw error;
@@ -62,6 +89,7 @@ export async function captureCommand(request: CaptureRequest, io: CaptureIo): Pr
     body?.commit();
     return 0;
   } finally {
+    if (captured.ok) captured.value.dispose();
     store.close();
   }
 }
@@ -73,10 +101,15 @@ async function captureRange(request: CaptureRequest): Promise<{ ok: true; patchs
   return patchset.ok ? { ok: true, patchset: patchset.value } : { ok: false, message: patchset.error.message };
 }
 
-/** The JSON chunks as UTF-8 (encoded once for both), each also written to the store's body when it is new; then the final newline. */
-function* teeChunks(chunks: Iterable<string>, body: { write(chunk: Buffer): void } | null): Generator<Buffer> {
-  for (const chunk of chunks) {
-    const bytes = Buffer.from(chunk, 'utf8');
+async function captureSpooled(request: CaptureRequest): Promise<Result<SpooledPatchset>> {
+  const repo = await openRepo(request.repo);
+  if (!repo.ok) return repo;
+  return capturePatchsetSpooled(repo.value, request.target, request.maxFileBytes === undefined ? undefined : { maxFileBytes: request.maxFileBytes });
+}
+
+/** The JSON's UTF-8 chunks, each also written to the store's body when it is new; then the final newline. */
+function* teeChunks(chunks: Iterable<Buffer>, body: { write(chunk: Buffer): void } | null): Generator<Buffer> {
+  for (const bytes of chunks) {
     body?.write(bytes);
     yield bytes;
   }

@@ -4,9 +4,13 @@ import { err, ok, rennetError, type Result } from '../../protocol/result';
 import type { CaptureTarget } from '../../protocol/session';
 import { GitError, gitText, runGit, runGitSpooled } from '../git/run';
 import { snapshotWorktree } from './snapshot';
-import { canonicalJson, contentId } from './ids';
+import { PatchsetSpool, type SpooledPatchset } from './spool';
+import { compareUtf8, totalsOf } from './fileList';
+import { fileIdPart, patchsetIdOf } from './ids';
 import { DiffParseError, DiffStreamParser, NonUtf8PathError } from './parseDiff';
 import { currentBranch, resolveCommit, type RepoHandle } from './repo';
+
+export { compareUtf8, totalsOf } from './fileList';
 
 /** Hidden ref namespace that keeps synthetic working-tree commits reachable (never a branch). */
 export const CAPTURE_REF_PREFIX = 'refs/rennet/captures/';
@@ -70,72 +74,150 @@ interface ResolvedTarget {
 export async function capturePatchset(repo: RepoHandle, target: CaptureTarget, overrides?: Partial<CaptureOptions>): Promise<Result<Patchset>> {
   const options = captureOptions(overrides);
   try {
-    const [baseTip, branchHead] = await Promise.all([resolveCommit(repo, target.base), target.kind === 'branch' ? resolveCommit(repo, target.head) : Promise.resolve(null)]);
-    if (!baseTip.ok) return baseTip;
-
-    let resolved: ResolvedTarget;
-    if (target.kind === 'branch') {
-      const head = branchHead as Result<string>;
-      if (!head.ok) return head;
-      resolved = { head: head.value, headRef: target.head, baseTip: baseTip.value };
-    } else {
-      const head = await snapshotWorkingTree(repo);
-      if (!head.ok) return head;
-      resolved = { head: head.value.commit, headRef: head.value.branch, baseTip: baseTip.value };
-    }
-
-    // The diff computes the merge-base itself (--merge-base) while the same merge-base is asked
-    // for the record, so neither waits on the other; both read the same resolved commit ids.
-    // The diff, the long one, is spawned first (a spawn blocks this thread while it forks).
-    const [streamed, mergeBase, headTree] = await Promise.all([
-      streamDiff(repo, diffArgs(options, resolved.baseTip, resolved.head, true), options),
-      findMergeBase(repo, target.base, resolved),
-      gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
-    ]);
-    if (!mergeBase.ok) return mergeBase;
-    let parser = streamed.parser;
-    if (streamed.code !== 0) {
-      // git refuses --merge-base when there are several merge-bases (criss-cross history);
-      // diff from the one `git merge-base` chose instead.
-      const retry = await streamDiff(repo, diffArgs(options, mergeBase.value, resolved.head), options);
-      if (retry.code !== 0) throw new GitError(['diff'], retry.code, retry.stderr);
-      parser = retry.parser;
-    }
-    const files = parser.end();
-    if (files.length === 0) {
-      // Identical trees at the merge-base and the head: nothing to review.
-      return err(
-        rennetError(
-          'empty-change',
-          target.kind === 'branch'
-            ? `nothing to review: ${target.head} has no changes against ${target.base} (their trees are identical at the merge-base ${mergeBase.value.slice(0, 12)})`
-            : `nothing to review: the working tree has no changes against ${target.base}`,
-        ),
-      );
-    }
+    const diffed = await diffTarget(repo, target, options);
+    if (!diffed.ok) return diffed;
+    const { files } = diffed.value;
     await settleOversizedFiles(repo, files, options);
     sortByPath(files);
-
-    const body: Omit<Patchset, 'id'> = {
-      base: mergeBase.value,
-      head: resolved.head,
-      headTree,
-      baseRef: target.base,
-      headRef: resolved.headRef,
-      baseTip: resolved.baseTip,
-      targetKind: target.kind,
-      diffCommand: diffCommandFor(options, mergeBase.value, resolved.head),
-      options,
-      totals: totalsOf(files),
-      files,
-    };
+    const body: Omit<Patchset, 'id'> = { ...patchsetMeta(diffed.value, target, options, totalsOf(files)), files };
     return ok({ id: patchsetId(body), ...body });
   } catch (error) {
-    if (error instanceof NonUtf8PathError) return err(rennetError('invalid-path', error.message, { path: error.pathBytes }));
-    if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's diff: ${error.message}`));
-    if (error instanceof GitError) return err(rennetError('git-failed', error.message));
-    throw error;
+    return captureFailure(error);
   }
+}
+
+/**
+ * capturePatchset without the whole patchset in memory (`rennet capture --json` at any size):
+ * each file is serialized as it is parsed into a spool (host/capture/spool.ts) and dropped, and
+ * the result reads back `JSON.stringify` of the patchset capturePatchset answers, byte for byte,
+ * with the same id. Only each file's path, counts and id part stay in memory. The caller must
+ * `dispose()` it.
+ */
+export async function capturePatchsetSpooled(repo: RepoHandle, target: CaptureTarget, overrides?: Partial<CaptureOptions>): Promise<Result<SpooledPatchset>> {
+  const options = captureOptions(overrides);
+  const spool = new PatchsetSpool();
+  try {
+    const diffed = await diffTarget(repo, target, options, spool);
+    if (!diffed.ok) {
+      spool.dispose();
+      return diffed;
+    }
+    // Only a file git called binary can change here, and such a file has no hunks: the spool held it.
+    await settleOversizedFiles(repo, spool.heldFiles(), options);
+    return ok(spool.finish((totals) => patchsetMeta(diffed.value, target, options, totals)));
+  } catch (error) {
+    spool.dispose();
+    return captureFailure(error);
+  }
+}
+
+function captureFailure(error: unknown): Result<never> {
+  if (error instanceof NonUtf8PathError) return err(rennetError('invalid-path', error.message, { path: error.pathBytes }));
+  if (error instanceof DiffParseError) return err(rennetError('git-failed', `could not read git's diff: ${error.message}`));
+  if (error instanceof GitError) return err(rennetError('git-failed', error.message));
+  throw error;
+}
+
+interface DiffedTarget {
+  resolved: ResolvedTarget;
+  mergeBase: string;
+  headTree: string;
+  /** The parsed files in git's order; [] when they went to a sink instead. */
+  files: FileChange[];
+}
+
+/** The patchset's fields other than its id and files, in the order the JSON has them. */
+function patchsetMeta(diffed: DiffedTarget, target: CaptureTarget, options: CaptureOptions, totals: PatchsetTotals): Omit<Patchset, 'id' | 'files'> {
+  return {
+    base: diffed.mergeBase,
+    head: diffed.resolved.head,
+    headTree: diffed.headTree,
+    baseRef: target.base,
+    headRef: diffed.resolved.headRef,
+    baseTip: diffed.resolved.baseTip,
+    targetKind: target.kind,
+    diffCommand: diffCommandFor(options, diffed.mergeBase, diffed.resolved.head),
+    options,
+    totals,
+  };
+}
+
+/**
+ * A branch target's base commit, head commit and head tree from one git process instead of three
+ * (each spawn costs the CLI a fork of itself). null unless git answers exactly three object ids —
+ * an unknown ref, a non-commit, a range or a name git reads as a path — and then resolveCommit
+ * resolves each ref alone and says precisely what is wrong.
+ */
+async function resolveBranchAtOnce(repo: RepoHandle, base: string, head: string): Promise<{ baseTip: string; head: string; headTree: string } | null> {
+  // No option-like names (resolveCommit refuses them); without --verify, --end-of-options would be printed back.
+  if (base.startsWith('-') || head.startsWith('-')) return null;
+  const result = await runGit(['rev-parse', `${base}^{commit}`, `${head}^{commit}`, `${head}^{tree}`], { cwd: repo.root });
+  if (result.code !== 0) return null;
+  const ids = result.stdout.toString('utf8').split('\n');
+  if (ids.length !== 4 || ids[3] !== '' || !ids.slice(0, 3).every((id) => OBJECT_ID.test(id))) return null;
+  const [baseTip, headCommit, headTree] = ids as [string, string, string];
+  return { baseTip, head: headCommit, headTree };
+}
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** Where a spooled capture's files go as they are parsed; `reset` drops them (a second diff follows). */
+interface FileSink {
+  add(file: FileChange): void;
+  reset(): void;
+}
+
+/** Resolves the target, diffs it from the merge-base and parses the diff (each file to `sink` when given). */
+async function diffTarget(repo: RepoHandle, target: CaptureTarget, options: CaptureOptions, sink?: FileSink): Promise<Result<DiffedTarget>> {
+  const onFile = sink ? (file: FileChange) => sink.add(file) : undefined;
+  const atOnce = target.kind === 'branch' ? await resolveBranchAtOnce(repo, target.base, target.head) : null;
+  const [baseTip, branchHead] = atOnce
+    ? [ok(atOnce.baseTip), ok(atOnce.head)]
+    : await Promise.all([resolveCommit(repo, target.base), target.kind === 'branch' ? resolveCommit(repo, target.head) : Promise.resolve(null)]);
+  if (!baseTip.ok) return baseTip;
+
+  let resolved: ResolvedTarget;
+  if (target.kind === 'branch') {
+    const head = branchHead as Result<string>;
+    if (!head.ok) return head;
+    resolved = { head: head.value, headRef: target.head, baseTip: baseTip.value };
+  } else {
+    const head = await snapshotWorkingTree(repo);
+    if (!head.ok) return head;
+    resolved = { head: head.value.commit, headRef: head.value.branch, baseTip: baseTip.value };
+  }
+
+  // The diff computes the merge-base itself (--merge-base) while the same merge-base is asked
+  // for the record, so neither waits on the other; both read the same resolved commit ids.
+  // The diff, the long one, is spawned first (a spawn blocks this thread while it forks).
+  const [streamed, mergeBase, headTree] = await Promise.all([
+    streamDiff(repo, diffArgs(options, resolved.baseTip, resolved.head, true), options, onFile),
+    findMergeBase(repo, target.base, resolved),
+    atOnce ? atOnce.headTree : gitText(['rev-parse', `${resolved.head}^{tree}`], { cwd: repo.root }),
+  ]);
+  if (!mergeBase.ok) return mergeBase;
+  let parser = streamed.parser;
+  if (streamed.code !== 0) {
+    // git refuses --merge-base when there are several merge-bases (criss-cross history);
+    // diff from the one `git merge-base` chose instead.
+    sink?.reset();
+    const retry = await streamDiff(repo, diffArgs(options, mergeBase.value, resolved.head), options, onFile);
+    if (retry.code !== 0) throw new GitError(['diff'], retry.code, retry.stderr);
+    parser = retry.parser;
+  }
+  const files = parser.end();
+  if (parser.parsedFiles === 0) {
+    // Identical trees at the merge-base and the head: nothing to review.
+    return err(
+      rennetError(
+        'empty-change',
+        target.kind === 'branch'
+          ? `nothing to review: ${target.head} has no changes against ${target.base} (their trees are identical at the merge-base ${mergeBase.value.slice(0, 12)})`
+          : `nothing to review: the working tree has no changes against ${target.base}`,
+      ),
+    );
+  }
+  return ok({ resolved, mergeBase: mergeBase.value, headTree, files });
 }
 
 /**
@@ -191,43 +273,20 @@ function sortByPath(files: FileChange[]): void {
 }
 
 /**
- * Two paths in UTF-8 byte order (docs/capture-json.md), which is code point order. `<` compares
- * UTF-16 code units and so puts U+E000–U+FFFF (a fullwidth letter, U+FFFD) after every character
- * past U+FFFF (an emoji, a surrogate pair); ranking the units moves the surrogates last.
- */
-export function compareUtf8(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) return utf8Rank(x) - utf8Rank(y);
-  }
-  return a.length - b.length;
-}
-
-function utf8Rank(unit: number): number {
-  return unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
-}
-
-/**
  * The patchset's content address. Hunk ids already hash every hunk's path, header and body, so
  * the id covers the whole capture by hashing the metadata and the hunk ids, not every line again.
  */
 export function patchsetId(body: Omit<Patchset, 'id'>): string {
   const { files, ...meta } = body;
-  const fileParts = files.map((file) => {
-    const { hunks, regions: _regions, ...fileMeta } = file;
-    return `${canonicalJson(fileMeta)}\n${hunks.map((h) => h.id).join(',')}`;
-  });
-  return contentId('ps', [canonicalJson(meta), ...fileParts]);
+  return patchsetIdOf(meta, files.map(fileIdPart));
 }
 
 /**
  * Runs one diff and parses it while git is still writing: each file as soon as the next begins.
  * git writes to a spool file (runGitSpooled), so it never waits for the parser.
  */
-async function streamDiff(repo: RepoHandle, args: string[], options: CaptureOptions): Promise<{ code: number; stderr: string; parser: DiffStreamParser }> {
-  const parser = new DiffStreamParser(options);
+async function streamDiff(repo: RepoHandle, args: string[], options: CaptureOptions, onFile?: (file: FileChange) => void): Promise<{ code: number; stderr: string; parser: DiffStreamParser }> {
+  const parser = new DiffStreamParser(options, onFile);
   let parseError: { error: unknown } | undefined;
   const result = await runGitSpooled(args, {
     cwd: repo.root,
@@ -323,18 +382,4 @@ async function blobSizes(repo: RepoHandle, oids: readonly string[]): Promise<Map
 async function blobLooksBinary(repo: RepoHandle, oid: string): Promise<boolean> {
   const head = await runGit(['cat-file', 'blob', oid], { cwd: repo.root, maxStdoutBytes: BINARY_SNIFF_BYTES });
   return head.stdout.subarray(0, BINARY_SNIFF_BYTES).includes(0);
-}
-
-export function totalsOf(files: readonly FileChange[]): PatchsetTotals {
-  const totals: PatchsetTotals = { files: files.length, additions: 0, deletions: 0, hunks: 0, binary: 0, submodules: 0, truncated: 0, uncounted: 0 };
-  for (const file of files) {
-    totals.additions += file.additions ?? 0;
-    totals.deletions += file.deletions ?? 0;
-    totals.hunks += file.hunks.length;
-    if (file.binary) totals.binary++;
-    if (file.submodule) totals.submodules++;
-    if (file.truncated) totals.truncated++;
-    if (file.additions === null || file.deletions === null) totals.uncounted++;
-  }
-  return totals;
 }

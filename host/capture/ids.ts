@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { CONTENT_ID_HEX_LENGTH } from '../../protocol/limits';
+import type { FileChange } from '../../protocol/patchset';
 
 /** Node's one-shot digest (20.12+; VS Code's Electron may be older): a third of createHash's cost on a hunk. */
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
@@ -14,6 +15,22 @@ export function contentId(prefix: string, parts: readonly string[]): string {
     hash.update(part, 'utf8');
   });
   return `${prefix}-${hash.digest('hex').slice(0, CONTENT_ID_HEX_LENGTH)}`;
+}
+
+/** contentId over parts given one at a time as UTF-8 (a caller that never holds them all). */
+export class PartsHash {
+  private readonly hash = crypto.createHash('sha256');
+  private first = true;
+
+  add(part: Uint8Array): void {
+    if (!this.first) this.hash.update('\0');
+    this.first = false;
+    this.hash.update(part);
+  }
+
+  id(prefix: string): string {
+    return `${prefix}-${this.hash.digest('hex').slice(0, CONTENT_ID_HEX_LENGTH)}`;
+  }
 }
 
 /**
@@ -36,4 +53,19 @@ export function canonicalJson(value: unknown): string {
     }
     return v;
   });
+}
+
+/**
+ * A file's part of its patchset's id: its fields other than hunks and regions, canonical, then its
+ * hunk ids. Hunk ids already hash every hunk's path, header and body, so the patchset id covers
+ * the whole capture without hashing every line again.
+ */
+export function fileIdPart(file: FileChange): string {
+  const { hunks, regions: _regions, ...fileMeta } = file;
+  return `${canonicalJson(fileMeta)}\n${hunks.map((h) => h.id).join(',')}`;
+}
+
+/** The patchset's content address: its fields other than id and files, canonical, then each file's part in files[] order. */
+export function patchsetIdOf(meta: unknown, fileParts: readonly string[]): string {
+  return contentId('ps', [canonicalJson(meta), ...fileParts]);
 }

@@ -222,12 +222,22 @@ export class DiffStreamParser {
   private pending: Buffer = Buffer.alloc(0);
   private inPatch = false;
   private scanFrom = 1;
-  private readonly records: RawRecord[] = [];
+  /** git's raw records in order; each is dropped (undefined) once its file is parsed. */
+  private readonly records: (RawRecord | undefined)[] = [];
   private readonly files: FileChange[] = [];
+  /** Files parsed so far (kept in `files`, or handed to `onFile`). */
+  private fileCount = 0;
   /** A type change's deletion section, waiting for the creation section that follows it. */
   private typeChangeDeletion: PatchSection | null = null;
 
-  constructor(private readonly options: ParseOptions) {}
+  /**
+   * With `onFile`, each file is handed over as soon as it is parsed and not kept (`end()` then
+   * answers []): a caller that spills files holds no whole-diff object graph.
+   */
+  constructor(
+    private readonly options: ParseOptions,
+    private readonly onFile?: (file: FileChange) => void,
+  ) {}
 
   push(chunk: Buffer): void {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
@@ -239,11 +249,11 @@ export class DiffStreamParser {
     if (!this.inPatch) this.readRaw(true);
     this.readSections(true);
     if (this.typeChangeDeletion !== null) {
-      const record = this.records[this.files.length] as RawRecord;
+      const record = this.records[this.fileCount] as RawRecord;
       throw new DiffParseError(`git reported a type change of ${record.path} but printed only one of its two patch sections`);
     }
-    if (this.files.length !== this.records.length) {
-      throw new DiffParseError(`git reported ${this.records.length} changed files but printed patches for ${this.files.length}`);
+    if (this.fileCount !== this.records.length) {
+      throw new DiffParseError(`git reported ${this.records.length} changed files but printed patches for ${this.fileCount}`);
     }
     return this.files;
   }
@@ -292,11 +302,11 @@ export class DiffStreamParser {
   }
 
   private takeSection(section: Buffer): void {
-    const record = this.records[this.files.length];
+    const record = this.records[this.fileCount];
     if (!record) throw new DiffParseError(`more patch sections than the ${this.records.length} changed files git reported`);
     const taken: PatchSection = { text: section.toString('utf8'), bytes: section.length };
     if (!typeChanged(record)) {
-      this.files.push(fileChangeOf(record, [taken], this.options));
+      this.emit(fileChangeOf(record, [taken], this.options));
       return;
     }
     // Checking each half's mode line keeps a missing or extra section from pairing two files.
@@ -306,8 +316,20 @@ export class DiffStreamParser {
       return;
     }
     expectHeaderLine(record, taken.text, `new file mode ${record.newMode}`);
-    this.files.push(fileChangeOf(record, [this.typeChangeDeletion, taken], this.options));
+    this.emit(fileChangeOf(record, [this.typeChangeDeletion, taken], this.options));
     this.typeChangeDeletion = null;
+  }
+
+  /** How many files have been parsed so far. */
+  get parsedFiles(): number {
+    return this.fileCount;
+  }
+
+  private emit(file: FileChange): void {
+    this.records[this.fileCount] = undefined;
+    this.fileCount++;
+    if (this.onFile) this.onFile(file);
+    else this.files.push(file);
   }
 }
 

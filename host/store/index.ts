@@ -1,4 +1,4 @@
-export { Store, type StoreOptions, type StoredEvent, type SessionInput, type PatchsetBodyWriter } from './store';
+export { Store, type StoreOptions, type StoredEvent, type SessionInput, type PatchsetBodyWriter, type PatchsetRowInput } from './store';
 export { patchsetJsonChunks } from './patchsetJson';
 export { StoreError, isStoreError } from './errors';
 export { defaultDataDir } from './paths';

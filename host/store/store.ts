@@ -51,6 +51,18 @@ export interface StoreOptions {
   onStep?: DurableOptions['onStep'];
 }
 
+/** What a patchset's row records besides its body's size (Store.beginPatchsetBody). */
+export interface PatchsetRowInput {
+  id: string;
+  base: string;
+  head: string;
+  baseRef: string;
+  headRef: string;
+  targetKind: Patchset['targetKind'];
+  fileCount: number;
+  hunkCount: number;
+}
+
 /** A patchset body being stored (Store.beginPatchset). */
 export interface PatchsetBodyWriter {
   /** Appends the next chunk of `patchsetJsonChunks(patchset)` (a string, or its UTF-8); written, not yet durable. */
@@ -135,7 +147,25 @@ export class Store {
    * counts this process's temps as leftovers).
    */
   beginPatchset(patchset: Patchset): PatchsetBodyWriter | null {
-    const id = checkId(patchset.id, 'patchset');
+    return this.beginPatchsetBody({
+      id: patchset.id,
+      base: patchset.base,
+      head: patchset.head,
+      baseRef: patchset.baseRef,
+      headRef: patchset.headRef,
+      targetKind: patchset.targetKind,
+      fileCount: patchset.files.length,
+      hunkCount: patchset.files.reduce((n, f) => n + f.hunks.length, 0),
+    });
+  }
+
+  /**
+   * beginPatchset from what the row records, for a caller that never holds the whole patchset
+   * (`rennet capture --json` reads its body back from a spool, host/capture/spool.ts). The caller
+   * writes exactly `JSON.stringify` of the patchset the row describes.
+   */
+  beginPatchsetBody(row: PatchsetRowInput): PatchsetBodyWriter | null {
+    const id = checkId(row.id, 'patchset');
     if (this.hasPatchset(id)) return null;
     const file = this.patchsetPath(id);
     const tmp = tempPathFor(file);
@@ -161,7 +191,6 @@ export class Store {
       dropTemp();
       throw error instanceof StoreError ? error : storeFailed(`Could not write patchset ${id} to ${tmp}`, error, { patchsetId: id });
     };
-    const hunks = patchset.files.reduce((n, f) => n + f.hunks.length, 0);
     return {
       write: (chunk) => {
         if (fd === null) throw storeFailed(`Patchset ${id}'s body is already committed or aborted`, undefined, { patchsetId: id });
@@ -199,7 +228,7 @@ export class Store {
             tx.run(
               `INSERT INTO patchsets (id, base, head, base_ref, head_ref, target_kind, created_at, file_count, hunk_count, byte_size)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-              [id, patchset.base, patchset.head, patchset.baseRef, patchset.headRef, patchset.targetKind, createdAt, patchset.files.length, hunks, bytes],
+              [id, row.base, row.head, row.baseRef, row.headRef, row.targetKind, createdAt, row.fileCount, row.hunkCount, bytes],
             );
             return { created: true };
           });

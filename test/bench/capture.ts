@@ -169,7 +169,7 @@ export async function benchCaptureCli(distDir: string, repoDir: string, base: st
 }
 
 /**
- * Scale: a files × hunksPerFile range (20,000 × 10 by default) captured by the built CLI with
+ * Scale: a files × hunksPerFile range (main.ts runs 5,000, 10,000 and 20,000 files × 10) captured by the built CLI with
  * --json, its peak RSS against `rennet --version`'s, and its time beside `git diff`'s.
  */
 export async function benchCaptureScale(distDir: string, files: number, hunksPerFile: number): Promise<string> {

@@ -28,7 +28,8 @@ const HUNKS_PER_FILE = Number(process.env.BENCH_HUNKS_PER_FILE ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const WEBVIEW_RUNS = Number(process.env.BENCH_WEBVIEW_RUNS ?? 7);
-const SCALE_FILES = Number(process.env.BENCH_SCALE_FILES ?? 20_000);
+/** The scale section's range sizes in files (a comma list): peak RSS at each shows whether it grows with the range. */
+const SCALE_FILES = (process.env.BENCH_SCALE_FILES ?? '5000,10000,20000').split(',').map(Number);
 
 /** Section names `--only a,b` accepts, in the order they run. */
 const SECTIONS = ['capture', 'scale', 'store', 'cold-start', 'tools', 'pipeline', 'asks', 'exits', 'webview', 'board-push'] as const;
@@ -179,8 +180,10 @@ async function main(): Promise<void> {
   console.log(`# Rennet bench · node ${process.version} · ${new Date().toISOString()}`);
   if (only.has('capture')) await benchCapture();
   if (only.has('scale')) {
-    console.log(`\n## Capture at scale: ${SCALE_FILES} files × ${HUNKS_PER_FILE} hunks through the built CLI (one run)`);
-    console.log(await benchCaptureScale(__dirname, SCALE_FILES, HUNKS_PER_FILE));
+    for (const files of SCALE_FILES) {
+      console.log(`\n## Capture at scale: ${files} files × ${HUNKS_PER_FILE} hunks through the built CLI (one run)`);
+      console.log(await benchCaptureScale(__dirname, files, HUNKS_PER_FILE));
+    }
   }
   if (only.has('store')) await benchStore();
   if (only.has('cold-start')) await benchColdStart();

@@ -337,6 +337,16 @@ describe('capture against real git repositories', function () {
     const tree = await capturePatchset(h, { kind: 'branch', head: 'HEAD^{tree}', base: 'main' });
     assert.ok(!tree.ok);
     assert.equal(tree.error.code, 'not-a-commit');
+    // Names one rev-parse of both refs would read as several objects or as a path: each still refused alone.
+    repo.branch('feature').write('b.txt', 'b\n').commit('change');
+    for (const head of ['main..feature', 'main...feature', 'b.txt']) {
+      const odd = await capturePatchset(h, { kind: 'branch', head, base: 'main' });
+      assert.ok(!odd.ok, head);
+      assert.equal(odd.error.code, 'unknown-ref', `${head}: ${odd.error.message}`);
+    }
+    const good = await capturePatchset(h, { kind: 'branch', head: 'feature', base: 'main' });
+    assert.ok(good.ok);
+    assert.deepEqual([good.value.head, good.value.baseTip, good.value.headTree], [repo.git('rev-parse', 'feature'), repo.git('rev-parse', 'main'), repo.git('rev-parse', 'feature^{tree}')]);
   });
 
   it('refuses a shallow clone that lacks the merge-base, naming the fix', async () => {

@@ -10,7 +10,7 @@ import { buildCitationIndex, type CitationIndex } from '../../../host/board/cita
 import { BoardSeat } from '../../../host/board/seat';
 import { emptyBoard, type WriterContext } from '../../../host/board/state';
 import { readCapturedBlob } from '../../../host/capture/blob';
-import { capturePatchset } from '../../../host/capture/capture';
+import { capturePatchset, capturePatchsetSpooled } from '../../../host/capture/capture';
 import { openRepo } from '../../../host/capture/repo';
 import { gitChangeSource } from '../../../host/read/gitSource';
 import { readSurface, type ReadSurface } from '../../../host/read/tools';
@@ -696,6 +696,18 @@ async function checkPlan(plan: Plan): Promise<void> {
     const target = plan.target === 'branch' ? ({ kind: 'branch', base: 'main', head: 'feature' } as const) : ({ kind: 'working-tree', base: 'main' } as const);
     // (1) A patchset or a typed refusal with its reason; never a throw (a throw fails the property).
     const captured = await capturePatchset(handle.value, target, plan.limits ?? undefined);
+    // The spooled capture (`rennet capture --json`) refuses alike, or reads back exactly this patchset's JSON.
+    const spooled = await capturePatchsetSpooled(handle.value, target, plan.limits ?? undefined);
+    if (!captured.ok || !spooled.ok) {
+      assert.deepEqual(spooled.ok ? 'captured' : spooled.error.code, captured.ok ? 'captured' : captured.error.code, 'the spooled capture refuses as the capture does');
+    } else {
+      try {
+        assert.equal(spooled.value.id, captured.value.id);
+        assert.equal(Buffer.concat([...spooled.value.chunks()]).toString('utf8'), JSON.stringify(captured.value), 'the spooled capture reads back the same JSON');
+      } finally {
+        spooled.value.dispose();
+      }
+    }
     // main, feature (when there is one) and the branch checked out, in one git process.
     const [baseCommit, featureCommit, checkedOut] = repo.git('rev-parse', 'main', ...(plan.target === 'branch' ? ['feature'] : ['main']), '--abbrev-ref', 'HEAD').split('\n');
     if (plan.nonUtf8Name) {
