@@ -110,8 +110,8 @@ function extensionFiles(dir: string): string[] {
 }
 
 function compilerOptions(): ts.CompilerOptions {
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-  return ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT).options;
+  const config = ts.readConfigFile(join(EXTENSION, 'tsconfig.json'), ts.sys.readFile);
+  return ts.parseJsonConfigFileContent(config.config, ts.sys, EXTENSION).options;
 }
 
 /** Scans extension/ (plus `overlay`: in-memory files under extension/) and returns every violation. */
