@@ -194,7 +194,7 @@ export default defineConfig(
       // 50: mostly callbacks our own interfaces declare in method syntax (`onDone(): void`),
       // destructured or passed on as values.
       '@typescript-eslint/unbound-method': 'off',
-      // 37: tsc's noUnusedLocals / noUnusedParameters are the planned check (issue 15), not two tools.
+      // 37: tsc's noUnusedLocals / noUnusedParameters check this (tsconfig.base.json), not two tools.
       '@typescript-eslint/no-unused-vars': 'off',
       // 27: String(x ?? '') over unknown wire values from models and forges; each wants its own reading.
       '@typescript-eslint/no-base-to-string': 'off',

@@ -29,7 +29,7 @@ import { foldRounds, ledgerRows } from './rounds/ledger';
 import { landingFor, landWorkBranch } from './rounds/landing';
 import { archiveSession, sessionPatchsetIds } from './rounds/archive';
 import { ROUNDS_WORKSPACE_DEFAULT, RoundsWorkspaceMode } from '../protocol/rounds';
-import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
+import { currentGenerationId } from './review/generationSnapshot';
 import type { AskIntent } from '../protocol/asks';
 import type { Side } from '../protocol/patchset';
 import { Store } from './store';

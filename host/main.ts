@@ -310,7 +310,7 @@ import {
 import { branchOpenPrInput, openPullRequest, previewPullRequest, type OpenPrInput } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { sessionPublisher, type Publisher } from './exits/publish';
-import { currentGenerationId, readGenerationSnapshot } from './review/generationSnapshot';
+import { currentGenerationId } from './review/generationSnapshot';
 
 edge.notification(ForgesConfigure, (params) => forgeRegistry.configure(params.entries));
 
