@@ -222,7 +222,8 @@ describe('webview: a write re-renders the changed element only (happy-dom)', () 
     try {
       await run();
     } finally {
-      options.vnode = previous;
+      if (previous) options.vnode = previous;
+      else delete options.vnode;
     }
     return built;
   }
