@@ -1,6 +1,6 @@
-// ESLint (flat config, type-aware through tsconfig.json). `npm run lint` runs it with
-// --max-warnings 0; `npm test` and `npm run check` run that script. The type checker holds the
-// whole program (~2 GB of heap), so the script raises Node's heap limit to 4 GB: by default a
+// ESLint (flat config, type-aware through each folder's tsconfig.json). `npm run lint` runs it with
+// --max-warnings 0; `npm test` and `npm run check` run that script. The type checkers hold the
+// whole tree (~2.7 GB of heap), so the script raises Node's heap limit to 4 GB: by default a
 // machine with 8 GB of memory gives a process about a quarter of it, and linting would run out.
 //
 // Two jobs: the promise and `any` rules that matter in a host that runs long and talks JSON-RPC,
@@ -162,12 +162,13 @@ export default defineConfig(
     ignores: [
       'dist/**',
       'node_modules/**',
+      '.tsbuild/**',
       'test/e2e/artifacts/**',
       '.scratch/**',
       '.rennet/**',
       // generated from prompts/*.md by prompts/generate.ts
       'prompts/generated.ts',
-      // Plain JavaScript (build scripts, the e2e driver, the test runner) is not in tsconfig.json, so the
+      // Plain JavaScript (build scripts, the e2e driver, the test runner) is in no tsconfig.json, so the
       // type-aware rules cannot run on it; it is checked by running it.
       '**/*.js',
       '**/*.mjs',
@@ -178,9 +179,10 @@ export default defineConfig(
     files: TS,
     extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
     languageOptions: {
-      // One program over tsconfig.json. (The project service took ~2.8 GB of heap here, this
-      // 1.6-1.9 GB, at the same speed.)
-      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
+      // The project service types each file by its folder's tsconfig.json (its runtime's globals)
+      // and reads the projects it references from source. (`project` would read their emitted
+      // declarations in .tsbuild/, which exist only after `tsc -b`.)
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
@@ -198,7 +200,7 @@ export default defineConfig(
       // 50: mostly callbacks our own interfaces declare in method syntax (`onDone(): void`),
       // destructured or passed on as values.
       '@typescript-eslint/unbound-method': 'off',
-      // 37: tsc's noUnusedLocals / noUnusedParameters are the planned check (issue 15), not two tools.
+      // 37: tsc's noUnusedLocals / noUnusedParameters check this (tsconfig.base.json), not two tools.
       '@typescript-eslint/no-unused-vars': 'off',
       // 27: String(x ?? '') over unknown wire values from models and forges; each wants its own reading.
       '@typescript-eslint/no-base-to-string': 'off',

@@ -11,7 +11,7 @@ export type RefItem = UiPickItem & {
 /** Branch items for "Branch to review": the current branch first, marked "current". */
 export function headItems(list: BranchList): RefItem[] {
   const ordered = list.current ? [list.current, ...list.branches.filter((b) => b !== list.current)] : [...list.branches];
-  return ordered.map((ref) => ({ label: uiText(ref), ref, description: ref === list.current ? ui`current` : undefined }));
+  return ordered.map((ref) => ({ label: uiText(ref), ref, ...(ref === list.current ? { description: ui`current` } : {}) }));
 }
 
 /** Items for "Base to compare with": the default base first, marked "default"; never the head. */
@@ -22,7 +22,7 @@ export function baseItems(list: BranchList, head: string | null): RefItem[] {
   }
   for (const ref of list.branches) {
     if (ref === head || ref === list.defaultBase) continue;
-    items.push({ label: uiText(ref), ref, description: ref === list.current ? ui`current` : undefined });
+    items.push({ label: uiText(ref), ref, ...(ref === list.current ? { description: ui`current` } : {}) });
   }
   return items;
 }

@@ -3,7 +3,7 @@ import { markdownString } from './ui';
 import { LENSES, type Lens } from '../protocol/board';
 import type { ActiveReview, ReviewView } from './activeReview';
 import type { CapturedHeads } from './capturedHeads';
-import { citationsOfDocument, combinedIconSvg, emptyPlan, gutterIconName, planMarks, REVEAL_ELEMENT_COMMAND, type CaptureFileName, type DocumentSide, type MarksPlan } from './citationMarksPlan';
+import { citationsOfDocument, combinedIconSvg, emptyPlan, gutterIconName, planMarks, type CaptureFileName, type DocumentSide, type MarksPlan } from './citationMarksPlan';
 import { documentRef, parseBlobUri } from './documentRefs';
 import { describe } from './hostClient';
 

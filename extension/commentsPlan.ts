@@ -22,7 +22,6 @@ import {
 } from '../protocol/asks';
 import { accordWord, type Accord, type ElementOf, type Severity } from '../protocol/board';
 import { filesOnSides, hasSide, type FileChange, type FilesOnSides, type Patchset, type Side } from '../protocol/patchset';
-import type { Target } from '../protocol/session';
 import type { GenerationSnapshot } from '../protocol/review';
 import type { TextDocumentRef } from './documentRefs';
 

@@ -24,7 +24,7 @@ export class Forges implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly host: HostClient,
+    host: HostClient,
     private readonly secrets: vscode.SecretStorage,
     private readonly log: vscode.LogOutputChannel,
   ) {

@@ -246,7 +246,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
     this.plan = planHandOff({
       session,
       projection: current?.projection ?? null,
-      findingTitles: current?.generation ? findingTitlesOf(flaggedFindings(current.generation)) : undefined,
+      ...(current?.generation ? { findingTitles: findingTitlesOf(flaggedFindings(current.generation)) } : {}),
       receipt,
       composeRefusal,
       freshness: sessionId ? (this.deps.exits.lastFreshness(sessionId) ?? null) : null,
@@ -254,8 +254,9 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
         sessionId && session && loopsRounds(session) ? { order: this.deps.rounds.order(sessionId), ledger: this.deps.rounds.ledger(sessionId), landing: this.deps.rounds.landing(sessionId) } : null,
       gates: sessionId && session?.session.target.kind === 'pull-request' ? { read: this.deps.gates.last(sessionId), merged: this.deps.gates.merged(sessionId) ?? null } : null,
     });
-    this.view.description = this.plan.description;
-    this.view.message = this.plan.message;
+    // '' removes either from the view, as undefined does (TreeView's contract).
+    this.view.description = this.plan.description ?? '';
+    this.view.message = this.plan.message ?? '';
     const badge: vscode.ViewBadge | undefined = this.plan.badge ? { value: this.plan.badge.value, tooltip: this.plan.badge.tooltip } : undefined;
     this.view.badge = badge;
     // The title bar's Preview Review is offered only where a review can be posted (a request).

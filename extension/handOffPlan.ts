@@ -417,7 +417,7 @@ export function receiptRow(sessionId: string, receipt: PublishReceipt, current: 
   return {
     id: `receipt:${receipt.markerId}`,
     label: current ? ui`Posted: ${eventWords(receipt.event)} · ${comments}` : ui`Posted earlier: ${eventWords(receipt.event)} · ${comments}`,
-    description: notes.length > 0 ? uiText(notes.join(' · ')) : undefined,
+    ...(notes.length > 0 ? { description: uiText(notes.join(' · ')) } : {}),
     tooltip: ui`Posted to ${forge} at ${receipt.postedAt} on ${receipt.headSha.slice(0, 7)}${receipt.reused ? ' (a retry found it already there, so nothing was posted twice)' : ''}. Opens ${receipt.url}`,
     icon: current ? 'pass-filled' : 'history',
     contextValue: 'handoff-receipt',
@@ -651,7 +651,7 @@ export function gateRows(sessionId: string, provider: 'github' | 'gitlab', gates
       {
         id: `gates:merged:${m.head}`,
         label: ui`Merged at ${short(m.head)} (${m.method})`,
-        description: m.sha ? uiText(short(m.sha)) : undefined,
+        ...(m.sha ? { description: uiText(short(m.sha)) } : {}),
         tooltip: ui`Merged on ${provider === 'gitlab' ? 'GitLab' : 'GitHub'}, pinned to ${m.head}${m.sha ? `; the base is now ${m.sha}` : ''}. Opens ${m.url}`,
         icon: 'git-merge',
         contextValue: 'handoff-merged',

@@ -34,8 +34,8 @@ export type UiText = string & { readonly [uiTextBrand]: true };
 /** A QuickPick row whose visible fields are UI text (VS Code renders `$(icon)` in all three). */
 export type UiPickItem = Omit<QuickPickItem, 'label' | 'description' | 'detail'> & {
   label: UiText;
-  description?: UiText | undefined;
-  detail?: UiText | undefined;
+  description?: UiText;
+  detail?: UiText;
 };
 
 /** Value that may be interpolated into `ui`: anything shown as its string form. */

@@ -29,7 +29,7 @@ import { foldRounds, ledgerRows } from './rounds/ledger';
 import { landingFor, landWorkBranch } from './rounds/landing';
 import { archiveSession, sessionPatchsetIds } from './rounds/archive';
 import { ROUNDS_WORKSPACE_DEFAULT, RoundsWorkspaceMode } from '../protocol/rounds';
-import { currentGenerationId, readGenerationSnapshot } from './generation/generationSnapshot';
+import { currentGenerationId } from './generation/generationSnapshot';
 import type { AskIntent } from '../protocol/asks';
 import type { Side } from '../protocol/patchset';
 import { Store } from './store';

@@ -312,7 +312,7 @@ import {
 import { branchOpenPrInput, openPullRequest, previewPullRequest, type OpenPrInput } from './exits/openPr';
 import { openRepo } from './capture/repo';
 import { sessionPublisher, type Publisher } from './exits/publish';
-import { currentGenerationId, readGenerationSnapshot } from './generation/generationSnapshot';
+import { currentGenerationId } from './generation/generationSnapshot';
 
 edge.notification(ForgesConfigure, (params) => forgeRegistry.configure(params.entries));
 

@@ -8,6 +8,12 @@
  * carrying its URL, never opened. Pure: only the WHATWG `URL` global (browser and Node alike).
  */
 
+/** The WHATWG `URL` global, which ES2022 (protocol/'s only lib) does not declare: what is used here. */
+declare class URL {
+  constructor(url: string);
+  readonly hostname: string;
+}
+
 /** Why a link is not live, or null when it may be. */
 export type InertLinkReason = 'private-network' | 'unparsable';
 

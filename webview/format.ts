@@ -2,7 +2,7 @@
  * Pure formatting for the board panel: every word and number the panel shows about a capture is
  * decided here, so it is unit-tested without a DOM. No imports beyond protocol types.
  */
-import { pullRequestLabel, type FileStatus, type FileSummary, type PatchsetSummary, type PatchsetTotals, type Target, type TargetKind, type Truncation } from '../protocol';
+import { pullRequestLabel, type FileStatus, type FileSummary, type PatchsetSummary, type PatchsetTotals, type Target, type Truncation } from '../protocol';
 
 /** Hex characters shown for a commit id; the full id is always one hover (title) away. */
 export const SHORT_ID_LENGTH = 12;

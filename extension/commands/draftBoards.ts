@@ -1,4 +1,3 @@
-import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
 import { notify } from '../ui';
 import { ui } from '../uiText';

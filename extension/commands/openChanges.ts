@@ -6,7 +6,7 @@ import { documentRef, type DocumentRef } from '../documentRefs';
 import { describe } from '../hostClient';
 import { changeRow, diffPlan, findChangedFile, type DiffSide } from '../openChangesPlan';
 import { notify, quickPick } from '../ui';
-import { ui, uiText, type UiPickItem } from '../uiText';
+import { ui, type UiPickItem } from '../uiText';
 
 type FileItem = UiPickItem & {
   file: FileSummary;

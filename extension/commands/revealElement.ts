@@ -1,4 +1,3 @@
-import * as vscode from 'vscode';
 import { z } from 'zod';
 import { Lens } from '../../protocol/board';
 import type { Ctx } from '../ctx';

@@ -10,7 +10,6 @@ import {
   type Accord,
   type BoardElement,
   type ElementKind,
-  type FinishPointer,
   type ReferenceRepair,
   type Refusal,
 } from '../../protocol/board';

@@ -11,7 +11,6 @@ import {
   parseBaseUrl,
   postJson,
   readSse,
-  redact,
   runToolLoop,
   SeatConversations,
   tokens,

@@ -398,7 +398,7 @@ async function askJson(baseUrl: string, method: 'GET' | 'POST', path: string, bo
 /** The body as text, or null past `max` bytes (the rest is not read). */
 async function readBounded(response: Response, max: number): Promise<string | null> {
   if (!response.body) return '';
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -11,7 +11,6 @@ import {
   postJson,
   readJson,
   readSse,
-  redact,
   runToolLoop,
   SeatConversations,
   tokens,

@@ -365,7 +365,7 @@ export function serverMessage(text: string): string {
 /** A response body as text, at most `maxBytes` (more is a protocol error). A cut connection is a disconnect. */
 export async function readBounded(response: Response, maxBytes: number, signal: AbortSignal): Promise<string> {
   if (!response.body) return '';
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const decoder = new TextDecoder();
   let out = '';
   let bytes = 0;
@@ -410,7 +410,7 @@ export interface SseEvent {
  */
 export async function* readSse(response: Response, signal: AbortSignal): AsyncGenerator<SseEvent> {
   if (!response.body) throw new ModelError('protocol', 'the model server sent no body');
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
   const parse = (block: string): SseEvent | null => {
@@ -428,7 +428,7 @@ export async function* readSse(response: Response, signal: AbortSignal): AsyncGe
   };
   try {
     for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await reader.read();
       } catch (error) {

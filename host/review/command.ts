@@ -140,7 +140,7 @@ export async function prepareLensRun(options: LensRunOptions, deps: LensRunDeps,
     clock: deps.clock,
     store: options.store,
     // No assembler given: the pipeline falls back to its own default (host/pipeline/design.ts).
-    design: assembly ? () => assembly : undefined,
+    ...(assembly ? { design: () => assembly } : {}),
     ...observers,
     // The Noise seat reads the placed members (ids and regions, no line bodies) from the context dir.
     async onNoiseOffer(regions) {

@@ -46,7 +46,7 @@ export const BoundWorkspace = z.object({
   branch: z.string(),
   kind: z.enum(['share', 'worktree', 'sibling']),
   /** Only when the commits land on another branch than the reviewed one (a sibling's `rennet/<branch>`). */
-  workBranch: z.string().optional(),
+  workBranch: z.string().exactOptional(),
 });
 export type BoundWorkspace = z.infer<typeof BoundWorkspace>;
 

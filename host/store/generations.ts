@@ -3,7 +3,7 @@ import { Absence, LENSES, LENS_ADMISSIBLE_ABSENCES, Lens } from '../../protocol/
 import { LaneFailure, PhaseTiming, SeatSpend } from '../../protocol/review';
 import type { Reader, Row, Tx } from './durable-db';
 import { jsonColumn, textColumn } from './columns';
-import { StoreError, describeError, storeFailed } from './errors';
+import { StoreError, storeFailed } from './errors';
 
 /**
  * Generations in the store (migration 3): one row per generation of a session's lens boards, and

@@ -48,7 +48,7 @@ export interface StoreOptions {
   /** A compaction after an acknowledged write failed (the write stands; compaction is retried later). */
   onCompactionError?: (error: unknown) => void;
   /** Test hook (crash injection); see DurableStep. */
-  onStep?: DurableOptions['onStep'];
+  onStep?: NonNullable<DurableOptions['onStep']>;
 }
 
 /** What a patchset's row records besides its body's size (Store.beginPatchsetBody). */

@@ -39,7 +39,6 @@ import {
   runTitle,
   unchangedTitle,
   workerText,
-  workspaceText,
   type GenerationRef,
   type GenerationsKnown,
   type LedgerRow,

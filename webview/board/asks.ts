@@ -5,7 +5,6 @@
  * only source of ask state; everything here reads a projection it was handed.
  */
 import {
-  ASK_QUOTE_MAX_BYTES,
   ASK_TEXT_MAX_BYTES,
   AskKeyPart,
   boundedQuote,
@@ -16,7 +15,6 @@ import {
   findingKey,
   flaggedBoardId,
   type AskIntent,
-  type AskLane,
   type AskProjection,
   type BoardElement,
   type ElementOf,
@@ -24,7 +22,6 @@ import {
   type Lens,
   type QuoteAnchor,
   type QuoteThread,
-  type Target,
 } from '../../protocol';
 
 /** A result the caller decides on: the value, or the reason shown to the reviewer. */

@@ -220,7 +220,7 @@ function renderTokens(tokens: readonly Token[], state: RenderState, out: Compone
   for (const token of tokens) {
     if (token.nesting === 1) {
       const { tag, props, inert } = token.hidden ? { tag: null, props: {} } : openProps(token, state);
-      stack.push({ tag, props, children: tag === null ? top().children : [], inert });
+      stack.push({ tag, props, children: tag === null ? top().children : [], ...(inert ? { inert } : {}) });
     } else if (token.nesting === -1) {
       if (stack.length <= 1) continue;
       const frame = stack.pop() as Frame;

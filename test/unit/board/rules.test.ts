@@ -258,7 +258,7 @@ describe('board rules: the boundary tier over a real capture', function () {
   });
 
   describe('origin-compiled', () => {
-    const compiling = (reviewedBy: WriterContext['reviewedBy'], author = 'claude-sonnet-4-5'): WriterContext => ({ ...ctx, author, reviewedBy });
+    const compiling = (reviewedBy: WriterContext['reviewedBy'], author = 'claude-sonnet-4-5'): WriterContext => ({ ...ctx, author, ...(reviewedBy ? { reviewedBy } : {}) });
     const marked = (origin: string | undefined, agreement: string | undefined) =>
       add('finding', { ...finding(['e2']), parent_id: 'e1', score: 70, ...(origin ? { origin } : {}), ...(agreement ? { agreement } : {}) });
 

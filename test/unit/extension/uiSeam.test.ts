@@ -110,8 +110,8 @@ function extensionFiles(dir: string): string[] {
 }
 
 function compilerOptions(): ts.CompilerOptions {
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-  return ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT).options;
+  const config = ts.readConfigFile(join(EXTENSION, 'tsconfig.json'), ts.sys.readFile);
+  return ts.parseJsonConfigFileContent(config.config, ts.sys, EXTENSION).options;
 }
 
 /** Scans extension/ (plus `overlay`: in-memory files under extension/) and returns every violation. */
@@ -164,7 +164,7 @@ export function scanUiSeam(overlay: ReadonlyMap<string, string> = new Map()): Vi
     violations.push({ file: relative(ROOT, source.fileName), line: line + 1, rule, text });
   };
 
-  const checkValue = (target: ts.Node, symbol: ts.Symbol | undefined, value: ts.Expression) => {
+  const checkValue = (symbol: ts.Symbol | undefined, value: ts.Expression) => {
     if (!isRendered(symbol)) return;
     if (isSafeType(checker.getTypeAtLocation(value))) return;
     report(value, 'unescaped-text', `${symbol?.getName()} = ${value.getText().slice(0, 80)} (type ${checker.typeToString(checker.getTypeAtLocation(value))})`);
@@ -323,7 +323,7 @@ export function scanUiSeam(overlay: ReadonlyMap<string, string> = new Map()): Vi
           if (node.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken && isRendered(symbol)) {
             report(node.right, 'unescaped-text', `${symbol.getName()} += ${node.right.getText().slice(0, 80)} — concatenation can join escaped halves into rendered syntax`);
           } else {
-            checkValue(left, symbol, node.right);
+            checkValue(symbol, node.right);
           }
           const member = markdownMember(symbol);
           if (member && MARKDOWN_WRITES.has(member) && !inSeam) report(node, 'markdown-write', `${node.getText().slice(0, 80)} — MarkdownString is built only in extension/ui.ts`);
@@ -335,7 +335,7 @@ export function scanUiSeam(overlay: ReadonlyMap<string, string> = new Map()): Vi
         const name = node.name.getText();
         const symbols = contextual ? (contextual.isUnion() ? contextual.types : [contextual]).map((t) => t.getProperty(name)).filter((s): s is ts.Symbol => s !== undefined) : [];
         const value = ts.isPropertyAssignment(node) ? node.initializer : node.name;
-        for (const symbol of symbols) checkValue(node, symbol, value);
+        for (const symbol of symbols) checkValue(symbol, value);
       }
       // `{ ...other }` where the literal is a rendered type: each spread property landing on a rendered one.
       if (ts.isSpreadAssignment(node) && ts.isObjectLiteralExpression(node.parent)) {

@@ -39,7 +39,6 @@ describe('forge: the GitHub adapter against the fake forge', function () {
   let forge: FakeForge;
   let source: TestRepo;
   let ps: Patchset;
-  let repo: ForgeRepo;
   let nextRepo = 0;
 
   before(async () => {

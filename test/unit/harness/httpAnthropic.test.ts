@@ -106,7 +106,7 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
 
   it('sends no key header when none is given (loopback) and refuses a remote base URL without a key', async () => {
     const s = await serve([{ text: 'Nothing to write.' }]);
-    const result = await harness(s, { apiKey: undefined }).runTurn(turnRequest(kit.tools));
+    const result = await new AnthropicHarness({ baseUrl: s.origin, model: 'claude-scripted', maxTokens: 1024 }).runTurn(turnRequest(kit.tools));
     assert.equal(result.outcome, 'ended');
     assert.equal(s.requests[0]!.headers['x-api-key'], undefined);
     assert.equal(s.requests[0]!.headers['authorization'], undefined);

@@ -100,7 +100,7 @@ describe('harness: openai-compatible (Chat Completions over HTTP, scripted serve
 
   it('sends tool_choice "auto" when the server supports it, and no Authorization without a key', async () => {
     const s = await serve([{ text: 'Nothing to write.' }]);
-    const result = await harness(s, { supportsToolChoice: true, apiKey: undefined }).runTurn(turnRequest(kit.tools));
+    const result = await new OpenAiCompatibleHarness({ baseUrl: s.baseUrl, model: 'gpt-scripted', supportsToolChoice: true }).runTurn(turnRequest(kit.tools));
     assert.equal(result.outcome, 'ended');
     assert.equal(s.requests[0]!.body?.['tool_choice'], 'auto');
     assert.equal(s.requests[0]!.headers['authorization'], undefined);

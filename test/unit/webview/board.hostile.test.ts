@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
-import { LENSES, ToWebview, type BoardElement, type GenerationSnapshot, type Lens, type LensBoardView } from '../../../protocol';
+import { LENSES, ToWebview, type BoardElement, type GenerationSnapshot, type Lens } from '../../../protocol';
 import { BoardBody } from '../../../webview/board/Board';
 import { GenerationView } from '../../../webview/board/GenerationView';
 import { inertLinkReason } from '../../../protocol/links';

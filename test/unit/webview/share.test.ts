@@ -9,7 +9,7 @@ import type { BoardElement, ElementOf, GenerationSnapshot, LensBoardView } from 
 import { buildTree, reuseNodes, type BoardTree, type TreeNode } from '../../../webview/board/tree';
 import { sameJson, share, shareGeneration } from '../../../webview/share';
 import { initialModel, reduce } from '../../../webview/state';
-import { boardView, codeRef, elements, generation, sequenceBoard } from './boardFixtures';
+import { codeRef, elements, generation, sequenceBoard } from './boardFixtures';
 import { snapshot } from './fixtures';
 import { all, byTestId, click, FakeBridge, happyDomPerTest, mountApp, one, text } from './happyDom';
 
@@ -222,7 +222,8 @@ describe('webview: a write re-renders the changed element only (happy-dom)', () 
     try {
       await run();
     } finally {
-      options.vnode = previous;
+      if (previous) options.vnode = previous;
+      else delete options.vnode;
     }
     return built;
   }

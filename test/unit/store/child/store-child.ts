@@ -32,11 +32,13 @@ async function main(): Promise<void> {
   const store = await Store.open(config.dir, {
     wasmPath: config.wasmPath,
     compactEvery: config.compactEvery,
-    onStep: crashAt
-      ? (step) => {
-          if (step === crashAt.step && ++reached >= crashAt.nth) process.kill(process.pid, 'SIGKILL');
+    ...(crashAt
+      ? {
+          onStep: (step: DurableStep) => {
+            if (step === crashAt.step && ++reached >= crashAt.nth) process.kill(process.pid, 'SIGKILL');
+          },
         }
-      : undefined,
+      : {}),
   });
   const now = () => new Date().toISOString();
   const own = store.getOrCreateSession({ repoRoot: config.repoRoot, target: { kind: 'branch', head: config.label, base: 'main' }, now: now() }).session;
