@@ -29,7 +29,7 @@ import {
   type HostInfo,
   type RoundsChangedParams,
 } from '../protocol/rpc';
-import type { GenerationDelta } from '../protocol';
+import { errorMessage, type GenerationDelta } from '../protocol';
 import { rpcEdge, type RpcEdge } from '../protocol/rpcEdge';
 import type { HostStatus, PublishReceipt, SessionSnapshot } from '../protocol';
 import { GenerationFold, type GenerationChange } from './generationFold';
@@ -487,12 +487,5 @@ export class HostClient implements vscode.Disposable {
   }
 }
 
-export function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error);
-  } catch {
-    return String(error);
-  }
-}
+/** The extension's name for protocol's `errorMessage` (the text of any thrown value). */
+export const describe = errorMessage;

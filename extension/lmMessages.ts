@@ -1,3 +1,4 @@
+import { errorMessage } from '../protocol/result';
 import type { LmFailureReason, LmMessage } from '../protocol/rpc';
 
 /**
@@ -63,7 +64,7 @@ function rank(part: PlannedPart): number {
  */
 export function failureOf(error: unknown, cancelled: boolean): { reason: LmFailureReason; message: string } {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
-  const message = messageOf(error);
+  const message = error === undefined || error === null ? '' : errorMessage(error);
   if (cancelled || code === 'Canceled' || (error instanceof Error && (error.name === 'Canceled' || error.name === 'CancellationError'))) {
     return { reason: 'cancelled', message: message || 'the request was cancelled' };
   }
@@ -74,20 +75,7 @@ export function failureOf(error: unknown, cancelled: boolean): { reason: LmFailu
       return { reason: 'no-model', message };
     case 'Blocked':
       return { reason: 'blocked', message };
-    default: {
-      const cause = typeof error === 'object' && error !== null && 'cause' in error ? messageOf((error as { cause: unknown }).cause) : '';
-      return { reason: 'error', message: cause && !message.includes(cause) ? `${message} (${cause})` : message };
-    }
-  }
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  if (error === undefined || error === null) return '';
-  try {
-    return JSON.stringify(error);
-  } catch {
-    return String(error);
+    default:
+      return { reason: 'error', message };
   }
 }

@@ -532,6 +532,28 @@ export const BoardElement = z.discriminatedUnion('kind', [
 export type BoardElement = z.infer<typeof BoardElement>;
 export type ElementOf<K extends ElementKind> = Extract<BoardElement, { kind: K }>;
 
+/** Every field name some element kind has, and the type that field has across the kinds that have it. */
+export type ElementFieldName = BoardElement extends infer E ? (E extends unknown ? keyof E : never) : never;
+export type ElementFieldValue<K extends string> = BoardElement extends infer E ? (E extends unknown ? (K extends keyof E ? E[K] : never) : never) : never;
+
+/**
+ * One field of an element read by name, for code that works across kinds (the kind tables'
+ * REFERENCE_FIELDS / PROSE_FIELDS, the rules). A literal name reads as the type the schema gives it
+ * (`undefined` when this element's kind lacks it); a name only known at run time reads `unknown`.
+ */
+export function elementField<K extends ElementFieldName>(element: BoardElement, name: K): ElementFieldValue<K> | undefined;
+export function elementField(element: BoardElement, name: string): unknown;
+export function elementField(element: BoardElement, name: string): unknown {
+  return (element as unknown as Record<string, unknown>)[name];
+}
+
+/** The strings of a field that holds a string or a list (a reference field, a prose field): each non-string item is skipped. */
+export function elementStrings(element: BoardElement, name: string): string[] {
+  const value = elementField(element, name);
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
 // ─── Document envelope and board state ──────────────────────────────────────────────────────
 
 export const BoardDocument = z.object({

@@ -53,3 +53,40 @@ export function rennetError(code: ErrorCode, message: string, detail?: Record<st
 
 /** zod schema for a Result over the wire. */
 export const resultSchema = <T extends z.ZodTypeAny>(value: T) => z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), value }), z.object({ ok: z.literal(false), error: RennetError })]);
+
+/** How many causes `errorMessage` follows down a chain (a cycle ends there too). */
+const ERROR_CAUSES_SHOWN = 3;
+
+/**
+ * The text of any thrown value, for a person: an Error's message, then each cause's in parentheses
+ * (`failed (HTTP 500)`; skipped when the text already says it); a string as it is; an object's
+ * `message` string; anything else as JSON, else `String(value)`. Never throws.
+ */
+export function errorMessage(error: unknown): string {
+  let text = ownMessage(error);
+  let cause = causeOf(error);
+  for (let shown = 0; shown < ERROR_CAUSES_SHOWN && cause !== undefined; shown += 1) {
+    const more = ownMessage(cause);
+    if (more && !text.includes(more)) text = text ? `${text} (${more})` : more;
+    cause = causeOf(cause);
+  }
+  return text;
+}
+
+function ownMessage(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) {
+    const message = (value as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+  }
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function causeOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && 'cause' in value ? (value as { cause: unknown }).cause : undefined;
+}

@@ -1,7 +1,7 @@
 import { ErrorCodes, ResponseError, type CancellationToken } from 'vscode-jsonrpc';
 import type { z } from 'zod';
 import { ERROR_MESSAGE_MAX_CHARS } from './limits';
-import { err, rennetError } from './result';
+import { err, errorMessage, rennetError } from './result';
 import { checkParams, type RennetNotification, type RennetRequest } from './rpcSchema';
 
 /**
@@ -58,7 +58,7 @@ export function rpcEdge(endpoint: RpcEndpoint, log: EdgeLog): RpcEdge {
           return await handler(checked.params, token);
         } catch (error) {
           if (error instanceof ResponseError) return error;
-          const why = `${message.method} failed: ${describe(error)}`;
+          const why = `${message.method} failed: ${errorMessage(error)}`;
           log('error', bounded(why));
           return message.refusal === 'result' ? err(rennetError('internal-error', why)) : new ResponseError(ErrorCodes.InternalError, bounded(why));
         }
@@ -75,7 +75,7 @@ export function rpcEdge(endpoint: RpcEndpoint, log: EdgeLog): RpcEdge {
         try {
           await handler(checked.params);
         } catch (error) {
-          log('error', bounded(`${message.method} failed: ${describe(error)}`));
+          log('error', bounded(`${message.method} failed: ${errorMessage(error)}`));
         }
       });
     },
@@ -98,11 +98,6 @@ export function unknownNotificationLogger(log: EdgeLog): (method: string) => voi
     seen.add(name);
     log('warn', `ignored notification ${JSON.stringify(name)}: no such message`);
   };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : 'an error without a message';
 }
 
 function bounded(text: string): string {

@@ -1,7 +1,7 @@
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import { z } from 'zod';
 import { RPC_PARAMS_MAX_CHARS, RPC_PARAMS_MAX_DEPTH } from './limits';
-import type { Result } from './result';
+import { errorMessage, type Result } from './result';
 
 /**
  * How a JSON-RPC message of ours is declared: its method, the zod schema of its params (the TS
@@ -117,7 +117,7 @@ export function checkParams<P extends z.ZodType>(message: SchemaMessage<P>, raw:
     parsed = message.paramsSchema.safeParse(raw) as z.ZodSafeParseResult<z.output<P>>;
   } catch (error) {
     // A refinement that threw: still a refusal, never a crash.
-    return { ok: false, field: '(params)', message: `${message.method}: the params could not be checked (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, field: '(params)', message: `${message.method}: the params could not be checked (${errorMessage(error)})` };
   }
   if (parsed.success) return { ok: true, params: parsed.data };
   const issues = parsed.error.issues;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ASK_TEXT_MAX_BYTES, utf8Length, type QuoteAnchor } from '../../protocol/asks';
-import { CitationSide, LENS_TITLES, PROSE_FIELDS, REFERENCE_FIELDS, RESULT_MAX_BYTES, type BoardElement, type Lens } from '../../protocol/board';
+import { CitationSide, LENS_TITLES, PROSE_FIELDS, REFERENCE_FIELDS, RESULT_MAX_BYTES, elementField, elementStrings, type BoardElement, type Lens } from '../../protocol/board';
 import type { Patchset } from '../../protocol/patchset';
 import { EXCERPT_CONTEXT_LINES } from '../../protocol/review';
 import { buildExcerpts } from '../generation/excerpts';
@@ -217,11 +217,10 @@ function elementJson(element: BoardElement, elements: ReadonlyMap<string, BoardE
 
 /** An element's own reader-facing text as Markdown: its title or name as a heading, then its prose fields. */
 export function elementMarkdown(element: BoardElement): string {
-  const record = element as unknown as Record<string, unknown>;
   const fields = PROSE_FIELDS[element.kind] ?? [];
   const out: string[] = [];
   for (const field of fields) {
-    const value = record[field];
+    const value = elementField(element, field);
     if (field === 'title' || field === 'name') {
       if (typeof value === 'string' && value.trim()) out.push(`### ${value.trim()}`);
     } else if (typeof value === 'string' && value.trim()) {
@@ -235,20 +234,15 @@ export function elementMarkdown(element: BoardElement): string {
 }
 
 function titleOf(element: BoardElement): string {
-  const record = element as unknown as Record<string, unknown>;
-  const title = record.title ?? record.name;
+  const title = elementField(element, 'title') ?? elementField(element, 'name');
   return typeof title === 'string' ? title.trim().slice(0, 120) : '';
 }
 
 /** The code an element cites: itself (a code_ref), its reference fields, and its code_ref children. */
 function citedCode(element: BoardElement, elements: ReadonlyMap<string, BoardElement>): string[] {
   const ids: string[] = [];
-  const record = element as unknown as Record<string, unknown>;
   if (element.kind === 'code_ref' || element.kind === 'noise_member') ids.push(element.id);
-  for (const field of Object.keys(REFERENCE_FIELDS[element.kind] ?? {})) {
-    const value = record[field];
-    for (const id of Array.isArray(value) ? value : [value]) if (typeof id === 'string' && !ids.includes(id)) ids.push(id);
-  }
+  for (const field of Object.keys(REFERENCE_FIELDS[element.kind] ?? {})) for (const id of elementStrings(element, field)) if (!ids.includes(id)) ids.push(id);
   for (const child of elements.values()) if (child.parent === element.id && child.kind === 'code_ref' && !ids.includes(child.id)) ids.push(child.id);
   return ids.flatMap((id) => {
     const ref = elements.get(id);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { canonicalJson } from '../capture/ids';
 import { ASK_EVENT_KIND_PREFIX, ASK_HOST_EVENT_TYPES, AskEvent, AskReceipt, askEventKind, type AskProjection, type AskRefusal } from '../../protocol/asks';
-import { err, ok, rennetError, type RennetError, type Result } from '../../protocol/result';
+import { err, errorMessage, ok, rennetError, type RennetError, type Result } from '../../protocol/result';
 import type { Session } from '../../protocol/session';
 import { isStoreError } from '../store/errors';
 import type { StoredEvent } from '../store/store';
@@ -215,7 +215,7 @@ export class AskLog {
       return body();
     } catch (error) {
       if (isStoreError(error)) return err(error.toRennetError());
-      return err(rennetError('store-failed', `the ask log failed: ${error instanceof Error ? error.message : String(error)}`));
+      return err(rennetError('store-failed', `the ask log failed: ${errorMessage(error)}`));
     }
   }
 

@@ -5,6 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WRITE_BOARD_MAX_BYTES } from '../../protocol/board';
+import { errorMessage } from '../../protocol/result';
 import { HOST_VERSION } from '../version';
 import type { JsonSchemaObject } from './tools';
 
@@ -69,7 +70,7 @@ export async function startSeatServer(options: SeatServerOptions): Promise<SeatS
         return { content: [{ type: 'text' as const, text: outcome.text }], isError: outcome.isError };
       } catch (error) {
         // A host fault answers as a failed tool call (the seat reads it), not as a protocol error.
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         return {
           content: [{ type: 'text' as const, text: `host error: ${message.slice(0, 500)}. The call did not complete; read the board state from your next call before retrying.` }],
           isError: true,

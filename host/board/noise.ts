@@ -1,5 +1,5 @@
 import type { Absence, CitationSide } from '../../protocol/board';
-import { CORE_LENSES } from '../../protocol/board';
+import { CORE_LENSES, elementField } from '../../protocol/board';
 import type { FileChange, Hunk, Patchset } from '../../protocol/patchset';
 import type { CitationIndex } from './citations';
 import { findProseCitations } from './prose';
@@ -162,11 +162,8 @@ export function citedHunkIds(board: BoardState, resolveProseCitations?: ResolveP
   };
   fromProse(board.document.intro_markdown);
   for (const element of board.elements.values()) {
-    const fields = element as unknown as Record<string, unknown>;
-    if (element.kind === 'code_ref' && Array.isArray(fields.hunk_ids)) {
-      for (const id of fields.hunk_ids) if (typeof id === 'string') cited.add(id);
-    }
-    for (const field of PROSE_FIELDS) fromProse(fields[field]);
+    if (element.kind === 'code_ref') for (const id of element.hunk_ids ?? []) cited.add(id);
+    for (const field of PROSE_FIELDS) fromProse(elementField(element, field));
   }
   return cited;
 }

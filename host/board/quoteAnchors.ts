@@ -1,5 +1,5 @@
 import { QuoteAnchor, type AskProjection, type QuoteAnchorEvent } from '../../protocol/asks';
-import { LENSES, PROSE_FIELDS, type BoardElement, type Lens } from '../../protocol/board';
+import { LENSES, PROSE_FIELDS, elementStrings, type BoardElement, type Lens } from '../../protocol/board';
 
 /**
  * Quote threads across a round. PURE: no I/O, inputs never mutated; imports only protocol/.
@@ -25,14 +25,7 @@ export type QuoteReanchor = { kind: 'moved'; anchor: QuoteAnchor } | { kind: 'de
 
 /** The reader-facing prose strings of an element (PROSE_FIELDS), each array item on its own. */
 export function proseStrings(element: BoardElement): string[] {
-  const record = element as unknown as Record<string, unknown>;
-  const out: string[] = [];
-  for (const name of PROSE_FIELDS[element.kind] ?? []) {
-    const value = record[name];
-    if (typeof value === 'string') out.push(value);
-    else if (Array.isArray(value)) for (const item of value) if (typeof item === 'string') out.push(item);
-  }
-  return out;
+  return (PROSE_FIELDS[element.kind] ?? []).flatMap((name) => elementStrings(element, name));
 }
 
 /** How many positions of `text` start an exact occurrence of `quote` (overlapping ones count). */

@@ -1,5 +1,5 @@
 import type { BoardElement, FoldCount, FoldCountKey, FoldPreview, LensBoardView, SectionFold } from '../../protocol/board';
-import { FOLD_COUNT_KEYS } from '../../protocol/board';
+import { FOLD_COUNT_KEYS, elementField } from '../../protocol/board';
 import type { BoardState } from './state';
 
 /**
@@ -127,7 +127,7 @@ function sectionFold(state: BoardState, section: BoardElement, index: ChildIndex
         add('groups', members(child, index));
         break;
       case 'code_ref': {
-        const path = field(child, 'path');
+        const path = elementField(child, 'path');
         if (!flagged && typeof path === 'string') files.add(path);
         break;
       }
@@ -195,11 +195,7 @@ function normalize(text: string): string {
     .toLowerCase();
 }
 
-function field(element: BoardElement, name: string): unknown {
-  return (element as unknown as Record<string, unknown>)[name];
-}
-
 function stringField(element: BoardElement, name: string): string {
-  const value = field(element, name);
+  const value = elementField(element, name);
   return typeof value === 'string' ? value : '';
 }

@@ -6,6 +6,7 @@ import {
   PARENT_KINDS,
   REFERENCE_FIELDS,
   RESULT_MAX_HELD_IDS,
+  elementField,
   seatAbsence,
   type Accord,
   type BoardElement,
@@ -329,7 +330,7 @@ export function admitReferences(state: BoardState): { state: BoardState; repairs
     if (el.parent !== null) refs.push({ field: 'parent', target: el.parent, kinds: PARENT_KINDS[el.kind], index: null });
     const declared = REFERENCE_FIELDS[el.kind] ?? {};
     for (const ref of referencesOf(el)) {
-      const value = (el as unknown as Record<string, unknown>)[ref.field];
+      const value = elementField(el, ref.field);
       const index = Array.isArray(value) ? refs.filter((r) => r.field === ref.field).length : null;
       refs.push({ ...ref, kinds: declared[ref.field]?.kinds ?? ref.kinds, index });
     }

@@ -4,6 +4,7 @@ import { Gitlab } from '@gitbeaker/rest';
 import { GITLAB_VERDICT_LABELS, readReviewMarker, type ComposedReview, type DiffLinePair, type ReviewComment, type ReviewEvent } from '../../protocol/exits';
 import type { ForgeRepo } from '../../protocol/forge';
 import type { Gate } from '../../protocol/gates';
+import { errorMessage } from '../../protocol/result';
 import { behindGate, draftGate, jobGate, pipelineGate, requiredReviewsGate, reviewAtHeadGate, sha7, type Approval } from './gateRules';
 import {
   ForgeError,
@@ -367,7 +368,7 @@ export function gitlabAdapter(repo: ForgeRepo, token: string, options: ForgeAdap
       return await run();
     } catch (error) {
       if (error instanceof ForgeError) throw error;
-      throw new ForgeError('unreachable', clean(`GitLab at ${repo.host}: ${(error as Error).message ?? String(error)}`));
+      throw new ForgeError('unreachable', clean(`GitLab at ${repo.host}: ${errorMessage(error)}`));
     }
   };
 

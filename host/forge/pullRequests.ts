@@ -1,4 +1,4 @@
-import { err, ok, rennetError, type Result } from '../../protocol/result';
+import { err, errorMessage, ok, rennetError, type Result } from '../../protocol/result';
 import { linkedIssueNumbers, type ForgeEntry, type ForgeRepo, type PullRequestRecord } from '../../protocol/forge';
 import type { PullRequestTarget } from '../../protocol/session';
 import type { PullRequestSource } from '../service';
@@ -56,7 +56,7 @@ export function forgeFailure(error: unknown, doing: string): Result<never> {
     const code = error.kind === 'unauthorized' ? 'forge-unauthorized' : error.kind === 'not-found' ? 'not-found' : error.kind === 'head-moved' ? 'head-moved' : 'forge-failed';
     return err(rennetError(code, `${doing}: ${error.message}`, error.status !== null ? { status: String(error.status), kind: error.kind } : { kind: error.kind }));
   }
-  return err(rennetError('forge-failed', `${doing}: ${(error as Error).message ?? String(error)}`));
+  return err(rennetError('forge-failed', `${doing}: ${errorMessage(error)}`));
 }
 
 /** Reads the request, fetches its head and base into hidden refs, and records who it is for. */

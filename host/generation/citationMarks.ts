@@ -1,5 +1,5 @@
 import MarkdownIt from 'markdown-it';
-import { LENSES, PROSE_FIELDS, REFERENCE_FIELDS, type BoardElement, type CitationSide, type ElementKind, type ElementOf, type Lens } from '../../protocol/board';
+import { LENSES, PROSE_FIELDS, REFERENCE_FIELDS, elementStrings, type BoardElement, type CitationSide, type ElementKind, type ElementOf, type Lens } from '../../protocol/board';
 import { CITATION_CLAIM_MAX_CHARS, type CitationMark, type LaneView } from '../../protocol/review';
 import { findProseCitations } from '../board/prose';
 import type { CitationIndexLike } from '../board/state';
@@ -157,14 +157,7 @@ function sideOf(side: unknown): CitationSide {
 function referencedIds(element: BoardElement): string[] {
   const fields = REFERENCE_FIELDS[element.kind];
   if (!fields) return [];
-  const record = element as unknown as Record<string, unknown>;
-  const out: string[] = [];
-  for (const name of Object.keys(fields)) {
-    const value = record[name];
-    if (typeof value === 'string') out.push(value);
-    else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') out.push(v);
-  }
-  return out;
+  return Object.keys(fields).flatMap((name) => elementStrings(element, name));
 }
 
 /** Where a reader lands for a citation inside this element: the claim it belongs to, else itself. */
@@ -175,14 +168,7 @@ function landingOf(element: BoardElement, byId: ReadonlyMap<string, BoardElement
 }
 
 function proseTexts(element: BoardElement): string[] {
-  const record = element as unknown as Record<string, unknown>;
-  const out: string[] = [];
-  for (const name of PROSE_FIELDS[element.kind] ?? []) {
-    const value = record[name];
-    if (typeof value === 'string') out.push(value);
-    else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') out.push(v);
-  }
-  return out;
+  return (PROSE_FIELDS[element.kind] ?? []).flatMap((name) => elementStrings(element, name));
 }
 
 function knowledgeOf(index: CitationIndexLike | undefined) {

@@ -1,4 +1,5 @@
-import type { Harness, SeatTool, TurnRequest, TurnResult } from '../pipeline/ports';
+import type { SeatTool } from '../pipeline/ports';
+import { HttpHarness, SEAT_SYSTEM_PROMPT, type HttpEndpoint, type HttpHarnessOptions, type PostModel } from './httpHarness';
 import {
   BoundedText,
   MAX_ARGUMENT_BYTES,
@@ -9,10 +10,7 @@ import {
   eventJson,
   isLoopback,
   parseBaseUrl,
-  postJson,
   readSse,
-  runToolLoop,
-  SeatConversations,
   tokens,
   type CallAnswer,
   type ModelReply,
@@ -31,25 +29,16 @@ import {
  * includes cache reads and writes); the price is unknown (null).
  */
 
-export const ANTHROPIC_SYSTEM_PROMPT =
-  'You are one seat of Rennet, a code review tool. Do what the user message asks by calling the tools you are given; they are the only way to write. When you are done, stop calling tools.';
 export const ANTHROPIC_VERSION = '2023-06-01';
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
 
-export interface AnthropicHarnessOptions {
-  /** e.g. `https://api.anthropic.com` (with or without a trailing `/v1`). */
-  baseUrl: string;
-  /** Sent as `x-api-key`. Required unless the base URL is loopback. Never logged or quoted. */
-  apiKey?: string;
-  model: string;
+/**
+ * `baseUrl` e.g. `https://api.anthropic.com` (with or without a trailing `/v1`); `apiKey` is sent
+ * as `x-api-key`, required unless the base URL is loopback; `origin` defaults to `claude`.
+ */
+export interface AnthropicHarnessOptions extends HttpHarnessOptions {
   /** `max_tokens` per request. Default 8192. */
   maxTokens?: number;
-  /** Default `claude`. */
-  origin?: 'claude' | 'codex' | 'other';
-  /** Per-request timeout; default DEFAULT_REQUEST_TIMEOUT_MS (300 s). */
-  requestTimeoutMs?: number;
-  /** Default MAX_ROUND_TRIPS (64). */
-  maxRoundTrips?: number;
 }
 
 type Block = Record<string, unknown>;
@@ -58,30 +47,27 @@ interface Message {
   content: Block[];
 }
 
-export class AnthropicHarness implements Harness {
+export class AnthropicHarness extends HttpHarness<Message, AnthropicHarnessOptions> {
   readonly kind = 'anthropic';
-  readonly origin: 'claude' | 'codex' | 'other';
-  readonly model: string;
-  private readonly url: string;
-  private readonly label: string;
-  private readonly conversations = new SeatConversations<Message>();
 
-  constructor(private readonly options: AnthropicHarnessOptions) {
-    const base = parseBaseUrl(options.baseUrl, options.apiKey, 'Anthropic');
-    if (!options.apiKey && !isLoopback(base)) throw new Error(`an API key is required for the Anthropic API at ${base.origin}`);
-    const root = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.url = `${root}/v1/messages`;
-    this.label = `the Anthropic API (${base.origin})`;
-    this.model = options.model;
-    this.origin = options.origin ?? 'claude';
+  constructor(options: AnthropicHarnessOptions) {
+    super(options, anthropicEndpoint(options), 'claude');
   }
 
-  async runTurn(request: TurnRequest): Promise<TurnResult> {
-    const messages = this.conversations.open(request);
-    addUserText(messages, request.prompt);
-    const thread = new AnthropicThread(messages, request.tools.tools, this.options, this.url, this.label);
-    return runToolLoop(request, thread, this.options);
+  protected addPrompt(messages: Message[], prompt: string): void {
+    addUserText(messages, prompt);
   }
+
+  protected thread(messages: Message[], tools: readonly SeatTool[]): AnthropicThread {
+    return new AnthropicThread(messages, tools, this.options, this.post, this.label);
+  }
+}
+
+function anthropicEndpoint(options: AnthropicHarnessOptions): HttpEndpoint {
+  const base = parseBaseUrl(options.baseUrl, options.apiKey, 'Anthropic');
+  if (!options.apiKey && !isLoopback(base)) throw new Error(`an API key is required for the Anthropic API at ${base.origin}`);
+  const root = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return { url: `${root}/v1/messages`, label: `the Anthropic API (${base.origin})` };
 }
 
 /** An ephemeral cache breakpoint (Anthropic prompt caching); three per request at most here, of the four allowed. */
@@ -107,7 +93,7 @@ class AnthropicThread implements ModelThread {
     private readonly messages: Message[],
     private readonly tools: readonly SeatTool[],
     private readonly options: AnthropicHarnessOptions,
-    private readonly url: string,
+    private readonly post: PostModel,
     private readonly label: string,
   ) {}
 
@@ -119,13 +105,12 @@ class AnthropicThread implements ModelThread {
       max_tokens: this.options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
       // Prompt caching: the tools, the system prompt and the seat's prompt (the first user block)
       // are the same on every request of a turn and across reviews, so each ends a cached prefix.
-      system: [{ type: 'text', text: ANTHROPIC_SYSTEM_PROMPT, cache_control: CACHE }],
+      system: [{ type: 'text', text: SEAT_SYSTEM_PROMPT, cache_control: CACHE }],
       messages: withCachedPrompt(this.messages),
       tools: this.tools.map((t, i) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, ...(i === this.tools.length - 1 ? { cache_control: CACHE } : {}) })),
       stream: true,
     };
-    const secrets = this.options.apiKey ? [this.options.apiKey] : [];
-    const response = await postJson(this.url, headers, body, signal, secrets, this.label);
+    const response = await this.post(headers, body, signal);
     return readAnthropicStream(response, signal, this.label);
   }
 

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Harness, HarnessEvent, McpEndpoint, TurnRequest, TurnResult, TurnUsage } from '../pipeline/ports';
-import { ARGV_PROMPT_MAX_BYTES, ThreadBook, asCount, asRecord, bounded, exitWords, parseJsonLine, runCli, stderrTail } from './cliProcess';
+import type { HarnessEvent, McpEndpoint, TurnResult, TurnUsage } from '../pipeline/ports';
+import { CANCELLED, CliHarness, cliFailed, emitEvent, type CliHarnessOptions, type CliThread, type CliTurn } from './cliHarness';
+import { asCount, asRecord, exitWords, parseJsonLine, stderrTail } from './cliProcess';
 
 /**
  * The Claude Code harness: one seat turn is one `claude -p` run in the seat's working directory,
@@ -22,16 +23,8 @@ export const CLAUDE_MCP_SERVER = 'rennet';
 export const CLAUDE_READ_ONLY_TOOLS = 'Read,Grep,Glob';
 const MCP_PREFIX = `mcp__${CLAUDE_MCP_SERVER}__`;
 
-export interface ClaudeCodeHarnessOptions {
-  /** The `claude` executable (default `claude`, looked up on PATH). */
-  bin?: string;
-  /** `--model`; omitted: the user's own default. */
-  model?: string;
-  /** Added to (never replacing) the inherited environment. */
-  env?: NodeJS.ProcessEnv;
-  /** SIGTERM to SIGKILL on abort, in milliseconds (default 3000). */
-  graceMs?: number;
-}
+/** `bin` defaults to `claude`; `model` is `--model`. */
+export type ClaudeCodeHarnessOptions = CliHarnessOptions;
 
 export interface ClaudeArgsInput {
   /** Null: the prompt goes through stdin (too long for one argument). */
@@ -74,44 +67,21 @@ export function claudeMcpConfig(mcp: McpEndpoint): string {
   return JSON.stringify({ mcpServers: { [CLAUDE_MCP_SERVER]: { type: 'http', url: mcp.url, headers: { ...mcp.headers } } } });
 }
 
-interface Thread {
-  sessionId: string | null;
-  firstPrompt: string;
-}
-
-export class ClaudeCodeHarness implements Harness {
+/** The thread's id is the session id the stream's lines carry (`--resume`). */
+export class ClaudeCodeHarness extends CliHarness<CliThread> {
   readonly kind = 'claude-code';
   readonly origin = 'claude' as const;
-  readonly model: string | null;
-  readonly bin: string;
-  private readonly env: NodeJS.ProcessEnv;
-  private readonly graceMs: number | undefined;
-  private readonly threads = new ThreadBook<Thread>();
 
   constructor(options: ClaudeCodeHarnessOptions = {}) {
-    this.bin = options.bin ?? 'claude';
-    this.model = options.model ?? null;
-    this.env = options.env ?? {};
-    this.graceMs = options.graceMs;
+    super(options, 'claude', 'Claude Code');
   }
 
-  async runTurn(request: TurnRequest): Promise<TurnResult> {
-    if (!request.mcp) return failed("Claude Code writes the board through the seat's MCP server, and this turn has none", null);
-    if (request.signal.aborted) return { outcome: 'aborted', message: 'the turn was cancelled', usage: null };
-    const key = ThreadBook.keyOf(request.seat.seatId, request.mcp.url);
-    const known = request.followUp ? this.threads.get(key) : undefined;
-    let prompt = request.prompt;
-    let resume: string | null = null;
-    if (request.followUp && known?.sessionId) {
-      resume = known.sessionId;
-    } else if (request.followUp && known) {
-      // The first turn never started a session (the CLI failed before it): a new thread that
-      // carries the seat's first prompt, then the follow-up.
-      prompt = `${known.firstPrompt.replace(/\s+$/, '')}\n\n${request.prompt}`;
-    }
-    const thread: Thread = known ?? { sessionId: null, firstPrompt: request.prompt };
-    this.threads.set(key, thread);
+  protected newThread(firstPrompt: string): CliThread {
+    return { id: null, firstPrompt };
+  }
 
+  protected async turn(turn: CliTurn<CliThread>): Promise<TurnResult> {
+    const { request, mcp, thread, resume } = turn;
     // Stopped early when init says the seat server failed: the model would run without the board tools.
     const stop = new AbortController();
     const onAbort = () => stop.abort();
@@ -119,36 +89,31 @@ export class ClaudeCodeHarness implements Harness {
     const dir = mkdtempSync(join(tmpdir(), 'rennet-claude-mcp-'));
     const configPath = join(dir, 'mcp.json');
     try {
-      writeFileSync(configPath, claudeMcpConfig(request.mcp), { mode: 0o600 });
-      const viaStdin = Buffer.byteLength(prompt, 'utf8') > ARGV_PROMPT_MAX_BYTES;
-      const args = claudeArgs({ prompt: viaStdin ? null : prompt, mcpConfigPath: configPath, tools: request.tools.tools.map((t) => t.name), model: this.model, resume });
+      writeFileSync(configPath, claudeMcpConfig(mcp), { mode: 0o600 });
+      const tools = request.tools.tools.map((t) => t.name);
       const stream = new ClaudeStream(request.onEvent, () => stop.abort());
-      const exit = await runCli({
-        bin: this.bin,
-        args,
-        cwd: request.cwd,
-        env: { ...process.env, ...this.env },
+      const exit = await this.spawn({
+        turn,
+        args: (prompt) => claudeArgs({ prompt, mcpConfigPath: configPath, tools, model: this.model, resume }),
         signal: stop.signal,
         onLine: (line) => stream.line(line),
-        ...(viaStdin ? { stdin: prompt } : {}),
-        ...(this.graceMs === undefined ? {} : { graceMs: this.graceMs }),
       });
-      if (stream.sessionId) thread.sessionId = stream.sessionId;
+      if (stream.sessionId) thread.id = stream.sessionId;
       const usage = stream.usage();
-      if (request.signal.aborted) return { outcome: 'aborted', message: 'the turn was cancelled', usage };
-      if (stream.mcpFailed()) return failed(`Claude Code could not connect to the seat's MCP server (its status was "${stream.mcpStatus}")`, usage);
-      if (exit.spawnError !== null) return failed(`could not start Claude Code (${this.bin}): ${exit.spawnError}`, null);
+      if (request.signal.aborted) return { outcome: 'aborted', message: CANCELLED, usage };
+      if (stream.mcpFailed()) return cliFailed(`Claude Code could not connect to the seat's MCP server (its status was "${stream.mcpStatus}")`, usage);
+      if (exit.spawnError !== null) return this.startFailed(exit.spawnError);
       const result = stream.result;
       if (result && (result.isError || result.subtype !== 'success')) {
-        return failed(`Claude Code: ${result.text ?? result.subtype}`, usage);
+        return cliFailed(`Claude Code: ${result.text ?? result.subtype}`, usage);
       }
       if (!result) {
         const said = stderrTail(exit.stderr);
-        return failed(`Claude Code ${exitWords(exit)} before its result${said ? `: ${said}` : ''}`, usage);
+        return cliFailed(`Claude Code ${exitWords(exit)} before its result${said ? `: ${said}` : ''}`, usage);
       }
       if (exit.code !== 0) {
         const said = stderrTail(exit.stderr);
-        return failed(`Claude Code ${exitWords(exit)}${said ? `: ${said}` : ''}`, usage);
+        return cliFailed(`Claude Code ${exitWords(exit)}${said ? `: ${said}` : ''}`, usage);
       }
       return { outcome: 'ended', message: null, usage };
     } finally {
@@ -156,10 +121,6 @@ export class ClaudeCodeHarness implements Harness {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-}
-
-function failed(message: string, usage: TurnUsage | null): TurnResult {
-  return { outcome: 'failed', message: bounded(message), usage };
 }
 
 interface ClaudeResult {
@@ -255,11 +216,7 @@ export class ClaudeStream {
   }
 
   private emit(event: HarnessEvent): void {
-    try {
-      this.onEvent(event);
-    } catch {
-      // An observer's failure is its own.
-    }
+    emitEvent(this.onEvent, event);
   }
 }
 

@@ -1,5 +1,6 @@
-import type { Harness, HarnessEvent, McpEndpoint, TurnRequest, TurnResult, TurnUsage } from '../pipeline/ports';
-import { ARGV_PROMPT_MAX_BYTES, ThreadBook, asCount, asRecord, bounded, exitWords, parseJsonLine, runCli, stderrTail } from './cliProcess';
+import type { HarnessEvent, McpEndpoint, TurnResult, TurnUsage } from '../pipeline/ports';
+import { CANCELLED, CliHarness, cliFailed, emitEvent, type CliHarnessOptions, type CliThread, type CliTurn } from './cliHarness';
+import { asCount, asRecord, exitWords, parseJsonLine, stderrTail } from './cliProcess';
 
 /**
  * The Codex harness: one seat turn is one `codex exec --json` run in the seat's working
@@ -17,16 +18,8 @@ export const CODEX_MCP_SERVER = 'rennet';
 /** `RENNET_MCP_HEADER_<n>` holds the n-th header value of the seat's MCP endpoint. */
 export const CODEX_HEADER_ENV_PREFIX = 'RENNET_MCP_HEADER_';
 
-export interface CodexHarnessOptions {
-  /** The `codex` executable (default `codex`, looked up on PATH). */
-  bin?: string;
-  /** `-m`; omitted: the user's own default. */
-  model?: string;
-  /** Added to (never replacing) the inherited environment. */
-  env?: NodeJS.ProcessEnv;
-  /** SIGTERM to SIGKILL on abort, in milliseconds (default 3000). */
-  graceMs?: number;
-}
+/** `bin` defaults to `codex`; `model` is `-m`. */
+export type CodexHarnessOptions = CliHarnessOptions;
 
 export interface CodexArgsInput {
   /** Null: the prompt goes through stdin (`-`: too long for one argument). */
@@ -94,75 +87,47 @@ interface Totals {
   output: number | null;
 }
 
-interface Thread {
-  threadId: string | null;
-  firstPrompt: string;
+/** The thread's id is `thread.started`'s (`resume <id>`). */
+interface Thread extends CliThread {
   /** The thread's cumulative usage after its last completed turn (Codex reports thread totals). */
   totals: Totals | null;
 }
 
-export class CodexHarness implements Harness {
+export class CodexHarness extends CliHarness<Thread> {
   readonly kind = 'codex';
   readonly origin = 'codex' as const;
-  readonly model: string | null;
-  readonly bin: string;
-  private readonly env: NodeJS.ProcessEnv;
-  private readonly graceMs: number | undefined;
-  private readonly threads = new ThreadBook<Thread>();
 
   constructor(options: CodexHarnessOptions = {}) {
-    this.bin = options.bin ?? 'codex';
-    this.model = options.model ?? null;
-    this.env = options.env ?? {};
-    this.graceMs = options.graceMs;
+    super(options, 'codex', 'Codex');
   }
 
-  async runTurn(request: TurnRequest): Promise<TurnResult> {
-    if (!request.mcp) return failed("Codex writes the board through the seat's MCP server, and this turn has none", null);
-    if (request.signal.aborted) return { outcome: 'aborted', message: 'the turn was cancelled', usage: null };
-    const key = ThreadBook.keyOf(request.seat.seatId, request.mcp.url);
-    const known = request.followUp ? this.threads.get(key) : undefined;
-    let prompt = request.prompt;
-    let resume: string | null = null;
-    if (request.followUp && known?.threadId) {
-      resume = known.threadId;
-    } else if (request.followUp && known) {
-      // The first turn never started a thread: a new one carrying the first prompt, then the follow-up.
-      prompt = `${known.firstPrompt.replace(/\s+$/, '')}\n\n${request.prompt}`;
-    }
-    const thread: Thread = known ?? { threadId: null, firstPrompt: request.prompt, totals: null };
-    this.threads.set(key, thread);
+  protected newThread(firstPrompt: string): Thread {
+    return { id: null, firstPrompt, totals: null };
+  }
 
-    const viaStdin = Buffer.byteLength(prompt, 'utf8') > ARGV_PROMPT_MAX_BYTES;
-    const args = codexArgs({ prompt: viaStdin ? null : prompt, mcp: request.mcp, model: this.model, resume });
+  protected async turn(turn: CliTurn<Thread>): Promise<TurnResult> {
+    const { request, mcp, thread, resume } = turn;
     const stream = new CodexStream(request.onEvent);
-    const exit = await runCli({
-      bin: this.bin,
-      args,
-      cwd: request.cwd,
-      env: { ...process.env, ...this.env, ...codexHeaderEnv(request.mcp) },
+    const exit = await this.spawn({
+      turn,
+      args: (prompt) => codexArgs({ prompt, mcp, model: this.model, resume }),
+      env: codexHeaderEnv(mcp),
       signal: request.signal,
       onLine: (line) => stream.line(line),
-      ...(viaStdin ? { stdin: prompt } : {}),
-      ...(this.graceMs === undefined ? {} : { graceMs: this.graceMs }),
     });
     const resumed = resume !== null && stream.threadId === resume;
-    if (stream.threadId) thread.threadId = stream.threadId;
+    if (stream.threadId) thread.id = stream.threadId;
     const usage = stream.turnUsage(resumed ? thread.totals : null);
     if (stream.totals) thread.totals = stream.totals;
-    if (exit.aborted) return { outcome: 'aborted', message: 'the turn was cancelled', usage };
-    if (exit.spawnError !== null) return failed(`could not start Codex (${this.bin}): ${exit.spawnError}`, null);
-    if (stream.failure !== null) return failed(`Codex: ${stream.failure}`, usage);
+    if (exit.aborted) return { outcome: 'aborted', message: CANCELLED, usage };
+    if (exit.spawnError !== null) return this.startFailed(exit.spawnError);
+    if (stream.failure !== null) return cliFailed(`Codex: ${stream.failure}`, usage);
     if (!stream.completed || exit.code !== 0) {
       const said = stream.lastError ?? codexStderrReason(exit.stderr);
-      return failed(`Codex ${exitWords(exit)}${stream.completed ? '' : ' before the turn completed'}${said ? `: ${said}` : ''}`, usage);
+      return cliFailed(`Codex ${exitWords(exit)}${stream.completed ? '' : ' before the turn completed'}${said ? `: ${said}` : ''}`, usage);
     }
     return { outcome: 'ended', message: null, usage };
   }
-}
-
-function failed(message: string, usage: TurnUsage | null): TurnResult {
-  return { outcome: 'failed', message: bounded(message), usage };
 }
 
 /**
@@ -239,11 +204,7 @@ export class CodexStream {
   }
 
   private emit(event: HarnessEvent): void {
-    try {
-      this.onEvent(event);
-    } catch {
-      // An observer's failure is its own.
-    }
+    emitEvent(this.onEvent, event);
   }
 }
 

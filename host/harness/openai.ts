@@ -1,4 +1,5 @@
-import type { Harness, SeatTool, TurnRequest, TurnResult } from '../pipeline/ports';
+import type { SeatTool } from '../pipeline/ports';
+import { HttpHarness, SEAT_SYSTEM_PROMPT, type HttpEndpoint, type HttpHarnessOptions, type PostModel } from './httpHarness';
 import {
   BoundedText,
   MAX_ARGUMENT_BYTES,
@@ -8,11 +9,8 @@ import {
   boundText,
   eventJson,
   parseBaseUrl,
-  postJson,
   readJson,
   readSse,
-  runToolLoop,
-  SeatConversations,
   tokens,
   type CallAnswer,
   type ModelReply,
@@ -32,51 +30,39 @@ import {
  * raised a finding, and only the Codex CLI harness maps to `codex`; pass `origin` to override.
  */
 
-export const OPENAI_SYSTEM_PROMPT =
-  'You are one seat of Rennet, a code review tool. Do what the user message asks by calling the tools you are given; they are the only way to write. When you are done, stop calling tools.';
-
-export interface OpenAiCompatibleHarnessOptions {
-  /** The API root including `/v1`, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:8000/v1`. */
-  baseUrl: string;
-  /** Sent as `Authorization: Bearer …` when given. Never logged or quoted. */
-  apiKey?: string;
-  model: string;
+/**
+ * `baseUrl` is the API root including `/v1`, e.g. `https://api.openai.com/v1` or
+ * `http://127.0.0.1:8000/v1`; `apiKey` is sent as `Authorization: Bearer …` when given; `origin`
+ * defaults to `other`.
+ */
+export interface OpenAiCompatibleHarnessOptions extends HttpHarnessOptions {
   /** Send `tool_choice: "auto"`. Default false (the field is omitted). */
   supportsToolChoice?: boolean;
   /** Stream the answer (SSE, with include_usage). Default true; false for servers that cannot stream tools. */
   stream?: boolean;
-  /** Default `other`. */
-  origin?: 'claude' | 'codex' | 'other';
-  /** Per-request timeout; default DEFAULT_REQUEST_TIMEOUT_MS (300 s). */
-  requestTimeoutMs?: number;
-  /** Default MAX_ROUND_TRIPS (64). */
-  maxRoundTrips?: number;
 }
 
 type ChatMessage = Record<string, unknown> & { role: 'system' | 'user' | 'assistant' | 'tool' };
 
-export class OpenAiCompatibleHarness implements Harness {
+export class OpenAiCompatibleHarness extends HttpHarness<ChatMessage, OpenAiCompatibleHarnessOptions> {
   readonly kind = 'openai-compatible';
-  readonly origin: 'claude' | 'codex' | 'other';
-  readonly model: string;
-  private readonly url: string;
-  private readonly label: string;
-  private readonly conversations = new SeatConversations<ChatMessage>(() => [{ role: 'system', content: OPENAI_SYSTEM_PROMPT }]);
 
-  constructor(private readonly options: OpenAiCompatibleHarnessOptions) {
-    const base = parseBaseUrl(options.baseUrl, options.apiKey, 'OpenAI-compatible');
-    this.url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-    this.label = `the model server (${base.origin})`;
-    this.model = options.model;
-    this.origin = options.origin ?? 'other';
+  constructor(options: OpenAiCompatibleHarnessOptions) {
+    super(options, chatEndpoint(options), 'other', () => [{ role: 'system', content: SEAT_SYSTEM_PROMPT }]);
   }
 
-  async runTurn(request: TurnRequest): Promise<TurnResult> {
-    const messages = this.conversations.open(request);
-    messages.push({ role: 'user', content: request.prompt });
-    const thread = new ChatThread(messages, request.tools.tools, this.options, this.url, this.label);
-    return runToolLoop(request, thread, this.options);
+  protected addPrompt(messages: ChatMessage[], prompt: string): void {
+    messages.push({ role: 'user', content: prompt });
   }
+
+  protected thread(messages: ChatMessage[], tools: readonly SeatTool[]): ChatThread {
+    return new ChatThread(messages, tools, this.options, this.post, this.label);
+  }
+}
+
+function chatEndpoint(options: OpenAiCompatibleHarnessOptions): HttpEndpoint {
+  const base = parseBaseUrl(options.baseUrl, options.apiKey, 'OpenAI-compatible');
+  return { url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`, label: `the model server (${base.origin})` };
 }
 
 class ChatThread implements ModelThread {
@@ -84,7 +70,7 @@ class ChatThread implements ModelThread {
     private readonly messages: ChatMessage[],
     private readonly tools: readonly SeatTool[],
     private readonly options: OpenAiCompatibleHarnessOptions,
-    private readonly url: string,
+    private readonly post: PostModel,
     private readonly label: string,
   ) {}
 
@@ -102,8 +88,7 @@ class ChatThread implements ModelThread {
       body['stream'] = true;
       body['stream_options'] = { include_usage: true };
     }
-    const secrets = this.options.apiKey ? [this.options.apiKey] : [];
-    const response = await postJson(this.url, headers, body, signal, secrets, this.label);
+    const response = await this.post(headers, body, signal);
     return stream ? readChatStream(response, signal, this.label) : chatReply(await readJson(response, signal), this.label);
   }
 

@@ -1,4 +1,5 @@
 import { RESULT_MAX_BYTES, WRITE_BOARD_MAX_BYTES } from '../../protocol/board';
+import { errorMessage } from '../../protocol/result';
 import type { TurnRequest, TurnResult, TurnUsage } from '../pipeline/ports';
 
 /**
@@ -190,7 +191,7 @@ async function sendBounded(thread: ModelThread, turnSignal: AbortSignal, timeout
     if (turnSignal.aborted) return { kind: 'aborted' };
     if (timedOut) return { kind: 'timeout' };
     if (error instanceof ModelError) return { kind: 'error', message: error.message, final: error.final };
-    return { kind: 'error', message: `the model request failed: ${boundText((error as Error).message ?? String(error), MAX_ERROR_CHARS)}`, final: false };
+    return { kind: 'error', message: `the model request failed: ${boundText(errorMessage(error), MAX_ERROR_CHARS)}`, final: false };
   } finally {
     clearTimeout(timer);
     turnSignal.removeEventListener('abort', onAbort);

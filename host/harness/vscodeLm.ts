@@ -1,4 +1,5 @@
 import { LENS_TITLES, type Lens } from '../../protocol/board';
+import { errorMessage } from '../../protocol/result';
 import type { LmChatParams, LmChatResult, LmFailureReason, LmMessage, LmModelInfo, LmTool, LmToolCall } from '../../protocol/rpc';
 import type { Harness, SeatSpec, TurnRequest, TurnResult } from '../pipeline/ports';
 import type { HarnessAssignment } from '../pipeline/types';
@@ -110,7 +111,7 @@ export class VscodeLmHarness implements Harness {
     try {
       raw = await Promise.race([this.options.ask(params, signal), stopped]);
     } catch (error) {
-      throw new ModelError('network', `could not reach VS Code's language models through the extension: ${clip(error instanceof Error ? error.message : String(error), 500)}`);
+      throw new ModelError('network', `could not reach VS Code's language models through the extension: ${clip(errorMessage(error), 500)}`);
     } finally {
       signal.removeEventListener('abort', onAbort);
     }

@@ -1,4 +1,4 @@
-import { REFERENCE_FIELDS, type BoardElement, type Severity } from '../../protocol/board';
+import { REFERENCE_FIELDS, elementField, type BoardElement, type Severity } from '../../protocol/board';
 import { filesOnSides, type Patchset, type Side } from '../../protocol/patchset';
 import type { BoardState } from '../board/state';
 
@@ -123,9 +123,8 @@ function withoutFindings(board: BoardState, ids: ReadonlySet<string>): BoardStat
   const citedElsewhere = (refId: string) =>
     [...board.elements.values()].some((el) => {
       if (gone.has(el.id)) return false;
-      const fields = el as unknown as Record<string, unknown>;
       return Object.keys(REFERENCE_FIELDS[el.kind] ?? {}).some((field) => {
-        const v = fields[field];
+        const v = elementField(el, field);
         return Array.isArray(v) ? v.includes(refId) : v === refId;
       });
     });

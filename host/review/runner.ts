@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { GenerationDelta } from '../../protocol/generationDelta';
 import type { Patchset } from '../../protocol/patchset';
 import { LENSES, type Lens } from '../../protocol/board';
-import { err, ok, rennetError, type Result } from '../../protocol/result';
+import { err, errorMessage, ok, rennetError, type Result } from '../../protocol/result';
 import type { GenerationSnapshot, HarnessConfig, LaneState } from '../../protocol/review';
 import { GetGenerationParams, RunLensesParams } from '../../protocol/rpc';
 import type { HarnessAssignment, LensPipelineInput, LensPipelineSeams } from '../pipeline/types';
@@ -296,7 +296,7 @@ export class LensRunner {
         },
       );
     } catch (error) {
-      const message = error instanceof ReviewRefusal ? error.message : `the lenses could not be prepared: ${(error as Error).message}`;
+      const message = error instanceof ReviewRefusal ? error.message : `the lenses could not be prepared: ${errorMessage(error)}`;
       return err(rennetError('invalid-request', message));
     }
 
@@ -314,7 +314,7 @@ export class LensRunner {
         this.deps.log('info', `generation ${generationId} of session ${sessionId}: ${states}`);
       },
       (error: unknown) => {
-        const message = (error as Error)?.message ?? String(error);
+        const message = errorMessage(error);
         this.stopped.set(generationId, message);
         this.deps.log(abort.signal.aborted ? 'warn' : 'error', `generation ${generationId} of session ${sessionId} stopped: ${message}`);
         return message;

@@ -1,4 +1,4 @@
-import { rennetError, type ErrorCode, type RennetError } from '../../protocol';
+import { errorMessage, rennetError, type ErrorCode, type RennetError } from '../../protocol';
 
 /**
  * The one error type the store throws. `code` is a protocol ErrorCode so the host can hand it
@@ -25,13 +25,14 @@ export function isStoreError(value: unknown): value is StoreError {
   return value instanceof StoreError;
 }
 
-/** A short description of any thrown value, for wrapping into a StoreError message. */
+/**
+ * A short description of any thrown value, for wrapping into a StoreError message: `errorMessage`
+ * with a Node error's code in front when the message does not already say it (`ENOSPC: …`).
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
+  const message = errorMessage(error);
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
 export function storeFailed(message: string, cause?: unknown, detail?: Record<string, string>): StoreError {

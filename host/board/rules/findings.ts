@@ -1,7 +1,7 @@
-import { FINDING_SCORE_FLOOR, type Accord, type FindingAgreement, type Refusal } from '../../../protocol/board';
+import { FINDING_SCORE_FLOOR, elementField, type Accord, type FindingAgreement, type Refusal } from '../../../protocol/board';
 import { clip } from '../prose';
 import type { BoundaryRule } from './context';
-import { field, refusal } from './reading';
+import { refusal } from './reading';
 
 /** Boundary rules on decisions and findings: grounded, anchored, attributed to compiled reviews, scored. */
 
@@ -15,8 +15,8 @@ const decisionGrounded: BoundaryRule = {
     const out: Refusal[] = [];
     for (const t of touched) {
       if (t.element.kind !== 'decision') continue;
-      const evidence = field<string[]>(t.element, 'evidence') ?? [];
-      const alternatives = field<string[]>(t.element, 'alternatives') ?? [];
+      const evidence = elementField(t.element, 'evidence') ?? [];
+      const alternatives = elementField(t.element, 'alternatives') ?? [];
       if (evidence.length === 0)
         out.push(refusal('decision-grounded', 'evidence', 'a decision with no evidence is not grounded in the change', 'at least one code_ref id (cite returns one) where the decision shows'));
       const prose = alternatives.filter((a) => a.trim() !== '');
@@ -38,7 +38,7 @@ const findingAnchored: BoundaryRule = {
   summary: 'A finding carries at least one anchor (a code_ref id).',
   onElements({ touched }) {
     return touched
-      .filter((t) => t.element.kind === 'finding' && (field<string[]>(t.element, 'anchor') ?? []).length === 0)
+      .filter((t) => t.element.kind === 'finding' && (elementField(t.element, 'anchor') ?? []).length === 0)
       .map(() => refusal('finding-anchored', 'anchor', 'a finding with no anchor points at no code', 'at least one code_ref id (cite returns one) showing the defect'));
   },
 };
@@ -83,9 +83,9 @@ const originCompiled: BoundaryRule = {
           refusal('origin-compiled', 'origin', `${said}; ${ran}`, names.length > 0 ? `origin ${names.join(' or ')}: the review that raised it` : 'no finding: there is no review to attribute it to'),
         );
       }
-      const accord = field<Accord>(t.element, 'accord') ?? 'split';
+      const accord = elementField(t.element, 'accord') ?? 'split';
       if (accord === 'split') continue;
-      const pair = field<Array<{ model: string }>>(t.element, 'concurrence')?.[1]?.model ?? 'other';
+      const pair = elementField(t.element, 'concurrence')?.[1]?.model ?? 'other';
       if (compiled.has(origin) && compiled.has(pair) && pair !== origin) continue;
       out.push(refusal('origin-compiled', 'agreement', `agreement ${AGREEMENT_OF_ACCORD[accord]} says a second review raised it too, and ${ran}; a finding can only be solo`, 'agreement solo'));
     }

@@ -1,5 +1,6 @@
 import {
   DOCUMENT_AUTHORED_FIELDS,
+  elementField,
   HOST_DERIVED_MEMBER_KINDS,
   KIND_INPUTS,
   LENS_TYPED_KINDS,
@@ -13,7 +14,6 @@ import { clip } from '../prose';
 import type { BoardState } from '../state';
 import type { FinishRuleId, FinishRule } from './context';
 import type { AnyObject } from './input';
-import { field } from './reading';
 
 /** The finish tier: rules that need the whole board and answer finish with pointers. */
 
@@ -41,7 +41,7 @@ export function materialKinds(lens: Lens): readonly ElementKind[] | 'any' {
 
 function titled(el: BoardElement): boolean {
   if (!('title' in (KIND_INPUTS[el.kind] as AnyObject).shape)) return false;
-  const title = field<string>(el, 'title');
+  const title = elementField(el, 'title');
   return typeof title === 'string' && title.trim() !== '';
 }
 
@@ -119,7 +119,7 @@ const sectionPreview: FinishRule = {
     const out: FinishPointer[] = [];
     for (const el of state.elements.values()) {
       if (el.kind !== 'section') continue;
-      const body = field<string>(el, 'body_markdown');
+      const body = elementField(el, 'body_markdown');
       if (typeof body === 'string' && body.trim() !== '') continue;
       if ((children.get(el.id) ?? []).some(titled)) continue;
       out.push(pointer('section-preview', el.id, 'This section has no titled child and no body_markdown, so it folds to nothing; give it an opening paragraph or titled children.'));
@@ -138,7 +138,7 @@ const designStatsUnique: FinishRule = {
     for (const el of state.elements.values()) {
       if (el.kind !== 'stat') continue;
       const reported = new Set<string>();
-      for (const label of field<string[]>(el, 'stat_labels') ?? []) {
+      for (const label of elementField(el, 'stat_labels') ?? []) {
         const key = label.trim().toLowerCase();
         const earlier = firstSeen.get(key);
         if (earlier === undefined) firstSeen.set(key, el.id);
@@ -159,7 +159,7 @@ const designRequirementScenarios: FinishRule = {
   check(state) {
     const out: FinishPointer[] = [];
     for (const el of state.elements.values()) {
-      if (el.kind === 'requirement' && (field<string>(el, 'shall') ?? '').trim() === '') {
+      if (el.kind === 'requirement' && (elementField(el, 'shall') ?? '').trim() === '') {
         out.push(pointer('design-requirement-scenarios', el.id, 'This requirement has no shall text; quote its normative sentence.'));
       } else if (el.kind === 'scenario' && (el.parent === null || state.elements.get(el.parent)?.kind !== 'requirement')) {
         out.push(pointer('design-requirement-scenarios', el.id, 'This scenario is not under a requirement; re-parent it under the requirement it illustrates.'));
@@ -193,7 +193,7 @@ const noiseGroupReason: FinishRule = {
     const out: FinishPointer[] = [];
     for (const el of state.elements.values()) {
       if (el.kind !== 'noise_group') continue;
-      const noReason = (field<string>(el, 'reason') ?? '').trim() === '';
+      const noReason = (elementField(el, 'reason') ?? '').trim() === '';
       const noMember = !(children.get(el.id) ?? []).some((child) => child.kind === 'noise_member');
       if (!noReason && !noMember) continue;
       const what = noReason && noMember ? 'has no reason and no member' : noReason ? 'has no reason' : 'has no member';

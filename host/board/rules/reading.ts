@@ -1,4 +1,14 @@
-import { DOCUMENT_AUTHORED_FIELDS, PROSE_FIELDS, REFERENCE_FIELDS, RESULT_MAX_HELD_IDS, type BoardElement, type ElementKind, type Refusal } from '../../../protocol/board';
+import {
+  DOCUMENT_AUTHORED_FIELDS,
+  PROSE_FIELDS,
+  elementField,
+  elementStrings,
+  REFERENCE_FIELDS,
+  RESULT_MAX_HELD_IDS,
+  type BoardElement,
+  type ElementKind,
+  type Refusal,
+} from '../../../protocol/board';
 import type { PathKnowledge } from '../prose';
 import { boundedList, formatCount } from '../render';
 import type { BoardState, CitationIndexLike } from '../state';
@@ -20,19 +30,13 @@ export function heldText(state: BoardState, kinds: readonly ElementKind[], exclu
   return `the board holds ${formatCount(ids.length)} ${what} element${ids.length === 1 ? '' : 's'}: ${boundedList(ids, RESULT_MAX_HELD_IDS)}`;
 }
 
-export function field<T = unknown>(el: BoardElement, name: string): T | undefined {
-  return (el as unknown as Record<string, unknown>)[name] as T | undefined;
-}
-
 /** Every id an element's reference fields name, with the field and the kinds it admits. */
 export function referencesOf(el: BoardElement): Array<{ field: string; target: string; kinds: readonly ElementKind[] }> {
   const refs = REFERENCE_FIELDS[el.kind];
   if (!refs) return [];
   const out: Array<{ field: string; target: string; kinds: readonly ElementKind[] }> = [];
   for (const [name, rule] of Object.entries(refs)) {
-    const value = field(el, name);
-    if (typeof value === 'string') out.push({ field: name, target: value, kinds: rule.kinds });
-    else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') out.push({ field: name, target: v, kinds: rule.kinds });
+    for (const target of elementStrings(el, name)) out.push({ field: name, target, kinds: rule.kinds });
   }
   return out;
 }
@@ -46,7 +50,7 @@ function proseOf(t: Touched): Array<{ field: string; text: string }> {
   const out: Array<{ field: string; text: string }> = [];
   for (const name of proseFieldsOf(t.element.kind)) {
     if (!t.created && !t.named.has(name)) continue;
-    const value = field(t.element, name);
+    const value = elementField(t.element, name);
     if (typeof value === 'string') out.push({ field: name, text: value });
     else if (Array.isArray(value)) value.forEach((v, i) => typeof v === 'string' && out.push({ field: `${name}[${i}]`, text: v }));
   }

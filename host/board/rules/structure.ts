@@ -1,9 +1,9 @@
-import { ALIGNED_FIELDS, PARENT_KINDS, RESULT_MAX_HELD_IDS, TOP_LEVEL_KINDS, type BoardElement, type Refusal } from '../../../protocol/board';
+import { ALIGNED_FIELDS, elementField, PARENT_KINDS, RESULT_MAX_HELD_IDS, TOP_LEVEL_KINDS, type BoardElement, type Refusal } from '../../../protocol/board';
 import { clip } from '../prose';
 import { boundedList, formatCount } from '../render';
 import type { BoardState } from '../state';
 import type { BoundaryRule } from './context';
-import { heldText, field, referencesOf, refusal, article } from './reading';
+import { heldText, referencesOf, refusal, article } from './reading';
 
 /** Boundary rules on the board's structure: references resolve, parents admit, nothing cycles, arrays align. */
 
@@ -226,8 +226,8 @@ const alignedArrays: BoundaryRule = {
     const out: Refusal[] = [];
     for (const t of touched) {
       for (const { spine, companion } of ALIGNED_FIELDS[t.element.kind] ?? []) {
-        const s = field(t.element, spine);
-        const c = field(t.element, companion);
+        const s = elementField(t.element, spine);
+        const c = elementField(t.element, companion);
         if (presentValue(c) && !presentValue(s)) {
           out.push(refusal('aligned-arrays', companion, `${companion} was given without its spine ${spine}`, `${spine} and ${companion} together, aligned by index`));
         } else if (presentValue(s) && !presentValue(c)) {

@@ -1,8 +1,8 @@
-import type { BoardElement, Refusal } from '../../../protocol/board';
+import { elementField, type BoardElement, type Refusal } from '../../../protocol/board';
 import { clip, codeRegions, findCodeBytes, findProcessVocabulary, findProseCitations, isChangeVocabulary } from '../prose';
 import type { CitationIndexLike } from '../state';
 import type { BoundaryRule } from './context';
-import { field, writtenProse, isTranscribed, knowledgeOf, refusal } from './reading';
+import { writtenProse, isTranscribed, knowledgeOf, refusal } from './reading';
 
 /** Boundary rules on authored text: no code bytes, well-formed citations that resolve, no process vocabulary. */
 
@@ -77,12 +77,12 @@ const citationWellFormed: BoundaryRule = {
     }
     for (const t of c.touched) {
       if (t.element.kind !== 'code_ref') continue;
-      const path = field<string>(t.element, 'path') ?? '';
+      const path = elementField(t.element, 'path') ?? '';
       // A path the change itself names is well formed however it reads (`~notes.md`, `a\b.txt`, `x#L1.md` are legal git paths).
       const problem = c.ctx.citations.hasPath?.(path) ? null : codeRefPathProblem(path);
       if (problem) out.push(refusal('citation-well-formed', 'path', `${clip(path, 80)} ${problem}`, 'the repo-relative path exactly as the change names it, e.g. src/app.ts'));
-      const start = field<number>(t.element, 'start_line') ?? 0;
-      const end = field<number>(t.element, 'end_line') ?? 0;
+      const start = elementField(t.element, 'start_line') ?? 0;
+      const end = elementField(t.element, 'end_line') ?? 0;
       if (end < start) out.push(refusal('citation-well-formed', 'end_line', `end_line ${end} is before start_line ${start}`, `end_line ≥ start_line (${start})`));
     }
     return out;
@@ -93,7 +93,7 @@ const CITE_ADVICE = 'cite lines inside a hunk, or cite the base side for deleted
 
 /** Resolves a code_ref's range; the same predicate the writer uses to stamp hunk_ids. */
 export function resolveCodeRef(el: BoardElement, index: CitationIndexLike) {
-  return index.resolve(field<string>(el, 'path') ?? '', field<'base' | 'head'>(el, 'side') ?? 'head', field<number>(el, 'start_line') ?? 0, field<number>(el, 'end_line') ?? 0);
+  return index.resolve(elementField(el, 'path') ?? '', elementField(el, 'side') ?? 'head', elementField(el, 'start_line') ?? 0, elementField(el, 'end_line') ?? 0);
 }
 
 const citationResolves: BoundaryRule = {
@@ -132,8 +132,8 @@ const citationResolves: BoundaryRule = {
         );
         continue;
       }
-      const start = field<number>(t.element, 'start_line') ?? 0;
-      const end = field<number>(t.element, 'end_line') ?? 0;
+      const start = elementField(t.element, 'start_line') ?? 0;
+      const end = elementField(t.element, 'end_line') ?? 0;
       if (end < start) continue; // citation-well-formed answers that
       const resolution = resolveCodeRef(t.element, index);
       if (resolution.ok) continue;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { ANTHROPIC_SYSTEM_PROMPT, ANTHROPIC_VERSION, AnthropicHarness } from '../../../host/harness/anthropic';
+import { ANTHROPIC_VERSION, AnthropicHarness } from '../../../host/harness/anthropic';
+import { SEAT_SYSTEM_PROMPT } from '../../../host/harness/httpHarness';
 import { MAX_TEXT_BYTES, STREAM_ENDED } from '../../../host/harness/toolLoop';
 import type { ToolPort } from '../../../host/pipeline/ports';
 import { RESULT_MAX_BYTES } from '../../../protocol/board';
@@ -75,7 +76,7 @@ describe('harness: anthropic (Messages API over HTTP, scripted server)', functio
       assert.equal(r.body?.['stream'], true);
       assert.equal(r.body?.['model'], 'claude-scripted');
       assert.equal(r.body?.['max_tokens'], 1024);
-      assert.deepEqual(r.body?.['system'], [{ type: 'text', text: ANTHROPIC_SYSTEM_PROMPT, cache_control: { type: 'ephemeral' } }]);
+      assert.deepEqual(r.body?.['system'], [{ type: 'text', text: SEAT_SYSTEM_PROMPT, cache_control: { type: 'ephemeral' } }]);
       assert.equal(r.body?.['tool_choice'], undefined);
       const offered = r.body?.['tools'] as Array<{ name: string; description: string; input_schema: Record<string, unknown> }>;
       assert.deepEqual(

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { OPENAI_SYSTEM_PROMPT, OpenAiCompatibleHarness, type OpenAiCompatibleHarnessOptions } from '../../../host/harness/openai';
+import { SEAT_SYSTEM_PROMPT } from '../../../host/harness/httpHarness';
+import { OpenAiCompatibleHarness, type OpenAiCompatibleHarnessOptions } from '../../../host/harness/openai';
 import { MAX_TEXT_BYTES, STREAM_ENDED } from '../../../host/harness/toolLoop';
 import type { ToolPort } from '../../../host/pipeline/ports';
 import { RESULT_MAX_BYTES } from '../../../protocol/board';
@@ -87,7 +88,7 @@ describe('harness: openai-compatible (Chat Completions over HTTP, scripted serve
         assert.deepEqual(r.unresolved, []);
       }
       assert.deepEqual(messagesOf(posts[0]!.body), [
-        { role: 'system', content: OPENAI_SYSTEM_PROMPT },
+        { role: 'system', content: SEAT_SYSTEM_PROMPT },
         { role: 'user', content: request.prompt },
       ]);
       const last = messagesOf(posts[5]!.body);
