@@ -237,3 +237,37 @@ function patchExcerpts(excerpts: Record<string, CodeExcerpt>, patch: ExcerptPatc
   for (const [key, excerpt] of Object.entries(patch.upserted)) if (key !== '__proto__') next[key] = excerpt;
   return next;
 }
+
+/**
+ * Equality as the wire sees it, the rule a delta's differ and its receivers share: JSON-shaped
+ * values compared deeply, arrays item by item, plain objects by their own keys in any order, a
+ * property holding undefined the same as no property (JSON drops it), numbers by value (0 and -0
+ * are both written 0; NaN equals itself). Anything that is not JSON-shaped (a Date, a Map, an
+ * object of another prototype) equals only itself, so a value that cannot travel is never taken
+ * for an unchanged one.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b || Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  let count = 0;
+  for (const key of Object.keys(a)) {
+    const value = a[key];
+    if (value === undefined) continue;
+    count++;
+    // Own keys only: b's prototype answers for a key it lacks (`constructor`, `__proto__`).
+    if (!Object.prototype.hasOwnProperty.call(b, key) || !sameJson(value, b[key])) return false;
+  }
+  for (const key of Object.keys(b)) if (b[key] !== undefined) count--;
+  return count === 0;
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}

@@ -18,9 +18,8 @@
  * `SPLIT_HOLDS` verifies that against the schemas when this module loads; where it does not hold
  * (the contract changed), every message is checked whole, as before.
  */
-import { BoardElement, CodeExcerpt, GenerationSnapshot, LaneView, LensBoardView } from '../protocol';
+import { BoardElement, CodeExcerpt, GenerationSnapshot, LaneView, LensBoardView, sameJson } from '../protocol';
 import { ToWebview } from '../protocol/webview';
-import { sameJson } from './share';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 

@@ -76,30 +76,3 @@ function shareRecord(previous: Record<string, unknown>, next: Record<string, unk
   // fromEntries defines own properties: a key named `__proto__` (record keys are data) stays a key.
   return Object.fromEntries(keys.map((key, i) => [key, values[i]]));
 }
-
-/**
- * Deep equality of JSON-shaped values (as a message carries them): primitives by Object.is,
- * arrays item by item, plain objects by their own keys in any order. Anything else (a Date, a Map,
- * an object of another prototype) equals only itself.
- */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b) || !isPlainObject(a) || !isPlainObject(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
-    if (!Object.prototype.hasOwnProperty.call(b, key) || !sameJson(a[key], b[key])) return false;
-  }
-  return true;
-}
-
-function isPlainObject(value: object): value is Record<string, unknown> {
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}

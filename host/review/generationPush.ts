@@ -2,6 +2,7 @@ import { LENSES, type Absence, type BoardElement, type Lens, type LensBoardView,
 import {
   applyGenerationDelta,
   laneMarkRun,
+  sameJson,
   type BoardPatch,
   type CitationSplice,
   type ExcerptPatch,
@@ -377,29 +378,4 @@ function fieldsPatch(mirror: GenerationSnapshot, fields: GenerationFields): Gene
 
 function generationOrNone(patch: GenerationFieldsPatch): GenerationFieldsPatch | undefined {
   return Object.keys(patch).length > 0 ? patch : undefined;
-}
-
-/**
- * Equality as the wire sees it: JSON-shaped values compared deeply, object keys in any order, a
- * property holding undefined the same as no property (JSON drops it).
- */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let count = 0;
-  for (const key of Object.keys(x)) {
-    if (x[key] === undefined) continue;
-    count++;
-    if (!sameJson(x[key], y[key])) return false;
-  }
-  for (const key of Object.keys(y)) if (y[key] !== undefined) count--;
-  return count === 0;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { markSplice } from '../../../host/review/generationPush';
 import { LENSES, type BoardElement, type Lens } from '../../../protocol/board';
-import { applyGenerationDelta, GenerationDelta, laneMarkRun, type LanePatch } from '../../../protocol/generationDelta';
+import { applyGenerationDelta, GenerationDelta, laneMarkRun, sameJson, type LanePatch } from '../../../protocol/generationDelta';
 import { GenerationSnapshot, type CitationMark } from '../../../protocol/review';
 import { ToWebview } from '../../../protocol/webview';
 import { generation } from '../webview/boardFixtures';
@@ -224,5 +224,100 @@ describe('protocol/generationDelta: applyGenerationDelta', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('protocol/generationDelta: sameJson', () => {
+  it('equal as the wire carries them: key order, an undefined property, 0 and -0 do not count', () => {
+    assert.ok(sameJson({ a: [1, { b: 'x' }], c: null }, { c: null, a: [1, { b: 'x' }] }));
+    assert.ok(sameJson({ a: 1 }, { a: 1, b: undefined }));
+    assert.ok(sameJson({ a: 1, b: undefined }, { a: 1, c: undefined }));
+    assert.ok(sameJson({ n: { a: 1, b: undefined } }, { n: { a: 1 } }));
+    assert.ok(sameJson(0, -0));
+    assert.ok(sameJson(Number.NaN, Number.NaN));
+    assert.ok(sameJson(Object.assign(Object.create(null) as object, { a: 1 }), { a: 1 }), 'a null-prototype record is a plain object');
+    assert.ok(sameJson(undefined, undefined));
+  });
+
+  it('different: order in an array, null against undefined, a list against a record, a string against a number', () => {
+    assert.ok(!sameJson({ a: [1, 2] }, { a: [2, 1] }));
+    assert.ok(!sameJson([[1], [2]], [[1], [2, 3]]));
+    assert.ok(!sameJson({ a: null }, { a: undefined }));
+    assert.ok(!sameJson({ a: null }, {}));
+    assert.ok(!sameJson(null, undefined));
+    assert.ok(!sameJson([1], { 0: 1 }));
+    assert.ok(!sameJson({ 0: 1, length: 1 }, [1]));
+    assert.ok(!sameJson('1', 1));
+    assert.ok(!sameJson({ a: 1 }, { a: 1, b: 2 }));
+    assert.ok(!sameJson({ a: 1, b: 2 }, { a: 1 }));
+  });
+
+  it('reads own keys only, and a value that is not JSON equals only itself', () => {
+    // An own `__proto__` key (as JSON.parse makes it) is data: the other side's prototype does not answer for it.
+    const own = JSON.parse('{"__proto__":{}}') as unknown;
+    assert.ok(!sameJson(own, { b: {} }));
+    assert.ok(!sameJson({ b: {} }, own));
+    assert.ok(sameJson(own, JSON.parse('{"__proto__":{}}')));
+    assert.ok(!sameJson({ constructor: {} }, { other: {} }));
+    const date = new Date(0);
+    assert.ok(!sameJson(date, new Date(0)));
+    assert.ok(sameJson(date, date));
+    assert.ok(!sameJson({}, new Map()));
+    assert.ok(!sameJson(new Map(), {}));
+    class Point {
+      x = 1;
+    }
+    assert.ok(!sameJson(new Point(), { x: 1 }));
+  });
+
+  it('property: two values are sameJson exactly when their JSON, keys sorted, is the same text; a JSON round trip is sameJson', () => {
+    // A small domain, so that equal pairs come up often; objects may hold undefined and a `__proto__` key.
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { maxDepth: 3 },
+        fc.constantFrom<unknown>(0, -0, 1, 'a', '', null, true, false),
+        fc.array(tie('value'), { maxLength: 2 }),
+        fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), fc.option(tie('value'), { nil: undefined }), { maxKeys: 2 }),
+      ),
+    }));
+    const sorted = (v: unknown): string => {
+      if (Array.isArray(v)) return `[${v.map(sorted).join(',')}]`;
+      if (v !== null && typeof v === 'object') {
+        const record = v as Record<string, unknown>;
+        const keys = Object.keys(record)
+          .filter((k) => record[k] !== undefined)
+          .sort();
+        return `{${keys.map((k) => `${JSON.stringify(k)}:${sorted(record[k])}`).join(',')}}`;
+      }
+      return JSON.stringify(v);
+    };
+    // The same value built again: keys in reverse order, an undefined property added, -0 for 0.
+    const rebuilt = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(rebuilt);
+      if (v !== null && typeof v === 'object') {
+        const record = v as Record<string, unknown>;
+        const entries: Array<[string, unknown]> = Object.keys(record)
+          .reverse()
+          .map((k) => [k, rebuilt(record[k])]);
+        return Object.fromEntries([...entries, ['z', undefined]]);
+      }
+      return v === 0 ? -v : v;
+    };
+    const pair = fc.oneof(
+      fc.tuple(value, value),
+      value.map((a) => [a, rebuilt(a)] as const),
+    );
+    const seen = { same: 0, different: 0 };
+    fc.assert(
+      fc.property(pair, ([a, b]) => {
+        const same = sameJson(a, b);
+        assert.equal(same, sorted(a) === sorted(b), `${sorted(a)} against ${sorted(b)}`);
+        assert.equal(sameJson(b, a), same, 'symmetric');
+        assert.ok(sameJson(a, JSON.parse(JSON.stringify(a))), `round trip of ${sorted(a)}`);
+        seen[same ? 'same' : 'different']++;
+      }),
+      { numRuns: 400 },
+    );
+    assert.ok(seen.same > 50 && seen.different > 50, `both answers come up (${seen.same} same, ${seen.different} different)`);
   });
 });
