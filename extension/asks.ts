@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { AskCommand, AskProjection, AskReceipt } from '../protocol/asks';
-import { err, rennetError, type Result } from '../protocol/result';
+import { err, errorMessage, rennetError, type Result } from '../protocol/result';
 import { AsksCommand, AsksGet, AsksUndo, type AsksCommandResult } from '../protocol/rpc';
-import { describe, type HostClient } from './hostClient';
+import type { HostClient } from './hostClient';
 
 /**
  * The window's view of the host's ask logs: the last projection the host pushed per session, and
@@ -63,7 +63,7 @@ export class AskClient implements vscode.Disposable {
       if (result.ok && (this.accepted.get(sessionId) ?? 0) === acceptedBefore) this.accept(sessionId, null, result.value);
       return result;
     } catch (error) {
-      return err(rennetError('host-unavailable', describe(error)));
+      return err(rennetError('host-unavailable', errorMessage(error)));
     }
   }
 
@@ -76,7 +76,7 @@ export class AskClient implements vscode.Disposable {
     try {
       result = await this.host.request(AsksCommand, { sessionId, command });
     } catch (error) {
-      return err(rennetError('host-unavailable', describe(error)));
+      return err(rennetError('host-unavailable', errorMessage(error)));
     }
     if (!result.ok) {
       this.log.warn(`Ask ${command.type} refused in ${sessionId}: ${result.error.message}`);
@@ -110,7 +110,7 @@ export class AskClient implements vscode.Disposable {
       result = await this.host.request(AsksUndo, { sessionId, receipt: entry.receipt });
     } catch (error) {
       stack?.push(entry); // the host never saw it: keep it for another try
-      return err(rennetError('host-unavailable', describe(error)));
+      return err(rennetError('host-unavailable', errorMessage(error)));
     }
     if (!result.ok) {
       // The stack changed (its top is gone): surfaces relabel their Undo.

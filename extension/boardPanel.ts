@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
-import { FromWebview, PanelState, type GenerationDelta, type GenerationSnapshot, type HostStatus, type RoundDiffFocus, type SessionSnapshot, type ToWebview } from '../protocol';
+import { errorMessage, FromWebview, PanelState, type GenerationDelta, type GenerationSnapshot, type HostStatus, type RoundDiffFocus, type SessionSnapshot, type ToWebview } from '../protocol';
 import type { Lens } from '../protocol/board';
 import { fileOnSide, type FileStatus } from '../protocol/patchset';
 import { GenerationGet, SessionGet } from '../protocol/rpc';
@@ -8,7 +8,7 @@ import { askActLabel, type AskClient } from './asks';
 import type { Captures } from './captures';
 import { blobUri } from './blobDocuments';
 import type { CapturedHeads } from './capturedHeads';
-import { describe, type HostClient } from './hostClient';
+import type { HostClient } from './hostClient';
 import { deltaAppliesOn, withoutRevision, type GenerationChange } from './generationFold';
 import { panelHtml } from './html';
 import { explainSpan } from './explain';
@@ -123,7 +123,7 @@ export class BoardPanels implements vscode.Disposable, vscode.WebviewPanelSerial
     // The generation the reviewer had pinned with the switcher, if any.
     this.attach(sessionId, panel, undefined).select(generationId ?? null);
     // Warm the host up while the webview loads; the panel's ready message reads the session.
-    this.host.start().catch((error: unknown) => this.log.warn(`Restoring a Rennet panel: ${describe(error)}`));
+    this.host.start().catch((error: unknown) => this.log.warn(`Restoring a Rennet panel: ${errorMessage(error)}`));
   }
 
   dispose(): void {
@@ -369,7 +369,7 @@ export class BoardPanel implements vscode.Disposable {
       if (result.value?.status === 'live') this.selected = null;
       await this.postGeneration(result.value);
     } catch (error) {
-      if (!this.disposed) this.postError(describe(error));
+      if (!this.disposed) this.postError(errorMessage(error));
     }
   }
 
@@ -388,7 +388,7 @@ export class BoardPanel implements vscode.Disposable {
       this.update(result.value);
     } catch (error) {
       if (this.disposed) return;
-      this.postError(describe(error));
+      this.postError(errorMessage(error));
       if (this.snapshot) void this.post({ type: 'rennet/panel/snapshot', snapshot: this.snapshot });
     }
   }
@@ -488,7 +488,7 @@ export class BoardPanel implements vscode.Disposable {
         this.deps.onOtherSession(next);
       }
     } catch (error) {
-      if (!this.disposed) this.postError(describe(error));
+      if (!this.disposed) this.postError(errorMessage(error));
     } finally {
       this.refreshing = false;
     }
@@ -543,7 +543,7 @@ export class BoardPanel implements vscode.Disposable {
       const editor = await vscode.window.showTextDocument(document, { viewColumn, preview: true, preserveFocus: false, selection: range });
       editor.revealRange(range, vscode.TextEditorRevealType.InCenter);
     } catch (error) {
-      this.postError(`Could not open ${path}: ${describe(error)}`);
+      this.postError(`Could not open ${path}: ${errorMessage(error)}`);
     }
   }
 
@@ -573,7 +573,7 @@ export class BoardPanel implements vscode.Disposable {
         open?.isDirty === true ? await heads.reading(open, patchsetId, path) : await heads.readingOfText(Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8'), patchsetId, path);
       return reading.kind !== 'changed';
     } catch (error) {
-      this.deps.log.warn(`Could not compare ${path} with its capture: ${describe(error)}; it is opened as it is.`);
+      this.deps.log.warn(`Could not compare ${path} with its capture: ${errorMessage(error)}; it is opened as it is.`);
       return true;
     }
   }
@@ -647,7 +647,7 @@ export class BoardPanel implements vscode.Disposable {
     return Promise.resolve(this.panel.webview.postMessage(message)).then(
       (delivered) => delivered,
       (error: unknown) => {
-        this.deps.log.warn(`Posting ${message.type} to the Rennet panel failed: ${describe(error)}`);
+        this.deps.log.warn(`Posting ${message.type} to the Rennet panel failed: ${errorMessage(error)}`);
         return false;
       },
     );

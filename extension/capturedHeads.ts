@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { PatchsetReadBlob, type BlobContent } from '../protocol/rpc';
 import { capturedLineCount, readAgainstCaptured, sameReading, type HeadReading } from './capturedHeadsPlan';
-import { describe, type HostClient } from './hostClient';
+import { errorMessage } from '../protocol/result';
+import type { HostClient } from './hostClient';
 
 /** Captured head blobs kept (immutable; each can be megabytes); the least recently used goes first. */
 const HEAD_BLOBS = 8;
@@ -125,7 +126,7 @@ export class CapturedHeads implements vscode.Disposable {
       .request(PatchsetReadBlob, { patchsetId, path, side: 'head' })
       .then(
         (result): HeadRead => (result.ok ? { ok: true, head: result.value } : { ok: false, message: result.error.message }),
-        (error: unknown): HeadRead => ({ ok: false, message: describe(error) }),
+        (error: unknown): HeadRead => ({ ok: false, message: errorMessage(error) }),
       )
       .then((result) => {
         if (!result.ok) {

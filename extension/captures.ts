@@ -1,7 +1,8 @@
 import type * as vscode from 'vscode';
 import type { Patchset } from '../protocol/patchset';
 import { PatchsetGet } from '../protocol/rpc';
-import { describe, type HostClient } from './hostClient';
+import { errorMessage } from '../protocol/result';
+import type { HostClient } from './hostClient';
 
 /** Patchsets kept in memory (each can be megabytes; the active one and a few earlier ones suffice). */
 const PATCHSET_CACHE = 4;
@@ -38,7 +39,7 @@ export class Captures {
           return result.value;
         })
         .catch((error: unknown) => {
-          this.log.warn(`Could not read capture ${patchsetId}: ${describe(error)}`);
+          this.log.warn(`Could not read capture ${patchsetId}: ${errorMessage(error)}`);
           return null;
         })
         .finally(() => this.loading.delete(patchsetId));

@@ -5,7 +5,7 @@ import type { ActiveReview, ReviewView } from './activeReview';
 import type { CapturedHeads } from './capturedHeads';
 import { citationsOfDocument, combinedIconSvg, emptyPlan, gutterIconName, planMarks, type CaptureFileName, type DocumentSide, type MarksPlan } from './citationMarksPlan';
 import { documentRef, parseBlobUri } from './documentRefs';
-import { describe } from './hostClient';
+import { errorMessage } from '../protocol/result';
 
 /** The setting "Rennet: Toggle Citation Marks" flips (section and key). */
 export const CITATION_MARKS_SECTION = 'rennet.editor';
@@ -197,7 +197,7 @@ export class CitationMarks implements vscode.Disposable {
       if (seq !== this.seq) return;
       this.apply(seq, plans, gutter);
     } catch (error) {
-      this.log.warn(`Citation marks could not be drawn: ${describe(error)}`);
+      this.log.warn(`Citation marks could not be drawn: ${errorMessage(error)}`);
     }
   }
 
@@ -276,7 +276,7 @@ export class CitationMarks implements vscode.Disposable {
       return { type: gutterDecoration(uri), icon: name };
     } catch (error) {
       void Promise.resolve(vscode.workspace.fs.delete(aside)).catch(() => undefined);
-      this.log.warn(`The gutter icon ${name} could not be made (${describe(error)}); lines cited by ${lenses.join(', ')} show the ${first} icon only.`);
+      this.log.warn(`The gutter icon ${name} could not be made (${errorMessage(error)}); lines cited by ${lenses.join(', ')} show the ${first} icon only.`);
       return own(first);
     }
   }

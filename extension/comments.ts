@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Patchset } from '../protocol/patchset';
 import { askLaneFor } from '../protocol/session';
-import { err, ok, rennetError, type Result } from '../protocol/result';
+import { err, errorMessage, ok, rennetError, type Result } from '../protocol/result';
 import type { ReviewView } from './activeReview';
 import type { CommentThreadView } from './api';
 import type { CapturedHeads } from './capturedHeads';
@@ -9,7 +9,6 @@ import type { HeadReading } from './capturedHeadsPlan';
 import * as plan from './commentsPlan';
 import type { CommandFactory } from './ctx';
 import { documentRef, isReviewDocumentScheme, type TextDocumentRef } from './documentRefs';
-import { describe } from './hostClient';
 import { notify } from './ui';
 import { ui, uiText } from './uiText';
 import { AskComment, AskThreadActs, bodyText, stageAsk } from './askThreads';
@@ -210,7 +209,7 @@ export class ReviewComments implements vscode.Disposable {
     try {
       document = await vscode.workspace.openTextDocument(reply.thread.uri);
     } catch (error) {
-      return refuse(`Rennet did not stage the ask: ${reply.thread.uri.toString()} could not be opened (${describe(error)}).`);
+      return refuse(`Rennet did not stage the ask: ${reply.thread.uri.toString()} could not be opened (${errorMessage(error)}).`);
     }
     const target = await this.stagingTarget(document);
     if (!target.ok) return refuse(`Rennet did not stage the ask: ${target.reason}.`);

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { PublishReceipt, ReviewPreview } from '../protocol/exits';
-import { err, rennetError, type Result } from '../protocol/result';
+import { err, errorMessage, rennetError, type Result } from '../protocol/result';
 import { ExitsPostReview, ExitsPreviewReview, PullRequestFreshnessGet, type PullRequestFreshness } from '../protocol/rpc';
-import { CAPTURE_TIMEOUT_MS, describe, type HostClient } from './hostClient';
+import { CAPTURE_TIMEOUT_MS, type HostClient } from './hostClient';
 
 /**
  * The window's view of the host's forge exits, per session: the last review preview the host
@@ -98,7 +98,7 @@ export class ExitsState implements vscode.Disposable {
     try {
       return await run();
     } catch (error) {
-      return err(rennetError('host-unavailable', describe(error)));
+      return err(rennetError('host-unavailable', errorMessage(error)));
     }
   }
 

@@ -1,8 +1,8 @@
 import type * as vscode from 'vscode';
 import { EXPLAIN_TURN_TIMEOUT_MS, type QuoteAnchor } from '../protocol/asks';
-import { err, rennetError, type Result } from '../protocol/result';
+import { err, errorMessage, rennetError, type Result } from '../protocol/result';
 import { AsksExplain, type AsksExplainResult } from '../protocol/rpc';
-import { describe, type HostClient } from './hostClient';
+import type { HostClient } from './hostClient';
 import { readHarnessConfig } from './lenses';
 
 /**
@@ -23,6 +23,6 @@ export async function explainSpan(host: HostClient, secrets: vscode.SecretStorag
     const harness = await readHarnessConfig(secrets);
     return await host.request(AsksExplain, { sessionId, anchor, harness, ...(threadId ? { threadId } : {}) }, EXPLAIN_TIMEOUT_MS);
   } catch (error) {
-    return err(rennetError('host-unavailable', describe(error)));
+    return err(rennetError('host-unavailable', errorMessage(error)));
   }
 }

@@ -1,10 +1,9 @@
 import * as vscode from 'vscode';
 import { boundedQuote, type QuoteAnchor } from '../protocol/asks';
 import { askLaneFor } from '../protocol/session';
-import type { Result } from '../protocol/result';
+import { errorMessage, type Result } from '../protocol/result';
 import type { ActiveReview } from './activeReview';
 import type { AskClient } from './asks';
-import { describe } from './hostClient';
 import { markdownString, notify, statusMessage } from './ui';
 import * as plan from './commentsPlan';
 import { ui } from './uiText';
@@ -104,7 +103,7 @@ export class FindingThreadActs {
     try {
       await vscode.commands.executeCommand('rennet.revealElement', { sessionId, generationId, lens: 'flagged', elementId: findingId });
     } catch (error) {
-      this.deps.log.warn(`Could not show finding ${findingId} on its board: ${describe(error)}`);
+      this.deps.log.warn(`Could not show finding ${findingId} on its board: ${errorMessage(error)}`);
     }
     const result = await this.deps.explain(sessionId, anchor, existing?.threadId);
     if (!result.ok) void notify('warning', ui`Rennet could not discuss the finding: ${result.error.message}`);

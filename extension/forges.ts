@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { FORGES_SETTING } from '../protocol/forge';
-import type { RennetError } from '../protocol/result';
+import { errorMessage, type RennetError } from '../protocol/result';
 import { AuthToken, ForgesConfigure, type AuthTokenParams } from '../protocol/rpc';
-import { describe, type HostClient } from './hostClient';
+import type { HostClient } from './hostClient';
 import { forgeRepair, githubAuthProvider, gitlabTokenKey, parseAuthTokenParams, type ForgeRepair, type MissingToken } from './forgePlan';
 import { notify } from './ui';
 import { ui, type UiText } from './uiText';
@@ -100,7 +100,7 @@ export class Forges implements vscode.Disposable {
       if (this.missing?.forge.host === host) this.missing = null;
       return Boolean(session);
     } catch (error) {
-      this.log.warn(`GitHub sign-in for ${host} did not complete: ${describe(error)}`);
+      this.log.warn(`GitHub sign-in for ${host} did not complete: ${errorMessage(error)}`);
       return false;
     }
   }
@@ -137,7 +137,7 @@ export class Forges implements vscode.Disposable {
       return session?.accessToken ?? null;
     } catch (error) {
       // An auth provider that is not there (GitHub Enterprise unconfigured) holds nothing.
-      this.log.warn(`VS Code's ${provider} sign-in could not be read: ${describe(error)}`);
+      this.log.warn(`VS Code's ${provider} sign-in could not be read: ${errorMessage(error)}`);
       return null;
     }
   }
@@ -147,7 +147,7 @@ export class Forges implements vscode.Disposable {
       const token = (await this.secrets.get(gitlabTokenKey(host)))?.trim();
       return token ? token : null;
     } catch (error) {
-      this.log.warn(`The GitLab token for ${host} could not be read from secret storage: ${describe(error)}`);
+      this.log.warn(`The GitLab token for ${host} could not be read from secret storage: ${errorMessage(error)}`);
       return null;
     }
   }

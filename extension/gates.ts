@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { GatesReport, MergeMethod, MergeResult } from '../protocol/gates';
 import { GatesMerge, GatesRead } from '../protocol/gatesRpc';
-import { err, rennetError, type Result } from '../protocol/result';
-import { CAPTURE_TIMEOUT_MS, describe, type HostClient } from './hostClient';
+import { err, errorMessage, rennetError, type Result } from '../protocol/result';
+import { CAPTURE_TIMEOUT_MS, type HostClient } from './hostClient';
 
 /**
  * The window's view of a pull-request session's merge gates (`rennet/gates/read`) and its merge
@@ -59,7 +59,7 @@ export class GatesState implements vscode.Disposable {
     try {
       return await run();
     } catch (error) {
-      return err(rennetError('host-unavailable', describe(error)));
+      return err(rennetError('host-unavailable', errorMessage(error)));
     }
   }
 }

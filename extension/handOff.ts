@@ -27,7 +27,8 @@ import {
   type HandOffRow,
   type HandOffSubject,
 } from './handOffPlan';
-import { describe, type HostClient } from './hostClient';
+import { errorMessage } from '../protocol/result';
+import type { HostClient } from './hostClient';
 import { confirmModal, inputBox, markdownString, notify, treeItem, treeView } from './ui';
 import { Md, ui, uiText } from './uiText';
 
@@ -513,7 +514,7 @@ export class HandOffView implements vscode.TreeDataProvider<HandOffRow>, vscode.
       const result = await this.deps.asks.command(sessionId, command, askActLabel(command));
       if (!result.ok) void notify('error', ui`Rennet: ${askActLabel(command)} was refused: ${result.error.message}`);
     } catch (error) {
-      void notify('error', ui`Rennet: ${askActLabel(command)} failed: ${describe(error)}`);
+      void notify('error', ui`Rennet: ${askActLabel(command)} failed: ${errorMessage(error)}`);
     }
   }
 }

@@ -163,7 +163,7 @@ export class HostClient implements vscode.Disposable {
     try {
       await client.sendNotification(type, params as RequestParam<P>);
     } catch (error) {
-      this.log.warn(`Could not send ${type.method} to the Rennet host: ${describe(error)}`);
+      this.log.warn(`Could not send ${type.method} to the Rennet host: ${errorMessage(error)}`);
     }
   }
 
@@ -232,7 +232,7 @@ export class HostClient implements vscode.Disposable {
       this.setStatus({ state: 'running', message: null });
       return info;
     } catch (error) {
-      const message = `The Rennet host could not start: ${describe(error)}`;
+      const message = `The Rennet host could not start: ${errorMessage(error)}`;
       this.log.error(message);
       await this.stopClient();
       this.setStatus({ state: 'failed', message });
@@ -246,7 +246,7 @@ export class HostClient implements vscode.Disposable {
       await vscode.workspace.fs.createDirectory(this.context.globalStorageUri);
     } catch (error) {
       // The host reports a store it cannot open; say it here too.
-      this.log.warn(`Could not create the store folder ${this.context.globalStorageUri.fsPath}: ${describe(error)}`);
+      this.log.warn(`Could not create the store folder ${this.context.globalStorageUri.fsPath}: ${errorMessage(error)}`);
     }
   }
 
@@ -275,7 +275,7 @@ export class HostClient implements vscode.Disposable {
         closed: (): CloseHandlerResult => this.onClosed(),
       },
       initializationFailedHandler: (error) => {
-        this.log.error(`Rennet host failed to initialize: ${describe(error)}`);
+        this.log.error(`Rennet host failed to initialize: ${errorMessage(error)}`);
         return false;
       },
     };
@@ -334,7 +334,7 @@ export class HostClient implements vscode.Disposable {
         this.generations.whole(result.value);
         this.generationEmitter.fire({ snapshot: result.value, delta: null });
       })
-      .catch((error: unknown) => this.log.warn(`Reading generation ${generationId} whole after a delta that did not apply: ${describe(error)}`))
+      .catch((error: unknown) => this.log.warn(`Reading generation ${generationId} whole after a delta that did not apply: ${errorMessage(error)}`))
       .finally(() => this.generationReads.delete(sessionId));
   }
 
@@ -380,7 +380,7 @@ export class HostClient implements vscode.Disposable {
       this.generations.clear(); // a new host process: its push streams are new
       this.recoverEmitter.fire(info);
     } catch (error) {
-      this.fail(`The Rennet host restarted but does not answer: ${describe(error)}`);
+      this.fail(`The Rennet host restarted but does not answer: ${errorMessage(error)}`);
     }
   }
 
@@ -405,7 +405,7 @@ export class HostClient implements vscode.Disposable {
       try {
         await greet(send);
       } catch (error) {
-        this.log.warn(`Telling the Rennet host its settings failed: ${describe(error)}`);
+        this.log.warn(`Telling the Rennet host its settings failed: ${errorMessage(error)}`);
       }
     }
   }
@@ -441,7 +441,7 @@ export class HostClient implements vscode.Disposable {
       }
       return `The Rennet host refused ${method}: ${error.message}`;
     }
-    const text = describe(error);
+    const text = errorMessage(error);
     if (/disposed|closed|not running|inactive/i.test(text)) {
       return `The Rennet host stopped while handling ${method}; it is restarting — try again in a moment.`;
     }
@@ -472,7 +472,7 @@ export class HostClient implements vscode.Disposable {
     try {
       if (client.needsStop()) await client.stop(2_000);
     } catch (error) {
-      this.log.warn(`Stopping the Rennet host: ${describe(error)}`);
+      this.log.warn(`Stopping the Rennet host: ${errorMessage(error)}`);
     }
     try {
       await client.dispose(2_000);
@@ -486,6 +486,3 @@ export class HostClient implements vscode.Disposable {
     this.statusEmitter.fire(status);
   }
 }
-
-/** The extension's name for protocol's `errorMessage` (the text of any thrown value). */
-export const describe = errorMessage;

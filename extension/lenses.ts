@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import { LENS_TITLES } from '../protocol/board';
-import { err, rennetError, type Result } from '../protocol/result';
+import { err, errorMessage, rennetError, type Result } from '../protocol/result';
 import { HarnessName, type GenerationSnapshot, type HarnessConfig, type PriorReview } from '../protocol/review';
 import { GenerationGet, RereviewRun, ReviewRunLenses } from '../protocol/rpc';
 import { apiKeySecret, API_KEY_PROVIDERS, type ApiKeyProvider } from './apiKeys';
-import { describe, type HostClient } from './hostClient';
+import type { HostClient } from './hostClient';
 import { notify } from './ui';
 import { ui, uiText } from './uiText';
 
@@ -83,7 +83,7 @@ export class LensRuns implements vscode.Disposable {
       const harness = override ?? (await readHarnessConfig(this.secrets));
       result = await this.host.request(ReviewRunLenses, { sessionId, harness }, RUN_LENSES_TIMEOUT_MS);
     } catch (error) {
-      result = err(rennetError('host-unavailable', describe(error)));
+      result = err(rennetError('host-unavailable', errorMessage(error)));
     }
     if (!result.ok) {
       this.log.warn(`Drafting the boards of ${sessionId} was refused: ${result.error.message}`);
@@ -106,7 +106,7 @@ export class LensRuns implements vscode.Disposable {
       const harness = await readHarnessConfig(this.secrets);
       result = await this.host.request(RereviewRun, { sessionId, harness }, REREVIEW_TIMEOUT_MS);
     } catch (error) {
-      result = err(rennetError('host-unavailable', describe(error)));
+      result = err(rennetError('host-unavailable', errorMessage(error)));
     }
     if (!result.ok) {
       this.log.warn(`Re-reviewing ${sessionId} was refused: ${result.error.message}`);
@@ -135,7 +135,7 @@ export class LensRuns implements vscode.Disposable {
         return;
       }
     } catch (error) {
-      this.log.warn(`Reading the boards of ${sessionId}: ${describe(error)}`);
+      this.log.warn(`Reading the boards of ${sessionId}: ${errorMessage(error)}`);
     }
     await this.start(sessionId);
   }

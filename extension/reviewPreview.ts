@@ -5,7 +5,8 @@ import { askActLabel, type AskClient } from './asks';
 import type { ExitsState } from './exits';
 import { isForgeLink, unlinkableUrl } from './forgePlan';
 import type { Forges } from './forges';
-import { describe, type HostClient } from './hostClient';
+import { errorMessage } from '../protocol/result';
+import type { HostClient } from './hostClient';
 import { panelHtml } from './html';
 import { notify, webviewPanel } from './ui';
 import { ui, type UiText } from './uiText';
@@ -75,7 +76,7 @@ export class ReviewPreviews implements vscode.Disposable, vscode.WebviewPanelSer
     }
     panel.webview.options = this.webviewOptions();
     this.attach(parsed.data.sessionId, panel);
-    this.deps.host.start().catch((error: unknown) => this.deps.log.warn(`Restoring a Rennet review preview: ${describe(error)}`));
+    this.deps.host.start().catch((error: unknown) => this.deps.log.warn(`Restoring a Rennet review preview: ${errorMessage(error)}`));
   }
 
   dispose(): void {
@@ -309,7 +310,7 @@ export class ReviewPreviewPanel implements vscode.Disposable {
     return Promise.resolve(this.panel.webview.postMessage(message)).then(
       (delivered) => delivered,
       (error: unknown) => {
-        this.deps.log.warn(`Posting ${message.type} to the Rennet review preview failed: ${describe(error)}`);
+        this.deps.log.warn(`Posting ${message.type} to the Rennet review preview failed: ${errorMessage(error)}`);
         return false;
       },
     );

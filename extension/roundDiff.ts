@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { Round } from '../protocol/rounds';
 import { RoundsDiffFiles, RoundsReadBlob } from '../protocol/rpc';
 import type { RoundDiffFocus } from '../protocol/webview';
-import { describe, type HostClient } from './hostClient';
+import { errorMessage } from '../protocol/result';
+import type { HostClient } from './hostClient';
 import { parseRoundUri, planRoundDiff, ROUND_SCHEME, roundUriParts, type RoundAddress } from './roundDiffPlan';
 import { notify } from './ui';
 
@@ -43,7 +44,7 @@ export class RoundDiffs implements vscode.TextDocumentContentProvider, vscode.Di
     try {
       listed = await this.host.request(RoundsDiffFiles, { sessionId, roundId: round.id });
     } catch (error) {
-      return { ok: false, message: describe(error) };
+      return { ok: false, message: errorMessage(error) };
     }
     if (!listed.ok) return { ok: false, message: listed.error.message };
     const plan = planRoundDiff(sessionId, round, listed.value, at);
@@ -76,7 +77,7 @@ export class RoundDiffs implements vscode.TextDocumentContentProvider, vscode.Di
         }
       }
     } catch (error) {
-      return { ok: false, message: `Could not open round ${round.ordinal}'s diff: ${describe(error)}` };
+      return { ok: false, message: `Could not open round ${round.ordinal}'s diff: ${errorMessage(error)}` };
     }
   }
 

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { err, rennetError, type Result } from '../protocol/result';
+import { err, errorMessage, rennetError, type Result } from '../protocol/result';
 import { ROUNDS_WORKSPACE_DEFAULT, RoundsWorkspaceMode, type Round, type RoundsLandResult, type RoundsLanding } from '../protocol/rounds';
 import { RoundsCancel, RoundsDispatch, RoundsLand, RoundsLandingGet, RoundsList, RoundsOrderGet, RoundsRetry, type RoundsOrderResult } from '../protocol/rpc';
-import { describe, type HostClient } from './hostClient';
+import type { HostClient } from './hostClient';
 import { readHarnessConfig } from './lenses';
 
 /** The setting that names the round worker: `claude-code`, `codex`, or `scripted:<file>` (tests and demos). */
@@ -135,7 +135,7 @@ export class RoundsState implements vscode.Disposable {
     try {
       return await run();
     } catch (error) {
-      return err(rennetError('host-unavailable', describe(error)));
+      return err(rennetError('host-unavailable', errorMessage(error)));
     }
   }
 }

@@ -1,7 +1,7 @@
 import { SessionGet } from '../../protocol/rpc';
 import type { PullRequestTarget, SessionSnapshot } from '../../protocol/session';
 import type { Ctx } from '../ctx';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { notify } from '../ui';
 import { ui, uiText } from '../uiText';
 
@@ -22,7 +22,7 @@ export async function sessionFor(ctx: Ctx, arg: unknown, commandName: string): P
     if (read.ok) return read.value;
     void notify('error', uiText(read.error.message));
   } catch (error) {
-    void notify('error', uiText(describe(error)));
+    void notify('error', uiText(errorMessage(error)));
   }
   return undefined;
 }

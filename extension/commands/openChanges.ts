@@ -3,7 +3,7 @@ import type { FileSummary, Side } from '../../protocol/patchset';
 import { absentBlobUri, blobUri } from '../blobDocuments';
 import type { Ctx } from '../ctx';
 import { documentRef, type DocumentRef } from '../documentRefs';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { changeRow, diffPlan, findChangedFile, type DiffSide } from '../openChangesPlan';
 import { notify, quickPick } from '../ui';
 import { ui, type UiPickItem } from '../uiText';
@@ -76,7 +76,7 @@ export const openChanges =
       await vscode.commands.executeCommand('vscode.diff', uriOf(plan.left), uriOf(plan.right), plan.title, { preview: true } satisfies vscode.TextDocumentShowOptions);
       return true;
     } catch (error) {
-      void notify('error', ui`Rennet could not open the changes: ${describe(error)}`);
+      void notify('error', ui`Rennet could not open the changes: ${errorMessage(error)}`);
       return false;
     }
   };

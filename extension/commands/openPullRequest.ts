@@ -3,7 +3,7 @@ import { pullRequestLabel } from '../../protocol/forge';
 import { ExitsOpenPullRequest, ExitsPreviewPullRequest, type OpenPullRequestResult } from '../../protocol/rpc';
 import type { Ctx } from '../ctx';
 import { isForgeLink, openPullRequestDetail, refusalMessage, unlinkableUrl } from '../forgePlan';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { confirmModal, inputBox, notify, withProgress } from '../ui';
 import { ui } from '../uiText';
 import { readHarnessConfig } from '../lenses';
@@ -96,7 +96,7 @@ export const openPullRequestCommand =
         return o;
       }
     } catch (error) {
-      void notify('error', ui`Rennet could not open the pull request: ${describe(error)}`);
+      void notify('error', ui`Rennet could not open the pull request: ${errorMessage(error)}`);
       return undefined;
     }
   };

@@ -1,6 +1,6 @@
 import type { Target } from '../../protocol';
 import type { Ctx } from '../ctx';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { openReview } from '../review';
 import { notify } from '../ui';
 import { ui, uiText } from '../uiText';
@@ -29,7 +29,7 @@ export async function openTarget(ctx: Ctx, repo: string, target: Target, current
     void ctx.lenses.startUnlessDrafted(snapshot.session.id, snapshot.patchset?.id ?? null);
     return snapshot.session.id;
   } catch (error) {
-    void notify('error', uiText(describe(error)));
+    void notify('error', uiText(errorMessage(error)));
     return undefined;
   }
 }

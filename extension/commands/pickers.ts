@@ -3,7 +3,7 @@ import type { BranchList } from '../../protocol';
 import { RepoListBranches } from '../../protocol/rpc';
 import type { RefItem } from '../branchItems';
 import type { Ctx } from '../ctx';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { notify, pickOne, quickPick, withProgress } from '../ui';
 import { ui, uiText, type UiText } from '../uiText';
 
@@ -37,7 +37,7 @@ export async function listBranches(ctx: Ctx, repo: string): Promise<BranchList |
     }
     return result.value;
   } catch (error) {
-    void notify('error', uiText(describe(error)));
+    void notify('error', uiText(errorMessage(error)));
     return undefined;
   }
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { HostInfo } from '../../protocol/rpc';
 import type { Ctx } from '../ctx';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { notify, withProgress } from '../ui';
 import { ui } from '../uiText';
 
@@ -13,7 +13,7 @@ export const restartHost = (ctx: Ctx) => async (): Promise<HostInfo | undefined>
     return info;
   } catch (error) {
     // HostClient already offered "Restart Rennet Host" with the reason; log the detail.
-    ctx.log.error(`Restart failed: ${describe(error)}`);
+    ctx.log.error(`Restart failed: ${errorMessage(error)}`);
     return undefined;
   }
 };

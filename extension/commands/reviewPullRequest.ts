@@ -1,10 +1,9 @@
 import * as vscode from 'vscode';
-import type { Result } from '../../protocol/result';
+import { errorMessage, type Result } from '../../protocol/result';
 import { PullRequestList, PullRequestResolve, type PullRequestListResult } from '../../protocol/rpc';
 import type { PullRequestTarget } from '../../protocol/session';
 import type { Ctx } from '../ctx';
 import { pullRequestPicks, pullRequestPlaceholder, refusalMessage, type PullRequestPick } from '../forgePlan';
-import { describe } from '../hostClient';
 import { inputBox, notify, quickPick, withProgress } from '../ui';
 import { ui, uiText } from '../uiText';
 import { openTarget } from './openTarget';
@@ -50,7 +49,7 @@ async function listOpen(ctx: Ctx, repo: string): Promise<PullRequestListResult |
     }
     return result.value;
   } catch (error) {
-    void notify('error', uiText(describe(error)));
+    void notify('error', uiText(errorMessage(error)));
     return undefined;
   }
 }
@@ -96,7 +95,7 @@ async function resolvePasted(ctx: Ctx, repo: string, typed: string): Promise<Pul
     }
     return result.value;
   } catch (error) {
-    void notify('error', uiText(describe(error)));
+    void notify('error', uiText(errorMessage(error)));
     return undefined;
   }
 }

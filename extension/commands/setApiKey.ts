@@ -1,5 +1,5 @@
 import type { Ctx } from '../ctx';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { confirmModal, inputBox, notify, pickOne } from '../ui';
 import { ui, type UiPickItem } from '../uiText';
 import { API_KEY_PROVIDERS, PROVIDER_LABELS, apiKeySecret, isApiKeyProvider, type ApiKeyProvider } from '../apiKeys';
@@ -63,7 +63,7 @@ export const setApiKey =
       void notify('info', ui`Rennet: the ${label} key is stored.`);
       return { provider, stored: true };
     } catch (error) {
-      void notify('error', ui`Rennet could not store the key: ${describe(error)}`);
+      void notify('error', ui`Rennet could not store the key: ${errorMessage(error)}`);
       return undefined;
     }
   };

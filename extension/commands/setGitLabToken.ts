@@ -1,6 +1,6 @@
 import type { Ctx } from '../ctx';
 import { gitlabTokenKey, isForgeHost } from '../forgePlan';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { inputBox, notify } from '../ui';
 import { ui } from '../uiText';
 
@@ -49,7 +49,7 @@ export const setGitLabToken =
       void notify('info', ui`Rennet: the GitLab token for ${host} is stored.`);
       return { host, stored: true };
     } catch (error) {
-      void notify('error', ui`Rennet could not store the GitLab token: ${describe(error)}`);
+      void notify('error', ui`Rennet could not store the GitLab token: ${errorMessage(error)}`);
       return undefined;
     }
   };

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Session } from '../../protocol';
 import { SessionGet, SessionList } from '../../protocol/rpc';
 import type { Ctx } from '../ctx';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { targetLabel } from '../titles';
 import { notify, pickOne } from '../ui';
 import { ui, uiText, type UiPickItem } from '../uiText';
@@ -54,7 +54,7 @@ export const showBoard =
       ctx.panels.show(result.value);
       return id;
     } catch (error) {
-      void notify('error', uiText(describe(error)));
+      void notify('error', uiText(errorMessage(error)));
       return undefined;
     }
   };

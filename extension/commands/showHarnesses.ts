@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { LENSES } from '../../protocol/board';
 import { HarnessDiscover, HarnessDiscoverLocal, type CliHarnessInfo, type LmModelInfo, type LocalModelInfo, type LocalServerInfo } from '../../protocol/rpc';
 import type { Ctx } from '../ctx';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { listChatModels } from '../lm';
 import { ui, type UiText } from '../uiText';
 import { API_KEY_PROVIDERS, apiKeySecret, PROVIDER_LABELS, type ApiKeyProvider } from '../apiKeys';
@@ -45,13 +45,13 @@ export const showHarnesses = (ctx: Ctx) => async (): Promise<HarnessReport> => {
     models = await listChatModels({});
     matching = await listChatModels({ ...(vendor ? { vendor } : {}), ...(family ? { family } : {}) });
   } catch (error) {
-    lmProblem = describe(error);
+    lmProblem = errorMessage(error);
   }
 
   const cli: HarnessReport['cli'] = { harnesses: [], unavailable: null };
   const local: HarnessReport['local'] = { servers: [], unavailable: null };
   const noMethod = (error: unknown, what: string) => {
-    const text = describe(error);
+    const text = errorMessage(error);
     return /unhandled method|method not found/i.test(text) ? `this host has no ${what} yet` : text;
   };
   await Promise.all([

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { CITATION_MARKS_KEY, CITATION_MARKS_SECTION } from '../citationMarks';
 import type { Ctx } from '../ctx';
-import { describe } from '../hostClient';
+import { errorMessage } from '../../protocol/result';
 import { notify } from '../ui';
 import { ui } from '../uiText';
 
@@ -19,8 +19,8 @@ export const toggleCitationMarks = (ctx: Ctx) => async (): Promise<boolean | und
     await config.update(CITATION_MARKS_KEY, next, target);
     return next;
   } catch (error) {
-    ctx.log.warn(`Could not toggle the citation marks: ${describe(error)}`);
-    void notify('error', ui`Rennet could not change rennet.editor.citationMarks: ${describe(error)}`);
+    ctx.log.warn(`Could not toggle the citation marks: ${errorMessage(error)}`);
+    void notify('error', ui`Rennet could not change rennet.editor.citationMarks: ${errorMessage(error)}`);
     return undefined;
   }
 };
