@@ -324,8 +324,10 @@ export class LensRunner {
       if (this.live.get(sessionId) === run) this.live.delete(sessionId);
       // The last push: every lane's outcome and the final records are in the store now.
       const publisher = this.publisherFor(sessionId, generationId);
-      if (publisher.generationId === generationId) publisher.closing = true;
-      poke();
+      if (publisher.generationId !== generationId) return poke();
+      // Now, not at the next tick: from here `get` reads the store, and the stream must agree with it.
+      publisher.closing = true;
+      publisher.throttle.flush();
     });
     if (!filed) {
       const why = await finished;
@@ -420,11 +422,16 @@ export class LensRunner {
 }
 
 /**
- * Coalesces pokes into at most one `send` per interval. `send` runs on a timer, never inside the
- * poke, and reads the state when it runs: the last poke is always followed by a send that sees it.
+ * Coalesces pokes into at most one `send` per interval. `send` never runs inside the poke and reads
+ * the state when it runs: the last poke is always followed by a send that sees it. A poke after a
+ * quiet interval sends as soon as the poker's task is done (a microtask), not on the next timer
+ * tick: when several seats' answers arrive together, Node runs their I/O callbacks one after the
+ * other before any timer, so a timer would hold the first write's push behind every queued call.
  */
 export class Throttle {
   private timer: NodeJS.Timeout | null = null;
+  /** A microtask send is queued (cleared by cancel: the queued task then does nothing). */
+  private soon = false;
   private last = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -434,18 +441,36 @@ export class Throttle {
   ) {}
 
   poke(): void {
-    if (this.timer) return;
-    const wait = Math.max(0, this.last + this.intervalMs - this.now());
-    this.timer = setTimeout(() => this.fire(), wait);
+    if (this.timer || this.soon) return;
+    const wait = this.last + this.intervalMs - this.now();
+    if (wait <= 0) {
+      this.soon = true;
+      queueMicrotask(() => {
+        if (!this.soon) return;
+        this.soon = false;
+        this.fire();
+      });
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.fire();
+    }, wait);
   }
 
   cancel(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.soon = false;
+  }
+
+  /** Sends now (dropping a pending send: this one reads the same state). */
+  flush(): void {
+    this.cancel();
+    this.fire();
   }
 
   private fire(): void {
-    this.timer = null;
     this.last = this.now();
     try {
       this.send();

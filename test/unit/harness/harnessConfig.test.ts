@@ -108,4 +108,33 @@ describe('the generation push throttle', () => {
     await new Promise((r) => setTimeout(r, 60));
     assert.equal(sends, 2, 'cancel drops a pending send');
   });
+
+  it('sends a poke after a quiet interval as soon as the poker is done, ahead of timers and I/O queued before it', async () => {
+    const order: string[] = [];
+    const t = new Throttle(40, () => order.push('send'));
+    setTimeout(() => order.push('timer'), 0);
+    setImmediate(() => order.push('immediate'));
+    t.poke();
+    t.poke();
+    assert.deepEqual(order, [], 'a send never runs inside a poke');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(order.slice().sort(), ['immediate', 'send', 'timer']);
+    assert.equal(order[0], 'send', order.join(', '));
+    t.poke();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(order.filter((o) => o === 'send').length, 1, 'inside the interval a poke waits for it');
+    t.cancel();
+  });
+
+  it('flush sends at once and drops the pending send', async () => {
+    let sends = 0;
+    const t = new Throttle(40, () => sends++);
+    t.poke();
+    await new Promise((r) => setImmediate(r));
+    t.poke();
+    t.flush();
+    assert.equal(sends, 2);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(sends, 2, 'the pending send was dropped');
+  });
 });
