@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { CORE_LENSES, LENSES, LENS_TITLES, type Absence, type Lens, type ReviewName } from '../../protocol/board';
 import type { LaneFailure, LaneState, PhaseTiming, SeatSpend } from '../../protocol/review';
 import { buildCitationIndex, type CitationIndex } from '../board/citations';
+import { warmBoardWriter } from '../board/prime';
 import { startSeatServer, type SeatServerHandle } from '../board/mcpServer';
 import { composeRound } from '../board/compose';
 import { changeVocabulary } from '../board/prose';
@@ -47,6 +48,9 @@ export function resumeLensPipeline(input: LensPipelineInput, seams: LensPipeline
 // ─── Internals ───────────────────────────────────────────────────────────────────────────────
 
 const GENERATION_WIDE: ReadonlySet<PhaseTiming['phase']> = new Set(['reveal', 'first-core-board', 'first-element']);
+
+/** The board writer runs once per process on scratch boards (board/prime.ts) before the first seat writes. */
+let writerWarmed = false;
 
 class GenerationRun implements LaneRun {
   private readonly store: Store | null;
@@ -163,6 +167,11 @@ class GenerationRun implements LaneRun {
       if (!noise.outcome && redraft.has('noise')) {
         this.laneChange(noise, 'waiting');
         runners.push(this.guarded(noise, () => runNoise(this, budget)));
+      }
+      // While the seats wait for their models: their first writes then find the writer compiled.
+      if (!writerWarmed && runners.length > 0) {
+        writerWarmed = true;
+        setImmediate(() => warmBoardWriter(this.input.patchset, { author: 'host', citations: this.citations, changeWords: this.changeWords }));
       }
       await Promise.all(runners);
     } catch (error) {
