@@ -123,8 +123,10 @@ function printedTotals(file: string): { files: number; hunks: number } {
  * `git diff base head` (to a file) plus `rennet --version` (the CLI's own start). Interleaved, so
  * a busy machine slows all three alike. Target ≤ 1.5×.
  */
-export async function benchCaptureCli(distDir: string, repoDir: string, base: string, head: string, runs: number): Promise<string> {
+export async function benchCaptureCli(distDir: string, repoDir: string, base: string, head: string, runs: number, beforeDistDir: string | null = null): Promise<string> {
   const cli = join(distDir, 'cli.js');
+  // BENCH_CLI_BEFORE: another build's dist (an older commit's), whose capture runs interleaved with this one's.
+  const beforeCli = beforeDistDir === null ? null : join(beforeDistDir, 'cli.js');
   const work = tempDir('rennet-bench-cli-');
   try {
     const template = await storeTemplate(work);
@@ -135,12 +137,28 @@ export async function benchCaptureCli(distDir: string, repoDir: string, base: st
     const git: Run[] = [];
     const version: Run[] = [];
     const captured: Run[] = [];
+    const capturedBefore: Run[] = [];
     for (let i = 0; i < runs; i++) {
       git.push(await timed('git', ['-C', repoDir, 'diff', base, head], out));
       version.push(await timed(process.execPath, [cli, '--version'], out));
-      rmSync(store, { recursive: true, force: true });
-      cpSync(template, store, { recursive: true });
-      captured.push(await timed(process.execPath, [cli, ...capture], out));
+      // With a before build, the two captures take turns going first (a run's place in the round changes its time).
+      const order: [string, Run[]][] =
+        beforeCli === null
+          ? [[cli, captured]]
+          : i % 2 === 0
+            ? [
+                [beforeCli, capturedBefore],
+                [cli, captured],
+              ]
+            : [
+                [cli, captured],
+                [beforeCli, capturedBefore],
+              ];
+      for (const [which, into] of order) {
+        rmSync(store, { recursive: true, force: true });
+        cpSync(template, store, { recursive: true });
+        into.push(await timed(process.execPath, [which, ...capture], out));
+      }
     }
     const wall = (runs: Run[]) => median(runs.map((r) => r.ms));
     const cpu = (runs: Run[]) => (runs.every((r) => r.cpuMs !== null) ? median(runs.map((r) => r.cpuMs as number)) : null);
@@ -161,6 +179,12 @@ export async function benchCaptureCli(distDir: string, repoDir: string, base: st
       `rennet capture --json       ${ms(wall(captured))}${cpuNote(captureCpu)} with its git  (${(bytes / 1e6).toFixed(1)} MB of JSON, ${totals.files} files, ${totals.hunks} hunks; body stored: ${stored.length === 1 && statSync(join(store, 'patchsets', stored[0] as string)).size + 1 === bytes})`,
       `ratio                       ${(wall(captured) / baseline).toFixed(2)}× of git diff + --version, wall (target ≤ 1.5×)` +
         (gitCpu !== null && versionCpu !== null && captureCpu !== null ? `; ${(captureCpu / (gitCpu + versionCpu)).toFixed(2)}× in CPU time` : ''),
+      ...(beforeCli === null
+        ? []
+        : [
+            `before (${beforeCli})  ${ms(wall(capturedBefore))}${cpuNote(cpu(capturedBefore))}; ${(wall(capturedBefore) / baseline).toFixed(2)}× of git diff + --version, wall` +
+              (gitCpu !== null && versionCpu !== null && cpu(capturedBefore) !== null ? `; ${((cpu(capturedBefore) as number) / (gitCpu + versionCpu)).toFixed(2)}× in CPU time` : ''),
+          ]),
       `CLI peak RSS                ${mib(mem.maxRssKb as number)} capturing (rennet --version: ${mib(idle.maxRssKb as number)})`,
     ].join('\n');
   } finally {

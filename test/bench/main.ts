@@ -102,7 +102,7 @@ async function benchCapture(): Promise<void> {
 
     console.log(`\n### End to end: the built CLI, JSON to a file (median of ${RUNS} runs, interleaved)`);
     // The bench runs as dist/bench.js, beside the CLI bundle it measures.
-    console.log(await benchCaptureCli(__dirname, repo.dir, base, head, RUNS));
+    console.log(await benchCaptureCli(__dirname, repo.dir, base, head, RUNS, process.env.BENCH_CLI_BEFORE || null));
   } finally {
     repo.cleanup();
   }
