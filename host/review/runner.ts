@@ -63,8 +63,12 @@ interface StartOptions {
 export const RunLensesInput = RunLensesParams;
 export const GetGenerationInput = GetGenerationParams;
 
-/** At most one `rennet/generation/changed` per session per this many milliseconds. */
-export const PUBLISH_INTERVAL_MS = 50;
+/**
+ * At most one push (`rennet/generation/changed` or `/delta`) per session per this many
+ * milliseconds. A push is a small delta since issue 15 (2.5 KB per write, ~5 ms to paint), so the
+ * window only coalesces a burst; a write landing inside it waits for the rest of it.
+ */
+export const PUBLISH_INTERVAL_MS = 25;
 
 export interface LensRunnerDeps {
   store: Store;
