@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { capturePatchset } from '../../../host/capture/capture';
+import { capturePatchset, capturePatchsetSpooled } from '../../../host/capture/capture';
 import { readCapturedBlob } from '../../../host/capture/blob';
 import { openRepo, type RepoHandle } from '../../../host/capture/repo';
 import { buildCitationIndex } from '../../../host/board/citations';
@@ -401,6 +401,40 @@ describe('capture against real git repositories', function () {
     const result = await capturePatchset(await handle(repo.dir), { kind: 'working-tree', base: 'main' });
     assert.ok(!result.ok);
     assert.equal(result.error.code, 'detached-head');
+  });
+
+  it('reads no .gitattributes from the checkout: the same range captures the same lines and id whichever branch is checked out', async () => {
+    // Real histories carry .gitattributes that call whole folders binary (or name hunk-header
+    // drivers); git reads them from the work tree, so the checkout, not the range, decided.
+    branchRange(
+      (r) => r.write('records.dat', lines(12, 'record')),
+      (r) => r.write('records.dat', lines(12, 'record').replace('record 7\n', 'record seven\n')),
+    );
+    const target = { kind: 'branch', base: 'main', head: 'feature' } as const;
+    repo.checkout('main');
+    const plain = await capture(repo, target);
+    const records = file(plain, 'records.dat');
+    assert.deepEqual([records.binary, records.additions, records.deletions], [false, 1, 1]);
+    // An uncommitted .gitattributes in the checkout, then one committed on the branch checked out.
+    repo.write('.gitattributes', '*.dat binary\n');
+    assert.match(repo.git('diff', '--numstat', 'main', 'feature'), /^-\t-\trecords\.dat$/, 'git itself now calls the file binary');
+    const untracked = await capture(repo, target);
+    repo.branch('attributes').commit('attributes');
+    const committed = await capture(repo, target);
+    for (const [name, ps] of [
+      ['an untracked .gitattributes', untracked],
+      ['a .gitattributes on the checked-out branch', committed],
+    ] as const) {
+      assert.deepEqual(file(ps, 'records.dat'), records, `${name} changes nothing in the file`);
+      assert.equal(ps.id, plain.id, `${name} changes nothing in the id`);
+    }
+    const spooled = await capturePatchsetSpooled(await handle(repo.dir), target);
+    assert.ok(spooled.ok, spooled.ok ? '' : spooled.error.message);
+    try {
+      assert.equal(Buffer.concat([...spooled.value.chunks()]).toString('utf8'), JSON.stringify(plain), 'the spooled capture (rennet capture --json) alike');
+    } finally {
+      spooled.value.dispose();
+    }
   });
 
   it('reads base and head blobs immutably: later edits to the checkout change nothing', async () => {
