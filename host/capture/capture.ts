@@ -27,12 +27,16 @@ export function captureOptions(overrides?: Partial<CaptureOptions>): CaptureOpti
 
 /**
  * The diff flags, fixed so that user configuration (diff.algorithm, diff.noprefix, color.ui,
- * external diff drivers, textconv, diff.context, diff.interHunkContext) cannot change a capture.
+ * external diff drivers, textconv, diff.context, diff.interHunkContext, diff.suppressBlankEmpty)
+ * cannot change a capture.
  */
 export function diffArgs(options: CaptureOptions, base: string, head: string, fromMergeBase = false): string[] {
   return [
     '-c',
     `core.bigFileThreshold=${options.maxFileBytes}`,
+    // A blank context line keeps its space marker: without it the line is lost at a section's end.
+    '-c',
+    'diff.suppressBlankEmpty=false',
     'diff',
     '--raw',
     '-p',

@@ -403,6 +403,34 @@ describe('capture against real git repositories', function () {
     assert.equal(result.error.code, 'detached-head');
   });
 
+  it('is not changed by diff.suppressBlankEmpty: a blank context line keeps its marker, its hunk id and the capture', async () => {
+    // The blank line closing the only hunk of the last file is where a marker-less line once ended the parse.
+    const before = 'first\n\nsecond\nthird\n\n';
+    const { base, head } = branchRange(
+      (r) => r.write('spaced.txt', before),
+      (r) => r.write('spaced.txt', before.replace('second', 'SECOND')),
+    );
+    const target = { kind: 'branch', base, head } as const;
+    const plain = await capture(repo, target);
+    repo.git('config', 'diff.suppressBlankEmpty', 'true');
+    assert.match(repo.git('diff', base, head), /\n third\n$/, 'git now prints the blank context line without its marker');
+    const suppressed = await capture(repo, target);
+    assert.equal(suppressed.id, plain.id);
+    const hunk = file(suppressed, 'spaced.txt').hunks[0];
+    assert.ok(hunk);
+    assert.deepEqual(
+      hunk.lines.map((l) => [l.kind, l.text]),
+      [
+        ['context', 'first'],
+        ['context', ''],
+        ['del', 'second'],
+        ['add', 'SECOND'],
+        ['context', 'third'],
+        ['context', ''],
+      ],
+    );
+  });
+
   it('reads no .gitattributes from the checkout: the same range captures the same lines and id whichever branch is checked out', async () => {
     // Real histories carry .gitattributes that call whole folders binary (or name hunk-header
     // drivers); git reads them from the work tree, so the checkout, not the range, decided.
