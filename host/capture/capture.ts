@@ -27,8 +27,8 @@ export function captureOptions(overrides?: Partial<CaptureOptions>): CaptureOpti
 
 /**
  * The diff flags, fixed so that user configuration (diff.algorithm, diff.noprefix, color.ui,
- * external diff drivers, textconv, diff.context, diff.interHunkContext, diff.suppressBlankEmpty)
- * cannot change a capture.
+ * external diff drivers, textconv, diff.context, diff.interHunkContext, diff.suppressBlankEmpty,
+ * diff.renameLimit) cannot change a capture.
  */
 export function diffArgs(options: CaptureOptions, base: string, head: string, fromMergeBase = false): string[] {
   return [
@@ -37,6 +37,9 @@ export function diffArgs(options: CaptureOptions, base: string, head: string, fr
     // A blank context line keeps its space marker: without it the line is lost at a section's end.
     '-c',
     'diff.suppressBlankEmpty=false',
+    // git's own default: a user's lower limit would drop renames from large changes.
+    '-c',
+    'diff.renameLimit=1000',
     'diff',
     '--raw',
     '-p',

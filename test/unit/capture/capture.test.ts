@@ -104,6 +104,30 @@ describe('capture against real git repositories', function () {
     assert.equal(ps.files.length, 2);
   });
 
+  it('finds renames with edits whatever diff.renameLimit the user set', async () => {
+    branchRange(
+      (r) => r.write('old/one.ts', lines(20, 'one')).write('old/two.ts', lines(20, 'two')),
+      (r) => {
+        r.remove('old/one.ts').remove('old/two.ts');
+        r.write('new/first.ts', lines(20, 'one').replace('one 3\n', 'one three\n'));
+        r.write('new/second.ts', lines(20, 'two').replace('two 9\n', 'two nine\n'));
+      },
+    );
+    const target = { kind: 'branch', head: 'feature', base: 'main' } as const;
+    const plain = await capture(repo, target);
+    assert.deepEqual(
+      plain.files.map((f) => [f.status, f.oldPath, f.path]),
+      [
+        ['renamed', 'old/one.ts', 'new/first.ts'],
+        ['renamed', 'old/two.ts', 'new/second.ts'],
+      ],
+    );
+    // Two sources by two destinations (no shared basenames) is over a limit of 1: git alone skips inexact renames.
+    repo.git('config', 'diff.renameLimit', '1');
+    assert.doesNotMatch(repo.git('diff', '--name-status', '--find-renames', 'main', 'feature'), /^R/m, 'git itself now finds no rename');
+    assert.equal((await capture(repo, target)).id, plain.id);
+  });
+
   it('records added and deleted files with the absent side null', async () => {
     branchRange(
       (r) => r.write('gone.txt', 'bye\n').write('keep.txt', 'k\n'),
