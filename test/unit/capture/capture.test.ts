@@ -192,6 +192,48 @@ describe('capture against real git repositories', function () {
     assert.equal(ps.totals.submodules, 1);
   });
 
+  it('states a submodule moved to another commit and a removed one as blocked, beside a text change', async () => {
+    // Real histories bump a gitlink's commit and drop submodules; the fuzz generates no gitlinks.
+    // Committed from the index alone: `git add -A` would drop gitlinks that have no folder here.
+    repo = new TestRepo();
+    const [first, second, gone] = ['b'.repeat(40), 'c'.repeat(40), 'd'.repeat(40)];
+    repo.write('notes.txt', 'one\n').git('add', 'notes.txt');
+    repo.git('update-index', '--add', '--cacheinfo', `160000,${first},deps/kept`);
+    repo.git('update-index', '--add', '--cacheinfo', `160000,${gone},deps/dropped`);
+    repo.git('commit', '-q', '-m', 'base');
+    repo.branch('feature').write('notes.txt', 'one\ntwo\n').git('add', 'notes.txt');
+    repo.git('update-index', '--cacheinfo', `160000,${second},deps/kept`);
+    repo.git('update-index', '--force-remove', 'deps/dropped');
+    repo.git('commit', '-q', '-m', 'bump and drop');
+    const target = { kind: 'branch', head: 'feature', base: 'main' } as const;
+    const ps = await capture(repo, target);
+    const shape = (f: FileChange) => [
+      f.status,
+      f.oldMode,
+      f.newMode,
+      f.oldOid,
+      f.newOid,
+      f.modeChanged,
+      f.submodule,
+      f.binary,
+      f.hunks.length,
+      f.regions.length,
+      f.additions,
+      f.deletions,
+      f.truncated,
+    ];
+    assert.deepEqual(shape(file(ps, 'deps/kept')), ['modified', '160000', '160000', first, second, false, true, false, 0, 0, null, null, false]);
+    assert.deepEqual(shape(file(ps, 'deps/dropped')), ['deleted', '160000', null, gone, null, false, true, false, 0, 0, null, null, false]);
+    assert.deepEqual([file(ps, 'notes.txt').additions, ps.totals.submodules, ps.totals.files], [1, 2, 3]);
+    const spooled = await capturePatchsetSpooled(await handle(repo.dir), target);
+    assert.ok(spooled.ok, spooled.ok ? '' : spooled.error.message);
+    try {
+      assert.equal(Buffer.concat([...spooled.value.chunks()]).toString('utf8'), JSON.stringify(ps), 'the spooled capture alike');
+    } finally {
+      spooled.value.dispose();
+    }
+  });
+
   it('keeps a missing trailing newline and CRLF line endings exactly', async () => {
     branchRange(
       (r) => r.write('eof.txt', 'a\nb').write('dos.txt', 'one\r\ntwo\r\n'),
