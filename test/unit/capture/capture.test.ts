@@ -80,6 +80,24 @@ describe('capture against real git repositories', function () {
     assert.deepEqual(ps.totals, { files: 1, additions: 2, deletions: 1, hunks: 2, binary: 0, submodules: 0, truncated: 0, uncounted: 0 });
   });
 
+  it("keeps git's hunk headers verbatim, with the function-context text git prints after the second @@", async () => {
+    // Most hunks of the real histories run over carry the enclosing function's line in the header.
+    const body = (n: number) => Array.from({ length: 8 }, (_, i) => `    step${n}_${i}();`).join('\n');
+    const source = `static int first(void)\n{\n${body(1)}\n}\n\nint second(int n)\n{\n${body(2)}\n    return n;\n}\n`;
+    const { base, head } = branchRange(
+      (r) => r.write('src/steps.c', source),
+      (r) => r.write('src/steps.c', source.replace('step2_6();', 'step2_6(n);')),
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    const headers = file(ps, 'src/steps.c').hunks.map((h) => h.header);
+    const gits = repo
+      .git('diff', '--no-color', '-U3', '--diff-algorithm=myers', base, head)
+      .split('\n')
+      .filter((l) => l.startsWith('@@ '));
+    assert.deepEqual(headers, gits);
+    assert.deepEqual(headers, ['@@ -18,7 +18,7 @@ int second(int n)']);
+  });
+
   it('detects a pure rename and a rename with an edit', async () => {
     branchRange(
       (r) => r.write('a/pure.ts', lines(20, 'pure')).write('a/edited.ts', lines(20, 'edited')),
