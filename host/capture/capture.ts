@@ -27,12 +27,19 @@ export function captureOptions(overrides?: Partial<CaptureOptions>): CaptureOpti
 
 /**
  * The diff flags, fixed so that user configuration (diff.algorithm, diff.noprefix, color.ui,
- * external diff drivers, textconv, diff.context, diff.interHunkContext) cannot change a capture.
+ * external diff drivers, textconv, diff.context, diff.interHunkContext, diff.suppressBlankEmpty,
+ * diff.renameLimit) cannot change a capture.
  */
 export function diffArgs(options: CaptureOptions, base: string, head: string, fromMergeBase = false): string[] {
   return [
     '-c',
     `core.bigFileThreshold=${options.maxFileBytes}`,
+    // A blank context line keeps its space marker: without it the line is lost at a section's end.
+    '-c',
+    'diff.suppressBlankEmpty=false',
+    // git's own default: a user's lower limit would drop renames from large changes.
+    '-c',
+    'diff.renameLimit=1000',
     'diff',
     '--raw',
     '-p',
@@ -283,13 +290,16 @@ export function patchsetId(body: Omit<Patchset, 'id'>): string {
 
 /**
  * Runs one diff and parses it while git is still writing: each file as soon as the next begins.
- * git writes to a spool file (runGitSpooled), so it never waits for the parser.
+ * git writes to a spool file (runGitSpooled), so it never waits for the parser. It runs in the git
+ * dir, where git has no work tree: a .gitattributes there (another branch's, or uncommitted) would
+ * otherwise decide which files are binary and how hunk headers read, so the same range would
+ * capture differently (another id) depending on what is checked out.
  */
 async function streamDiff(repo: RepoHandle, args: string[], options: CaptureOptions, onFile?: (file: FileChange) => void): Promise<{ code: number; stderr: string; parser: DiffStreamParser }> {
   const parser = new DiffStreamParser(options, onFile);
   let parseError: { error: unknown } | undefined;
   const result = await runGitSpooled(args, {
-    cwd: repo.root,
+    cwd: repo.gitDir,
     onStdout: (chunk) => {
       if (parseError) return;
       try {

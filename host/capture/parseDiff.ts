@@ -149,8 +149,9 @@ export function parseSection(path: string, text: string): ParsedSection {
     let additions = 0;
     let deletions = 0;
     const diffLines: DiffLine[] = [];
-    // Hot loop (every diff line): index arithmetic, one string per line, no tuples.
-    while (pos < length) {
+    // Hot loop (every diff line): index arithmetic, one string per line, no tuples. A line may
+    // start at `length` itself: an empty last line before the section's final newline.
+    while (pos < length || (pos === length && length < text.length)) {
       let nl = text.indexOf('\n', pos);
       if (nl < 0 || nl > length) nl = length;
       const marker = text.charCodeAt(pos);

@@ -9,6 +9,11 @@ import { GitError, gitText, runGit } from '../git/run';
 export interface RepoHandle {
   /** Canonical path: the work tree's top level, or the git dir of a bare repository. */
   root: string;
+  /**
+   * Canonical git dir (the root itself when bare). The capture's diffs run here: git reads no work
+   * tree from inside it, so no .gitattributes of the checkout can change a capture.
+   */
+  gitDir: string;
   bare: boolean;
   shallow: boolean;
 }
@@ -30,7 +35,7 @@ export async function openRepo(dir: string): Promise<Result<RepoHandle>> {
     return err(rennetError('not-a-repository', `${dir} is inside a git directory, not a work tree`));
   }
   const root = bare ? (gitDir ?? dir) : (topLevel as string);
-  return ok({ root: realpathSync(root), bare, shallow: shallowFlag === 'true' });
+  return ok({ root: realpathSync(root), gitDir: realpathSync(gitDir ?? root), bare, shallow: shallowFlag === 'true' });
 }
 
 /** Resolves a ref to a full commit id, or says precisely why not. */

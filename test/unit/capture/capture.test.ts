@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { capturePatchset } from '../../../host/capture/capture';
+import { capturePatchset, capturePatchsetSpooled } from '../../../host/capture/capture';
 import { readCapturedBlob } from '../../../host/capture/blob';
 import { openRepo, type RepoHandle } from '../../../host/capture/repo';
 import { buildCitationIndex } from '../../../host/board/citations';
@@ -80,6 +80,24 @@ describe('capture against real git repositories', function () {
     assert.deepEqual(ps.totals, { files: 1, additions: 2, deletions: 1, hunks: 2, binary: 0, submodules: 0, truncated: 0, uncounted: 0 });
   });
 
+  it("keeps git's hunk headers verbatim, with the function-context text git prints after the second @@", async () => {
+    // Most hunks of the real histories run over carry the enclosing function's line in the header.
+    const body = (n: number) => Array.from({ length: 8 }, (_, i) => `    step${n}_${i}();`).join('\n');
+    const source = `static int first(void)\n{\n${body(1)}\n}\n\nint second(int n)\n{\n${body(2)}\n    return n;\n}\n`;
+    const { base, head } = branchRange(
+      (r) => r.write('src/steps.c', source),
+      (r) => r.write('src/steps.c', source.replace('step2_6();', 'step2_6(n);')),
+    );
+    const ps = await capture(repo, { kind: 'branch', head: 'feature', base: 'main' });
+    const headers = file(ps, 'src/steps.c').hunks.map((h) => h.header);
+    const gits = repo
+      .git('diff', '--no-color', '-U3', '--diff-algorithm=myers', base, head)
+      .split('\n')
+      .filter((l) => l.startsWith('@@ '));
+    assert.deepEqual(headers, gits);
+    assert.deepEqual(headers, ['@@ -18,7 +18,7 @@ int second(int n)']);
+  });
+
   it('detects a pure rename and a rename with an edit', async () => {
     branchRange(
       (r) => r.write('a/pure.ts', lines(20, 'pure')).write('a/edited.ts', lines(20, 'edited')),
@@ -102,6 +120,30 @@ describe('capture against real git repositories', function () {
     assert.ok((edited.similarity ?? 0) >= 50 && (edited.similarity ?? 0) < 100);
     assert.deepEqual([edited.additions, edited.deletions], [1, 1]);
     assert.equal(ps.files.length, 2);
+  });
+
+  it('finds renames with edits whatever diff.renameLimit the user set', async () => {
+    branchRange(
+      (r) => r.write('old/one.ts', lines(20, 'one')).write('old/two.ts', lines(20, 'two')),
+      (r) => {
+        r.remove('old/one.ts').remove('old/two.ts');
+        r.write('new/first.ts', lines(20, 'one').replace('one 3\n', 'one three\n'));
+        r.write('new/second.ts', lines(20, 'two').replace('two 9\n', 'two nine\n'));
+      },
+    );
+    const target = { kind: 'branch', head: 'feature', base: 'main' } as const;
+    const plain = await capture(repo, target);
+    assert.deepEqual(
+      plain.files.map((f) => [f.status, f.oldPath, f.path]),
+      [
+        ['renamed', 'old/one.ts', 'new/first.ts'],
+        ['renamed', 'old/two.ts', 'new/second.ts'],
+      ],
+    );
+    // Two sources by two destinations (no shared basenames) is over a limit of 1: git alone skips inexact renames.
+    repo.git('config', 'diff.renameLimit', '1');
+    assert.doesNotMatch(repo.git('diff', '--name-status', '--find-renames', 'main', 'feature'), /^R/m, 'git itself now finds no rename');
+    assert.equal((await capture(repo, target)).id, plain.id);
   });
 
   it('records added and deleted files with the absent side null', async () => {
@@ -166,6 +208,48 @@ describe('capture against real git repositories', function () {
     assert.equal(sub.hunks.length, 0);
     assert.equal(sub.additions, null);
     assert.equal(ps.totals.submodules, 1);
+  });
+
+  it('states a submodule moved to another commit and a removed one as blocked, beside a text change', async () => {
+    // Real histories bump a gitlink's commit and drop submodules; the fuzz generates no gitlinks.
+    // Committed from the index alone: `git add -A` would drop gitlinks that have no folder here.
+    repo = new TestRepo();
+    const [first, second, gone] = ['b'.repeat(40), 'c'.repeat(40), 'd'.repeat(40)];
+    repo.write('notes.txt', 'one\n').git('add', 'notes.txt');
+    repo.git('update-index', '--add', '--cacheinfo', `160000,${first},deps/kept`);
+    repo.git('update-index', '--add', '--cacheinfo', `160000,${gone},deps/dropped`);
+    repo.git('commit', '-q', '-m', 'base');
+    repo.branch('feature').write('notes.txt', 'one\ntwo\n').git('add', 'notes.txt');
+    repo.git('update-index', '--cacheinfo', `160000,${second},deps/kept`);
+    repo.git('update-index', '--force-remove', 'deps/dropped');
+    repo.git('commit', '-q', '-m', 'bump and drop');
+    const target = { kind: 'branch', head: 'feature', base: 'main' } as const;
+    const ps = await capture(repo, target);
+    const shape = (f: FileChange) => [
+      f.status,
+      f.oldMode,
+      f.newMode,
+      f.oldOid,
+      f.newOid,
+      f.modeChanged,
+      f.submodule,
+      f.binary,
+      f.hunks.length,
+      f.regions.length,
+      f.additions,
+      f.deletions,
+      f.truncated,
+    ];
+    assert.deepEqual(shape(file(ps, 'deps/kept')), ['modified', '160000', '160000', first, second, false, true, false, 0, 0, null, null, false]);
+    assert.deepEqual(shape(file(ps, 'deps/dropped')), ['deleted', '160000', null, gone, null, false, true, false, 0, 0, null, null, false]);
+    assert.deepEqual([file(ps, 'notes.txt').additions, ps.totals.submodules, ps.totals.files], [1, 2, 3]);
+    const spooled = await capturePatchsetSpooled(await handle(repo.dir), target);
+    assert.ok(spooled.ok, spooled.ok ? '' : spooled.error.message);
+    try {
+      assert.equal(Buffer.concat([...spooled.value.chunks()]).toString('utf8'), JSON.stringify(ps), 'the spooled capture alike');
+    } finally {
+      spooled.value.dispose();
+    }
   });
 
   it('keeps a missing trailing newline and CRLF line endings exactly', async () => {
@@ -401,6 +485,68 @@ describe('capture against real git repositories', function () {
     const result = await capturePatchset(await handle(repo.dir), { kind: 'working-tree', base: 'main' });
     assert.ok(!result.ok);
     assert.equal(result.error.code, 'detached-head');
+  });
+
+  it('is not changed by diff.suppressBlankEmpty: a blank context line keeps its marker, its hunk id and the capture', async () => {
+    // The blank line closing the only hunk of the last file is where a marker-less line once ended the parse.
+    const before = 'first\n\nsecond\nthird\n\n';
+    const { base, head } = branchRange(
+      (r) => r.write('spaced.txt', before),
+      (r) => r.write('spaced.txt', before.replace('second', 'SECOND')),
+    );
+    const target = { kind: 'branch', base, head } as const;
+    const plain = await capture(repo, target);
+    repo.git('config', 'diff.suppressBlankEmpty', 'true');
+    assert.match(repo.git('diff', base, head), /\n third\n$/, 'git now prints the blank context line without its marker');
+    const suppressed = await capture(repo, target);
+    assert.equal(suppressed.id, plain.id);
+    const hunk = file(suppressed, 'spaced.txt').hunks[0];
+    assert.ok(hunk);
+    assert.deepEqual(
+      hunk.lines.map((l) => [l.kind, l.text]),
+      [
+        ['context', 'first'],
+        ['context', ''],
+        ['del', 'second'],
+        ['add', 'SECOND'],
+        ['context', 'third'],
+        ['context', ''],
+      ],
+    );
+  });
+
+  it('reads no .gitattributes from the checkout: the same range captures the same lines and id whichever branch is checked out', async () => {
+    // Real histories carry .gitattributes that call whole folders binary (or name hunk-header
+    // drivers); git reads them from the work tree, so the checkout, not the range, decided.
+    branchRange(
+      (r) => r.write('records.dat', lines(12, 'record')),
+      (r) => r.write('records.dat', lines(12, 'record').replace('record 7\n', 'record seven\n')),
+    );
+    const target = { kind: 'branch', base: 'main', head: 'feature' } as const;
+    repo.checkout('main');
+    const plain = await capture(repo, target);
+    const records = file(plain, 'records.dat');
+    assert.deepEqual([records.binary, records.additions, records.deletions], [false, 1, 1]);
+    // An uncommitted .gitattributes in the checkout, then one committed on the branch checked out.
+    repo.write('.gitattributes', '*.dat binary\n');
+    assert.match(repo.git('diff', '--numstat', 'main', 'feature'), /^-\t-\trecords\.dat$/, 'git itself now calls the file binary');
+    const untracked = await capture(repo, target);
+    repo.branch('attributes').commit('attributes');
+    const committed = await capture(repo, target);
+    for (const [name, ps] of [
+      ['an untracked .gitattributes', untracked],
+      ['a .gitattributes on the checked-out branch', committed],
+    ] as const) {
+      assert.deepEqual(file(ps, 'records.dat'), records, `${name} changes nothing in the file`);
+      assert.equal(ps.id, plain.id, `${name} changes nothing in the id`);
+    }
+    const spooled = await capturePatchsetSpooled(await handle(repo.dir), target);
+    assert.ok(spooled.ok, spooled.ok ? '' : spooled.error.message);
+    try {
+      assert.equal(Buffer.concat([...spooled.value.chunks()]).toString('utf8'), JSON.stringify(plain), 'the spooled capture (rennet capture --json) alike');
+    } finally {
+      spooled.value.dispose();
+    }
   });
 
   it('reads base and head blobs immutably: later edits to the checkout change nothing', async () => {

@@ -62,6 +62,27 @@ describe('parseDiff (pure)', () => {
     assert.equal(files[0]!.hunks[0]!.lines[1]!.text, 'diff --git a/y b/y');
   });
 
+  it('reads a blank context line that lost its marker as context, also as the last line of a section', () => {
+    // diff.suppressBlankEmpty prints a blank context line as an empty line; the capture pins it off,
+    // but the parser's own rule holds wherever the line falls.
+    const section = (path: string) => `diff --git a/${path} b/${path}\nindex ${OID_A}..${OID_B} 100644\n--- a/${path}\n+++ b/${path}\n@@ -1,4 +1,4 @@\n one\n\n-two\n+TWO\n\n`;
+    const buf = fixture([`:100644 100644 ${OID_A} ${OID_B} M${Z}a.txt${Z}`, `:100644 100644 ${OID_A} ${OID_B} M${Z}b.txt${Z}`], section('a.txt') + section('b.txt'));
+    const files = parseDiffOutput(buf, { maxPatchBytesPerFile: 1 << 20 });
+    for (const file of files) {
+      assert.deepEqual(
+        file.hunks[0]!.lines.map((l) => [l.kind, l.text, l.oldLine, l.newLine]),
+        [
+          ['context', 'one', 1, 1],
+          ['context', '', 2, 2],
+          ['del', 'two', 3, null],
+          ['add', 'TWO', null, 3],
+          ['context', '', 4, 4],
+        ],
+        file.path,
+      );
+    }
+  });
+
   it('gives byte-identical hunks in one file different ids (the header carries line numbers)', () => {
     const section = '@@ -1,1 +1,1 @@\n-a\n+b\n@@ -10,1 +10,1 @@\n-a\n+b\n';
     const { hunks } = parseSection('f.txt', `diff --git a/f.txt b/f.txt\n${section}`);
