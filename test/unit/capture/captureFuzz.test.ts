@@ -21,7 +21,7 @@ import { TestRepo } from '../../fixtures/gitRepo';
  * throws and refuses only with a stated reason; its patchset parses with the protocol schema and
  * lists files in byte order of their paths (docs/capture-json.md); its files, statuses, renames,
  * modes, binary flags, line counts and changed line numbers are git's own (read from `git diff
- * --name-status -z -M`, `--numstat -z -M`, `ls-tree` and `-U0 --no-color -z`, parsed here by a small
+ * --name-status -z -M`, `--numstat -z -M`, `ls-tree` and `-U3 --no-color -z`, parsed here by a small
  * parser of the test's own, not production's); a working-tree capture records what `git add -A`
  * would; read_diff shows exactly those changed lines with git's text, read_file and the panel's
  * blob read give each side's blob; `cite`
@@ -481,7 +481,7 @@ function lsTree(dir: string, commit: string): Map<string, TreeEntry> {
   return out;
 }
 
-/** One `diff --git` section of `git diff -U0`, as this test reads it. */
+/** One `diff --git` section of `git diff -U3`, as this test reads it. */
 interface Section {
   header: string;
   binary: boolean;
@@ -491,12 +491,14 @@ interface Section {
 }
 
 /**
- * An independent reading of `git diff -U0 --no-color -z -M`: sections start at a `diff --git `
+ * An independent reading of `git diff -U3 --no-color -z -M`: sections start at a `diff --git `
  * line outside a hunk body, hunk bodies are consumed by the counts of their @@ header (so a body
- * line can never start a section), and "\ No newline" lines are skipped.
+ * line can never start a section), context lines count on both sides, and "\ No newline" lines
+ * are skipped. Three lines of context, as the capture asks: git's -U0 can pair a large rewrite's
+ * lines differently (seen on real lockfile rewrites), so it is not the same diff.
  */
-function unifiedZero(dir: string, base: string, head: string): Section[] {
-  const out = git(dir, ['diff', '-U0', '--no-color', '-z', '-M', base, head]);
+function unifiedThree(dir: string, base: string, head: string): Section[] {
+  const out = git(dir, ['diff', '-U3', '--no-color', '-z', '-M', base, head]);
   const sections: Section[] = [];
   let current: Section | null = null;
   let oldLeft = 0;
@@ -518,7 +520,12 @@ function unifiedZero(dir: string, base: string, head: string): Section[] {
       } else if (line[0] === 0x2b) {
         current.added.set(newLine++, text.slice(1));
         newLeft--;
-      } else if (line[0] !== 0x5c) assert.fail(`git -U0 printed a context line: ${JSON.stringify(text.slice(0, 80))}`);
+      } else if (line[0] === 0x20) {
+        oldLine++;
+        newLine++;
+        oldLeft--;
+        newLeft--;
+      } else if (line[0] !== 0x5c) assert.fail(`git printed a hunk body line with no marker: ${JSON.stringify(text.slice(0, 80))}`);
       continue;
     }
     if (text.startsWith('diff --git ')) {
@@ -527,7 +534,7 @@ function unifiedZero(dir: string, base: string, head: string): Section[] {
       continue;
     }
     if (line[0] === 0x5c) continue;
-    assert.ok(current, `git -U0 output before any section: ${JSON.stringify(text.slice(0, 80))}`);
+    assert.ok(current, `git diff output before any section: ${JSON.stringify(text.slice(0, 80))}`);
     const hunk = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(text);
     if (hunk) {
       oldLine = Number(hunk[1]);
@@ -553,7 +560,7 @@ function cQuote(name: string): string {
   return `${out}"`;
 }
 
-/** Pairs each name-status record with its -U0 section(s) by order, checking the header names them. */
+/** Pairs each name-status record with its -U3 section(s) by order, checking the header names them. */
 function sectionsByFile(files: readonly GitFile[], sections: readonly Section[]): Map<string, Section[]> {
   const out = new Map<string, Section[]>();
   let i = 0;
@@ -562,11 +569,11 @@ function sectionsByFile(files: readonly GitFile[], sections: readonly Section[])
     const count = file.letter === 'T' ? 2 : 1;
     const mine = sections.slice(i, i + count);
     i += count;
-    for (const section of mine) assert.equal(section.header, want, `the -U0 section for ${JSON.stringify(file.path)} (${file.letter})`);
+    for (const section of mine) assert.equal(section.header, want, `the -U3 section for ${JSON.stringify(file.path)} (${file.letter})`);
     assert.equal(mine.length, count, `git printed ${mine.length} sections for ${JSON.stringify(file.path)} (${file.letter})`);
     out.set(file.path, mine);
   }
-  assert.equal(i, sections.length, 'every -U0 section belongs to a name-status record');
+  assert.equal(i, sections.length, 'every -U3 section belongs to a name-status record');
   return out;
 }
 
@@ -777,7 +784,7 @@ async function checkAgainstGit(repo: TestRepo, patchset: Patchset, limited: bool
         .filter((o): o is string => o !== null),
     ),
   ]);
-  const sections = sectionsByFile(gitFiles, unifiedZero(dir, base, head));
+  const sections = sectionsByFile(gitFiles, unifiedThree(dir, base, head));
   const index = buildCitationIndex(patchset);
   const cite = citer(patchset, index);
   const surface = readSurface(gitChangeSource({ repoDir: dir, patchset, contextDir: join(dir, '.rennet', 'context') }));
@@ -827,7 +834,7 @@ async function checkAgainstGit(repo: TestRepo, patchset: Patchset, limited: bool
     if (file.binary) {
       assert.ok(
         sectionsOfFile.some((s) => s.binary),
-        `${where}: git -U0 also calls it binary`,
+        `${where}: git -U3 also calls it binary`,
       );
       assert.deepEqual([file.hunks.length, file.additions, file.deletions], [0, null, null], `${where}: a binary file has no hunks or counts`);
     } else if (file.oldOid !== null && file.oldOid === file.newOid) {
@@ -840,7 +847,7 @@ async function checkAgainstGit(repo: TestRepo, patchset: Patchset, limited: bool
       assert.deepEqual([file.additions, file.deletions], [count.added, count.deleted], `${where}: +/- counts are git's`);
     }
 
-    // (3) The changed line numbers (and their text) are git's -U0 ones.
+    // (3) The changed line numbers (and their text) are git's -U3 ones.
     const capturedAdded = new Map<number, string>();
     const capturedDeleted = new Map<number, string>();
     for (const hunk of file.hunks) {
@@ -865,7 +872,7 @@ async function checkAgainstGit(repo: TestRepo, patchset: Patchset, limited: bool
           assert.deepEqual(
             [...got.keys()].sort((a, b) => a - b),
             [...want.keys()].sort((a, b) => a - b),
-            `${where}: ${side} changed lines ≠ git -U0`,
+            `${where}: ${side} changed lines ≠ git -U3`,
           );
         } else {
           // Captured lines are git's, and each line git changed that capture left out is in the stated tail.
