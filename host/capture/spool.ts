@@ -16,7 +16,7 @@ export interface SpooledPatchset {
   /** What the store's row records (Store.beginPatchsetBody). */
   row: { id: string; base: string; head: string; baseRef: string; headRef: string; targetKind: Patchset['targetKind']; fileCount: number; hunkCount: number };
   totals: PatchsetTotals;
-  /** `JSON.stringify` of the patchset as UTF-8, in chunks of about SPOOL_CHUNK_BYTES (each a buffer of its own). Can be read more than once. */
+  /** `JSON.stringify` of the patchset as UTF-8, in chunks of about SPOOL_CHUNK_BYTES (the spool's own buffers where it can: read, never modify). Can be read more than once. */
   chunks(): Generator<Buffer>;
   /** Closes and removes the spool. */
   dispose(): void;
@@ -29,9 +29,8 @@ interface Entry {
   length: number;
   /** The file itself while it may still change (a binary file: settleOversizedFiles); serialized at finish. */
   held: FileChange | null;
-  /** Where fileIdPart(file) is in the spool's bytes (as UTF-8). */
-  idOffset: number;
-  idLength: number;
+  /** fileIdPart(file): small (the path and the hunk ids), kept out of the spool so the files' bytes lie end to end. */
+  idPart: string;
 }
 
 /** Spool bytes kept in memory, from `start`. */
@@ -75,7 +74,7 @@ export class PatchsetSpool {
   /** Spools one parsed file (a binary one is held as it is: it has no hunks). */
   add(file: FileChange): void {
     if (file.binary) {
-      this.entries.push({ path: file.path, offset: 0, length: 0, held: file, idOffset: 0, idLength: 0 });
+      this.entries.push({ path: file.path, offset: 0, length: 0, held: file, idPart: '' });
       return;
     }
     this.entries.push(this.spooled(file));
@@ -144,19 +143,24 @@ export class PatchsetSpool {
   private spooled(file: FileChange): Entry {
     addToTotals(this.totals, file, file.hunks.length);
     const [offset, length] = this.append(JSON.stringify(file));
-    const [idOffset, idLength] = this.append(fileIdPart(file));
-    return { path: file.path, offset, length, held: null, idOffset, idLength };
+    return { path: file.path, offset, length, held: null, idPart: fileIdPart(file) };
   }
 
-  /** Appends a string's UTF-8 to the spool: where it is, how long. Encoded straight into the current buffer; a string never spans two. */
+  /**
+   * Appends a string's UTF-8 and a comma to the spool: where the string is, how long (the comma
+   * not counted). Encoded straight into the current buffer; a string never spans two. The comma
+   * is the JSON's separator, so files spooled in the order they are printed read back as the
+   * spool's own buffers, uncopied (read).
+   */
   private append(text: string): [number, number] {
-    if (text.length * 3 > this.current.length - this.used) {
-      const length = Buffer.byteLength(text, 'utf8');
+    if (text.length * 3 + 1 > this.current.length - this.used) {
+      const length = Buffer.byteLength(text, 'utf8') + 1;
       if (length > this.current.length - this.used) this.seal(length, true);
     }
     const offset = this.sealed + this.used;
     const length = this.current.write(text, this.used, 'utf8');
     this.used += length;
+    this.current[this.used++] = 0x2c; // ,
     return [offset, length];
   }
 
@@ -167,12 +171,7 @@ export class PatchsetSpool {
   private idOf(meta: Omit<Patchset, 'id' | 'files'>, entries: readonly Entry[]): string {
     const parts = new PartsHash();
     parts.add(Buffer.from(canonicalJson(meta), 'utf8'));
-    let buffer = Buffer.allocUnsafe(this.chunkBytes);
-    for (const entry of entries) {
-      if (entry.idLength > buffer.length) buffer = Buffer.allocUnsafe(entry.idLength);
-      this.copyOut(entry.idOffset, entry.idLength, buffer, 0);
-      parts.add(buffer.subarray(0, entry.idLength));
-    }
+    for (const entry of entries) parts.add(Buffer.from(entry.idPart, 'utf8'));
     return parts.id('ps');
   }
 
@@ -223,6 +222,20 @@ export class PatchsetSpool {
     }
   }
 
+  /**
+   * Every spooled byte is in memory and is, in order, exactly the sorted files each followed by
+   * its comma: git printed them in path order, none was held (binary) or dropped (reset).
+   */
+  private inPrintedOrder(entries: readonly Entry[]): boolean {
+    if (this.fd !== null || entries.length === 0 || this.batches.length === 0) return false;
+    let next = (this.batches[0] as Batch).start;
+    for (const entry of entries) {
+      if (entry.offset !== next) return false;
+      next = entry.offset + entry.length + 1;
+    }
+    return next === this.sealed;
+  }
+
   /** Copies spool bytes [offset, offset + length) into `target` at `at`. */
   private copyOut(offset: number, length: number, target: Buffer, at: number): void {
     const first = this.batches[0];
@@ -247,6 +260,17 @@ export class PatchsetSpool {
   }
 
   private *read(head: Buffer, entries: readonly Entry[]): Generator<Buffer> {
+    if (this.inPrintedOrder(entries)) {
+      // The files' bytes, with their commas, are the batches end to end: no copy.
+      yield head;
+      const last = this.batches.length - 1;
+      for (let i = 0; i < last; i++) yield (this.batches[i] as Batch).bytes;
+      const tail = (this.batches[last] as Batch).bytes;
+      // The last file's comma becomes the closing `]}`.
+      if (tail.length > 1) yield tail.subarray(0, tail.length - 1);
+      yield Buffer.from(']}', 'latin1');
+      return;
+    }
     let chunk = Buffer.allocUnsafe(Math.max(this.chunkBytes, head.length + 1));
     let used = head.copy(chunk, 0);
     for (let i = 0; i < entries.length; i++) {

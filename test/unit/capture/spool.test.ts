@@ -148,6 +148,37 @@ describe('capture spool: the streamed capture reads back the whole capture byte 
     }
   });
 
+  it("files spooled in path order, all in memory, read back as the spool's own buffers (no copy), byte for byte", () => {
+    const root = tempDir('rennet-spool-test-');
+    let fast = 0;
+    try {
+      fc.assert(
+        fc.property(filesArb, fc.integer({ min: 1, max: 4096 }), (generated, chunkBytes) => {
+          const files = generated.filter((f) => !f.binary).sort((a, b) => Buffer.compare(Buffer.from(a.path, 'utf8'), Buffer.from(b.path, 'utf8')));
+          if (files.length === 0) return;
+          const spool = new PatchsetSpool({ tempRoot: root, chunkBytes, memoryBytes: Number.MAX_SAFE_INTEGER });
+          try {
+            for (const f of files) spool.add(f);
+            const expected = wholePatchset(files.map((f) => ({ ...f })));
+            const spooled = spool.finish((totals) => ({ ...META, totals }));
+            assert.equal(spooled.id, expected.id);
+            const first = [...spooled.chunks()];
+            assert.equal(Buffer.concat(first).toString('utf8'), JSON.stringify(expected));
+            // Only the uncopied read gives the same buffers twice (a copy allocates new ones).
+            const second = [...spooled.chunks()];
+            if (first.length > 2 && first.slice(1, -1).every((b, i) => b.buffer === second[i + 1]?.buffer && b.byteOffset === second[i + 1]?.byteOffset)) fast++;
+          } finally {
+            spool.dispose();
+          }
+        }),
+        { seed: 20261202, numRuns: 200 },
+      );
+      assert.ok(fast > 100, `the uncopied read ran in ${fast} of 200 cases`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   describe('against real repositories', () => {
     let repo: TestRepo;
     afterEach(() => repo?.cleanup());
