@@ -523,8 +523,19 @@ async function stageGutterComment({ page, cite, line, text, screenshot, label })
     const r = el?.getBoundingClientRect();
     return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
   }, tops[line]);
-  await page.mouse.click(lineBox.x, lineBox.y);
-  await rig.sleep(300);
+  // The card's range is selected when the editor opens, and may be applied after the tab shows
+  // (on a busy machine, after a first click): click until no selection is left, so the comment
+  // anchors on the one line.
+  const collapsed = await poll(
+    async () => {
+      await page.mouse.click(lineBox.x, lineBox.y);
+      await rig.sleep(300);
+      return editor.locator('.view-overlays .selected-text').count();
+    },
+    (n) => n === 0,
+    10_000,
+  );
+  expect(collapsed === 0, `the editor still shows the card's selection after clicking line ${line}`);
   const widget = await openCommentWidget(page, editor, line, { label, onHover: () => screenshot('comment-plus') });
   await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
   await page.keyboard.type(text);
