@@ -167,6 +167,29 @@ export function dumpDiagnostics({ label, cs, models, consoleErrors, codeServerLi
 }
 
 /**
+ * Puts the cursor alone on `line` of `editor`: a code card opens its file with the cited range
+ * selected, and that selection may be applied after the tab shows (after a first click, on a busy
+ * machine); clicks until the editor shows no selected text, so a comment anchors on the one line.
+ */
+export async function collapseSelectionOnLine(page, editor, line) {
+  const tops = await visibleLineTops(editor);
+  rig.expect(line in tops, `line ${line} is not visible in the editor (visible: ${Object.keys(tops).join(',')})`);
+  const lineBox = await editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
+    const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
+    const r = el?.getBoundingClientRect();
+    return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
+  }, tops[line]);
+  rig.expect(lineBox, `line ${line} has no rendered text to click`);
+  let selected = -1;
+  for (const until = Date.now() + 10_000; selected !== 0 && Date.now() < until;) {
+    await page.mouse.click(lineBox.x, lineBox.y);
+    await rig.sleep(300);
+    selected = await editor.locator('.view-overlays .selected-text').count();
+  }
+  rig.expect(selected === 0, `the editor still shows the card's selection after clicking line ${line}`);
+}
+
+/**
  * Opens VS Code's comment widget on `line` of `editor` through the line's comment glyph (the
  * commenting range's bar between the line numbers and the text): hovers it until VS Code turns it
  * into a "+" (line-hover), then clicks. VS Code opens the widget only when the element under the
@@ -191,7 +214,10 @@ export async function openCommentWidget(page, editor, line, { label = 'e2e', onH
   const widget = page.locator('.review-widget').filter({ visible: true }).last();
   const attempts = [];
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const glyph = await glyphAt();
+    // VS Code asks the extension for the editor's commenting ranges after it opens: on a busy
+    // machine the glyphs come a few seconds later.
+    let glyph = await glyphAt();
+    for (const until = Date.now() + 10_000; !glyph && Date.now() < until; glyph = await glyphAt()) await rig.sleep(200);
     rig.expect(glyph, `line ${line} has no comment glyph (.comment-range-glyph): no commenting range there? (${await editor.locator('.comment-range-glyph').count()} glyphs in the editor)`);
     await page.mouse.move(glyph.x - 20, glyph.y);
     await page.mouse.move(glyph.x, glyph.y);

@@ -53,6 +53,7 @@ import { promisify } from 'node:util';
 import * as rig from './rig.mjs';
 import {
   board,
+  collapseSelectionOnLine,
   dumpDiagnostics,
   editorOf,
   focusHandOff,
@@ -515,27 +516,8 @@ async function stageGutterComment({ page, cite, line, text, screenshot, label })
     /^rennet-blob:\/src\/app\.js\?/.test(uri ?? '') && /side(=|%3D)head/.test(uri),
     `the code card opened ${JSON.stringify(uri)}, expected the captured head of src/app.js (rennet-blob:, side head)`,
   );
-  // Collapse the card's selection onto the line, then its comment glyph.
-  const tops = await visibleLineTops(editor);
-  expect(line in tops, `line ${line} is not visible (visible ${Object.keys(tops).join(',')})`);
-  const lineBox = await editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
-    const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
-    const r = el?.getBoundingClientRect();
-    return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
-  }, tops[line]);
-  // The card's range is selected when the editor opens, and may be applied after the tab shows
-  // (on a busy machine, after a first click): click until no selection is left, so the comment
-  // anchors on the one line.
-  const collapsed = await poll(
-    async () => {
-      await page.mouse.click(lineBox.x, lineBox.y);
-      await rig.sleep(300);
-      return editor.locator('.view-overlays .selected-text').count();
-    },
-    (n) => n === 0,
-    10_000,
-  );
-  expect(collapsed === 0, `the editor still shows the card's selection after clicking line ${line}`);
+  // The cursor onto the line alone (the card selected the cited range), then its comment glyph.
+  await collapseSelectionOnLine(page, editor, line);
   const widget = await openCommentWidget(page, editor, line, { label, onHover: () => screenshot('comment-plus') });
   await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
   await page.keyboard.type(text);

@@ -27,7 +27,19 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as rig from './rig.mjs';
-import { board, dumpDiagnostics, editorOf, generationId, openCommentWidget, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
+import {
+  board,
+  collapseSelectionOnLine,
+  dumpDiagnostics,
+  editorOf,
+  generationId,
+  openCommentWidget,
+  scenarioKit,
+  selectLens,
+  visibleLineTops,
+  waitForTerminalGeneration,
+  watchConsole,
+} from './boardPage.mjs';
 import { diffHunks, git, initRepo, uncitedHunkCount } from './fixture.mjs';
 import { harnessSettings, startModelServers, startServerProcess } from './modelServers.mjs';
 
@@ -507,16 +519,8 @@ export async function runRounds({ paths, vsix, runner, browser }) {
       !/^rennet-blob:/.test(uri ?? '') && (uri ?? '').endsWith(`${encodeURI(repo)}/src/app.js`),
       `the code card opened ${JSON.stringify(uri)}, expected the checkout's src/app.js (feature is checked out), not the captured blob`,
     );
-    const tops = await visibleLineTops(editor);
-    expect(questionLine in tops, `line ${questionLine} is not visible (visible ${Object.keys(tops).join(',')})`);
     // The cursor onto the line alone (the card selected the cited range).
-    const lineBox = await editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
-      const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
-      const r = el?.getBoundingClientRect();
-      return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
-    }, tops[questionLine]);
-    await page.mouse.click(lineBox.x, lineBox.y);
-    await rig.sleep(300);
+    await collapseSelectionOnLine(page, editor, questionLine);
     const widget = await openCommentWidget(page, editor, questionLine, { label: 'rounds', onHover: () => screenshot('comment-plus') });
     await widget.locator('.comment-form .monaco-editor .view-lines').first().click();
     await page.keyboard.type(QUESTION);
