@@ -177,6 +177,7 @@ export async function collapseSelectionOnLine(page, editor, line) {
   const lineBox = await editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
     const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
     const r = el?.getBoundingClientRect();
+    // Past the end of the text (its start may hold a code-action light bulb).
     return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
   }, tops[line]);
   rig.expect(lineBox, `line ${line} has no rendered text to click`);

@@ -18,7 +18,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as rig from './rig.mjs';
-import { LENS_ORDER, board, dumpDiagnostics, editorOf, openCommentWidget, scenarioKit, selectLens, visibleLineTops, waitForTerminalGeneration, watchConsole } from './boardPage.mjs';
+import {
+  LENS_ORDER,
+  board,
+  collapseSelectionOnLine,
+  dumpDiagnostics,
+  editorOf,
+  openCommentWidget,
+  scenarioKit,
+  selectLens,
+  visibleLineTops,
+  waitForTerminalGeneration,
+  watchConsole,
+} from './boardPage.mjs';
 import { diffHunks, makeFixtureRepo, uncitedHunkCount } from './fixture.mjs';
 import { harnessSettings, startModelServers } from './modelServers.mjs';
 
@@ -460,18 +472,9 @@ export async function runReading({ paths, vsix, runner, browser }) {
     expect(generation, 'no settled generation (see the previous test)');
     const editor = editorOf(page);
     const line = plan.sequence[0].start;
-    const tops = await visibleLineTops(editor);
-    expect(line in tops, `line ${line} is not visible in the editor`);
     // Put the cursor on the line first: with the cited range still selected, VS Code would open the
     // comment on the whole selection instead of the one line.
-    const lineBox = await editor.locator('.view-lines .view-line').evaluateAll((els, top) => {
-      const el = els.find((e) => Math.abs(parseFloat(e.style.top) - top) < 2);
-      const r = el?.getBoundingClientRect();
-      // Past the end of the text (its start may hold a code-action light bulb).
-      return r ? { x: r.x + Math.min(300, r.width - 10), y: r.y + r.height / 2 } : null;
-    }, tops[line]);
-    expect(lineBox, `line ${line}'s text is not rendered in the editor`);
-    await page.mouse.click(lineBox.x, lineBox.y);
+    await collapseSelectionOnLine(page, editor, line);
     const collapsed = new RegExp(`^Ln ${line}, Col \\d+$`);
     let cursor = await activeEditor();
     for (let i = 0; i < 20 && !collapsed.test(cursor.status ?? ''); i++) {
