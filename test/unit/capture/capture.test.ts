@@ -24,6 +24,17 @@ async function capture(repo: TestRepo, target: Target, options?: { maxFileBytes?
   return result.value;
 }
 
+/** The spooled capture (`rennet capture --json`'s) of the same range prints exactly `expected`. */
+async function assertSpooledAlike(repo: TestRepo, target: Target, expected: Patchset, message: string): Promise<void> {
+  const spooled = await capturePatchsetSpooled(await handle(repo.dir), target);
+  assert.ok(spooled.ok, spooled.ok ? '' : spooled.error.message);
+  try {
+    assert.equal(Buffer.concat([...spooled.value.chunks()]).toString('utf8'), JSON.stringify(expected), message);
+  } finally {
+    spooled.value.dispose();
+  }
+}
+
 function file(patchset: Patchset, path: string): FileChange {
   const found = patchset.files.find((f) => f.path === path);
   assert.ok(found, `${path} not in [${patchset.files.map((f) => JSON.stringify(f.path)).join(', ')}]`);
@@ -243,13 +254,7 @@ describe('capture against real git repositories', function () {
     assert.deepEqual(shape(file(ps, 'deps/kept')), ['modified', '160000', '160000', first, second, false, true, false, 0, 0, null, null, false]);
     assert.deepEqual(shape(file(ps, 'deps/dropped')), ['deleted', '160000', null, gone, null, false, true, false, 0, 0, null, null, false]);
     assert.deepEqual([file(ps, 'notes.txt').additions, ps.totals.submodules, ps.totals.files], [1, 2, 3]);
-    const spooled = await capturePatchsetSpooled(await handle(repo.dir), target);
-    assert.ok(spooled.ok, spooled.ok ? '' : spooled.error.message);
-    try {
-      assert.equal(Buffer.concat([...spooled.value.chunks()]).toString('utf8'), JSON.stringify(ps), 'the spooled capture alike');
-    } finally {
-      spooled.value.dispose();
-    }
+    await assertSpooledAlike(repo, target, ps, 'the spooled capture alike');
   });
 
   it('keeps a missing trailing newline and CRLF line endings exactly', async () => {
@@ -540,13 +545,7 @@ describe('capture against real git repositories', function () {
       assert.deepEqual(file(ps, 'records.dat'), records, `${name} changes nothing in the file`);
       assert.equal(ps.id, plain.id, `${name} changes nothing in the id`);
     }
-    const spooled = await capturePatchsetSpooled(await handle(repo.dir), target);
-    assert.ok(spooled.ok, spooled.ok ? '' : spooled.error.message);
-    try {
-      assert.equal(Buffer.concat([...spooled.value.chunks()]).toString('utf8'), JSON.stringify(plain), 'the spooled capture (rennet capture --json) alike');
-    } finally {
-      spooled.value.dispose();
-    }
+    await assertSpooledAlike(repo, target, plain, 'the spooled capture (rennet capture --json) alike');
   });
 
   it('reads base and head blobs immutably: later edits to the checkout change nothing', async () => {
