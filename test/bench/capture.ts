@@ -145,15 +145,11 @@ export async function benchCaptureCli(distDir: string, repoDir: string, base: st
       const order: [string, Run[]][] =
         beforeCli === null
           ? [[cli, captured]]
-          : i % 2 === 0
-            ? [
-                [beforeCli, capturedBefore],
-                [cli, captured],
-              ]
-            : [
-                [cli, captured],
-                [beforeCli, capturedBefore],
-              ];
+          : [
+              [beforeCli, capturedBefore],
+              [cli, captured],
+            ];
+      if (i % 2 === 1) order.reverse();
       for (const [which, into] of order) {
         rmSync(store, { recursive: true, force: true });
         cpSync(template, store, { recursive: true });
